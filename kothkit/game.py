@@ -1,0 +1,144 @@
+"""The game interface: what a game plugin implements and the records it trades with the core.
+
+A game is a pure state machine.  The core's referee repeatedly asks the match
+what happens next (:meth:`Match.next`): either a :class:`Prompt` (send these
+lines, then wait for one reply from one seat) or an :class:`Outcome` (the game
+is over).  Each reply is handed back to :meth:`Match.play`, which judges it
+(returning a :class:`Rejected` for a bad one) and applies it.  A match never
+starts a process, reads a clock, sleeps or draws an unseeded random number:
+time, limits, faults and records are the core's job.
+
+Payloads are the game's own values.  For program bots the core turns a payload
+into one line with :meth:`Match.encode` and hands the reply line back as a
+``str``.  For Python function bots (games that set ``GameInfo.function_bots``)
+a prompt payload is a tuple of positional arguments, the function is called as
+``f(*payload, state)`` and its first return value is handed to ``play`` as is.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kothkit.limits import Limits
+from kothkit.scoring import Scoring
+
+#: Verdict kinds a game may return in :class:`Rejected`.
+INVALID_REPLY = "invalid-reply"
+ILLEGAL_MOVE = "illegal-move"
+
+
+@attrs.frozen
+class Message:
+    """One line the core sends to ``seat`` without waiting for a reply."""
+
+    seat: int
+    payload: Any
+
+
+@attrs.frozen
+class Prompt:
+    """Send ``notices`` in order, then ``payload`` to ``seat`` and wait for its reply.
+
+    ``clock`` names the time control for the reply: ``"first"`` uses the
+    limits' ``first_reply_time`` (e.g. START -> OK), ``"move"`` uses ``move_time``.
+    """
+
+    seat: int
+    payload: Any
+    notices: tuple[Message, ...] = ()
+    clock: str = "move"
+
+
+@attrs.frozen
+class Outcome:
+    """The end of a game: ``winner`` is a seat index, or None for a draw."""
+
+    winner: int | None
+    reason: str
+
+
+@attrs.frozen
+class Rejected:
+    """A reply the game refuses: ``kind`` is INVALID_REPLY (cannot be parsed) or ILLEGAL_MOVE."""
+
+    kind: str
+    reason: str
+
+
+@attrs.frozen
+class Setup:
+    """Everything a match needs to start: seat names, its seed, and the rules settings."""
+
+    players: tuple[str, ...]
+    seed: int
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+class Match(abc.ABC):
+    """One game in progress.  Subclass it; the core creates one per game."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+
+    @abc.abstractmethod
+    def next(self) -> Prompt | Outcome:
+        """What happens now.  Called again after every accepted reply; must be idempotent."""
+
+    @abc.abstractmethod
+    def play(self, seat: int, reply: Any) -> Rejected | None:
+        """Judge ``seat``'s reply to the current prompt; apply it and return None if accepted.
+
+        ``reply`` is a ``str`` (one line, newline stripped) from a program bot, or
+        the value a function bot returned.  Must never raise for bad input.
+        """
+
+    def encode(self, payload: Any) -> str:
+        """The line (without newline) that carries ``payload`` to a program bot."""
+        return str(payload)
+
+    def final(self, outcome: Outcome) -> tuple[Message, ...]:
+        """Lines sent to the seats once the game is over (e.g. ``EXIT NAME``)."""
+        return ()
+
+    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
+        """The outcome when ``seat`` loses by a fault (the core's or the game's verdict)."""
+        others = [s for s in range(len(self.setup.players)) if s != seat]
+        return Outcome(winner=others[0] if len(others) == 1 else None, reason=f"{kind}: {reason}")
+
+    # -- optional, used by the conformance kit (kothkit.testing) -----------------
+    def legal_replies(self) -> list[Any]:
+        """Replies the current prompt's seat could legally give (for random playouts)."""
+        raise NotImplementedError
+
+    def hidden_from(self, seat: int) -> Any:
+        """For hidden-information games: what ``seat`` must not be able to see now."""
+        return None
+
+
+@attrs.frozen
+class GameInfo:
+    """What a game plugin registers through ``kothkit_games``."""
+
+    name: str
+    summary: str
+    match: Callable[[Setup], Match]
+    limits: Limits = attrs.field(factory=Limits)
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    scoring: Scoring = attrs.field(factory=Scoring)
+    #: Folder of bundled example bots (each a bot folder), or None.
+    bots: Path | None = None
+    #: Extra command-line arguments for a program bot in ``seat``: f(setup, seat, bot_seed).
+    bot_args: Callable[[Setup, int, int], list[str]] | None = None
+    #: Whether Python function bots (``file.py:function``) can play this game.
+    function_bots: bool = False
+    #: Number of seats in one game.
+    seats: int = 2
+    #: Lines starting with this prefix are diagnostics: logged, never a reply, never out of turn.
+    aside_prefix: str | None = None
+    #: Renders a match state for humans (debug transcripts, replays); optional.
+    render: Callable[[Match], str] | None = None

@@ -1,0 +1,1 @@
+"""kothkit.testing: the conformance kit game plugins use in their tests."""

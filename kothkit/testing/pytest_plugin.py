@@ -1,0 +1,1 @@
+"""pytest plugin: fixtures of the kothkit conformance kit."""

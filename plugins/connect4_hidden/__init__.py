@@ -1,0 +1,1 @@
+"""The connect4_hidden game plugin for kothkit."""

@@ -1,0 +1,1 @@
+"""The gomoku_classic12 game plugin for kothkit."""

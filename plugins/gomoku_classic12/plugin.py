@@ -1,0 +1,8 @@
+"""Registers the gomoku_classic12 game with kothkit (entry point group ``kothkit``)."""
+
+from kothkit import hookimpl
+
+
+@hookimpl
+def kothkit_games():
+    return []

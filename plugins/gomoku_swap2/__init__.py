@@ -1,0 +1,1 @@
+"""The gomoku_swap2 game plugin for kothkit."""
