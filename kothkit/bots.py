@@ -27,6 +27,10 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 
 #: Files and folders never part of a bot's content hash (build output, state, caches).
 HASH_IGNORE = (".kothkit-build", "state", "__pycache__", "*.pyc", "*.log", ".git", "node_modules")
+#: What counts as source in a bot with a build step when bot.toml gives no ``sources``
+#: (so the build's own outputs never change the hash).
+BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.rs",
+                      "*.go", "*.java", "*.hs", "*.py", "*.js", "*.ts", "*.sh", "*.toml", "*.txt", "*.json")
 BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language"}
 
 
@@ -184,7 +188,7 @@ def load_bot_toml(path: Path) -> BotSpec:
         command=command,
         build=build,
         sources=tuple(sources) if sources else None,
-        hash=content_hash(folder, sources),
+        hash=content_hash(folder, sources or (BUILD_SOURCE_GLOBS if build else None)),
         **common,
     )
 

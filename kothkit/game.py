@@ -142,3 +142,7 @@ class GameInfo:
     aside_prefix: str | None = None
     #: Renders a match state for humans (debug transcripts, replays); optional.
     render: Callable[[Match], str] | None = None
+    #: Default number of rounds (each pair plays two games a round, each bot opening one).
+    rounds: int = 1
+    #: An extra, game-specific results table printed after the standings: f(standings) -> text.
+    report: Callable[[list], str] | None = None

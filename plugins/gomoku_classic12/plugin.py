@@ -1,8 +1,35 @@
-"""Registers the gomoku_classic12 game with kothkit (entry point group ``kothkit``)."""
+"""Registers the gomoku_classic12 game with kothkit (entry point group ``kothkit``).
+
+The defaults are the course judge's: 2 s per move, 1 s for START -> OK, 90 s
+of a brain's own time per game, 350 MB of memory; a match is all games of one
+pair, and winning more of them is worth 3 points (a drawn match 1).
+"""
+
+from pathlib import Path
 
 from kothkit import hookimpl
+from kothkit.game import GameInfo
+from kothkit.limits import Limits
+from kothkit.scoring import Scoring
+
+from .match import DEFAULT_RULES, ClassicMatch, render
+
+INFO = GameInfo(
+    name="gomoku_classic12",
+    summary="The course's 12x12 Gomoku (five or more wins), persistent C/C++ brains over START/PLACE/TURN/END",
+    match=ClassicMatch,
+    limits=Limits(move_time=2.0, first_reply_time=1.0, game_time=90.0, memory_mb=350, grace=0.5),
+    rules=dict(DEFAULT_RULES),
+    scoring=Scoring(unit="match", win=3, draw=1, loss=0, tiebreak=("wins", "name")),
+    bots=Path(__file__).parent / "bots",
+    bot_args=None,
+    function_bots=False,
+    seats=2,
+    aside_prefix="DEBUG",
+    render=render,
+)
 
 
 @hookimpl
 def kothkit_games():
-    return []
+    return [INFO]

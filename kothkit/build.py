@@ -1,0 +1,44 @@
+"""The build step: compile a bot once before a tournament, cached by its content hash.
+
+A bot.toml may give ``build`` (e.g. ``["gcc", "-O2", "-o", "brain", "brain.c"]``).
+It runs in the bot's folder; success is stamped in ``.kothkit-build/stamp`` with
+the hash of the bot's sources, so the next run skips it until a source changes.
+A failed build returns a :class:`BotError` carrying the compiler's output, and
+that bot sits out.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from kothkit.bots import BotError, BotSpec
+
+BUILD_TIMEOUT = 300.0
+STAMP = Path(".kothkit-build") / "stamp"
+
+
+def is_built(spec: BotSpec) -> bool:
+    stamp = spec.path / STAMP
+    return stamp.is_file() and stamp.read_text().strip() == spec.hash
+
+
+def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError | None]:
+    """Build ``spec`` if needed: (built_now, error)."""
+    if not spec.build or is_built(spec):
+        return False, None
+    where = spec.origin or spec.path
+    try:
+        done = subprocess.run(list(spec.build), cwd=spec.path, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=timeout, start_new_session=True)
+    except FileNotFoundError:
+        return False, BotError(where, f"build command not found: {spec.build[0]!r}")
+    except subprocess.TimeoutExpired:
+        return False, BotError(where, f"build took longer than {timeout:g} s")
+    if done.returncode != 0:
+        output = (done.stdout + done.stderr).strip()
+        return False, BotError(where, f"build failed ({' '.join(spec.build)} exited with {done.returncode}):\n{output}")
+    stamp = spec.path / STAMP
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(spec.hash + "\n")
+    return True, None

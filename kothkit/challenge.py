@@ -1,0 +1,153 @@
+"""Challenge files: a folder with a ``kothkit.toml`` naming the game, bots, limits and seed.
+
+``kothkit run PATH`` runs it; command-line flags override it.  Every wrong
+key or value is reported with the file and line.  Example::
+
+    game = "gomoku_classic12"
+    bots = ["bots"]            # folders (relative to this file) of bot folders, or bot folders
+    seed = 2024
+    games_per_pair = 2         # even; or: rounds = 1 (two games a round)
+    jobs = 2
+    journal = "kothkit.sqlite" # default: kothkit.sqlite beside this file
+    trusted = false            # function bots in-process
+
+    [limits]                   # any field of kothkit.limits.Limits
+    move_time = 2.0
+    memory_mb = 350
+
+    [rules]                    # the game's own settings
+    opening = "center4"
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kothkit.limits import LIMIT_KEYS, Limits
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+FILE = "kothkit.toml"
+TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules"}
+
+
+class ChallengeError(Exception):
+    pass
+
+
+@attrs.frozen
+class Challenge:
+    path: Path  # the kothkit.toml
+    game: str
+    bots: tuple[Path, ...]
+    seed: int | None = None
+    rounds: int | None = None
+    jobs: int | None = None
+    journal: Path | None = None
+    trusted: bool = False
+    limits: dict[str, Any] = attrs.field(factory=dict)
+    rules: dict[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+def _line(text: str, key: str, table: str | None = None) -> int | None:
+    start = 0
+    if table:
+        m = re.search(rf"^\s*\[{re.escape(table)}\]\s*$", text, re.M)
+        if not m:
+            return None
+        start = m.end()
+    m = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(text, start)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def load(path: str | Path) -> Challenge:
+    p = Path(path)
+    if p.is_dir():
+        p = p / FILE
+    if not p.is_file():
+        raise ChallengeError(f"{p}: no such challenge file")
+    text = p.read_text(encoding="utf-8", errors="replace")
+
+    def err(msg: str, key: str | None = None, table: str | None = None):
+        line = _line(text, key, table) if key else None
+        return ChallengeError(f"{p}:{line}: {msg}" if line else f"{p}: {msg}")
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise ChallengeError(f"{p}:{m.group(1) if m else '?'}: invalid TOML: {e}") from None
+    for k in data:
+        if k not in TOP_KEYS:
+            raise err(f"unknown key {k!r} (known: {', '.join(sorted(TOP_KEYS))})", k)
+    if not isinstance(data.get("game"), str):
+        raise err("missing or non-string key 'game' (the game to play, see `kothkit games`)", "game")
+    bots = data.get("bots", ["bots"])
+    if isinstance(bots, str):
+        bots = [bots]
+    if not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
+        raise err("bots must be a list of folder paths", "bots")
+
+    def intkey(k: str, minimum: int) -> int | None:
+        v = data.get(k)
+        if v is None:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+            raise err(f"{k} must be an integer >= {minimum}, got {v!r}", k)
+        return v
+
+    seed = intkey("seed", 0)
+    rounds = intkey("rounds", 1)
+    gpp = intkey("games_per_pair", 2)
+    if gpp is not None:
+        if gpp % 2:
+            raise err(f"games_per_pair must be even (each bot opens half), got {gpp}", "games_per_pair")
+        if rounds is not None:
+            raise err("give rounds or games_per_pair, not both", "games_per_pair")
+        rounds = gpp // 2
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict):
+        raise err("[limits] must be a table", "limits")
+    fields = {f.name: f for f in attrs.fields(Limits)}
+    for k, v in limits.items():
+        if k not in LIMIT_KEYS:
+            raise err(f"unknown limit {k!r} (known: {', '.join(LIMIT_KEYS)})", k, "limits")
+        try:
+            attrs.evolve(Limits(), **{k: v})
+        except (TypeError, ValueError) as e:
+            raise err(f"bad value for {k}: {e}", k, "limits") from None
+        if v is not None and isinstance(v, bool) != (fields[k].type in ("bool", bool)):
+            raise err(f"bad value for {k}: {v!r}", k, "limits")
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise err("[rules] must be a table", "rules")
+    trusted = data.get("trusted", False)
+    if not isinstance(trusted, bool):
+        raise err("trusted must be true or false", "trusted")
+    journal = data.get("journal")
+    return Challenge(
+        path=p, game=data["game"], bots=tuple((p.parent / b) for b in bots), seed=seed, rounds=rounds,
+        jobs=intkey("jobs", 1), journal=(p.parent / journal) if journal else None, trusted=trusted,
+        limits=limits, rules=rules,
+    )
+
+
+def check_rules(ch: Challenge, known: dict[str, Any]) -> None:
+    """Reject [rules] keys the game does not have."""
+    text = ch.path.read_text(encoding="utf-8", errors="replace")
+    for k in ch.rules:
+        if k not in known:
+            line = _line(text, k, "rules")
+            where = f"{ch.path}:{line}" if line else str(ch.path)
+            raise ChallengeError(f"{where}: unknown rule {k!r} for {ch.game} (known: {', '.join(known) or 'none'})")

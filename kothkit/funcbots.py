@@ -1,0 +1,184 @@
+"""Python function bots: load ``path/file.py:function`` and call it the way a game's prompts say.
+
+A function bot is called as ``f(*payload, state)`` and returns ``(reply,
+new_state)``; ``state`` is None at the start of each game and whatever the bot
+returned last time after that.  :class:`FunctionBot` runs one such function in
+the current process; :mod:`kothkit.funchost` wraps it in a worker process so a
+bot cannot see the judge's memory or bring the judge down.
+
+Each bot's file is loaded as a module of its own (a unique module name, so two
+bots -- even two copies of one file -- never share globals).  Bots get a
+seeded random source: if the module's global ``random`` is the ``random``
+module, it is replaced in that module by a per-bot :class:`BotRandom`, and
+functions imported with ``from random import randrange`` at module level are
+re-bound to it, so ``random.randrange(...)`` in bot code is reproducible and
+isolated from other bots.  ``new_game(seed)`` reseeds it.  (``random`` imported
+inside a function, or by a helper module, is the process-wide one.)
+
+Nothing here knows any game.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import random as _random_module
+import re
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+#: Verdict kinds of :class:`FunctionBotError` (the core's "crash" and the games' "invalid-reply").
+CRASH = "crash"
+INVALID_REPLY = "invalid-reply"
+
+_MODULE_NUMBERS = itertools.count(1)
+_TRACE_LINES = 12
+_TRACE_CHARS = 2000
+
+
+class FunctionBotError(Exception):
+    """A function bot failed: ``kind`` is "crash" (raised, or failed to load) or "invalid-reply"."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+class BotRandom(_random_module.Random):
+    """A bot's own ``random.Random`` that also stands in for the ``random`` module.
+
+    Module-level functions (``random.randrange``, ``random.choice``...) are its
+    methods; anything else the module has (``random.Random``,
+    ``random.SystemRandom``...) is looked up in the real module.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names a Random instance lacks.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_random_module, name)
+
+
+def _tail(exc: BaseException) -> str:
+    """The last lines of ``exc``'s traceback, without the frames of this module."""
+    tb = exc.__traceback__
+    while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
+                              or tb.tb_frame.f_code.co_filename.startswith("<frozen importlib")):
+        tb = tb.tb_next
+    lines = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip().splitlines()
+    text = "\n".join(lines[-_TRACE_LINES:])
+    return text if len(text) <= _TRACE_CHARS else "..." + text[-_TRACE_CHARS:]
+
+
+def split_entry(entry: str) -> tuple[Path, str]:
+    """``"path/file.py:function"`` -> (path, function name); ValueError if malformed."""
+    file, sep, func = entry.rpartition(":")
+    if not sep or not file.endswith(".py") or not func.isidentifier():
+        raise ValueError(f"a function bot is 'path/to/file.py:function', got {entry!r}")
+    return Path(file), func
+
+
+def load_function(entry: str) -> tuple[Any, Any]:
+    """Load ``entry`` as a fresh module; returns (module, function).  Failures raise FunctionBotError("crash")."""
+    try:
+        path, name = split_entry(entry)
+    except ValueError as e:
+        raise FunctionBotError(CRASH, str(e)) from None
+    path = path.resolve()
+    if not path.is_file():
+        raise FunctionBotError(CRASH, f"no such file: {path}")
+    modname = f"kothkit_funcbot_{next(_MODULE_NUMBERS)}_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise FunctionBotError(CRASH, f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    # Helper modules next to the bot can be imported; appended, so a bot's
+    # random.py or json.py never shadows the standard library.
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    # Registered while it runs: dataclasses, pickle and typing look modules up by name.
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # SyntaxError, ImportError, SystemExit at import...
+        sys.modules.pop(modname, None)
+        raise FunctionBotError(CRASH, f"loading {path}:\n{_tail(e)}") from None
+    func = getattr(module, name, None)
+    if func is None:
+        raise FunctionBotError(CRASH, f"{path} defines no function {name!r}")
+    if not callable(func):
+        raise FunctionBotError(CRASH, f"{path}: {name!r} is a {type(func).__name__}, not a function")
+    return module, func
+
+
+def install_random(module: Any, rng: _random_module.Random) -> bool:
+    """Point ``module``'s uses of the shared random source at ``rng``; True if there were any."""
+    ns = vars(module)
+    shared = getattr(_random_module, "_inst", None)
+    found = False
+    for key, value in list(ns.items()):
+        if value is _random_module:
+            ns[key] = rng
+            found = True
+        elif shared is not None and getattr(value, "__self__", None) is shared:
+            method = getattr(rng, getattr(value, "__name__", ""), None)
+            if method is not None:
+                ns[key] = method
+                found = True
+    return found
+
+
+class FunctionBot:
+    """One function bot in this process.
+
+    ``bot`` is a :class:`kothkit.bots.BotSpec` of kind "function" or an entry
+    string ``"path/file.py:function"``.  Loading failures raise
+    :class:`FunctionBotError` with kind "crash".
+    """
+
+    def __init__(self, bot: Any, name: str | None = None) -> None:
+        entry = bot if isinstance(bot, str) else getattr(bot, "entry", None)
+        if not entry:
+            raise FunctionBotError(CRASH, f"not a function bot: {bot!r}")
+        self.entry = entry
+        self.module, self.func = load_function(entry)
+        self.name = name or getattr(bot, "name", None) or split_entry(entry)[1]
+        self.random = BotRandom(0)
+        self.uses_random = install_random(self.module, self.random)
+        self.state: Any = None
+
+    def new_game(self, seed: int) -> None:
+        """Forget the last game's state and reseed the bot's random source."""
+        self.state = None
+        if self.uses_random:
+            self.random.seed(seed)
+
+    def call(self, payload: Any) -> Any:
+        """Call ``f(*payload, state)``; keep the new state and return the reply."""
+        try:
+            result = self.func(*payload, self.state)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # SystemExit too: a bot must not end the judge
+            raise FunctionBotError(CRASH, _tail(e)) from None
+        # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
+        if type(result) is tuple or isinstance(result, (tuple, list)):
+            if len(result) == 2:
+                reply, self.state = result
+                return reply
+        raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+
+
+def short_repr(x: Any, n: int = 80) -> str:
+    """``repr(x)`` cut to ``n`` characters; never raises, whatever a bot returned."""
+    try:
+        s = repr(x)
+    except Exception:
+        s = f"<{type(x).__name__} object>"
+    return s if len(s) <= n else s[: n - 3] + "..."

@@ -1,0 +1,138 @@
+"""The isolated function-bot worker: ``python -m kothkit.funchost FILE.py:FUNC``.
+
+One worker process hosts one function bot for as many games as its judge
+likes.  The bot lives in the worker's memory only: it cannot read the judge's
+board, the other bot or the hidden information, and if it crashes, loops or
+exits, only the worker is lost.
+
+Protocol (JSON lines over stdin/stdout, UTF-8).  Every request line gets
+exactly one reply line, in order:
+
+    {"op": "new", "seed": N}       ->  {"ok": null}
+        A new game: the bot's state becomes null and its random source is
+        reseeded with the integer N.
+    {"op": "call", "args": [...]}  ->  {"ok": REPLY}
+        Call ``FUNC(*args, state)``; the function returns ``(REPLY, new_state)``;
+        the new state stays in the worker and is passed to the next call.
+    any request that fails         ->  {"error": "TEXT", "kind": KIND}
+        KIND "crash": the function raised (TEXT: the end of the traceback) or
+        the file could not be loaded (every request then gets this reply);
+        "invalid-reply": it did not return a 2-tuple, or REPLY cannot be
+        written as JSON; "protocol": the request line was not understood.
+    end of input                   ->  the worker exits with status 0.
+
+REPLY is written as JSON: tuples become lists, and integer-like objects
+(numpy integers) become plain integers.  Whatever the bot prints goes to the
+worker's stderr (stdout carries only the protocol) and reading stdin gives it
+end-of-file.  The worker's working directory is the judge's choice.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import sys
+from typing import Any
+
+from kothkit.funcbots import INVALID_REPLY, FunctionBot, FunctionBotError, short_repr
+
+PROTOCOL = "protocol"
+_NULL_OK = b'{"ok":null}\n'
+
+
+def _encode_ok(reply: Any) -> bytes | None:
+    if type(reply) is int:
+        return b'{"ok":%d}\n' % reply
+    try:
+        return json.dumps({"ok": reply}, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
+    except (TypeError, ValueError, RecursionError):
+        pass
+    if not isinstance(reply, bool):
+        try:
+            return b'{"ok":%d}\n' % int.__index__(operator.index(reply))
+        except Exception:
+            pass
+    return None
+
+
+def _error(kind: str, text: str) -> bytes:
+    return json.dumps({"error": text, "kind": kind}, ensure_ascii=True).encode() + b"\n"
+
+
+def _take_stdio() -> tuple[Any, Any]:
+    """Keep stdin/stdout for the protocol; the bot's prints go to stderr, its reads get EOF."""
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    return proto_in, proto_out
+
+
+def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
+    """Answer requests from ``proto_in`` (bytes lines) on ``proto_out`` until end of input."""
+    try:
+        bot: FunctionBot | None = FunctionBot(entry)
+        broken = b""
+    except FunctionBotError as e:
+        bot = None
+        broken = _error(e.kind, e.message)
+    readline = proto_in.readline
+    write = proto_out.write
+    loads = json.loads
+    while True:
+        line = readline()
+        if not line:
+            return 0
+        try:
+            req = loads(line)
+            op = req["op"]
+        except (ValueError, TypeError, KeyError, RecursionError) as e:
+            write(_error(PROTOCOL, f"bad request {line[:80]!r}: {e}"))
+            continue
+        if bot is None:
+            write(broken)
+            continue
+        if op == "call":
+            args = req.get("args")
+            if type(args) is not list:
+                write(_error(PROTOCOL, f"args must be a list, got {short_repr(args)}"))
+                continue
+            try:
+                reply = bot.call(args)
+            except FunctionBotError as e:
+                write(_error(e.kind, e.message))
+                continue
+            out = _encode_ok(reply)
+            write(out if out is not None else _error(INVALID_REPLY, f"the reply {short_repr(reply)} cannot be sent as JSON"))
+        elif op == "new":
+            seed = req.get("seed", 0)
+            if type(seed) is not int:
+                write(_error(PROTOCOL, f"seed must be an integer, got {short_repr(seed)}"))
+                continue
+            bot.new_game(seed)
+            write(_NULL_OK)
+        else:
+            write(_error(PROTOCOL, f"unknown op {short_repr(op)}"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m kothkit.funchost FILE.py:FUNCTION", file=sys.stderr)
+        return 2
+    proto_in, proto_out = _take_stdio()
+    try:
+        return serve(args[0], proto_in, proto_out)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Program bots as processes: spawn, line I/O with caps, stderr capture, kill and reap.
+
+Every bot runs in its own session (process group); its stdin is written
+without blocking the judge and its stdout and stderr are read in chunks by the
+referee's selector loop, so a bot that floods, stalls or never reads cannot
+stall a game or grow the judge's memory past the caps.  The leader is reaped
+only after its whole group was killed, so a PID can never be reused between
+our kill and our wait.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import attrs
+
+CHUNK = 1 << 16
+
+
+class LineTooLong(Exception):
+    """The bot wrote more than ``max_line`` bytes without a newline."""
+
+
+@attrs.define(eq=False)
+class LineProcess:
+    """One running program with line-buffered, capped, non-blocking pipes."""
+
+    argv: Sequence[str]
+    cwd: Path
+    max_line: int = 1 << 16
+    stderr_cap: int = 32 * 1024
+    env: dict | None = None
+    preexec: Callable[[], None] | None = None
+    proc: subprocess.Popen | None = None
+    out_buf: bytearray = attrs.field(factory=bytearray)
+    err_log: bytearray = attrs.field(factory=bytearray)
+    err_dropped: int = 0
+    pending: bytearray = attrs.field(factory=bytearray)
+    eof: bool = False
+    err_eof: bool = False
+    broken: bool = False  # stdin closed by the bot (EPIPE)
+    returncode: int | None = None
+    #: called with each complete stderr line (for bots whose stderr is shown live)
+    on_stderr: Callable[[str], None] | None = None
+    _err_partial: bytearray = attrs.field(factory=bytearray)
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            list(self.argv),
+            cwd=str(self.cwd),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            close_fds=True,
+            start_new_session=True,
+            env=self.env,
+            preexec_fn=self.preexec,
+        )
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(f.fileno(), False)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def stdout_fd(self) -> int:
+        return self.proc.stdout.fileno()
+
+    @property
+    def stderr_fd(self) -> int:
+        return self.proc.stderr.fileno()
+
+    @property
+    def stdin_fd(self) -> int | None:
+        return None if self.proc.stdin is None or self.proc.stdin.closed else self.proc.stdin.fileno()
+
+    # -- writing -------------------------------------------------------------
+    def send(self, line: str) -> None:
+        """Queue ``line`` plus newline and write as much as the pipe takes now."""
+        if self.broken or self.proc.stdin is None or self.proc.stdin.closed:
+            return
+        self.pending += line.encode("utf-8", "replace") + b"\n"
+        self.flush()
+
+    def flush(self) -> bool:
+        """Write pending bytes without blocking; True when nothing is left."""
+        while self.pending and not self.broken:
+            try:
+                n = os.write(self.proc.stdin.fileno(), self.pending)
+            except BlockingIOError:
+                return False
+            except (BrokenPipeError, OSError):
+                self.broken = True
+                self.pending.clear()
+                return True
+            del self.pending[:n]
+        return not self.pending
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.flush()
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    # -- reading -------------------------------------------------------------
+    def read_stdout(self) -> None:
+        try:
+            data = os.read(self.stdout_fd, CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.eof = True
+        else:
+            self.out_buf += data
+
+    def read_stderr(self) -> None:
+        try:
+            data = os.read(self.stderr_fd, CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.err_eof = True
+            return
+        room = self.stderr_cap - len(self.err_log)
+        if room > 0:
+            self.err_log += data[:room]
+        self.err_dropped += max(0, len(data) - max(room, 0))
+        if self.on_stderr is not None:
+            self._err_partial += data
+            *lines, rest = self._err_partial.split(b"\n")
+            self._err_partial = bytearray(rest[-4096:])
+            for l in lines:
+                self.on_stderr(l.decode("utf-8", "replace"))
+
+    def pop_line(self) -> str | None:
+        """The next complete stdout line (without newline), or None; raises LineTooLong."""
+        i = self.out_buf.find(b"\n")
+        if i < 0:
+            if len(self.out_buf) > self.max_line:
+                raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(self.out_buf[:60])!r}...")
+            return None
+        if i > self.max_line:
+            raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(self.out_buf[:60])!r}...")
+        raw = bytes(self.out_buf[:i])
+        del self.out_buf[: i + 1]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        return raw.decode("utf-8")  # UnicodeDecodeError is the caller's invalid reply
+
+    # -- ending --------------------------------------------------------------
+    def poll(self) -> int | None:
+        """The leader's exit code once it exited (it stays unreaped until ``kill``)."""
+        if self.returncode is None and self.proc is not None:
+            self.returncode = _peek_exit(self.proc.pid)
+        return self.returncode
+
+    def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for the leader to exit (without reaping it)."""
+        end = time.monotonic() + timeout
+        while True:
+            if _peek_exit(self.proc.pid) is not None:
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(0.005, left))
+
+    def kill(self) -> None:
+        """Kill the whole process group, then reap the leader; close our pipe ends."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # leader unreaped => pgid not reusable
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            pass
+        try:
+            _, status = os.waitpid(self.proc.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:
+            pass
+        self.proc.returncode = self.returncode if self.returncode is not None else -9
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+
+    def stderr_text(self) -> str:
+        text = self.err_log.decode("utf-8", "replace")
+        if self.err_dropped:
+            text += f"\n[... {self.err_dropped} more bytes of stderr dropped]"
+        return text
+
+
+def _peek_exit(pid: int) -> int | None:
+    """Exit code of an exited, unreaped child (waitid with WNOWAIT), or None while it runs."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return -1
+    except OSError as e:  # pragma: no cover
+        if e.errno == errno.ECHILD:
+            return -1
+        raise
+    if info is None:
+        return None
+    if info.si_code == os.CLD_EXITED:
+        return info.si_status
+    return -info.si_status
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with code {code}"

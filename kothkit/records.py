@@ -1,0 +1,74 @@
+"""Records traded between the scheduler, the referee and the journal: plain, frozen, picklable.
+
+A :class:`GameTask` is the referee's self-contained unit of work (everything
+needed to play one game anywhere: another process, another machine); a
+:class:`GameRecord` is everything that game produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from kothkit.bots import BotSpec
+from kothkit.limits import Limits
+
+#: Fault kinds the core itself rules on (games add "invalid-reply" and "illegal-move").
+CRASH = "crash"
+TIMEOUT = "timeout"
+TIME_BUDGET = "time-budget"
+MEMORY = "memory"
+OUT_OF_TURN = "out-of-turn"
+
+
+@attrs.frozen
+class GameTask:
+    #: Identity of the game: derived from the game, its settings, both bots' hashes and the seed slot.
+    id: str
+    game: str
+    #: Bots in seat order (seat 0 opens).
+    players: tuple[BotSpec, ...]
+    seed: int
+    limits: Limits
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    #: Position in the tournament's schedule (stateful bots see their games in this order).
+    index: int = 0
+    #: Function bots called in the referee's process (no isolation) instead of a worker process.
+    trusted: bool = False
+
+
+@attrs.frozen
+class Move:
+    seat: int
+    #: The reply as received: the line for program bots, the returned value for function bots.
+    reply: Any
+    #: Measured reply time in milliseconds (wall time, prompt sent to reply received).
+    ms: float
+
+
+@attrs.frozen
+class GameRecord:
+    id: str
+    game: str
+    index: int
+    players: tuple[str, ...]
+    hashes: tuple[str, ...]
+    seed: int
+    winner: str | None
+    reason: str
+    #: The bot at fault (a bot that lost by a verdict), or None.
+    fault: str | None = None
+    #: The verdict kind: crash, timeout, time-budget, memory, out-of-turn, invalid-reply, illegal-move.
+    verdict: str | None = None
+    moves: tuple[Move, ...] = ()
+    #: Per bot: kept stderr and diagnostic (aside) lines.
+    logs: Mapping[str, str] = attrs.field(factory=dict)
+    #: Wall seconds the game took (not part of the result: never compared).
+    seconds: float = 0.0
+
+    def result_key(self) -> tuple:
+        """What must be identical between two plays of the same game (no timings)."""
+        return (self.id, self.players, self.winner, self.reason, self.fault, self.verdict,
+                tuple((m.seat, m.reply) for m in self.moves))

@@ -1,0 +1,446 @@
+"""The referee: plays one game (a :class:`GameTask`) and returns its :class:`GameRecord`.
+
+It owns all I/O of a game.  It asks the game's match what to send, sends it,
+waits for the reply under the time control with one selector over every bot's
+stdout and stderr, and turns every fault (crash, timeout, time budget, memory,
+out-of-turn output, oversized or undecodable lines) into a verdict against the
+bot at fault.  Whatever happens, every process it started is killed and reaped
+before ``play_game`` returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from kothkit import records as R
+from kothkit.bots import BotSpec
+from kothkit.contain import Jail
+from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
+from kothkit.limits import Limits
+from kothkit.plugins import get_game
+from kothkit.proc import LineProcess, LineTooLong, describe_exit
+from kothkit.records import GameRecord, GameTask, Move
+from kothkit.seeding import derive
+
+#: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict.
+EventFn = Callable[[str, int, str, float | None], None]
+
+
+@attrs.frozen
+class Fault:
+    seat: int
+    kind: str
+    reason: str
+
+
+def _short(text: str, n: int = 80) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def bot_seed(task_seed: int, seat: int) -> int:
+    return derive(task_seed, "bot", seat)
+
+
+class _Stop(Exception):
+    def __init__(self, fault: Fault):
+        self.fault = fault
+
+
+@attrs.define(eq=False)
+class _Seat:
+    """A bot in one game: a process (program or isolated function host) or an in-process function."""
+
+    index: int
+    spec: BotSpec
+    proc: LineProcess | None = None
+    jail: Jail | None = None
+    func: Any = None  # kothkit.funcbots.FunctionBot for trusted function bots
+    host: Any = None  # a persistent isolated function host (kothkit.funcbots worker)
+    used: float = 0.0  # seconds of own reply time this game
+    aside: list = attrs.field(factory=list)
+    aside_bytes: int = 0
+    aside_dropped: int = 0
+    start_error: str | None = None
+
+
+class Referee:
+    def __init__(self, task: GameTask, info: GameInfo, cpu: int | None = None,
+                 on_event: EventFn | None = None, hosts: "HostPool | None" = None):
+        self.task = task
+        self.info = info
+        self.limits: Limits = task.limits
+        self.cpu = cpu if self.limits.pin_cpu else None
+        self.on_event = on_event
+        self.hosts = hosts
+        self.sel = selectors.DefaultSelector()
+        self.seats: list[_Seat] = [_Seat(i, b) for i, b in enumerate(task.players)]
+        self.moves: list[Move] = []
+        self.prefix = info.aside_prefix
+
+    # -- events ----------------------------------------------------------------
+    def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, seat, text, ms)
+
+    # -- lifecycle ---------------------------------------------------------------
+    def run(self) -> GameRecord:
+        t0 = time.monotonic()
+        names = tuple(b.name for b in self.task.players)
+        rules = {**self.info.rules, **self.task.rules}
+        match = self.info.match(Setup(players=names, seed=self.task.seed, rules=rules))
+        fault: Fault | None = None
+        outcome: Outcome | None = None
+        try:
+            try:
+                self._start_all()
+                outcome = self._loop(match)
+            except _Stop as stop:
+                fault = stop.fault
+                outcome = match.forfeit(fault.seat, fault.kind, fault.reason)
+                self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
+            self._final(match, outcome)
+        finally:
+            self._stop_all()
+        winner = names[outcome.winner] if outcome.winner is not None else None
+        return GameRecord(
+            id=self.task.id, game=self.task.game, index=self.task.index, players=names,
+            hashes=tuple(b.hash for b in self.task.players), seed=self.task.seed,
+            winner=winner, reason=outcome.reason,
+            fault=names[fault.seat] if fault else None, verdict=fault.kind if fault else None,
+            moves=tuple(self.moves), logs=self._logs(), seconds=round(time.monotonic() - t0, 4),
+        )
+
+    def _start_all(self) -> None:
+        for s in self.seats:
+            if s.spec.kind == "function":
+                self._start_function(s)
+            else:
+                self._start_process(s)
+        for s in self.seats:
+            if s.start_error is not None:
+                raise _Stop(Fault(s.index, R.CRASH, s.start_error))
+
+    def _start_process(self, s: _Seat) -> None:
+        spec = s.spec
+        argv = list(spec.command)
+        if self.info.bot_args is not None:
+            setup = Setup(players=tuple(b.name for b in self.task.players), seed=self.task.seed,
+                          rules={**self.info.rules, **self.task.rules})
+            argv += [str(a) for a in self.info.bot_args(setup, s.index, bot_seed(self.task.seed, s.index))]
+        s.jail = Jail(self.limits, cpu=self.cpu)
+        on_err = None
+        if spec.stderr and self.on_event is None:
+            on_err = lambda line, n=spec.name: print(f"[{n}] {line}", file=sys.stderr)
+        elif self.on_event is not None:
+            on_err = lambda line, i=s.index: self._emit("stderr", i, line)
+        s.proc = LineProcess(argv=argv, cwd=spec.path, max_line=self.limits.max_line,
+                             stderr_cap=self.limits.stderr_cap, on_stderr=on_err)
+        try:
+            s.jail.setup()
+            s.proc.preexec = s.jail.preexec if s.jail.needs_preexec() else None
+            s.proc.start()
+        except (OSError, ValueError, Exception) as e:  # exec failure, bad cwd, preexec failure
+            s.start_error = f"cannot start {argv[0]!r}: {e}"
+            s.proc.proc = None
+            return
+        self.sel.register(s.proc.stdout_fd, selectors.EVENT_READ, (s, "out"))
+        self.sel.register(s.proc.stderr_fd, selectors.EVENT_READ, (s, "err"))
+
+    def _start_function(self, s: _Seat) -> None:
+        seed = bot_seed(self.task.seed, s.index)
+        if self.task.trusted:
+            from kothkit.funcbots import FunctionBot, FunctionBotError
+
+            try:
+                s.func = _function_cache(s.spec)
+                s.func.new_game(seed)
+            except FunctionBotError as e:
+                s.start_error = e.message if hasattr(e, "message") else str(e)
+            except Exception as e:  # a module that fails to import
+                s.start_error = f"cannot load {s.spec.entry}: {type(e).__name__}: {e}"
+            return
+        pool = self.hosts if self.hosts is not None else HostPool()
+        if self.hosts is None:
+            self.hosts = pool
+            self._own_hosts = True
+        try:
+            s.host = pool.get(s.spec, self.limits)
+        except OSError as e:
+            s.start_error = f"cannot start the function host: {e}"
+            return
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(s.host.pid, {self.cpu})
+            except OSError:
+                pass
+        self.sel.register(s.host.stdout_fd, selectors.EVENT_READ, (s, "out"))
+        self.sel.register(s.host.stderr_fd, selectors.EVENT_READ, (s, "err"))
+        s.proc = s.host
+        try:
+            self._host_request(s, {"op": "new", "seed": seed}, self.limits.first_time)
+        except _Stop as stop:
+            s.start_error = stop.fault.reason
+
+    # -- the game loop -----------------------------------------------------------
+    def _loop(self, match: Match) -> Outcome:
+        while True:
+            step = match.next()
+            if isinstance(step, Outcome):
+                return step
+            for m in step.notices:
+                self._notify(match, m.seat, m.payload, "notice")
+            reply, ms = self._ask(match, step)
+            self.moves.append(Move(step.seat, reply, ms))
+            rejected = match.play(step.seat, reply)
+            if rejected is not None:
+                raise _Stop(Fault(step.seat, rejected.kind, rejected.reason))
+
+    def _notify(self, match: Match, seat: int, payload: Any, kind: str) -> None:
+        s = self.seats[seat]
+        if s.proc is None or s.host is not None:
+            return  # function bots only see prompts
+        line = match.encode(payload)
+        self._emit(kind, seat, line)
+        s.proc.send(line)
+
+    def _time_allowed(self, s: _Seat, step: Prompt) -> tuple[float, str, str]:
+        limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
+        kind, why = R.TIMEOUT, f"no reply within {limit:g} s"
+        if self.limits.game_time is not None:
+            left = self.limits.game_time - s.used
+            if left < limit:
+                limit = max(left, 0.0)
+                kind, why = R.TIME_BUDGET, f"used up its {self.limits.game_time:g} s of thinking time for the game"
+        return limit, kind, why
+
+    def _ask(self, match: Match, step: Prompt) -> tuple[Any, float]:
+        s = self.seats[step.seat]
+        allowed, late_kind, late_why = self._time_allowed(s, step)
+        tol = self.limits.tolerance
+        if s.func is not None:
+            reply, elapsed = self._ask_trusted(s, step.payload)
+        elif s.host is not None:
+            t0 = time.perf_counter()
+            self._emit("send", s.index, repr(step.payload))
+            reply = self._host_request(s, {"op": "call", "args": list(step.payload)}, allowed + tol,
+                                       late=(late_kind, late_why))
+            elapsed = time.perf_counter() - t0
+        else:
+            line = match.encode(step.payload)
+            self._emit("send", s.index, line)
+            t0 = time.perf_counter()
+            s.proc.send(line)
+            reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
+            elapsed = time.perf_counter() - t0
+        if elapsed > allowed + tol:
+            raise _Stop(Fault(s.index, late_kind, late_why))
+        s.used += elapsed
+        ms = round(elapsed * 1000, 3)
+        self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
+        return reply, ms
+
+    def _ask_trusted(self, s: _Seat, payload: Any) -> tuple[Any, float]:
+        from kothkit.funcbots import FunctionBotError
+
+        t0 = time.perf_counter()
+        try:
+            reply = s.func.call(payload)
+        except FunctionBotError as e:
+            raise _Stop(Fault(s.index, e.kind, e.message)) from None
+        return reply, time.perf_counter() - t0
+
+    def _host_request(self, s: _Seat, request: dict, timeout: float, late=(R.TIMEOUT, "no reply in time")) -> Any:
+        t0 = time.perf_counter()
+        s.host.send(json.dumps(request, separators=(",", ":")))
+        try:
+            line = self._wait_line(s, t0 + timeout, *late)
+        except _Stop as stop:
+            if stop.fault.seat == s.index and self.hosts is not None:
+                self.hosts.discard(s.spec)  # still busy or dead: never reuse it
+            raise
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            raise _Stop(Fault(s.index, R.CRASH, f"function host sent {_short(line)!r}")) from None
+        if "error" in answer:
+            raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])))
+        return answer.get("ok")
+
+    def _wait_line(self, s: _Seat, deadline: float, late_kind: str, late_why: str) -> str:
+        """The awaited seat's next reply line; faults (its own or another's) end the game."""
+        while True:
+            line = self._pop(s)
+            if line is not None:
+                return line
+            for other in self.seats:
+                if other is not s and other.proc is not None and other.host is None:
+                    extra = self._pop(other, awaited=False)
+                    if extra is not None:
+                        raise _Stop(Fault(other.index, R.OUT_OF_TURN, f"wrote {_short(extra)!r} when no reply was due"))
+            if s.proc.eof:
+                raise _Stop(self._death(s))
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise _Stop(Fault(s.index, late_kind, late_why))
+            pending = [x.proc for x in self.seats if x.proc is not None and x.proc.pending]
+            for p in pending:
+                p.flush()
+            for key, _ in self.sel.select(min(left, 0.002) if pending else left):
+                seat, which = key.data
+                if which == "out":
+                    seat.proc.read_stdout()
+                    if seat.proc.eof:
+                        self.sel.unregister(key.fd)
+                else:
+                    seat.proc.read_stderr()
+                    if seat.proc.err_eof:
+                        self.sel.unregister(key.fd)
+
+    def _pop(self, s: _Seat, awaited: bool = True) -> str | None:
+        """Next non-aside stdout line of ``s``; oversized or undecodable lines are faults."""
+        while True:
+            try:
+                line = s.proc.pop_line()
+            except LineTooLong as e:
+                kind = R.OUT_OF_TURN if not awaited else "invalid-reply"
+                raise _Stop(Fault(s.index, kind, str(e))) from None
+            except UnicodeDecodeError as e:
+                kind = R.OUT_OF_TURN if not awaited else "invalid-reply"
+                raise _Stop(Fault(s.index, kind, f"reply is not UTF-8 ({e.reason} at byte {e.start})")) from None
+            if line is None:
+                return None
+            if self.prefix and line.startswith(self.prefix) and s.host is None:
+                self._keep_aside(s, line)
+                continue
+            return line
+
+    def _keep_aside(self, s: _Seat, line: str) -> None:
+        self._emit("aside", s.index, line)
+        data = line.encode()[: self.limits.aside_line_cap]
+        room = self.limits.aside_total_cap - s.aside_bytes
+        if room <= 0:
+            s.aside_dropped += len(data)
+            return
+        kept = data[:room]
+        s.aside.append(kept.decode("utf-8", "ignore"))
+        s.aside_bytes += len(kept)
+        s.aside_dropped += len(data) - len(kept)
+
+    def _death(self, s: _Seat) -> Fault:
+        s.proc.wait_exit(0.25)
+        code = s.proc.poll()
+        if s.jail is not None and s.jail.oom_killed():
+            return Fault(s.index, R.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
+        what = describe_exit(code) if code is not None else "closed its output"
+        tail = [l for l in s.proc.stderr_text().splitlines() if l.strip()]
+        if tail:
+            what += f"; last stderr line: {_short(tail[-1], 120)!r}"
+        if s.host is not None and self.hosts is not None:
+            self.hosts.discard(s.spec)
+        return Fault(s.index, R.CRASH, what)
+
+    # -- the end -----------------------------------------------------------------
+    def _final(self, match: Match, outcome: Outcome) -> None:
+        for m in match.final(outcome):
+            self._notify(match, m.seat, m.payload, "final")
+
+    def _stop_all(self) -> None:
+        procs = [s for s in self.seats if s.proc is not None and s.host is None and s.proc.proc is not None]
+        for s in procs:
+            s.proc.close_stdin()
+        end = time.monotonic() + self.limits.grace
+        for s in procs:
+            s.proc.wait_exit(max(0.0, end - time.monotonic()))
+        for s in procs:
+            self._drain(s)
+            s.proc.kill()
+            s.jail.teardown()
+        for s in self.seats:
+            if s.host is not None and self.hosts is not None:
+                if s.host.proc.poll() is not None or s.host.eof:
+                    self.hosts.discard(s.spec)
+        self.sel.close()
+        if getattr(self, "_own_hosts", False) and self.hosts is not None:
+            self.hosts.close()
+
+    def _drain(self, s: _Seat) -> None:
+        for _ in range(64):
+            before = len(s.proc.err_log) + s.proc.err_dropped
+            s.proc.read_stderr()
+            if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
+                break
+
+    def _logs(self) -> dict[str, str]:
+        logs = {}
+        for s in self.seats:
+            parts = []
+            if s.proc is not None and s.host is None:
+                err = s.proc.stderr_text()
+                if err:
+                    parts.append(err)
+            if s.aside:
+                parts.append("\n".join(s.aside))
+            if s.aside_dropped:
+                parts.append(f"[... {s.aside_dropped} bytes of {self.prefix} output dropped over the cap]")
+            if parts:
+                logs[s.spec.name] = "\n".join(parts)
+        return logs
+
+
+_FUNCTIONS: dict[tuple[str, str], Any] = {}
+
+
+def _function_cache(spec: BotSpec):
+    from kothkit.funcbots import FunctionBot
+
+    key = (spec.entry or "", spec.hash)
+    if key not in _FUNCTIONS:
+        _FUNCTIONS[key] = FunctionBot(spec)
+    return _FUNCTIONS[key]
+
+
+class HostPool:
+    """Isolated function hosts kept alive across games (one per bot) within one worker process."""
+
+    def __init__(self) -> None:
+        self._hosts: dict[tuple[str, str], LineProcess] = {}
+
+    def get(self, spec: BotSpec, limits: Limits) -> LineProcess:
+        key = (spec.entry or "", spec.hash)
+        p = self._hosts.get(key)
+        if p is not None and (p.eof or p.poll() is not None):
+            p.kill()
+            p = None
+        if p is None:
+            p = LineProcess(argv=[sys.executable, "-m", "kothkit.funchost", spec.entry], cwd=spec.path.parent,
+                            max_line=limits.max_line, stderr_cap=limits.stderr_cap)
+            p.start()
+            self._hosts[key] = p
+        # Stale output from a previous game (e.g. a reply that came after its deadline) is dropped.
+        p.out_buf.clear()
+        return p
+
+    def discard(self, spec: BotSpec) -> None:
+        p = self._hosts.pop((spec.entry or "", spec.hash), None)
+        if p is not None:
+            p.kill()
+
+    def close(self) -> None:
+        for p in self._hosts.values():
+            p.kill()
+        self._hosts.clear()
+
+
+def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,
+              hosts: HostPool | None = None, info: GameInfo | None = None) -> GameRecord:
+    """Play ``task`` to its end and return its record; never leaves a process behind."""
+    return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts).run()

@@ -1,0 +1,243 @@
+"""Tournaments: the schedule played through the referee, results committed to the journal.
+
+Games run in ``jobs`` worker processes (``jobs == 1`` plays them in this
+process).  Each worker owns one CPU slot and pins its games' bots to that
+core, so concurrent games never compete for a core.  Finished games are
+committed as they arrive; games already in the journal with the same id are
+reused, not replayed, which is what makes resume and incremental re-runs work.
+Stateful bots never play two games at once and see their games in schedule
+order, so results do not depend on ``jobs``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import attrs
+
+from kothkit.bots import BotError, BotSpec
+from kothkit.build import build
+from kothkit.game import GameInfo
+from kothkit.journal import Journal
+from kothkit.limits import Limits
+from kothkit.records import GameRecord, GameTask
+from kothkit.schedule import Schedule, settings_of
+from kothkit.scoring import Result, Standing, standings
+
+#: Games per unit of work when every bot is a function bot (games take microseconds).
+FAST_BATCH = 50
+
+_CPU: int | None = None
+_HOSTS = None
+
+
+def _init_worker(counter, cores: Sequence[int]) -> None:
+    global _CPU
+    with counter.get_lock():
+        slot = counter.value
+        counter.value += 1
+    _CPU = cores[slot % len(cores)]
+    # If the judge dies, its workers get SIGTERM and, unwinding, kill their bots.
+    _set_parent_death_signal()
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(SystemExit(143)))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _set_parent_death_signal() -> None:
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def play_batch(tasks: Sequence[GameTask], cpu: int | None = None) -> list[GameRecord]:
+    """Play ``tasks`` in order in this process (the worker-side unit of work)."""
+    from kothkit.referee import HostPool, play_game
+
+    global _HOSTS
+    if _HOSTS is None:
+        _HOSTS = HostPool()
+    cpu = _CPU if cpu is None else cpu
+    return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+
+
+def close_hosts() -> None:
+    global _HOSTS
+    if _HOSTS is not None:
+        _HOSTS.close()
+        _HOSTS = None
+
+
+class _Inline:
+    """An executor that runs each submitted batch at once, in this process."""
+
+    def __init__(self, cpu: int | None):
+        self.cpu = cpu
+
+    def submit(self, fn, *args):
+        f: cf.Future = cf.Future()
+        try:
+            f.set_result(fn(*args, cpu=self.cpu))
+        except BaseException as e:  # re-raised by the caller's .result()
+            f.set_exception(e)
+        return f
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        close_hosts()
+
+
+@attrs.frozen
+class TournamentResult:
+    game: str
+    seed: int
+    bots: tuple[BotSpec, ...]
+    standings: list[Standing]
+    played: int
+    reused: int
+    total: int
+    journal: Path
+    schedule: Schedule
+    errors: tuple[BotError, ...] = ()
+
+    def records(self, journal: Journal) -> Iterable[GameRecord]:
+        """The games of this tournament from ``journal``, in schedule order (streamed)."""
+        for chunk in _chunks(self.schedule, 500):
+            yield from journal.get([t.id for t in chunk])
+
+
+def _chunks(it, n):
+    it = iter(it)
+    while chunk := list(itertools.islice(it, n)):
+        yield chunk
+
+
+def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None
+               ) -> tuple[list[BotSpec], list[BotError]]:
+    ok, errors = [], []
+    for b in bots:
+        if b.build and on_build is not None:
+            on_build(b)
+        _, err = build(b)
+        if err is None:
+            ok.append(b)
+        else:
+            errors.append(err)
+    return ok, errors
+
+
+def compute_standings(info: GameInfo, schedule: Schedule, journal: Journal) -> list[Standing]:
+    results = (
+        Result(players=r.players, winner=r.winner)
+        for chunk in _chunks(schedule, 500)
+        for r in journal.get([t.id for t in chunk])
+    )
+    submitted = {b.name: b.submitted for b in schedule.bots if b.submitted}
+    return standings(info.scoring, [b.name for b in schedule.bots], results, submitted)
+
+
+def run_tournament(
+    info: GameInfo,
+    bots: Sequence[BotSpec],
+    *,
+    seed: int,
+    journal: str | Path,
+    jobs: int = 1,
+    limits: Limits | None = None,
+    rules: dict | None = None,
+    rounds: int = 1,
+    trusted: bool = False,
+    on_record: Callable[[GameRecord, bool], None] | None = None,
+) -> TournamentResult:
+    """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
+
+    ``on_record(record, reused)`` is called for each game as it is stored or found.
+    Bots must already be built (see :func:`build_bots`).
+    """
+    limits = limits or info.limits
+    rules = {**info.rules, **(rules or {})}
+    schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
+                        rules=rules, trusted=trusted)
+    jpath = Path(journal)
+    played = reused = 0
+    with Journal(jpath) as j:
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
+                             [{"name": b.name, "hash": b.hash} for b in bots])
+        batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
+        cores = sorted(os.sched_getaffinity(0))
+        if jobs <= 1:
+            pool = _Inline(cores[0] if limits.pin_cpu else None)
+        else:
+            ctx = multiprocessing.get_context("fork")
+            pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                                          initargs=(ctx.Value("i", 0), cores))
+        tasks = iter(schedule)
+        window: deque[GameTask] = deque()
+        busy: set[str] = set()
+        inflight: dict[cf.Future, list[GameTask]] = {}
+        stateful = {b.name for b in bots if b.stateful}
+        limit_window = max(64, jobs * batch * 4)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(window) < limit_window:
+                    chunk = list(itertools.islice(tasks, 256))
+                    if not chunk:
+                        exhausted = True
+                        break
+                    known = j.known([t.id for t in chunk])
+                    for t in chunk:
+                        if t.id in known:
+                            reused += 1
+                            if on_record is not None:
+                                on_record(next(j.get([t.id])), True)
+                        else:
+                            window.append(t)
+                while len(inflight) < max(jobs, 1) and window:
+                    picked: list[GameTask] = []
+                    blocked: set[str] = set()
+                    for t in list(window):
+                        names = {b.name for b in t.players} & stateful
+                        if names & (busy | blocked):
+                            blocked |= names
+                            continue
+                        picked.append(t)
+                        window.remove(t)
+                        busy |= names
+                        if len(picked) >= batch:
+                            break
+                    if not picked:
+                        break
+                    inflight[pool.submit(play_batch, picked)] = picked
+                if not inflight:
+                    if exhausted and not window:
+                        break
+                    continue
+                done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    picked = inflight.pop(fut)
+                    records = fut.result()
+                    j.add(records)
+                    for t in picked:
+                        busy -= {b.name for b in t.players}
+                    for r in records:
+                        played += 1
+                        if on_record is not None:
+                            on_record(r, False)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        j.finish_run(run_id, played, reused)
+        table = compute_standings(info, schedule, j)
+    return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
+                            reused=reused, total=schedule.total, journal=jpath, schedule=schedule)

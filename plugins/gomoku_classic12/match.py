@@ -1,0 +1,162 @@
+"""One game of the course's 12x12 Gomoku as a kothkit state machine.
+
+Seat 0 (the first of ``Setup.players``) plays black and moves first; the core
+alternates which brain is seat 0 between the games of a pair, so each brain is
+black in half of them.  The sequence of prompts is the course judge's:
+
+    START 1 -> seat 0 (answers OK, "first" clock)
+    START 2 -> seat 1 (answers OK, "first" clock)
+    TURN    -> black; then, after every accepted move, the other seat gets
+               PLACE X Y (a notice) followed by TURN,
+
+and once the game is over, :meth:`ClassicMatch.final` sends the move that
+ended it (a PLACE with no TURN after it) to the other seat, then ``END`` to both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+
+from . import codec
+from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
+
+DEFAULT_RULES = {"opening": "center4"}
+
+
+def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules with defaults filled in; ValueError naming the bad key or value otherwise."""
+    unknown = sorted(set(rules) - set(DEFAULT_RULES))
+    if unknown:
+        raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} (known: {', '.join(DEFAULT_RULES)})")
+    merged = {**DEFAULT_RULES, **rules}
+    if merged["opening"] not in OPENINGS:
+        known = ", ".join(repr(k) for k in OPENINGS)
+        raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
+    return merged
+
+
+def colour_of(seat: int) -> int:
+    return BLACK if seat == 0 else WHITE
+
+
+def seat_of(colour: int) -> int:
+    return 0 if colour == BLACK else 1
+
+
+def _show(reply: Any) -> str:
+    text = repr(reply)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class ClassicMatch(Match):
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(setup)
+        if len(setup.players) != 2:
+            raise ValueError(f"gomoku_classic12 is a two-player game, got {len(setup.players)} players")
+        self.rules = check_rules(setup.rules)
+        self.board = Board.opening(self.rules["opening"])
+        #: Seats that have answered START with OK (seat 0 is asked first).
+        self.ready = 0
+        self.to_move = BLACK
+        #: Accepted moves in order: (seat, row, col).
+        self.moves: list[tuple[int, int, int]] = []
+        self.outcome: Outcome | None = None
+        #: True when the last accepted move ended the game (its PLACE is still owed to the other seat).
+        self._ended_by_move = False
+
+    # -- the state machine ---------------------------------------------------------
+    def next(self) -> Prompt | Outcome:
+        if self.outcome is not None:
+            return self.outcome
+        if self.ready < 2:
+            return Prompt(seat=self.ready, payload=codec.start(colour_of(self.ready)), clock="first")
+        seat = seat_of(self.to_move)
+        notices: tuple[Message, ...] = ()
+        if self.moves:
+            _, row, col = self.moves[-1]
+            notices = (Message(seat, codec.place(row, col)),)
+        return Prompt(seat=seat, payload=codec.turn(), notices=notices)
+
+    def _due(self) -> int | None:
+        """The seat whose reply is awaited, or None once the game is over."""
+        if self.outcome is not None:
+            return None
+        return self.ready if self.ready < 2 else seat_of(self.to_move)
+
+    def play(self, seat: int, reply: Any) -> Rejected | None:
+        if seat != self._due():
+            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+        if self.ready < 2:
+            if not codec.is_ok(reply):
+                return Rejected(INVALID_REPLY, f"expected OK after START, got {_show(reply)}")
+            self.ready += 1
+            return None
+        cell = codec.parse_move(reply)
+        if cell is None:
+            return Rejected(INVALID_REPLY, f"expected 'X Y' (row and column), got {_show(reply)}")
+        row, col = cell
+        if not on_board(row, col):
+            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is off the {SIZE}x{SIZE} board")
+        if self.board.at(row, col) != EMPTY:
+            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is occupied")
+        self.board.put(row, col, self.to_move)
+        self.moves.append((seat, row, col))
+        if self.board.makes_five(row, col):
+            self.outcome = Outcome(winner=seat, reason=f"five in a row ending at {row} {col}")
+            self._ended_by_move = True
+        elif self.board.full():
+            self.outcome = Outcome(winner=None, reason="board full")
+            self._ended_by_move = True
+        else:
+            self.to_move = WHITE if self.to_move == BLACK else BLACK
+        return None
+
+    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
+        outcome = super().forfeit(seat, kind, reason)
+        if self.outcome is None:
+            # Remembered so that next() keeps answering it after the core rules a fault.
+            self.outcome = outcome
+        return outcome
+
+    def final(self, outcome: Outcome) -> tuple[Message, ...]:
+        lines: list[Message] = []
+        if self._ended_by_move and outcome == self.outcome:
+            mover, row, col = self.moves[-1]
+            lines.append(Message(1 - mover, codec.place(row, col)))
+        for seat in (0, 1):
+            if outcome.winner is None:
+                code = codec.END_DRAW
+            else:
+                code = codec.END_WON if outcome.winner == seat else codec.END_LOST
+            lines.append(Message(seat, codec.end(code)))
+        return tuple(lines)
+
+    # -- conformance helpers -----------------------------------------------------------
+    def legal_replies(self) -> list[Any]:
+        if self.outcome is not None:
+            return []
+        if self.ready < 2:
+            return ["OK"]
+        return [codec.move(r, c) for r, c in self.board.empty_cells()]
+
+
+def render(match: Match) -> str:
+    """The board as text: X black, O white, the last move in brackets."""
+    if not isinstance(match, ClassicMatch):
+        return ""
+    last = match.moves[-1][1:] if match.moves else None
+    marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+    header = ("    " + "".join(f"{c:>2} " for c in range(SIZE))).rstrip()
+    rows = [header]
+    for r in range(SIZE):
+        cells = []
+        for c in range(SIZE):
+            mark = marks[match.board.at(r, c)]
+            cells.append(f"[{mark}]" if (r, c) == last else f" {mark} ")
+        rows.append(f"{r:>3} " + "".join(cells).rstrip())
+    players = match.setup.players
+    rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(match.moves)}")
+    return "\n".join(rows)

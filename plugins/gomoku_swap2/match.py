@@ -1,0 +1,191 @@
+"""The Swap2 match: the opening (A, B and maybe C prompts), then the game phase, as a pure state machine.
+
+Seat 0 is the opener (player A), seat 1 the other player (B).  The phases:
+
+* ``A``: seat 0 places two black stones and one white.
+* ``B``: seat 1 answers ``B`` (it plays black), ``W (x,y)`` (it places a white
+  stone and plays white) or ``(x,y) (x,y)`` (one black, one white; seat 0 then
+  picks the colour in phase ``C``).
+* ``game``: one stone each, the black player first, until five or more in a
+  row (a win) or a full board (a tie).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+
+from kothkit_gomoku_swap2.codec import Ask, Cell, Exit, format_cell, format_reply, read_reply
+from kothkit_gomoku_swap2.codec import encode as encode_line
+from kothkit_gomoku_swap2.rules import BLACK, SIZE, WHITE, Board, Stone, on_board, winning_line
+
+FIVE = "five in a row"
+FULL = "board full"
+#: Rules a challenge file may override: the order stones are listed in BOARD.
+#: "placement" (the issue's rule) or "sorted" (by x then y, as the seed's examples show).
+DEFAULT_RULES = {"board_order": "placement"}
+#: At most this many sampled replies from legal_replies() when the true set is huge.
+SAMPLE = 150
+
+
+class Swap2Match(Match):
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(setup)
+        rules = {**DEFAULT_RULES, **dict(setup.rules)}
+        self.sorted_board = rules.get("board_order") == "sorted"
+        self.board = Board()
+        #: "A", "B", "C" or "game".
+        self.phase = "A"
+        #: The seat that plays black once the opening is over.
+        self.black_seat: int | None = None
+        #: Stones placed in the game phase (the N of the "N BOARD" prompt).
+        self.moves = 0
+        self.outcome: Outcome | None = None
+        self.last_line: list[Cell] | None = None
+
+    # -- whose turn, what is asked ---------------------------------------------
+    def to_move(self) -> int:
+        if self.phase in ("A", "C"):
+            return 0
+        if self.phase == "B":
+            return 1
+        assert self.black_seat is not None
+        return self.black_seat if self.moves % 2 == 0 else 1 - self.black_seat
+
+    def color_of(self, seat: int) -> str | None:
+        if self.black_seat is None:
+            return None
+        return BLACK if seat == self.black_seat else WHITE
+
+    def listed_stones(self) -> tuple[Stone, ...]:
+        if self.sorted_board:
+            return tuple(sorted(self.board.stones, key=lambda s: (s.x, s.y)))
+        return tuple(self.board.stones)
+
+    def _kind(self) -> str:
+        return "N" if self.phase == "game" else self.phase
+
+    def next(self) -> Prompt | Outcome:
+        if self.outcome is not None:
+            return self.outcome
+        tag = str(self.moves) if self.phase == "game" else self.phase
+        return Prompt(seat=self.to_move(), payload=Ask(tag, self.listed_stones()))
+
+    def encode(self, payload: Any) -> str:
+        return encode_line(payload)
+
+    # -- judging a reply ---------------------------------------------------------
+    def _problem(self, cells: list[Cell]) -> str | None:
+        seen = set()
+        for c in cells:
+            if not on_board(*c):
+                return f"{format_cell(c)} is off the board (x and y are 0..{SIZE - 1})"
+            taken = self.board.at(*c)
+            if taken is not None:
+                return f"{format_cell(c)} is already taken by {'black' if taken == BLACK else 'white'}"
+            if c in seen:
+                return f"{format_cell(c)} is given twice"
+            seen.add(c)
+        return None
+
+    def play(self, seat: int, reply: Any) -> Rejected | None:
+        if self.outcome is not None:
+            return Rejected(ILLEGAL_MOVE, "the game is already over")
+        if seat != self.to_move():
+            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
+        tokens = read_reply(reply, self._kind())
+        if isinstance(tokens, str):
+            return Rejected(INVALID_REPLY, tokens)
+        cells = [t for t in tokens if isinstance(t, tuple)]
+        problem = self._problem(cells)
+        if problem is not None:
+            return Rejected(ILLEGAL_MOVE, problem)
+        self._apply(seat, tokens, cells)
+        return None
+
+    def _apply(self, seat: int, tokens: list, cells: list[Cell]) -> None:
+        if self.phase == "A":
+            (b1, b2, w) = cells
+            self.board.place(*b1, BLACK)
+            self.board.place(*b2, BLACK)
+            self.board.place(*w, WHITE)
+            self.phase = "B"
+        elif self.phase == "B":
+            if tokens[0] == BLACK:
+                self.black_seat = 1
+                self.phase = "game"
+            elif tokens[0] == WHITE:
+                self.board.place(*cells[0], WHITE)
+                self.black_seat = 0
+                self.phase = "game"
+            else:
+                self.board.place(*cells[0], BLACK)
+                self.board.place(*cells[1], WHITE)
+                self.phase = "C"
+        elif self.phase == "C":
+            self.black_seat = 0 if tokens[0] == BLACK else 1
+            self.phase = "game"
+        else:
+            (x, y) = cells[0]
+            self.board.place(x, y, self.color_of(seat))
+            self.moves += 1
+            line = winning_line(self.board, x, y)
+            if line is not None:
+                self.last_line = line
+                self.outcome = Outcome(winner=seat, reason=FIVE)
+            elif self.board.full():
+                self.outcome = Outcome(winner=None, reason=FULL)
+
+    # -- the end -----------------------------------------------------------------
+    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
+        self.outcome = super().forfeit(seat, kind, reason)
+        return self.outcome
+
+    def final(self, outcome: Outcome) -> tuple[Message, ...]:
+        name = None if outcome.winner is None else self.setup.players[outcome.winner]
+        return tuple(Message(seat, Exit(name)) for seat in range(len(self.setup.players)))
+
+    # -- conformance helpers -----------------------------------------------------
+    def legal_replies(self) -> list[str]:
+        """Legal replies to the current prompt; the huge opening sets are sampled from the setup seed."""
+        if self.outcome is not None:
+            return []
+        empty = self.board.empty_cells()
+        rng = random.Random(f"{self.setup.seed}:{self.phase}:{len(self.board.stones)}")
+        if self.phase == "A":
+            return [format_reply(rng.sample(empty, 3)) for _ in range(SAMPLE)]
+        if self.phase == "B":
+            whites = [format_reply([WHITE, c]) for c in rng.sample(empty, SAMPLE // 2)]
+            pairs = [format_reply(rng.sample(empty, 2)) for _ in range(SAMPLE // 2)]
+            return [BLACK, *whites, *pairs]
+        if self.phase == "C":
+            return [BLACK, WHITE]
+        return [format_cell(c) for c in empty]
+
+
+def render(match: Match) -> str:
+    """The board as text: X black, O white, the last stone in lower case, x across and y down."""
+    assert isinstance(match, Swap2Match)
+    last = match.board.stones[-1] if match.board.stones else None
+    rows = ["    " + " ".join(f"{x:>2}" for x in range(SIZE))]
+    for y in range(SIZE):
+        cells = []
+        for x in range(SIZE):
+            c = match.board.at(x, y)
+            mark = "." if c is None else ("X" if c == BLACK else "O")
+            if last is not None and (last.x, last.y) == (x, y):
+                mark = mark.lower()
+            cells.append(f"{mark:>2}")
+        rows.append(f"{y:>2}  " + " ".join(cells))
+    names = match.setup.players
+    if match.black_seat is None:
+        status = f"opening, phase {match.phase}"
+    else:
+        status = f"black: {names[match.black_seat]}, white: {names[1 - match.black_seat]}, game move {match.moves}"
+    if match.outcome is not None:
+        who = "tie" if match.outcome.winner is None else f"{names[match.outcome.winner]} wins"
+        status += f"; {who} ({match.outcome.reason})"
+    rows.append(status)
+    return "\n".join(rows)

@@ -1,0 +1,87 @@
+"""The Swap2 board: stones in placement order, cell lookups and five-in-a-row detection.
+
+Pure data and functions; the match (match.py) decides whose turn it is and
+what is asked, this module only knows the 15x15 grid.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+SIZE = 15
+BLACK = "B"
+WHITE = "W"
+#: The four line directions; each is checked both ways from the new stone.
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+#: Five or more in a row wins (an overline counts, unlike Renju).
+WIN_LENGTH = 5
+
+
+@attrs.frozen
+class Stone:
+    x: int
+    y: int
+    color: str
+
+
+def on_board(x: int, y: int) -> bool:
+    return 0 <= x < SIZE and 0 <= y < SIZE
+
+
+def other(color: str) -> str:
+    return WHITE if color == BLACK else BLACK
+
+
+@attrs.define
+class Board:
+    """Stones in the order they were placed, plus a cell index for O(1) lookups."""
+
+    stones: list[Stone] = attrs.field(factory=list)
+    cells: dict[tuple[int, int], str] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, stones) -> "Board":
+        b = cls()
+        for s in stones:
+            b.place(s.x, s.y, s.color)
+        return b
+
+    def place(self, x: int, y: int, color: str) -> None:
+        self.stones.append(Stone(x, y, color))
+        self.cells[(x, y)] = color
+
+    def at(self, x: int, y: int) -> str | None:
+        return self.cells.get((x, y))
+
+    def full(self) -> bool:
+        return len(self.cells) >= SIZE * SIZE
+
+    def empty_cells(self) -> list[tuple[int, int]]:
+        return [(x, y) for y in range(SIZE) for x in range(SIZE) if (x, y) not in self.cells]
+
+
+def line_through(board: Board, x: int, y: int, dx: int, dy: int) -> list[tuple[int, int]]:
+    """The maximal run of the colour at (x, y) along (dx, dy), both ways, in order."""
+    color = board.at(x, y)
+    if color is None:
+        return []
+    back = []
+    cx, cy = x - dx, y - dy
+    while on_board(cx, cy) and board.at(cx, cy) == color:
+        back.append((cx, cy))
+        cx, cy = cx - dx, cy - dy
+    fwd = []
+    cx, cy = x + dx, y + dy
+    while on_board(cx, cy) and board.at(cx, cy) == color:
+        fwd.append((cx, cy))
+        cx, cy = cx + dx, cy + dy
+    return back[::-1] + [(x, y)] + fwd
+
+
+def winning_line(board: Board, x: int, y: int) -> list[tuple[int, int]] | None:
+    """The run of five or more through the stone at (x, y), if its placement made one."""
+    for dx, dy in DIRECTIONS:
+        run = line_through(board, x, y, dx, dy)
+        if len(run) >= WIN_LENGTH:
+            return run
+    return None
