@@ -126,8 +126,10 @@ def _chunks(it, n):
 def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None
                ) -> tuple[list[BotSpec], list[BotError]]:
     ok, errors = [], []
+    from kothkit.build import is_built
+
     for b in bots:
-        if b.build and on_build is not None:
+        if b.build and on_build is not None and not is_built(b):
             on_build(b)
         _, err = build(b)
         if err is None:
