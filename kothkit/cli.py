@@ -233,8 +233,8 @@ def debug(
 
 
 def main() -> None:
-    # Optional command modules register themselves on `app` when imported.
-    for mod in ("kothkit.cli_extra",):
+    # Command modules register themselves on `app` when imported.
+    for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold"):
         try:
             __import__(mod)
         except ModuleNotFoundError as e:

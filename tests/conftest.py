@@ -1,0 +1,44 @@
+"""Shared fixtures: run the real ``kothkit`` command line in a subprocess, with a deadline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "tests" / "bots"
+
+
+class CLI:
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.n = 0
+
+    def __call__(self, *args: str, timeout: float = 120, check: bool = False, cwd: Path | None = None,
+                 env: dict | None = None) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kothkit", *map(str, args)], cwd=cwd or self.tmp, capture_output=True, text=True,
+            timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200", **(env or {})},
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kothkit {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def run_json(self, *args: str, timeout: float = 120) -> dict:
+        """``kothkit run ARGS --json F --db D`` (fresh files each call); returns the document."""
+        self.n += 1
+        out = self.tmp / f"run{self.n}.json"
+        db = self.tmp / f"run{self.n}.sqlite"
+        extra = [] if "--db" in args else ["--db", str(db)]
+        self(*args, "--json", str(out), *extra, timeout=timeout, check=True)
+        return json.loads(out.read_text())
+
+
+@pytest.fixture
+def cli(tmp_path) -> CLI:
+    return CLI(tmp_path)
