@@ -133,8 +133,6 @@ class Jail:
         elif self.limits.memory_mb is not None:
             cap = self.limits.memory_mb * MiB
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-        if self.cpu is not None:
-            os.sched_setaffinity(0, {self.cpu})
         lim = self.limits
         if lim.cpu_seconds is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds + 1))
@@ -149,8 +147,17 @@ class Jail:
 
     def needs_preexec(self) -> bool:
         lim = self.limits
-        return bool(self.group or self.cpu is not None or lim.memory_mb or lim.cpu_seconds or lim.file_size_mb
+        return bool(self.group or lim.memory_mb or lim.cpu_seconds or lim.file_size_mb
                     or lim.open_files or lim.processes)
+
+    def started(self, pid: int) -> None:
+        """Right after spawn: pin the bot to its core (done here, not in preexec, so that
+        spawning can use vfork; a child forked in the first microseconds may escape the pin)."""
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(pid, {self.cpu})
+            except OSError:
+                pass
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed something in this bot's cgroup for memory."""

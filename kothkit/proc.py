@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import signal
 import subprocess
 import time
@@ -170,14 +171,25 @@ class LineProcess:
 
     def wait_exit(self, timeout: float) -> bool:
         """Wait up to ``timeout`` s for the leader to exit (without reaping it)."""
-        end = time.monotonic() + timeout
-        while True:
-            if _peek_exit(self.proc.pid) is not None:
-                return True
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(0.005, left))
+        if _peek_exit(self.proc.pid) is not None:
+            return True
+        if timeout <= 0:
+            return False
+        try:
+            fd = os.pidfd_open(self.proc.pid)
+        except (AttributeError, OSError):  # pragma: no cover - kernels before 5.3
+            end = time.monotonic() + timeout
+            while _peek_exit(self.proc.pid) is None:
+                if time.monotonic() >= end:
+                    return False
+                time.sleep(0.002)
+            return True
+        try:
+            # A pidfd becomes readable when the process exits: no polling, no sleep granularity.
+            ready, _, _ = select.select([fd], [], [], timeout)
+        finally:
+            os.close(fd)
+        return bool(ready) or _peek_exit(self.proc.pid) is not None
 
     def kill(self) -> None:
         """Kill the whole process group, then reap the leader; close our pipe ends."""

@@ -148,6 +148,7 @@ class Referee:
             s.jail.setup()
             s.proc.preexec = s.jail.preexec if s.jail.needs_preexec() else None
             s.proc.start()
+            s.jail.started(s.proc.pid)
         except (OSError, ValueError, Exception) as e:  # exec failure, bad cwd, preexec failure
             s.start_error = f"cannot start {argv[0]!r}: {e}"
             s.proc.proc = None
