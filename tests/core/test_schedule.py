@@ -1,0 +1,41 @@
+"""The schedule: pairs play 2 games a round with alternating openers; seeds depend on slots only."""
+
+from collections import Counter
+from pathlib import Path
+
+from kothkit.bots import BotSpec
+from kothkit.limits import Limits
+from kothkit.schedule import Schedule
+
+
+def bots(*names):
+    return tuple(BotSpec(name=n, path=Path("."), command=("x",), hash=n * 4) for n in names)
+
+
+def test_every_pair_twice_per_round_openers_alternate():
+    s = Schedule(game="g", bots=bots("a", "b", "c"), seed=5, rounds=2, limits=Limits())
+    tasks = list(s)
+    assert len(tasks) == s.total == 12
+    openers = Counter(t.players[0].name for t in tasks)
+    assert openers == {"a": 4, "b": 4, "c": 4}
+    assert [t.index for t in tasks] == list(range(12))
+    assert len({t.id for t in tasks}) == 12 and len({t.seed for t in tasks}) == 12
+
+
+def test_slots_do_not_depend_on_other_bots():
+    two = {(t.players[0].name, t.players[1].name, t.seed): t.id for t in Schedule("g", bots("a", "b"), 9, 1, Limits())}
+    three = {(t.players[0].name, t.players[1].name, t.seed): t.id for t in Schedule("g", bots("a", "b", "c"), 9, 1, Limits())}
+    assert two.items() <= three.items()
+
+
+def test_changed_bot_changes_only_its_ids():
+    a = {t.id for t in Schedule("g", bots("a", "b", "c"), 1, 1, Limits())}
+    changed = bots("a", "b", "c")[:2] + (BotSpec(name="c", path=Path("."), command=("x",), hash="new"),)
+    b = {t.id for t in Schedule("g", changed, 1, 1, Limits())}
+    assert len(a & b) == 2 and len(a - b) == 4
+
+
+def test_seed_changes_everything():
+    a = [t.seed for t in Schedule("g", bots("a", "b"), 1, 1, Limits())]
+    b = [t.seed for t in Schedule("g", bots("a", "b"), 2, 1, Limits())]
+    assert a != b
