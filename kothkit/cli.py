@@ -17,7 +17,7 @@ from kothkit.seeding import fresh_seed
 
 app = typer.Typer(help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
-out = Console(highlight=False)
+out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 

@@ -51,15 +51,17 @@ class BotRandom(_random_module.Random):
     """A bot's own ``random.Random`` that also stands in for the ``random`` module.
 
     Module-level functions (``random.randrange``, ``random.choice``...) are its
-    methods; anything else the module has (``random.Random``,
-    ``random.SystemRandom``...) is looked up in the real module.
+    methods; the module's other public names (``random.Random``,
+    ``random.SystemRandom``, constants) are class attributes.  (Not a
+    ``__getattr__`` fallback: that would slow down every method lookup.)
     """
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for names a Random instance lacks.
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(_random_module, name)
+
+for _name in dir(_random_module):
+    if not _name.startswith("_") and not hasattr(BotRandom, _name):
+        _value = getattr(_random_module, _name)
+        setattr(BotRandom, _name, staticmethod(_value) if callable(_value) and not isinstance(_value, type) else _value)
+del _name, _value
 
 
 def _tail(exc: BaseException) -> str:
@@ -167,11 +169,13 @@ class FunctionBot:
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
             raise FunctionBotError(CRASH, _tail(e)) from None
+        if type(result) is tuple and len(result) == 2:
+            self.state = result[1]
+            return result[0]
         # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
-        if type(result) is tuple or isinstance(result, (tuple, list)):
-            if len(result) == 2:
-                reply, self.state = result
-                return reply
+        if isinstance(result, (tuple, list)) and len(result) == 2:
+            reply, self.state = result
+            return reply
         raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
 
 

@@ -64,8 +64,14 @@ def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, Install
     return dict(sorted(found.items()))
 
 
+@cache
+def _default_games() -> dict[str, InstalledGame]:
+    return installed_games(plugin_manager())
+
+
 def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
-    games = installed_games(pm)
+    # Workers look a game up for every task: the default set is computed once per process.
+    games = installed_games(pm) if pm is not None else _default_games()
     if name not in games:
         known = ", ".join(games) or "none"
         raise PluginError(f"no game named {name!r} is installed (installed: {known})")
