@@ -80,7 +80,9 @@ class Referee:
         self.limits: Limits = task.limits
         self.cpu = cpu if self.limits.pin_cpu else None
         self.on_event = on_event
-        self.hosts = hosts
+        # Isolated function hosts outlive a game when a worker passes its pool; else they are ours.
+        self._own_hosts = hosts is None
+        self.hosts = hosts if hosts is not None else HostPool()
         self.sel = selectors.DefaultSelector()
         self.seats: list[_Seat] = [_Seat(i, b) for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
@@ -149,7 +151,7 @@ class Referee:
             s.proc.preexec = s.jail.preexec if s.jail.needs_preexec() else None
             s.proc.start()
             s.jail.started(s.proc.pid)
-        except (OSError, ValueError, Exception) as e:  # exec failure, bad cwd, preexec failure
+        except Exception as e:  # exec failure, bad cwd, preexec failure: the bot's fault, not the judge's
             s.start_error = f"cannot start {argv[0]!r}: {e}"
             s.proc.proc = None
             return
@@ -169,12 +171,8 @@ class Referee:
             except Exception as e:  # a module that fails to import
                 s.start_error = f"cannot load {s.spec.entry}: {type(e).__name__}: {e}"
             return
-        pool = self.hosts if self.hosts is not None else HostPool()
-        if self.hosts is None:
-            self.hosts = pool
-            self._own_hosts = True
         try:
-            s.host = pool.get(s.spec, self.limits)
+            s.host = self.hosts.get(s.spec, self.limits)
         except OSError as e:
             s.start_error = f"cannot start the function host: {e}"
             return
@@ -265,7 +263,7 @@ class Referee:
         try:
             line = self._wait_line(s, t0 + timeout, *late)
         except _Stop as stop:
-            if stop.fault.seat == s.index and self.hosts is not None:
+            if stop.fault.seat == s.index:
                 self.hosts.discard(s.spec)  # still busy or dead: never reuse it
             raise
         try:
@@ -345,7 +343,7 @@ class Referee:
         tail = [l for l in s.proc.stderr_text().splitlines() if l.strip()]
         if tail:
             what += f"; last stderr line: {_short(tail[-1], 120)!r}"
-        if s.host is not None and self.hosts is not None:
+        if s.host is not None:
             self.hosts.discard(s.spec)
         return Fault(s.index, R.CRASH, what)
 
@@ -366,11 +364,11 @@ class Referee:
             s.proc.kill()
             s.jail.teardown()
         for s in self.seats:
-            if s.host is not None and self.hosts is not None:
-                if s.host.proc.poll() is not None or s.host.eof:
+            if s.host is not None:
+                if s.host.poll() is not None or s.host.eof:
                     self.hosts.discard(s.spec)
         self.sel.close()
-        if getattr(self, "_own_hosts", False) and self.hosts is not None:
+        if self._own_hosts:
             self.hosts.close()
 
     def _drain(self, s: _Seat) -> None:
