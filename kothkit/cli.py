@@ -12,6 +12,7 @@ from rich.console import Console
 
 from kothkit import challenge as challenges
 from kothkit.bots import BotError, BotSpec, load_bots
+from kothkit.game import Setup
 from kothkit.plugins import PluginError, get_game, installed_games, plugin_manager
 from kothkit.seeding import fresh_seed
 
@@ -112,6 +113,12 @@ def run(
     entries = [str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch else ([str(info.bots)] if info.bots else [])
     if not entries:
         fail(f"{name} has no bundled bots; give --bots")
+    rules = {**info.rules, **(ch.rules if ch else {})}
+    try:
+        # Build one match up front so that a bad rules value is reported before any game runs.
+        info.match(Setup(players=("a", "b"), seed=0, rules=rules))
+    except (ValueError, TypeError, KeyError) as e:
+        fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
     specs, errors = load_and_build(entries, info)
     if len(specs) < 2:
         fail(f"a tournament needs at least two bots; {len(specs)} loaded")
@@ -153,7 +160,7 @@ def run(
         if r.fault and not reused:
             faults += 1
             if faults <= 20:
-                progress.console.print(f"  {r.fault} lost to {r.winner or '-'}: {r.verdict}: {r.reason}", markup=False)
+                progress.console.print(f"  {r.fault} lost to {r.winner or '-'}: {r.reason}", markup=False)
             elif faults == 21:
                 progress.console.print("  (further faults are in the journal)")
         progress.advance(task)

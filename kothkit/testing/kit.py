@@ -1,0 +1,600 @@
+"""The conformance kit: every check a game plugin must pass before it hosts a tournament.
+
+``Kit(game)`` takes an installed game's name or a :class:`kothkit.game.GameInfo`.
+Each ``check_*`` method raises :class:`ConformanceError` with a message that
+names the seed and the step; :meth:`Kit.run` runs them all and returns the
+failures.  :func:`kothkit.testing.conformance_tests` turns a kit into pytest
+tests.  What is checked, and the optional hooks a game can offer to get more
+checks (``Match.reveals`` for hidden information, ``Match.decode`` for codec
+round trips), is written down in docs/plugins.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, GameInfo, Match, Outcome, Prompt, Rejected
+from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES, describe, hostile_values
+from kothkit.testing.playout import (
+    MAX_STEPS,
+    ConformanceError,
+    Playout,
+    Where,
+    check_messages,
+    check_outcome,
+    copy_match,
+    new_match,
+    next_step,
+    one_line,
+    play_checked,
+    playout,
+    short,
+)
+
+#: Seeds used when none are given.
+DEFAULT_SEEDS = 10
+KINDS = (INVALID_REPLY, ILLEGAL_MOVE)
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+#: reveals(match, seat, payload, hidden) -> truthy (what leaks) when payload discloses hidden.
+Reveals = Callable[[Match, int, Any, Any], Any]
+#: decode(match, line) -> payload: the inverse of Match.encode.
+Decode = Callable[[Match, str], Any]
+
+
+def _resolve(game: str | GameInfo) -> GameInfo:
+    if isinstance(game, GameInfo):
+        return game
+    from kothkit.plugins import get_game
+
+    return get_game(game)
+
+
+def _has_items(hidden: Any) -> bool:
+    if hidden is None:
+        return False
+    try:
+        return len(hidden) > 0
+    except TypeError:
+        return bool(hidden)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _scribble(value: Any) -> bool:
+    """Overwrite every mutable container inside ``value`` in place; True if there was one."""
+    changed = False
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, (list, dict, set, bytearray)):
+                _scribble(v)
+            value[i] = -7 if not isinstance(v, (list, dict)) else v
+        value.append(-7)
+        changed = True
+    elif isinstance(value, dict):
+        for k in list(value):
+            if isinstance(value[k], (list, dict)):
+                _scribble(value[k])
+            else:
+                value[k] = -7
+        value["kothkit-scribble"] = -7
+        changed = True
+    elif isinstance(value, set):
+        value.clear()
+        changed = True
+    elif isinstance(value, bytearray):
+        value[:] = b"\x07" * len(value)
+        changed = True
+    elif isinstance(value, tuple):
+        for v in value:
+            changed = _scribble(v) or changed
+    return changed
+
+
+class Kit:
+    """The conformance checks for one game.
+
+    :param game: an installed game's name, or its GameInfo.
+    :param seeds: the seeds of the random playouts (default: 0..9).
+    :param rules: rules settings merged over the game's defaults.
+    :param max_steps: a game with more prompts than this fails "every game ends".
+    :param reveals: ``f(match, seat, payload, hidden)``: what of ``hidden`` the
+        payload discloses (falsy: nothing).  Default: the match's own
+        ``reveals(seat, payload, hidden)`` method, if it has one.
+    :param decode: ``f(match, line) -> payload``, the inverse of ``encode``.
+        Default: the match's own ``decode(line)`` method, if it has one.
+    :param fuzz_examples: Hypothesis examples for :meth:`check_fuzz`.
+    """
+
+    def __init__(self, game: str | GameInfo, *, seeds: Iterable[int] | None = None,
+                 rules: Mapping[str, Any] | None = None, max_steps: int = MAX_STEPS,
+                 reveals: Reveals | None = None, decode: Decode | None = None, fuzz_examples: int = 60) -> None:
+        self.info = _resolve(game)
+        self.seeds = list(seeds) if seeds is not None else list(range(DEFAULT_SEEDS))
+        self.rules = dict(rules or {})
+        self.max_steps = max_steps
+        self.reveals = reveals
+        self.decode = decode
+        self.fuzz_examples = fuzz_examples
+        self._playouts: dict[int, Playout] = {}
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    # -- shared --------------------------------------------------------------------
+    def playout(self, seed: int, **kw: Any) -> Playout:
+        """The random playout of ``seed`` (cached when played without a visitor)."""
+        if kw:
+            return playout(self.info, seed, rules=self.rules, max_steps=self.max_steps, **kw)
+        if seed not in self._playouts:
+            self._playouts[seed] = playout(self.info, seed, rules=self.rules, max_steps=self.max_steps)
+        return self._playouts[seed]
+
+    def _few(self, n: int) -> list[int]:
+        return self.seeds[:n] if len(self.seeds) > n else list(self.seeds)
+
+    def _sample_steps(self, total: int, n: int = 5) -> set[int]:
+        """A few step indices spread over a game of ``total`` prompts: the first ones, the middle, the last."""
+        if total <= n:
+            return set(range(total))
+        picks = {0, 1, total // 2, total - 1}
+        k = 2
+        while len(picks) < n:
+            picks.add(total * k // (n + 1))
+            k += 1
+        return picks
+
+    # -- the checks --------------------------------------------------------------
+    def check_info(self) -> None:
+        """The GameInfo is usable: a name, a summary, valid seats, and bundled bots that load."""
+        info = self.info
+        where = f"{info.name!r}"
+        if not isinstance(info.name, str) or not NAME.match(info.name):
+            raise ConformanceError(f"game name {info.name!r} must be one word of letters, digits, '_', '.', '-'")
+        if not isinstance(info.summary, str) or not info.summary.strip():
+            raise ConformanceError(f"{where}: GameInfo.summary is empty (kothkit games prints it)")
+        if type(info.seats) is not int or info.seats < 1:
+            raise ConformanceError(f"{where}: GameInfo.seats must be a positive int, got {info.seats!r}")
+        if info.aside_prefix is not None and (not isinstance(info.aside_prefix, str) or not info.aside_prefix):
+            raise ConformanceError(f"{where}: GameInfo.aside_prefix must be None or a non-empty str")
+        if type(info.rounds) is not int or info.rounds < 1:
+            raise ConformanceError(f"{where}: GameInfo.rounds must be a positive int, got {info.rounds!r}")
+        if info.bots is not None:
+            from kothkit.bots import load_bots
+
+            if not info.bots.is_dir():
+                raise ConformanceError(f"{where}: GameInfo.bots is {info.bots}, which is not a folder")
+            loaded = load_bots([info.bots])
+            if loaded.errors:
+                raise ConformanceError(f"{where}: bundled bots do not load: " + "; ".join(map(str, loaded.errors)))
+            if not loaded.bots:
+                raise ConformanceError(f"{where}: {info.bots} holds no bots")
+            for b in loaded.bots:
+                if b.kind == "function" and not info.function_bots:
+                    raise ConformanceError(f"{where}: bundled bot {b.name} is a function bot, but GameInfo.function_bots is False")
+        try:
+            new_match(info, 0, self.rules)
+        except Exception as e:
+            raise ConformanceError(f"{where}: creating a match with the default rules raised {type(e).__name__}: {e}") from e
+
+    def check_playouts(self) -> None:
+        """Random games from every seed end, accept every reply legal_replies() offers, and end well.
+
+        On the way: prompts are well formed, ``next()`` is idempotent, every line
+        is one line, the outcome names a seat or a draw with a reason, ``next()``
+        keeps returning the outcome, and ``final()`` addresses real seats.
+        """
+        for seed in self.seeds:
+            p = self.playout(seed)
+            where = Where(self.name, seed)
+            where.step = len(p.steps)
+            self._check_end(seed, p, where)
+        # Isolated function bots' replies arrive after a JSON round trip: tuples become lists.
+        if self.info.function_bots:
+            for seed in self._few(3):
+                self.playout(seed, json_replies=True)
+
+    def _check_end(self, seed: int, p: Playout, where: Where) -> None:
+        match = new_match(self.info, seed, self.rules)
+        for r in p.replies:
+            step = match.next()
+            match.play(step.seat, r)
+        again = match.next()
+        if not _same(again, p.outcome):
+            raise where.fail(f"after the game ended with {p.outcome!r}, next() on a replay returned {short(again)}")
+
+    def check_other_legal_replies(self, per_step: int = 12) -> None:
+        """Not just the reply the random player picked: other offered replies are accepted too."""
+        import random
+
+        for seed in self._few(3):
+            rng = random.Random(f"kothkit.testing.other:{seed}")
+            picks = self._sample_steps(len(self.playout(seed).steps))
+
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                if where.step not in picks:
+                    return
+                for reply in rng.sample(legal, min(per_step, len(legal))):
+                    play_checked(copy_match(match, where), prompt.seat, reply, where)
+
+            self.playout(seed, visit=visit)
+
+    def check_determinism(self) -> None:
+        """The same seed and the same replies give the same game: prompts, legal replies, outcome, finals.
+
+        Checked within this process and in a fresh Python process with another
+        hash seed (set and dict-of-str orders differ there), which is how a
+        tournament's worker processes and a later re-run see the game.
+        """
+        for seed in self._few(5):
+            first = self.playout(seed)
+            again = self.playout(seed, replies=first.replies)
+            self._compare(first, again, "replaying the same replies")
+            fresh = playout(self.info, seed, rules=self.rules, max_steps=self.max_steps)
+            self._compare(first, fresh, "a second random playout with the same seed")
+        self._check_other_process()
+
+    def _compare(self, a: Playout, b: Playout, what: str) -> None:
+        for i, (x, y) in enumerate(zip(a.steps, b.steps)):
+            if (x.seat, x.line, x.notices, x.choices) != (y.seat, y.line, y.notices, y.choices) or not _same(x.reply, y.reply):
+                raise ConformanceError(f"{self.name}, seed {a.seed}, step {i}: {what} gave a different game: "
+                                       f"first seat {x.seat} got {short(x.line)} ({x.choices} legal replies), "
+                                       f"then seat {y.seat} got {short(y.line)} ({y.choices} legal replies)")
+        if len(a.steps) != len(b.steps) or not _same(a.outcome, b.outcome) or a.finals != b.finals:
+            raise ConformanceError(f"{self.name}, seed {a.seed}: {what} gave a different end: "
+                                   f"{len(a.steps)} steps, {a.outcome!r}, {a.finals!r} vs "
+                                   f"{len(b.steps)} steps, {b.outcome!r}, {b.finals!r}")
+
+    def digest(self, seeds: Iterable[int]) -> dict[int, str]:
+        """A fingerprint of each seed's random playout (prompts, legal replies, replies, end)."""
+        out = {}
+        for seed in seeds:
+            p = self.playout(seed)
+            h = hashlib.sha256()
+            for s in p.steps:
+                h.update(repr((s.seat, s.line, s.notices, s.choices, s.reply)).encode("utf-8", "replace"))
+            h.update(repr((p.outcome, p.finals)).encode("utf-8", "replace"))
+            out[seed] = h.hexdigest()
+        return out
+
+    def _reference(self) -> str | None:
+        """How another process finds this game: its installed name, or the module attribute holding its GameInfo."""
+        from kothkit.plugins import PluginError, installed_games
+
+        try:
+            installed = installed_games()
+        except PluginError:
+            installed = {}
+        if self.info.name in installed and installed[self.info.name].info == self.info:
+            return f"name:{self.info.name}"
+        package = getattr(self.info.match, "__module__", "").partition(".")[0]
+        for name, module in sorted(sys.modules.items()):
+            if module is None or name.partition(".")[0] != package:
+                continue
+            for attr, value in sorted(vars(module).items()):
+                if value is self.info:
+                    return f"ref:{name}:{attr}"
+        return None
+
+    def _check_other_process(self) -> None:
+        ref = self._reference()
+        try:
+            rules = json.dumps(self.rules)
+        except (TypeError, ValueError):
+            return
+        if ref is None:
+            return
+        seeds = self._few(3)
+        mine = self.digest(seeds)
+        code = ("import json,sys; from kothkit.testing.kit import _digest_main; "
+                "print(json.dumps(_digest_main(sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]))))")
+        env = {**os.environ, "PYTHONHASHSEED": "12345" if os.environ.get("PYTHONHASHSEED") != "12345" else "54321",
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        done = subprocess.run([sys.executable, "-c", code, ref, rules, json.dumps(seeds), str(self.max_steps)],
+                              capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise ConformanceError(f"{self.name}: replaying in a fresh Python process failed:\n{done.stderr[-2000:]}")
+        theirs = {int(k): v for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+        for seed in seeds:
+            if theirs[seed] != mine[seed]:
+                raise ConformanceError(
+                    f"{self.name}, seed {seed}: the same seed gives a different game in another Python process "
+                    "(different PYTHONHASHSEED): does the game iterate over a set, or use hash() or id()? "
+                    "Sort before iterating, and derive randomness from Setup.seed only")
+
+    def check_malformed_replies(self) -> None:
+        """Junk replies are rejected with a kind and a reason, at several points of several games; nothing raises."""
+        junk: list[Any] = list(JUNK_TEXT)
+        if self.info.function_bots:
+            junk += list(JUNK_VALUES) + list(hostile_values())
+        for seed in self._few(3):
+            picks = self._sample_steps(len(self.playout(seed).steps))
+
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                if where.step not in picks:
+                    return
+                for reply in junk:
+                    self._judge_junk(copy_match(match, where), prompt, legal, reply, where)
+
+            self.playout(seed, visit=visit)
+
+    def _judge_junk(self, match: Match, prompt: Prompt, legal: list, reply: Any, where: Where,
+                    seat: int | None = None) -> Rejected | None:
+        seat = prompt.seat if seat is None else seat
+        label = f"play({seat}, {describe(reply)})"
+        try:
+            result = match.play(seat, reply)
+        except Exception as e:
+            raise where.fail(f"{label} raised {type(e).__name__}: {e} (play() must return a Rejected for bad input, never raise)") from e
+        if result is None:
+            if any(type(reply) is type(x) and _same(reply, x) for x in legal):
+                return None
+            if seat != prompt.seat:
+                raise where.fail(f"{label} was accepted although seat {prompt.seat} is the one prompted")
+            raise where.fail(f"{label} was accepted as a move; it is not among legal_replies()")
+        if not isinstance(result, Rejected):
+            raise where.fail(f"{label} returned {short(result)}, not None or a Rejected")
+        if result.kind not in KINDS:
+            raise where.fail(f"{label} was rejected with kind {result.kind!r}; a game uses {KINDS[0]!r} "
+                             f"(cannot be parsed) or {KINDS[1]!r} (against the rules)")
+        if not isinstance(result.reason, str) or not result.reason.strip():
+            raise where.fail(f"{label} was rejected without a reason; say what was wrong, in plain words")
+        return result
+
+    def check_forfeit(self) -> None:
+        """forfeit(seat, ...) at any point: the seat at fault does not win, and final() still works."""
+        for seed in self._few(2):
+            picks = self._sample_steps(len(self.playout(seed).steps), 3)
+
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                if where.step not in picks:
+                    return
+                for seat in range(self.info.seats):
+                    m = copy_match(match, where)
+                    try:
+                        outcome = m.forfeit(seat, "crash", "kothkit conformance kit: a forfeit")
+                    except Exception as e:
+                        raise where.fail(f"forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
+                    if not isinstance(outcome, Outcome):
+                        raise where.fail(f"forfeit({seat}, ...) returned {short(outcome)}, not an Outcome")
+                    check_outcome(outcome, self.info.seats, where, f"forfeit({seat}, ...)")
+                    if outcome.winner == seat:
+                        raise where.fail(f"forfeit({seat}, ...) names seat {seat}, the one at fault, as the winner")
+                    if self.info.seats == 2 and outcome.winner != 1 - seat:
+                        raise where.fail(f"forfeit({seat}, ...) in a two-seat game must make seat {1 - seat} the winner, got {outcome.winner!r}")
+                    try:
+                        finals = m.final(outcome)
+                    except Exception as e:
+                        raise where.fail(f"final() after forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
+                    check_messages(m, finals, self.info.seats, f"final() after forfeit({seat}, ...)", where)
+
+            self.playout(seed, visit=visit)
+
+    def check_hidden_information(self) -> None:
+        """No payload sent to a seat discloses what ``hidden_from(seat)`` says it must not see."""
+        reveals = self._reveals()
+        found_hidden = 0
+        for seed in self.seeds:
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                nonlocal found_hidden
+                for seat in range(self.info.seats):
+                    try:
+                        hidden = match.hidden_from(seat)
+                    except Exception as e:
+                        raise where.fail(f"hidden_from({seat}) raised {type(e).__name__}: {e}") from e
+                    if not _has_items(hidden):
+                        continue
+                    found_hidden += 1
+                    if reveals is None:
+                        raise where.fail(
+                            f"hidden_from({seat}) returns {short(hidden)}, but there is no way to check that seat {seat}'s "
+                            "prompts keep it hidden: give the Match a reveals(seat, payload, hidden) method "
+                            "(see docs/plugins.md, 'Hidden information') or pass reveals= to the kit")
+                    sent = [("notice", m.payload) for m in prompt.notices if m.seat == seat]
+                    if prompt.seat == seat:
+                        sent.append(("prompt", prompt.payload))
+                    for what, payload in sent:
+                        try:
+                            leak = reveals(match, seat, payload, hidden)
+                        except Exception as e:
+                            raise where.fail(f"reveals({seat}, ...) raised {type(e).__name__}: {e}") from e
+                        if leak:
+                            raise where.fail(f"the {what} sent to seat {seat} reveals {short(leak if leak is not True else hidden)}, "
+                                             f"which hidden_from({seat}) says it must not see")
+
+            self.playout(seed, visit=visit)
+
+    def _reveals(self) -> Reveals | None:
+        if self.reveals is not None:
+            return self.reveals
+        probe = new_match(self.info, 0, self.rules)
+        if callable(getattr(probe, "reveals", None)):
+            return lambda match, seat, payload, hidden: match.reveals(seat, payload, hidden)
+        return None
+
+    def check_codec(self) -> None:
+        """Where the game can decode its own lines (``Match.decode``), decode(encode(p)) == p for every line sent."""
+        decode = self.decode
+        probe = new_match(self.info, 0, self.rules)
+        if decode is None and callable(getattr(probe, "decode", None)):
+            decode = lambda match, line: match.decode(line)  # noqa: E731
+        if decode is None:
+            return
+        for seed in self._few(5):
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                payloads = [("prompt", prompt.payload)] + [("notice", m.payload) for m in prompt.notices]
+                for what, payload in payloads:
+                    self._round_trip(decode, match, payload, what, where)
+
+            p = self.playout(seed, visit=visit)
+            match = new_match(self.info, seed, self.rules)
+            for r in p.replies:
+                match.play(match.next().seat, r)
+            where = Where(self.name, seed)
+            where.step = len(p.steps)
+            for m in match.final(p.outcome):
+                self._round_trip(decode, match, m.payload, "final message", where)
+
+    def _round_trip(self, decode: Decode, match: Match, payload: Any, what: str, where: Where) -> None:
+        line = one_line(match, payload, what, where)
+        try:
+            back = decode(match, line)
+        except Exception as e:
+            raise where.fail(f"decode({short(line)}) raised {type(e).__name__}: {e}") from e
+        if not _same(back, payload):
+            raise where.fail(f"the {what} does not survive a round trip: encode gives {short(line)}, "
+                             f"decode gives {short(back)}, not {short(payload)}")
+
+    def check_payload_isolation(self) -> None:
+        """A function bot that scribbles on the arguments it was given cannot change the game."""
+        if not self.info.function_bots:
+            return
+        for seed in self._few(3):
+            p = self.playout(seed)
+            clean = new_match(self.info, seed, self.rules)
+            dirty = new_match(self.info, seed, self.rules)
+            where = Where(self.name, seed)
+            for i, s in enumerate(p.steps):
+                where.step = i
+                a, b = clean.next(), dirty.next()
+                if isinstance(a, Outcome) or isinstance(b, Outcome) or clean.encode(a.payload) != dirty.encode(b.payload):
+                    raise where.fail("after a bot changed the lists it was given (as a function bot may), the game "
+                                     "changed: copy the views you put in a prompt, or build them anew each turn")
+                _scribble(b.payload)
+                clean.play(a.seat, s.reply)
+                dirty.play(b.seat, s.reply)
+            if not _same(clean.next(), dirty.next()):
+                raise where.fail("after a bot changed the lists it was given, the game ended differently")
+
+    def check_render(self) -> None:
+        """GameInfo.render, if given, draws any position as text."""
+        if self.info.render is None:
+            return
+        for seed in self._few(2):
+            picks = self._sample_steps(len(self.playout(seed).steps))
+
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                if where.step in picks:
+                    self._render(match, where)
+
+            p = self.playout(seed, visit=visit)
+            match = new_match(self.info, seed, self.rules)
+            for r in p.replies:
+                match.play(match.next().seat, r)
+            where = Where(self.name, seed)
+            where.step = len(p.steps)
+            self._render(match, where)
+
+    def _render(self, match: Match, where: Where) -> None:
+        try:
+            text = self.info.render(match)
+        except Exception as e:
+            raise where.fail(f"GameInfo.render raised {type(e).__name__}: {e}") from e
+        if not isinstance(text, str):
+            raise where.fail(f"GameInfo.render returned {type(text).__name__}, not str")
+
+    def check_fuzz(self) -> None:
+        """Hypothesis: any text (and, for function bots, any JSON-like value) at any point of any game.
+
+        ``play`` never raises and returns None or a Rejected with a valid kind
+        and a reason; a reply it accepts is one of ``legal_replies()`` or leaves
+        the game in a state whose next step is still well formed.
+        """
+        from hypothesis import HealthCheck, given, settings
+
+        from kothkit.testing.strategies import positions, replies
+
+        info = self.info
+
+        @settings(max_examples=self.fuzz_examples, deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(at=positions(self), reply=replies(function_bots=info.function_bots))
+        def prop(at: tuple[Match, Prompt, list, Where], reply: Any) -> None:
+            match, prompt, legal, where = at
+            try:
+                result = match.play(prompt.seat, reply)
+            except Exception as e:
+                raise where.fail(f"play({prompt.seat}, {describe(reply)}) raised {type(e).__name__}: {e}") from e
+            if result is None:
+                where.step += 1
+                step = next_step(match, info, where)
+                if isinstance(step, Prompt):
+                    one_line(match, step.payload, "prompt", where)
+                return
+            if not isinstance(result, Rejected) or result.kind not in KINDS or not str(result.reason).strip():
+                raise where.fail(f"play({prompt.seat}, {describe(reply)}) returned {short(result)}: "
+                                 f"expected None or Rejected({KINDS[0]!r} or {KINDS[1]!r}, a reason)")
+
+        prop()
+
+    def check_bundled_bots(self, games: int = 2) -> None:
+        """Two bundled bots play ``games`` real games through the referee without a fault."""
+        from kothkit.bots import load_bots
+        from kothkit.records import GameTask
+        from kothkit.referee import play_game
+        from kothkit.schedule import game_id, settings_of
+        from kothkit.tournament import build_bots
+
+        if self.info.bots is None:
+            return
+        loaded = load_bots([self.info.bots])
+        specs, errors = build_bots(list(loaded.bots))
+        if errors:
+            raise ConformanceError(f"{self.name}: bundled bots do not build: " + "; ".join(map(str, errors)))
+        if not specs:
+            return
+        import attrs
+
+        pair = specs[:2] if len(specs) >= 2 else [specs[0], attrs.evolve(specs[0], name=specs[0].name + "-2")]
+        rules = {**self.info.rules, **self.rules}
+        for k in range(games):
+            seats = tuple(pair) if k % 2 == 0 else tuple(reversed(pair))
+            task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
+                            game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
+            record = play_game(task, info=self.info)
+            if record.verdict is not None:
+                raise ConformanceError(f"{self.name}: bundled bot {record.fault} lost a game to a fault "
+                                       f"({record.verdict}: {record.reason}) playing {' vs '.join(record.players)}")
+
+    #: Every check, in the order :meth:`run` runs them (cheap first).
+    CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",
+              "check_malformed_replies", "check_forfeit", "check_hidden_information", "check_codec",
+              "check_payload_isolation", "check_render", "check_fuzz")
+
+    def run(self, checks: Iterable[str] | None = None, bundled_bots: bool = False) -> list[tuple[str, str]]:
+        """Run the checks; returns (check, message) for each that failed."""
+        failures = []
+        names = list(checks or self.CHECKS) + (["check_bundled_bots"] if bundled_bots else [])
+        for name in names:
+            try:
+                getattr(self, name)()
+            except ConformanceError as e:
+                failures.append((name, str(e)))
+        return failures
+
+
+def _digest_main(ref: str, rules: dict, seeds: list[int], max_steps: int) -> dict[int, str]:
+    """Entry point of the fresh process in :meth:`Kit.check_determinism`."""
+    import importlib
+
+    kind, _, rest = ref.partition(":")
+    if kind == "name":
+        info: Any = rest
+    else:
+        module, _, attr = rest.rpartition(":")
+        info = getattr(importlib.import_module(module), attr)
+    return Kit(info, rules=rules, max_steps=max_steps).digest(seeds)
+
