@@ -26,6 +26,7 @@ FULL = "board full"
 #: Rules a challenge file may override: the order stones are listed in BOARD.
 #: "placement" (the issue's rule) or "sorted" (by x then y, as the seed's examples show).
 DEFAULT_RULES = {"board_order": "placement"}
+BOARD_ORDERS = ("placement", "sorted")
 #: At most this many sampled replies from legal_replies() when the true set is huge.
 SAMPLE = 150
 
@@ -34,7 +35,11 @@ class Swap2Match(Match):
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
         rules = {**DEFAULT_RULES, **dict(setup.rules)}
-        self.sorted_board = rules.get("board_order") == "sorted"
+        order = rules["board_order"]
+        if order not in BOARD_ORDERS:
+            # A bad challenge file, found when its first match is built: say what is allowed.
+            raise ValueError(f"rules.board_order must be one of {', '.join(map(repr, BOARD_ORDERS))}, got {order!r}")
+        self.sorted_board = order == "sorted"
         self.board = Board()
         #: "A", "B", "C" or "game".
         self.phase = "A"

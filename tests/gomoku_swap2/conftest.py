@@ -1,9 +1,10 @@
 """Fixtures for the gomoku_swap2 tests: the game's info, and a tiny pipe driver for bundled bots.
 
 The driver plays the pure Match between real bot processes over real pipes,
-following the referee loop of the shared brief, so the plugin and its bots can
-be tested before (and independently of) the core's referee.  It is a test
-helper, not a judge: one deadline per reply, no resource limits.
+following the referee's loop, so the plugin and its bots are tested apart from
+the core's referee (tests through the real CLI use the shared ``cli`` fixture
+of tests/conftest.py).  It is a test helper, not a judge: one deadline per
+reply, no resource limits, no verdicts beyond the game's own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -39,6 +39,8 @@ class Played:
     replies: tuple[tuple[int, str], ...]
     rejected: Rejected | None
     match: object
+    #: Each bot's exit status, or None if it had to be killed after the game.
+    returncodes: tuple[int | None, ...]
 
 
 class LineReader:
@@ -133,14 +135,16 @@ def play_pipes(specs: list[BotSpec], seed: int, move_time: float = 10.0, names=N
             except OSError:
                 pass
     finally:
+        codes = []
         for p in procs:
             try:
-                p.wait(timeout=2)
+                codes.append(p.wait(timeout=2))
             except subprocess.TimeoutExpired:
+                codes.append(None)
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(timeout=5)
             p.stdout.close()
-    return Played(outcome, tuple(sent), tuple(replies), rejected, match)
+    return Played(outcome, tuple(sent), tuple(replies), rejected, match, tuple(codes))
 
 
 @pytest.fixture
@@ -164,21 +168,3 @@ def bot(tmp_path):
         return prepared(p, tmp_path)
 
     return make
-
-
-def kothkit_cli(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """``python -m kothkit ARGS`` as a real subprocess, bounded by ``timeout``."""
-    return subprocess.run([sys.executable, "-m", "kothkit", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def core_ready() -> bool:
-    return (ROOT / "kothkit" / "referee.py").is_file() and (ROOT / "kothkit" / "cli.py").is_file()
-
-
-@pytest.fixture
-def cli():
-    """The kothkit CLI runner; skips the test while the core's referee and CLI do not exist."""
-    if not core_ready():
-        pytest.skip("the core's referee and CLI do not exist yet")
-    return kothkit_cli

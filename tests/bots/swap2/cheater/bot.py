@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""cheater: plays the opening legally, then puts its first game-phase stone on an occupied cell
+(verdict: illegal-move).
+
+A test bot for kothkit's gomoku_swap2 fault handling; it misbehaves on purpose.
+"""
+
+import re
+import sys
+
+
+def misbehave(line):
+    first = re.search(r"\(\((\d+),(\d+)\)", line)
+    reply(f"({first.group(1)},{first.group(2)})")
+
+
+def legal(line):
+    """A legal reply to any Swap2 prompt: a fixed opening, "B" to the choices, the first empty cell."""
+    tag, _, rest = line.partition(" ")
+    if tag == "A":
+        return "(0,0) (2,0) (1,0)"
+    if tag in ("B", "C"):
+        return "B"
+    taken = {(int(x), int(y)) for x, y in re.findall(r"\(\((\d+),(\d+)\)", rest)}
+    x, y = next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+    return f"({x},{y})"
+
+
+def reply(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+for raw in iter(sys.stdin.readline, ""):
+    line = raw.strip()
+    if line.startswith("EXIT"):
+        break
+    if line.split(" ")[0].isdigit():
+        misbehave(line)
+    else:
+        reply(legal(line))
