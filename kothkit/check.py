@@ -10,16 +10,17 @@ import typer
 from kothkit.cli import app, err, out
 
 
-def _print_run(run, seen: dict[str, int], verbose: bool) -> None:
+def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> None:
     mark = "ok  " if run.ok else "FAIL"
     first = f", first reply {run.first_ms:.0f} ms" if run.first_ms is not None else ""
     out.print(f"  {mark}  {run.title}  [{run.replies} replies{first}]", markup=False, soft_wrap=True)
     for f in run.findings:
         label = {"fault": "problem", "warning": "warning", "error": "scenario error"}[f.severity]
-        if f.severity != "warning" and f.text in seen:
-            out.print(f"        {label}: the same as in run {seen[f.text]} above", markup=False)
+        key = f.key or f.text
+        if f.severity != "warning" and key in seen:
+            out.print(f"        {label}: the same as in run {seen[key]} above", markup=False)
             continue
-        seen.setdefault(f.text, len(seen) + 1)
+        seen.setdefault(key, run_number)
         out.print(f"        {label}: {f.text}", markup=False, soft_wrap=True)
     if (not run.ok or verbose) and run.transcript:
         if run.description and not run.ok:
@@ -59,9 +60,15 @@ def check(
         opponents = list(loaded.bots)
     out.print(f"checking {bot} on {info.name} (seed {seed})", markup=False, soft_wrap=True)
     seen: dict[str, int] = {}
+    count = [0]
+
+    def show(run) -> None:
+        count[0] += 1
+        _print_run(run, count[0], seen, verbose)
+
     try:
         report = check_bot(info, Path(bot) if ":" not in bot else bot, seed=seed, quick=quick, limits=limits,
-                           against=opponents, on_run=lambda r: _print_run(r, seen, verbose))
+                           against=opponents, on_run=show)
     except CheckError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)
         raise typer.Exit(2)

@@ -91,6 +91,7 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
 ) -> None:
     """Run a round-robin tournament and print the standings."""
+    from kothkit.contain import capabilities
     from kothkit.journal import Journal
     from kothkit.report import standings_table, write_json
     from kothkit.tournament import run_tournament
@@ -145,6 +146,7 @@ def run(
     rounds = rounds or (ch.rounds if ch and ch.rounds else None) or info.rounds
     trusted = trusted or bool(ch and ch.trusted)
     out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}")
+    out.print(f"containment: {capabilities().summary()}", markup=False)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

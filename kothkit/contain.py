@@ -1,10 +1,23 @@
 """Containment: what the operating system enforces on a bot process beyond its pipes.
 
-Probed once per process (``capabilities()``): CPU pinning, resource limits
-(setrlimit), a memory cgroup (v2, or v1 as on many container hosts) that caps
-real memory and tells an OOM kill apart from a crash.  Each bot gets a
-:class:`Jail` that prepares its launch (a ``preexec`` run in the child before
-exec) and afterwards says whether the kernel killed it for memory.
+Probed once per judge process (:func:`capabilities`), and said in the
+``kothkit run`` output (:meth:`Capabilities.summary`):
+
+* **Processes.**  Where the machine allows it, every bot runs in its own PID
+  namespace under a small init (:mod:`kothkit.jailinit`): when the bot exits,
+  is killed, or the judge dies, the kernel kills everything the bot started,
+  setsid and double-forked children included.  Without namespaces, a bot's
+  process group is killed and, where a cgroup is writable, every process left
+  in the bot's cgroup.
+* **Files.**  With namespaces, a bot sees the machine read-only except its own
+  folder and a private /tmp and /dev/shm, and the other bots' folders are
+  hidden (when the bot's parent folder holds only bot folders).  Without, files
+  are not confined, and the summary says so.
+* **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
+  real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
+  number of processes (threads count) and lets the jail kill every process of
+  a bot without racing PID reuse; CPU time, file size and open files are
+  rlimits; each game's bots are pinned to the game's core.
 
 Why a cgroup and not RLIMIT_AS: address-space limits break node and the JVM,
 which reserve far more virtual memory than they use; a memory cgroup counts
@@ -16,7 +29,11 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
+import subprocess
+import sys
+import tempfile
 import time
 import uuid
 from functools import cache
@@ -27,6 +44,9 @@ import attrs
 from kothkit.limits import Limits
 
 MiB = 1 << 20
+HELPER = Path(__file__).with_name("jailinit.py")
+#: Private /tmp of a confined bot, in MiB (tmpfs pages count against the memory cap).
+TMP_MB = 256
 
 
 @attrs.frozen
@@ -36,23 +56,58 @@ class Capabilities:
     #: "v2", "v1" or None.
     cgroup_version: str | None
     cores: tuple[int, ...]
+    #: A writable cgroup directory with the pids controller (v1: the pids hierarchy; v2: as cgroup_dir).
+    pids_dir: Path | None = None
+    pids_version: str | None = None
+    #: Bots run in a PID namespace under kothkit's init.
+    namespaces: bool = False
+    #: Bots see the filesystem read-only but their own folder (needs namespaces).
+    files: bool = False
+    #: The namespaces need a user namespace (the judge is not root).
+    userns: bool = False
+    #: Why namespaces or file confinement are missing ("" when both work).
+    why: str = ""
 
     def describe(self) -> list[str]:
         lines = []
+        if self.namespaces:
+            lines.append("processes: a PID namespace per bot; whatever a bot starts dies with it, and with the judge")
+        else:
+            lines.append(f"processes: no PID namespace ({self.why}); a bot's process group"
+                         + (" and cgroup are" if self.pids_dir or self.cgroup_dir else " is")
+                         + " killed after its game; children that leave both can survive")
+        if self.files:
+            lines.append("files: read-only machine; a bot writes only its own folder and a private /tmp; "
+                         "other bots' folders hidden")
+        else:
+            lines.append(f"files: NOT confined ({self.why or 'no mount namespace'}); a bot can write wherever its user can")
         if self.cgroup_version:
             lines.append(f"memory cap: cgroup {self.cgroup_version} ({self.cgroup_dir}), real memory, OOM kill -> verdict 'memory'")
         else:
             lines.append("memory cap: no writable cgroup; RLIMIT_DATA instead (a bot over the cap crashes with an allocation failure)")
+        if self.pids_version:
+            lines.append(f"process cap: pids cgroup {self.pids_version} (threads count)")
+        else:
+            lines.append("process cap: RLIMIT_NPROC (per user; not enforced for root)")
         lines.append(f"cpu pinning: cores {list(self.cores)}")
         return lines
 
+    def summary(self) -> str:
+        """One line for the run output: what is enforced, and what is not."""
+        parts = ["PID namespace per bot" if self.namespaces else f"no PID namespace ({self.why})"]
+        parts.append("files read-only outside the bot's folder" if self.files else "files NOT confined")
+        parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
+        parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
+        return ", ".join(parts)
 
-def _own_cgroup_v1_memory() -> Path | None:
-    root = Path("/sys/fs/cgroup/memory")
+
+# -- probing -------------------------------------------------------------------
+def _own_cgroup_v1(controller: str) -> Path | None:
+    root = Path("/sys/fs/cgroup") / controller
     try:
         for line in Path("/proc/self/cgroup").read_text().splitlines():
             _, ctrls, path = line.split(":", 2)
-            if "memory" in ctrls.split(","):
+            if controller in ctrls.split(","):
                 d = root / path.lstrip("/")
                 return d if d.is_dir() else (root if root.is_dir() else None)
     except OSError:
@@ -60,13 +115,17 @@ def _own_cgroup_v1_memory() -> Path | None:
     return None
 
 
-def _own_cgroup_v2() -> Path | None:
+def _own_cgroup_v1_memory() -> Path | None:
+    return _own_cgroup_v1("memory")
+
+
+def _own_cgroup_v2(controller: str = "memory") -> Path | None:
     try:
         for line in Path("/proc/self/cgroup").read_text().splitlines():
             if line.startswith("0::"):
                 base = Path("/sys/fs/cgroup")
                 d = base / line[3:].lstrip("/")
-                if (d / "cgroup.controllers").is_file() and "memory" in (d / "cgroup.subtree_control").read_text():
+                if (d / "cgroup.controllers").is_file() and controller in (d / "cgroup.subtree_control").read_text().split():
                     return d
     except OSError:
         return None
@@ -83,17 +142,145 @@ def _probe_dir(d: Path) -> bool:
         return False
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _sweep(d: Path) -> None:
+    """Remove empty groups left by judges that were killed (named kothkit-PID-...)."""
+    try:
+        entries = list(d.glob("kothkit-*-*"))
+    except OSError:
+        return
+    for g in entries:
+        try:
+            pid = int(g.name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if pid != os.getpid() and not _pid_alive(pid):
+            try:
+                g.rmdir()
+            except OSError:
+                pass
+
+
+def helper_command(options: list[str], argv: list[str]) -> list[str]:
+    # -I -S: no site-packages, no environment; imported rather than run as a script so that its
+    # compiled form is cached: the helper is ready in ~12 ms (most of it the interpreter's start).
+    boot = f"import sys; sys.path.append({str(HELPER.parent)!r}); from jailinit import main; main()"
+    return [sys.executable, "-I", "-S", "-c", boot, *options, "--", *argv]
+
+
+def _probe_namespaces() -> tuple[bool, bool, bool, str]:
+    """(namespaces, files, userns, why): run the helper's probe in a scratch layout."""
+    if os.environ.get("KOTHKIT_NO_NAMESPACE") == "1":
+        return False, False, False, "disabled by KOTHKIT_NO_NAMESPACE=1"
+    if not sys.platform.startswith("linux"):
+        return False, False, False, "not Linux"
+    userns = os.geteuid() != 0
+    tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
+    why = ""
+    try:
+        bots = tmp / "bots"
+        me, other = bots / "a", bots / "b"
+        me.mkdir(parents=True)
+        other.mkdir()
+        (other / "secret").write_text("x")
+        for files in (True, False):
+            opts = [f"folder={me}", f"parent={os.getpid()}", "probe=1", f"outside={tmp}", f"sibling={other}"]
+            opts += ["userns=1"] if userns else []
+            opts += ["fs=1", f"hide={bots}"] if files else []
+            try:
+                done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
+                                      timeout=20, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                why = f"the jail helper failed: {e}"
+                continue
+            report = dict(kv.split("=", 1) for kv in done.stdout.split() if "=" in kv)
+            if done.returncode != 0 or report.get("pid") != "2":
+                err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+                why = err.removeprefix("kothkit: ")
+                continue
+            if not files:
+                return True, False, userns, why or "file confinement unavailable"
+            own = me / ".kothkit-probe"
+            confined = (own.exists() and not (tmp / ".kothkit-probe").exists()
+                        and report.get("sibling_hidden") == "True")
+            if confined:
+                return True, True, userns, ""
+            why = "the probe could write outside its folder"
+        return False, False, userns, why or "unshare failed"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
+    mem = mem_v = pids = pids_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
-        d2 = _own_cgroup_v2()
+        d2 = _own_cgroup_v2("memory")
         if d2 is not None and _probe_dir(d2):
-            return Capabilities(cgroup_dir=d2, cgroup_version="v2", cores=cores)
-        d1 = _own_cgroup_v1_memory()
-        if d1 is not None and _probe_dir(d1):
-            return Capabilities(cgroup_dir=d1, cgroup_version="v1", cores=cores)
-    return Capabilities(cgroup_dir=None, cgroup_version=None, cores=cores)
+            mem, mem_v = d2, "v2"
+        else:
+            d1 = _own_cgroup_v1("memory")
+            if d1 is not None and _probe_dir(d1):
+                mem, mem_v = d1, "v1"
+        p2 = _own_cgroup_v2("pids")
+        if p2 is not None and _probe_dir(p2):
+            pids, pids_v = p2, "v2"
+        else:
+            p1 = _own_cgroup_v1("pids")
+            if p1 is not None and _probe_dir(p1):
+                pids, pids_v = p1, "v1"
+        for d in {mem, pids} - {None}:
+            _sweep(d)
+    namespaces, files, userns, why = _probe_namespaces()
+    return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
+                        namespaces=namespaces, files=files, userns=userns, why=why)
+
+
+# -- hiding the other bots -----------------------------------------------------------
+_HIDE: dict[Path, tuple[float, bool]] = {}
+
+
+def hidden_parent(folder: Path) -> Path | None:
+    """The bot's parent folder when it holds only bot folders (then it is hidden from the bot)."""
+    parent = folder.parent
+    if parent == folder or parent == Path("/"):
+        return None
+    try:
+        mtime = parent.stat().st_mtime
+    except OSError:
+        return None
+    hit = _HIDE.get(parent)
+    if hit is None or hit[0] != mtime:
+        try:
+            subs = [p for p in parent.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
+            only_bots = bool(subs) and all((p / "bot.toml").is_file() or (p / "meta").is_file() for p in subs)
+        except OSError:
+            only_bots = False
+        hit = _HIDE[parent] = (mtime, only_bots)
+    return parent if hit[1] else None
+
+
+# -- the jail --------------------------------------------------------------------------
+_PRCTL = None
+
+
+def _prctl():
+    global _PRCTL
+    if _PRCTL is None:
+        import ctypes
+
+        _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+    return _PRCTL
 
 
 @attrs.define(eq=False)
@@ -103,56 +290,109 @@ class Jail:
     limits: Limits
     cpu: int | None = None
     caps: Capabilities = attrs.field(factory=capabilities)
+    #: The bot's memory cgroup (v1 or v2), or None.
     group: Path | None = None
+    #: The bot's pids cgroup (v1; in v2 it is ``group`` when both exist), or None.
+    pids_group: Path | None = None
+    #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
+    wrapped: bool = False
+    parent: int = 0
+
+    def _mkgroup(self, base: Path) -> Path:
+        g = base / f"kothkit-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        g.mkdir()
+        return g
 
     def setup(self) -> None:
-        """Create the bot's cgroup (if a memory cap is asked and a cgroup is writable)."""
-        if self.limits.memory_mb is None or self.caps.cgroup_dir is None:
-            return
-        g = self.caps.cgroup_dir / f"kothkit-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        g.mkdir()
-        cap = self.limits.memory_mb * MiB
-        if self.caps.cgroup_version == "v2":
-            (g / "memory.max").write_text(str(cap))
-            (g / "memory.swap.max").write_text("0") if (g / "memory.swap.max").exists() else None
-        else:
-            (g / "memory.limit_in_bytes").write_text(str(cap))
-            sw = g / "memory.memsw.limit_in_bytes"
-            if sw.exists():
-                try:
-                    sw.write_text(str(cap))  # no swapping around the cap
-                except OSError:
-                    pass
-        self.group = g
+        """Create the bot's cgroups: memory when a cap is asked, pids whenever writable."""
+        lim, caps = self.limits, self.caps
+        self.parent = os.getpid()
+        if lim.memory_mb is not None and caps.cgroup_dir is not None:
+            g = self._mkgroup(caps.cgroup_dir)
+            self.group = g
+            cap = lim.memory_mb * MiB
+            if caps.cgroup_version == "v2":
+                (g / "memory.max").write_text(str(cap))
+                if (g / "memory.swap.max").exists():
+                    (g / "memory.swap.max").write_text("0")
+            else:
+                (g / "memory.limit_in_bytes").write_text(str(cap))
+                sw = g / "memory.memsw.limit_in_bytes"
+                if sw.exists():
+                    try:
+                        sw.write_text(str(cap))  # no swapping around the cap
+                    except OSError:
+                        pass
+        if caps.pids_dir is not None:
+            if caps.pids_version == "v2" and self.group is not None and caps.pids_dir == caps.cgroup_dir:
+                self.pids_group = self.group
+            else:
+                self.pids_group = self._mkgroup(caps.pids_dir)
+            if lim.processes is not None:
+                (self.pids_group / "pids.max").write_text(str(lim.processes))
+        if not self.caps.namespaces:
+            _prctl()  # loaded before the fork: preexec only calls it
 
-    def preexec(self) -> None:
-        """Runs in the child between fork and exec: join the cgroup, pin, set rlimits."""
-        if self.group is not None:
-            with open(self.group / "cgroup.procs", "w") as f:
-                f.write(str(os.getpid()))
-        elif self.limits.memory_mb is not None:
-            cap = self.limits.memory_mb * MiB
-            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-        lim = self.limits
+    def _groups(self) -> list[Path]:
+        return [g for g in dict.fromkeys((self.group, self.pids_group)) if g is not None]
+
+    def _rlimits(self) -> list[tuple[str, int, int]]:
+        lim, out = self.limits, []
+        if lim.memory_mb is not None and self.group is None:
+            out.append(("RLIMIT_DATA", lim.memory_mb * MiB, lim.memory_mb * MiB))
         if lim.cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds + 1))
+            out.append(("RLIMIT_CPU", lim.cpu_seconds, lim.cpu_seconds + 1))
         if lim.file_size_mb is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (lim.file_size_mb * MiB,) * 2)
+            out.append(("RLIMIT_FSIZE", lim.file_size_mb * MiB, lim.file_size_mb * MiB))
         if lim.open_files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (lim.open_files,) * 2)
-        if lim.processes is not None:
+            out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
+        if lim.processes is not None and self.pids_group is None:
             # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid;
             # it still stops a fork bomb from taking the machine down.
-            resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes,) * 2)
+            out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
+        return out
+
+    def wrap(self, argv: list[str], folder: Path) -> list[str]:
+        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``."""
+        if not self.caps.namespaces:
+            return list(argv)
+        folder = Path(folder).resolve()
+        opts = [f"folder={folder}", f"parent={os.getpid()}"]
+        if self.cpu is not None:
+            opts.append(f"cpu={self.cpu}")
+        opts += [f"cgroup={g / 'cgroup.procs'}" for g in self._groups()]
+        opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
+        if self.caps.userns:
+            opts.append("userns=1")
+        if self.caps.files:
+            opts += ["fs=1", f"tmp_mb={TMP_MB}"]
+            hide = hidden_parent(folder)
+            if hide is not None:
+                opts.append(f"hide={hide}")
+        self.wrapped = True
+        return helper_command(opts, list(argv))
+
+    def preexec(self) -> None:
+        """Runs in the child between fork and exec (without namespaces): die with the judge,
+        join the cgroups, pin, set rlimits."""
+        _prctl()(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != self.parent:
+            os._exit(137)
+        for g in self._groups():
+            with open(g / "cgroup.procs", "w") as f:
+                f.write(str(os.getpid()))
+        if self.cpu is not None:
+            os.sched_setaffinity(0, {self.cpu})
+        for name, soft, hard in self._rlimits():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
 
     def needs_preexec(self) -> bool:
-        lim = self.limits
-        return bool(self.group or lim.memory_mb or lim.cpu_seconds or lim.file_size_mb
-                    or lim.open_files or lim.processes)
+        # Under the helper nothing runs between fork and exec, so spawning can use vfork.
+        return not self.wrapped
 
     def started(self, pid: int) -> None:
-        """Right after spawn: pin the bot to its core (done here, not in preexec, so that
-        spawning can use vfork; a child forked in the first microseconds may escape the pin)."""
+        """Right after spawn: pin the bot to its core (the helper pins itself too, before its
+        forks; without it, a child forked in the first microseconds may escape the pin)."""
         if self.cpu is not None:
             try:
                 os.sched_setaffinity(pid, {self.cpu})
@@ -179,33 +419,73 @@ class Jail:
         except (OSError, ValueError):
             return False
 
-    def kill_all(self) -> None:
-        """Kill every process left in the cgroup (children that left the process group)."""
-        if self.group is None:
-            return
-        procs = self.group / "cgroup.procs"
-        for _ in range(50):
+    def kill_all(self, timeout: float = 2.0) -> bool:
+        """Kill every process left in the bot's cgroups; True once they are empty.
+
+        Forks are blocked first (pids.max 0), and a PID is signalled through a
+        pidfd only if it is still listed in the group after the pidfd was
+        opened, so a PID reused by another process is never hit."""
+        groups = self._groups()
+        if not groups:
+            return True
+        if self.pids_group is not None:
             try:
-                pids = [int(p) for p in procs.read_text().split()]
+                (self.pids_group / "pids.max").write_text("0")
             except OSError:
-                return
-            if not pids:
-                return
-            for p in pids:
+                pass
+        for g in groups:
+            kill = g / "cgroup.kill"  # cgroup v2, Linux 5.14+: atomic
+            if kill.exists():
                 try:
-                    os.kill(p, signal.SIGKILL)
-                except ProcessLookupError:
+                    kill.write_text("1")
+                except OSError:
                     pass
+        end = time.monotonic() + timeout
+        while True:
+            listed = self._listed(groups)
+            if not listed:
+                return True
+            if time.monotonic() > end:
+                return False
+            fds = {}
+            for pid in listed:
+                try:
+                    fds[pid] = os.pidfd_open(pid)
+                except OSError:
+                    pass
+            still = self._listed(groups)
+            for pid, fd in fds.items():
+                try:
+                    if pid in still:
+                        signal.pidfd_send_signal(fd, signal.SIGKILL)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
             time.sleep(0.002)
 
+    @staticmethod
+    def _listed(groups: list[Path]) -> set[int]:
+        pids: set[int] = set()
+        for g in groups:
+            try:
+                pids.update(int(p) for p in (g / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return pids
+
     def teardown(self) -> None:
-        if self.group is None:
+        groups = self._groups()
+        if not groups:
             return
         self.kill_all()
-        for _ in range(100):
-            try:
-                self.group.rmdir()
-                break
-            except OSError:
-                time.sleep(0.005)
-        self.group = None
+        for g in groups:
+            for _ in range(200):
+                try:
+                    g.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)
+        self.group = self.pids_group = None

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
+import operator as _operator
 import random as _random_module
 import re
 import sys
@@ -56,12 +58,32 @@ class BotRandom(_random_module.Random):
     ``__getattr__`` fallback: that would slow down every method lookup.)
     """
 
+    def __init__(self, x: Any = None) -> None:
+        super().__init__(x)
+        # Bound once: ``random.randrange(...)`` then finds the method in the
+        # instance dict, faster than the module-level function it replaces.
+        for name in _PUBLIC_METHODS:
+            setattr(self, name, getattr(self, name))
+
+    def reseed(self, seed: int) -> None:
+        """``self.seed(seed)`` for an int, without the type dispatch of Random.seed (once per game)."""
+        if type(seed) is int and _BASE_SEED is not None:
+            _BASE_SEED(self, seed)  # what Random.seed does for an int, then:
+            self.gauss_next = None
+        else:
+            self.seed(seed)
+
 
 for _name in dir(_random_module):
     if not _name.startswith("_") and not hasattr(BotRandom, _name):
         _value = getattr(_random_module, _name)
         setattr(BotRandom, _name, staticmethod(_value) if callable(_value) and not isinstance(_value, type) else _value)
 del _name, _value
+# The C generator's seed(), which Random.seed calls for an int.
+_BASE_SEED = getattr(getattr(_random_module, "_random", None), "Random", None)
+_BASE_SEED = getattr(_BASE_SEED, "seed", None) if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None
+_PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random) if not n.startswith("_") and callable(getattr(_random_module.Random, n))
+                        and not isinstance(getattr(_random_module.Random, n), type))
 
 
 def _tail(exc: BaseException) -> str:
@@ -159,30 +181,69 @@ class FunctionBot:
         """Forget the last game's state and reseed the bot's random source."""
         self.state = None
         if self.uses_random:
-            self.random.seed(seed)
+            self.random.reseed(seed)
 
     def call(self, payload: Any) -> Any:
         """Call ``f(*payload, state)``; keep the new state and return the reply."""
         try:
-            result = self.func(*payload, self.state)
+            # Two-argument prompts (view, turn...) are the common case: a plain call is faster than f(*args).
+            if len(payload) == 2:
+                result = self.func(payload[0], payload[1], self.state)
+            else:
+                result = self.func(*payload, self.state)
         except KeyboardInterrupt:
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
             raise FunctionBotError(CRASH, _tail(e)) from None
         if type(result) is tuple and len(result) == 2:
             self.state = result[1]
-            return result[0]
+            reply = result[0]
         # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
-        if isinstance(result, (tuple, list)) and len(result) == 2:
+        elif isinstance(result, (tuple, list)) and len(result) == 2:
             reply, self.state = result
+        else:
+            raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+        t = type(reply)
+        if t is int or t is str or reply is None or t is float or t is bool:
             return reply
-        raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+        return portable_reply(reply)
+
+
+def portable_reply(reply: Any) -> Any:
+    """``reply`` as the isolated worker sends it: a JSON value (tuples become lists, numpy ints ints).
+
+    Called on every function bot's reply in this process too, so that a
+    trusted bot and an isolated one give the game the very same value, and
+    records hold plain data.  A reply JSON cannot carry is an invalid reply.
+    """
+    t = type(reply)
+    if t is int or t is str or reply is None or t is float or t is bool:
+        return reply
+    try:
+        return json.loads(json.dumps(reply))
+    except (TypeError, ValueError, RecursionError):
+        pass
+    if not isinstance(reply, bool):
+        try:
+            return int.__index__(_operator.index(reply))
+        except Exception:
+            pass
+    raise FunctionBotError(INVALID_REPLY, f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_MODULE = re.compile(r"kothkit_funcbot_\d+_")
 
 
 def short_repr(x: Any, n: int = 80) -> str:
-    """``repr(x)`` cut to ``n`` characters; never raises, whatever a bot returned."""
+    """``repr(x)`` cut to ``n`` characters; never raises, whatever a bot returned.
+
+    Memory addresses and the per-bot module numbers are left out: a verdict's
+    text must be the same in every run and whichever way the bot is hosted.
+    """
     try:
         s = repr(x)
     except Exception:
-        s = f"<{type(x).__name__} object>"
+        s = f"<{type(x).__qualname__} object>"
+    s = _MODULE.sub("", _ADDRESS.sub("", s))
     return s if len(s) <= n else s[: n - 3] + "..."

@@ -21,8 +21,9 @@ exactly one reply line, in order:
         written as JSON; "protocol": the request line was not understood.
     end of input                   ->  the worker exits with status 0.
 
-REPLY is written as JSON: tuples become lists, and integer-like objects
-(numpy integers) become plain integers.  Whatever the bot prints goes to the
+REPLY is plain JSON data: tuples become lists, integer-like objects (numpy
+integers) plain integers, and a reply JSON cannot carry is an "invalid-reply"
+error -- exactly the value a trusted FunctionBot hands the game.  Whatever the bot prints goes to the
 worker's stderr (stdout carries only the protocol) and reading stdin gives it
 end-of-file.  The worker's working directory is the judge's choice.
 """
@@ -30,30 +31,21 @@ end-of-file.  The worker's working directory is the judge's choice.
 from __future__ import annotations
 
 import json
-import operator
 import os
 import sys
 from typing import Any
 
-from kothkit.funcbots import INVALID_REPLY, FunctionBot, FunctionBotError, short_repr
+from kothkit.funcbots import FunctionBot, FunctionBotError, short_repr
 
 PROTOCOL = "protocol"
 _NULL_OK = b'{"ok":null}\n'
 
 
-def _encode_ok(reply: Any) -> bytes | None:
+def _encode_ok(reply: Any) -> bytes:
+    # FunctionBot.call returns plain JSON data only (see funcbots.portable_reply).
     if type(reply) is int:
         return b'{"ok":%d}\n' % reply
-    try:
-        return json.dumps({"ok": reply}, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
-    except (TypeError, ValueError, RecursionError):
-        pass
-    if not isinstance(reply, bool):
-        try:
-            return b'{"ok":%d}\n' % int.__index__(operator.index(reply))
-        except Exception:
-            pass
-    return None
+    return json.dumps({"ok": reply}, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
 
 
 def _error(kind: str, text: str) -> bytes:
@@ -107,8 +99,7 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
             except FunctionBotError as e:
                 write(_error(e.kind, e.message))
                 continue
-            out = _encode_ok(reply)
-            write(out if out is not None else _error(INVALID_REPLY, f"the reply {short_repr(reply)} cannot be sent as JSON"))
+            write(_encode_ok(reply))
         elif op == "new":
             seed = req.get("seed", 0)
             if type(seed) is not int:

@@ -148,6 +148,7 @@ class Referee:
                              stderr_cap=self.limits.stderr_cap, on_stderr=on_err)
         try:
             s.jail.setup()
+            s.proc.argv = s.jail.wrap(argv, spec.path)  # under kothkit's init where namespaces work
             s.proc.preexec = s.jail.preexec if s.jail.needs_preexec() else None
             s.proc.start()
             s.jail.started(s.proc.pid)

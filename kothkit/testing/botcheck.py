@@ -37,7 +37,7 @@ from kothkit.game import GameInfo, Match, Outcome, Prompt
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask, Move
 from kothkit.referee import Fault, Referee, _Stop
-from kothkit.testing.scenarios import Scenario, shape, shapes
+from kothkit.testing.scenarios import Scenario, shapes
 
 #: How long the check listens for extra output after each of the bot's first replies (seconds).
 QUIET = 0.1
@@ -70,6 +70,8 @@ class Finding:
     text: str
     #: The verdict kind for faults (crash, timeout, invalid-reply, ...).
     kind: str | None = None
+    #: The same for the same mistake in different runs (the verdict and its reason, without the prompt).
+    key: str | None = None
 
 
 @attrs.frozen
@@ -126,7 +128,7 @@ class _Opponent:
         self.asked = 0
         #: For each prompt after the script that ``branch`` steers: how many kinds of reply there were.
         self.kinds: list[int] = []
-        #: The kind taken where there was a choice of kinds: (prompt number, shape).
+        #: The reply given where there was a choice of kinds: (prompt number, reply text).
         self.taken: list[tuple[int, str]] = []
 
     def __call__(self, match: Match, prompt: Prompt) -> Any:
@@ -141,9 +143,10 @@ class _Opponent:
         if k < len(sc.branch):
             self.kinds.append(len(groups))
             pick = min(sc.branch[k], len(groups) - 1)
+            reply = self.rng.choice(groups[pick])
             if len(groups) > 1:
-                self.taken.append((i, shape(groups[pick][0])))
-            return self.rng.choice(groups[pick])
+                self.taken.append((i, _text(reply)))
+            return reply
         if sc.then == "resign":
             return _RESIGN
         return self.rng.choice(legal)
@@ -167,6 +170,8 @@ class CheckReferee(Referee):
         self.exit_code: int | None = None
         #: Bytes the bot wrote without a newline when it was stopped.
         self.partial = b""
+        #: Bytes that came out only when the bot exited (after the end of input).
+        self.late = b""
         #: The clock of the last prompt sent to the bot ("first" or "move").
         self.last_clock = "move"
 
@@ -246,6 +251,13 @@ class CheckReferee(Referee):
             s.proc.close_stdin()
             self.exited = s.proc.wait_exit(self.limits.grace)
             self.exit_code = s.proc.poll() if self.exited else None
+            if self.exited:
+                # What a bot writes only as it exits was stuck in its output buffer all along.
+                for _ in range(64):
+                    s.proc.read_stdout()
+                    if s.proc.eof:
+                        break
+                self.late = bytes(s.proc.out_buf[len(self.partial):])
         super()._stop_all()
 
 
@@ -262,6 +274,7 @@ class _Transcript:
         self.lines: list[str] = []
         self.sent: list[str] = []  # every line sent to the bot, in order
         self.prompts: list[str] = []  # lines the bot had to answer
+        self.notices: list[str] = []  # lines the bot had to read but not answer, before the end
         self.replies: list[tuple[str, float | None]] = []
         self.stderr: list[str] = []
         self.extra: str | None = None
@@ -272,6 +285,8 @@ class _Transcript:
             self.sent.append(text)
             if kind == "send":
                 self.prompts.append(text)
+            elif kind == "notice":
+                self.notices.append(text)
             tag = {"send": "", "notice": " (notice, no reply)", "final": " (end of game, no reply)"}[kind]
             self.lines.append(f"judge -> {self.name}: {text}{tag}")
         elif kind == "reply" and mine:
@@ -298,7 +313,7 @@ def _quote(text: str) -> str:
 
 
 def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock: bool,
-            partial: bytes = b"", function_bot: bool = False) -> str:
+            partial: bytes = b"", function_bot: bool = False, late: bytes = b"") -> str:
     """A fault in plain words, for a bot author."""
     prompt = t.prompts[-1] if t.prompts else None
     asked = f" to {_quote(prompt)}" if prompt else ""
@@ -317,6 +332,11 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
         if partial.strip():
             return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line within {limit:g} s{asked}: "
                     "end every reply with a newline, and " + _FLUSH + ".")
+        first_line = late.decode("utf-8", "replace").strip().splitlines()[:1]
+        if first_line:
+            return (f"No reply within {limit:g} s{asked}, although your bot did write {_quote(first_line[0])}: the judge "
+                    "only got it when the bot exited, so it was stuck in an output buffer. " + _FLUSH[0].upper()
+                    + _FLUSH[1:] + ".")
         text = f"No reply within {limit:g} s{asked}."
         if first_clock:
             text += (f" This is a first reply, allowed {limit:g} s: a slow start? Answer first and load big tables "
@@ -327,15 +347,19 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
     if kind == R.MEMORY:
         return f"Your bot was {reason}."
     if kind == R.OUT_OF_TURN:
-        extra = t.extra or reason
-        notices = [s for s in t.sent[-4:] if s not in t.prompts[-1:]]
-        text = f"Your bot wrote a line when no reply was due ({reason})."
+        text = (f"Your bot wrote {_quote(t.extra)} when no reply was due." if t.extra is not None
+                else f"Your bot {reason}.")
         if reply is not None and prompt is not None:
             text += f" It had already answered {_quote(prompt)} with {_quote(reply)}."
         text += " Write exactly one line for each prompt"
-        if notices:
-            text += f", and nothing in answer to lines that need no reply (here: {', '.join(_quote(n) for n in notices[-2:])})"
-        return text + "; send diagnostics to stderr" + (" or start them with the game's aside prefix" if t.aside else "") + "."
+        if t.notices:
+            text += f", and nothing in answer to lines that need no reply (such as {_quote(t.notices[-1])})"
+        return text + "; send diagnostics to stderr" + (f" or start them with {t.aside!r}" if t.aside else "") + "."
+    if kind == "invalid-reply" and function_bot:
+        text = f"Your function returned something the game cannot use, when called with {_quote(prompt) if prompt else 'its first prompt'}: {reason}."
+        if "(reply, state)" in reason:
+            text += " A function bot returns a pair: its reply and the state it wants back on its next call."
+        return text
     if kind == "invalid-reply":
         what = f"your bot's reply {_quote(reply)}" if reply is not None else "your bot's reply"
         text = f"The game could not read {what}{asked}: {reason}."
@@ -354,8 +378,8 @@ def _findings_of(record: GameRecord, ref: CheckReferee, t: _Transcript, me: int,
     if record.fault == record.players[me]:
         first_clock = ref.last_clock == "first"
         text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
-                       ref.partial, spec.kind == "function")
-        out.append(Finding(FAULT, text, record.verdict))
+                       ref.partial, spec.kind == "function", ref.late)
+        out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
     if record.fault is not None:
         out.append(Finding(WARNING, f"the opponent {record.fault} lost by a fault ({record.verdict}: {record.reason}); "
@@ -444,9 +468,9 @@ def _explore(info: GameInfo, spec: BotSpec, me: int, limits: Limits, seed: int, 
         run, ref = _run(info, spec, me, _players(info, spec, me), seed, limits, {}, sc, "", "", quiet)
         taken = ref.opponent.taken
         title = f"as {_seat_name(info, me)}: " + (
-            "the opponent answers " + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening moves")
-        desc = (f"You play {_seat_name(info, me)}; the opponent plays {len(ref.opponent.kinds)} moves of its choice "
-                "and then resigns, so you also get the end-of-game message.")
+            "the opponent answers " + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening")
+        desc = (f"You play {_seat_name(info, me)}; the opponent answers its first {depth} prompts with moves of "
+                "its choice and then resigns, so you also get the end-of-game message.")
         runs.append(attrs.evolve(run, title=title, description=desc))
         for i in range(len(path), len(ref.opponent.kinds)):
             for j in range(1, ref.opponent.kinds[i]):
@@ -456,11 +480,14 @@ def _explore(info: GameInfo, spec: BotSpec, me: int, limits: Limits, seed: int, 
 
 def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1, quick: bool = False,
               limits: Limits | None = None, against: Iterable[BotSpec] | None = None,
-              quiet: float = QUIET, on_run: Callable[[Run], None] | None = None) -> Report:
+              quiet: float = QUIET, scenarios: Iterable[Scenario] | None = None,
+              on_run: Callable[[Run], None] | None = None) -> Report:
     """Run ``bot`` through ``game``'s scenarios, an exploration of the opening, and games against bundled bots.
 
-    ``quick`` skips the whole games (random opponent and bundled bots).
-    ``against`` replaces the bundled bots as opponents.  ``on_run`` is called
+    ``quick`` skips the whole games (random opponent and bundled bots); every
+    scenario and every opening branch is still tried.
+    ``against`` replaces the bundled bots as opponents; ``scenarios`` replaces
+    the game's own (from the ``kothkit_scenarios`` hook).  ``on_run`` is called
     with each finished run (for live output).  Raises :class:`CheckError` when
     the game is unknown or the bot does not load or build.
     """
@@ -486,12 +513,12 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         if on_run is not None:
             on_run(run)
 
-    for sc in game_scenarios(info):
+    for sc in (game_scenarios(info) if scenarios is None else list(scenarios)):
         run, _ = _run(info, spec, sc.seat, _players(info, spec, sc.seat), sc.seed, limits, dict(sc.rules), sc,
                       sc.name, sc.description, quiet)
         add(run)
     for me in range(info.seats):
-        for run in _explore(info, spec, me, limits, seed, quiet, DEPTH, 2 if quick else MAX_BRANCHES):
+        for run in _explore(info, spec, me, limits, seed, quiet, DEPTH, MAX_BRANCHES):
             add(run)
     if quick:
         return Report(info.name, spec.name, tuple(runs))

@@ -137,7 +137,7 @@ class _WeirdStr(str):
 
 def hostile_values() -> tuple[Any, ...]:
     """Fresh hostile objects (for games whose function bots may run in the judge's process)."""
-    return (_Hostile("hostile object"), _WeirdInt(1), _WeirdStr("1"), object(), type, print)
+    return (_Hostile("hostile object"), _WeirdInt(-5), _WeirdStr("junk"), object(), type, print)
 
 
 def describe(reply: Any, limit: int = 60) -> str:

@@ -57,6 +57,12 @@ def _resolve(game: str | GameInfo) -> GameInfo:
     return get_game(game)
 
 
+def _offers(match: Match, name: str) -> bool:
+    """Whether ``match`` implements the optional method ``name`` (not just inherits a default from Match)."""
+    method = getattr(type(match), name, None)
+    return callable(method) and method is not getattr(Match, name, None)
+
+
 def _has_items(hidden: Any) -> bool:
     if hidden is None:
         return False
@@ -250,11 +256,11 @@ class Kit:
     def _compare(self, a: Playout, b: Playout, what: str) -> None:
         for i, (x, y) in enumerate(zip(a.steps, b.steps)):
             if (x.seat, x.line, x.notices, x.choices) != (y.seat, y.line, y.notices, y.choices) or not _same(x.reply, y.reply):
-                raise ConformanceError(f"{self.name}, seed {a.seed}, step {i}: {what} gave a different game: "
+                raise ConformanceError(f"{self.name}, seed {a.seed}, step {i}: not deterministic: {what} gave a different game: "
                                        f"first seat {x.seat} got {short(x.line)} ({x.choices} legal replies), "
                                        f"then seat {y.seat} got {short(y.line)} ({y.choices} legal replies)")
         if len(a.steps) != len(b.steps) or not _same(a.outcome, b.outcome) or a.finals != b.finals:
-            raise ConformanceError(f"{self.name}, seed {a.seed}: {what} gave a different end: "
+            raise ConformanceError(f"{self.name}, seed {a.seed}: not deterministic: {what} gave a different end: "
                                    f"{len(a.steps)} steps, {a.outcome!r}, {a.finals!r} vs "
                                    f"{len(b.steps)} steps, {b.outcome!r}, {b.finals!r}")
 
@@ -311,7 +317,7 @@ class Kit:
         for seed in seeds:
             if theirs[seed] != mine[seed]:
                 raise ConformanceError(
-                    f"{self.name}, seed {seed}: the same seed gives a different game in another Python process "
+                    f"{self.name}, seed {seed}: not deterministic: the same seed gives a different game in another Python process "
                     "(different PYTHONHASHSEED): does the game iterate over a set, or use hash() or id()? "
                     "Sort before iterating, and derive randomness from Setup.seed only")
 
@@ -340,7 +346,7 @@ class Kit:
         except Exception as e:
             raise where.fail(f"{label} raised {type(e).__name__}: {e} (play() must return a Rejected for bad input, never raise)") from e
         if result is None:
-            if any(type(reply) is type(x) and _same(reply, x) for x in legal):
+            if any((type(reply) is bool) == (type(x) is bool) and _same(reply, x) for x in legal):
                 return None
             if seat != prompt.seat:
                 raise where.fail(f"{label} was accepted although seat {prompt.seat} is the one prompted")
@@ -421,7 +427,7 @@ class Kit:
         if self.reveals is not None:
             return self.reveals
         probe = new_match(self.info, 0, self.rules)
-        if callable(getattr(probe, "reveals", None)):
+        if _offers(probe, "reveals"):
             return lambda match, seat, payload, hidden: match.reveals(seat, payload, hidden)
         return None
 
@@ -429,7 +435,7 @@ class Kit:
         """Where the game can decode its own lines (``Match.decode``), decode(encode(p)) == p for every line sent."""
         decode = self.decode
         probe = new_match(self.info, 0, self.rules)
-        if decode is None and callable(getattr(probe, "decode", None)):
+        if decode is None and _offers(probe, "decode"):
             decode = lambda match, line: match.decode(line)  # noqa: E731
         if decode is None:
             return
@@ -567,7 +573,7 @@ class Kit:
             record = play_game(task, info=self.info)
             if record.verdict is not None:
                 raise ConformanceError(f"{self.name}: bundled bot {record.fault} lost a game to a fault "
-                                       f"({record.verdict}: {record.reason}) playing {' vs '.join(record.players)}")
+                                       f"({record.reason}) playing {' vs '.join(record.players)} (seat 0 first)")
 
     #: Every check, in the order :meth:`run` runs them (cheap first).
     CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",

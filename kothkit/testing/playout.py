@@ -137,12 +137,13 @@ def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Outcome:
     if not isinstance(step, (Prompt, Outcome)):
         raise where.fail(f"next() returned {short(step)}, not a Prompt or an Outcome")
     try:
-        same = step == again
-    except Exception:
-        same = False
-    if not same and not (isinstance(step, Prompt) and isinstance(again, Prompt) and step.seat == again.seat
-                         and match.encode(step.payload) == match.encode(again.payload)):
-        raise where.fail(f"next() is not idempotent: called twice without a reply it gave {short(step)} then {short(again)}")
+        same = bool(step == again)
+    except Exception:  # payloads that cannot be compared: compare what a bot would receive
+        same = (isinstance(step, Prompt) and isinstance(again, Prompt) and step.seat == again.seat
+                and match.encode(step.payload) == match.encode(again.payload))
+    if not same:
+        raise where.fail(f"next() is not idempotent: called twice without a reply it gave {short(step)} then "
+                         f"{short(again)} (payloads must compare equal: use tuples, str or attrs records)")
     if isinstance(step, Prompt):
         if not (type(step.seat) is int and 0 <= step.seat < info.seats):
             raise where.fail(f"the prompt is addressed to seat {step.seat!r}; seats are 0..{info.seats - 1}")
@@ -190,6 +191,16 @@ def play_checked(match: Match, seat: int, reply: Any, where: Where, why: str = "
         raise where.fail(f"play() returned {short(result)}; it must return None (accepted) or a Rejected")
 
 
+def _replay_step(match: Match, seat: int, reply: Any, where: Where) -> None:
+    try:
+        result = match.play(seat, reply)
+    except Exception as e:
+        raise where.fail(f"play({seat}, {short(reply)}) raised {type(e).__name__}: {e}") from e
+    if result is not None:
+        raise where.fail(f"not deterministic: replaying the same replies from the same seed, play() rejected "
+                         f"{short(reply)}, which it accepted the first time ({getattr(result, 'reason', result)})")
+
+
 def json_round_trip(value: Any) -> Any:
     """What an isolated function bot's reply looks like when it reaches the game (tuples become lists)."""
     return json.loads(json.dumps(value))
@@ -229,13 +240,16 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             visit(match, step, legal, where)
         if replies is not None:
             if len(steps) >= len(replies):
-                raise where.fail(f"replaying {len(replies)} replies, the game asks for more than the first time "
-                                 "(the same seed and replies must give the same game)")
+                raise where.fail(f"not deterministic: replaying {len(replies)} replies from the same seed, the game "
+                                 "asks for more than the first time")
             reply = replies[len(steps)]
         else:
             reply = rng.choice(legal)
         played = json_round_trip(reply) if json_replies else reply
-        play_checked(match, step.seat, played, where, " (after a JSON round trip)" if json_replies else "")
+        if replies is not None:
+            _replay_step(match, step.seat, played, where)
+        else:
+            play_checked(match, step.seat, played, where, " (after a JSON round trip)" if json_replies else "")
         steps.append(Step(step.seat, step.payload, line, notices, len(legal), reply))
         where.step += 1
     check_outcome(step, info.seats, where)
@@ -245,8 +259,8 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
         raise where.fail(f"final() raised {type(e).__name__}: {e}") from e
     final_lines = check_messages(match, finals, info.seats, "final()", where)
     if replies is not None and len(steps) != len(replies):
-        raise where.fail(f"replaying {len(replies)} replies, the game ended after {len(steps)} "
-                         "(the same seed and replies must give the same game)")
+        raise where.fail(f"not deterministic: replaying {len(replies)} replies from the same seed, the game "
+                         f"ended after {len(steps)}")
     return Playout(game=info.name, seed=seed, steps=tuple(steps), outcome=step, finals=final_lines)
 
 

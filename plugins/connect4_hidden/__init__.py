@@ -2,5 +2,6 @@
 
 Modules: ``rules`` (board, win detection, views, rendering), ``codec`` (reply
 parsing and the JSON prompt line), ``match`` (the Match state machine),
-``plugin`` (the GameInfo registration).  Bundled bots live in ``bots/``.
+``table`` (the seed's results table), ``plugin`` (the GameInfo registration).
+Bundled bots live in ``bots/``; README.md is the guide for bot authors.
 """

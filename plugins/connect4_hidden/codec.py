@@ -7,6 +7,7 @@ value (an ``int``, or anything else it returned) or a program bot's line (a
 
 from __future__ import annotations
 
+import json
 import operator
 import re
 from typing import Any
@@ -73,3 +74,9 @@ def encode_prompt(view: list[list[int]], turn: int) -> str:
     """The JSON prompt line for a program bot: ``{"view": [[...], ...], "turn": N}``."""
     rows = ", ".join("[" + ", ".join(map(str, row)) + "]" for row in view)
     return f'{{"view": [{rows}], "turn": {turn}}}'
+
+
+def decode_prompt(line: str) -> tuple[list[list[int]], int]:
+    """``(view, turn)`` from a prompt line (what a program bot does; used by tests and tools)."""
+    data = json.loads(line)
+    return data["view"], data["turn"]

@@ -7,6 +7,7 @@ from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 from kothkit_connect4_hidden.match import Connect4Match, render_match
+from kothkit_connect4_hidden.table import seed_table
 
 INFO = GameInfo(
     name="connect4_hidden",
@@ -19,6 +20,9 @@ INFO = GameInfo(
     bots=Path(__file__).parent / "bots",
     function_bots=True,
     render=render_match,
+    # The seed plays 10,000 rounds and prints its own table.
+    rounds=10000,
+    report=seed_table,
 )
 
 

@@ -111,5 +111,5 @@ def render(board: Sequence[Sequence[int]], hidden_for: int | None = None, last: 
                 s = "?"
             cells.append(f"[{s}]" if last == (r, c) else f" {s} ")
         lines.append(f"{r} |{''.join(cells)}|" + (" #" if r in HIDDEN_ROWS else ""))
-    lines.append("   " + "".join(f" {c} " for c in range(COLS)))
+    lines.append(("   " + "".join(f" {c} " for c in range(COLS))).rstrip())
     return "\n".join(lines)

@@ -42,7 +42,7 @@ def move(row: int, col: int) -> str:
 
 def is_ok(reply: Any) -> bool:
     """Whether ``reply`` is the ``OK`` a brain owes after START (any letter case)."""
-    return isinstance(reply, str) and reply.strip().upper() == "OK"
+    return type(reply) is str and reply.strip().upper() == "OK"
 
 
 def _number(text: str) -> int:
@@ -58,7 +58,7 @@ def parse_move(reply: Any) -> tuple[int, int] | None:
     The numbers are not checked against the board: an off-board cell is a
     well-formed but illegal move, which the match judges.
     """
-    if not isinstance(reply, str):
+    if type(reply) is not str:
         return None
     m = _MOVE.fullmatch(reply)
     if m is None:

@@ -89,6 +89,9 @@ class ClassicMatch(Match):
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if seat != self._due():
             return Rejected(ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+        if type(reply) is not str:
+            # Program bots always send a str; anything else is not even looked at (its repr may raise).
+            return Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
         if self.ready < 2:
             if not codec.is_ok(reply):
                 return Rejected(INVALID_REPLY, f"expected OK after START, got {_show(reply)}")

@@ -103,6 +103,17 @@ def test_each_move_reaches_the_other_seat_as_place_before_its_turn():
     assert m.board.at(0, 0) == BLACK and m.board.at(11, 11) == WHITE
 
 
+def test_codec_lines_and_parsing():
+    assert (codec.start(2), codec.place(0, 11), codec.turn(), codec.end(0), codec.move(3, 4)) == (
+        "START 2", "PLACE 0 11", "TURN", "END 0", "3 4")
+    assert codec.parse_move(" 3\t4 ") == (3, 4)
+    assert codec.parse_move("-0 +5") == (0, 5)
+    assert codec.parse_move("1 " + "9" * 5000) == (1, codec.OFF_BOARD)
+    assert codec.parse_move("-" + "9" * 50 + " 1") == (-codec.OFF_BOARD, 1)
+    assert codec.parse_move("3 4 5") is None and codec.parse_move(34) is None
+    assert codec.is_ok(" ok\r") and not codec.is_ok("OK OK")
+
+
 def test_encode_is_the_payload_line():
     m = new_match()
     assert m.encode(m.next().payload) == "START 1"
@@ -187,7 +198,7 @@ def test_forfeit_after_a_winning_move_keeps_the_win_place():
 
 
 # -- rejections ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("reply", ["", "ok?", "OKAY", "5 5", None, 1, b"OK"])
+@pytest.mark.parametrize("reply", ["", "ok?", "OKAY", "O K", "5 5", "DEBUG OK"])
 def test_start_needs_ok(reply):
     m = new_match()
     r = m.play(0, reply)
@@ -195,12 +206,19 @@ def test_start_needs_ok(reply):
     assert m.next() == Prompt(seat=0, payload="START 1", clock="first")
 
 
+@pytest.mark.parametrize("reply", [None, 1, b"OK", ["OK"], (3, 4)])
+def test_values_that_are_not_lines_are_invalid(reply):
+    for m in (new_match(), started()):
+        r = m.play(0, reply)
+        assert r == Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
+
+
 @pytest.mark.parametrize("reply", ["OK", "ok", "  OK\r", "\tOk "])
 def test_ok_tolerates_case_and_whitespace(reply):
     assert new_match().play(0, reply) is None
 
 
-@pytest.mark.parametrize("reply", ["", "3", "3 4 5", "3,4", "a b", "3.0 4", "TURN", "0x3 4", "3 4 DEBUG", "３ ４", None, (3, 4), 34])
+@pytest.mark.parametrize("reply", ["", "3", "3 4 5", "3,4", "a b", "3.0 4", "TURN", "0x3 4", "3 4 DEBUG", "３ ４", "OK", "- 3 4"])
 def test_malformed_moves_are_invalid_replies(reply):
     m = started()
     r = m.play(0, reply)
@@ -285,3 +303,20 @@ def test_render_draws_the_board():
     assert lines[6].split() == ["5"] + ["."] * 5 + ["X", "O"] + ["."] * 5
     assert "X black: alice" in text and "O white: bob" in text
     assert INFO.render is render
+
+
+# -- the core's conformance kit ---------------------------------------------------------------------
+def test_conformance_kit_playouts_and_junk():
+    playout_mod = pytest.importorskip("kothkit.testing.playout")
+    junk = pytest.importorskip("kothkit.testing.junk")
+    for seed in range(30):
+        for rules in ({}, {"opening": "empty"}):
+            p = playout_mod.playout(INFO, seed, rules=rules)
+            assert p.steps[0].line == "START 1" and p.steps[1].line == "START 2"
+            if p.outcome.winner is not None:
+                loser = 1 - p.outcome.winner
+                assert p.finals[0] == (loser, "PLACE " + p.steps[-1].reply)  # the deciding move reaches the loser
+    for m in (new_match(), started()):
+        for reply in (*junk.JUNK_TEXT, *junk.hostile_values()):
+            r = m.play(0, reply)
+            assert isinstance(r, Rejected), junk.describe(reply)

@@ -1,0 +1,2 @@
+def syntax(view, turn, state)
+    return 0, state

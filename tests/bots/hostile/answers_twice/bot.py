@@ -1,0 +1,38 @@
+"""answers_twice: writes its legal answer twice in one write (verdict: out-of-turn).
+
+A hostile test bot for kothkit's containment tests (gomoku_swap2); it misbehaves on purpose.
+"""
+
+import re
+import sys
+
+
+def legal(line):
+    """A legal reply to any Swap2 prompt: a fixed opening, "B" to the choices, the first empty cell."""
+    tag, _, rest = line.partition(" ")
+    if tag == "A":
+        return "(0,0) (2,0) (1,0)"
+    if tag in ("B", "C"):
+        return "B"
+    taken = {(int(x), int(y)) for x, y in re.findall(r"\(\((\d+),(\d+)\)", rest)}
+    x, y = next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+    return f"({x},{y})"
+
+
+def reply(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+for n, raw in enumerate(iter(sys.stdin.readline, "")):
+    line = raw.strip()
+    if line.startswith("EXIT"):
+        break
+    if line[0] == "B":  # two stones: the opener answers next, so the second copy is out of turn
+        taken = set(re.findall(r"\(\((\d+),(\d+)\)", line))
+        free = [f"({x},{y})" for y in range(15) for x in range(15) if (str(x), str(y)) not in taken]
+        text = " ".join(free[:2])
+    else:
+        text = legal(line)
+    sys.stdout.write(text + "\n" + text + "\n")
+    sys.stdout.flush()

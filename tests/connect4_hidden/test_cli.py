@@ -1,0 +1,143 @@
+"""connect4_hidden through the real command line: tournaments, isolated vs trusted, misbehaving bots.
+
+Every run is a real ``python -m kothkit run`` subprocess with a timeout; bots
+run in isolated function hosts (the default) or in the judge (``--trusted``).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "bots" / "connect4"
+BUNDLED = ROOT / "plugins" / "connect4_hidden" / "bots"
+
+
+def run(tmp: Path, *args: str, name: str = "out", timeout: float = 240) -> dict:
+    out, db = tmp / f"{name}.json", tmp / f"{name}.sqlite"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", *args, "--json", str(out), "--db", str(db), "-q"],
+        cwd=tmp, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    doc = json.loads(out.read_text())
+    doc["_stdout"] = proc.stdout
+    return doc
+
+
+def games(doc: dict) -> list[tuple]:
+    """What must not depend on how the bots were run: who played, who won, why, and every move."""
+    return [(tuple(g["players"]), g["winner"], g["reason"], g["fault"], g["verdict"], g["moves"]) for g in doc["games"]]
+
+
+def verdicts(doc: dict) -> collections.Counter:
+    return collections.Counter((g["fault"], g["verdict"]) for g in doc["games"] if g["fault"])
+
+
+def test_a_tournament_of_the_bundled_bots(tmp_path):
+    doc = run(tmp_path, "--rounds", "50", "--seed", "1")
+    assert doc["game"] == "connect4_hidden" and doc["seed"] == 1 and not doc["errors"]
+    # Five bots, every ordered pair once per round.
+    assert doc["played"] == 5 * 4 * 50 == len(doc["games"])
+    table = {s["bot"]: s for s in doc["standings"]}
+    assert set(table) == {"random_player", "constant_player", "better_random_player", "better_constant_player",
+                          "deducer"}
+    assert doc["standings"][0]["bot"] == "deducer" and table["deducer"]["points"] > 0.8
+    for s in doc["standings"]:
+        assert s["games"] == 400 == s["wins"] + s["draws"] + s["losses"]
+        assert s["points"] == pytest.approx((s["wins"] - s["losses"]) / s["games"], abs=1e-3)
+    assert not verdicts(doc)  # the bundled bots never misbehave
+    for g in doc["games"]:
+        assert all(type(m) is int and 0 <= m < 7 for m in g["moves"])
+    # The seed's own table follows the standings, in the same order.
+    lines = doc["_stdout"].splitlines()
+    header = lines.index("Name                    Draws Losses Wins Score")
+    rows = [line.split() for line in lines[header + 2:header + 7]]
+    assert [r[0] for r in rows] == [s["bot"] + ":" for s in doc["standings"]]
+    assert [(int(r[1]), int(r[2]), int(r[3])) for r in rows] == [
+        (s["draws"], s["losses"], s["wins"]) for s in doc["standings"]]
+
+
+def test_a_program_bot_plays_by_the_json_line_protocol(tmp_path):
+    """program_leftmost reads {"view": ..., "turn": N} lines and answers better_constant_player's column."""
+    from kothkit.game import Outcome, Setup
+    from kothkit_connect4_hidden.match import Connect4Match
+
+    doc = run(tmp_path, "--bots", str(BOTS / "program_leftmost"), "--bots", str(BUNDLED / "random_player"),
+              "--rounds", "4", "--seed", "9")
+    assert len(doc["games"]) == 8 and not verdicts(doc)
+    for g in doc["games"]:
+        m = Connect4Match(Setup(players=tuple(g["players"]), seed=0))
+        for move in g["moves"]:
+            step = m.next()
+            if g["players"][step.seat] == "program_leftmost":
+                assert type(move) is str  # a program bot's reply is its line
+                view = step.payload[0]
+                assert int(move) == next(j for j in range(7) if view[-1][j] == 0)
+            assert m.play(step.seat, move) is None
+        out = m.next()
+        assert isinstance(out, Outcome) and out.reason == g["reason"]
+        assert (None if out.winner is None else g["players"][out.winner]) == g["winner"]
+
+
+def test_isolated_and_trusted_play_the_same_games(tmp_path):
+    isolated = run(tmp_path, "--rounds", "6", "--seed", "77", "--jobs", "2", name="isolated")
+    trusted = run(tmp_path, "--rounds", "6", "--seed", "77", "--jobs", "1", "--trusted", name="trusted")
+    again = run(tmp_path, "--rounds", "6", "--seed", "77", "--jobs", "1", name="again")
+    assert games(isolated) == games(trusted) == games(again)
+    assert isolated["standings"] == trusted["standings"]
+    other = run(tmp_path, "--rounds", "6", "--seed", "78", "--trusted", name="other")
+    assert games(other) != games(trusted)  # the random bots do depend on the seed
+
+
+MISBEHAVING = [
+    ("raiser.py:raiser", "crash"),
+    ("garbage.py:not_a_tuple", "invalid-reply"),
+    ("garbage.py:word_column", "invalid-reply"),
+    ("garbage.py:bool_column", "invalid-reply"),
+    ("garbage.py:unserialisable", "invalid-reply"),
+    ("garbage.py:off_board", "illegal-move"),
+    ("garbage.py:negative", "illegal-move"),
+    ("exiter.py:exiter", "crash"),
+    ("broken_import.py:broken", "crash"),
+]
+
+
+@pytest.mark.parametrize("mode", ["isolated", "trusted"])
+def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_path, mode):
+    args = []
+    for entry, _ in MISBEHAVING:
+        args += ["--bots", str(BOTS / entry)]
+    if mode == "isolated":
+        args += ["--bots", str(BOTS / "exiter.py:hard_exit")]  # would end the judge itself if trusted
+    args += ["--bots", str(BUNDLED / "better_constant_player"), "--rounds", "1", "--seed", "3"]
+    doc = run(tmp_path, *args, *(["--trusted"] if mode == "trusted" else []), name=mode)
+    found = verdicts(doc)
+    expected = dict(MISBEHAVING)
+    if mode == "isolated":
+        expected["exiter.py:hard_exit"] = "crash"
+    for entry, kind in expected.items():
+        name = entry.split(":")[1]
+        assert found[(name, kind)] > 0, (name, kind, found)
+        assert all(k == kind for (bot, k) in found if bot == name), found
+    # better_constant_player never misbehaves and wins every game it plays.
+    table = {s["bot"]: s for s in doc["standings"]}
+    assert table["better_constant_player"]["losses"] == 0
+    assert ("better_constant_player", None) not in {(b, None) for (b, _) in found}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["isolated", "trusted"])
+def test_a_bot_that_sleeps_past_the_limit_loses_on_time(tmp_path, mode):
+    doc = run(tmp_path, "--bots", str(BOTS / "sleepy.py:sleepy"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "1", "--seed", "5", *(["--trusted"] if mode == "trusted" else []), name=mode)
+    assert len(doc["games"]) == 2
+    for g in doc["games"]:
+        assert g["fault"] == "sleepy" and g["verdict"] == "timeout" and g["winner"] == "constant_player"
+        assert len(g["moves"]) >= 2  # it played its first move in time

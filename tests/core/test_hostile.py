@@ -1,0 +1,220 @@
+"""The hostile-bot suite: each bot in tests/bots/hostile/ misbehaves in one way, in a real tournament.
+
+Every hostile bot plays a real ``kothkit run`` tournament (its two games, one
+as opener) against the bundled ``greedy`` bot.  For each we check the verdict
+lands on the right bot with the right kind, that the judge did not hang, that
+no process the bot started is left afterwards (a /proc scan for any process
+whose working directory or command line points into the bots' folders, and no
+cgroup of the judge left behind), and that the judge's own peak memory stays
+bounded while bots flood it.  The tournaments run a few at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kothkit.contain import capabilities
+from kothkit.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = ROOT / "tests" / "bots" / "hostile"
+GREEDY = ROOT / "plugins" / "gomoku_swap2" / "bots" / "greedy"
+MOVE_TIME = 1.0
+MEMORY_MB = 256
+#: The judge's peak resident memory, whatever the bots do (it floods 256 MiB of stderr at it).
+JUDGE_RSS_MB = 160
+PARALLEL = 4
+
+#: bot -> (verdict kind or None for a game with no fault, text the reason must contain)
+EXPECTED = {
+    "hang_first": ("timeout", "no reply within"),
+    "hang_later": ("timeout", "no reply within"),
+    "slow_start": ("timeout", "no reply within"),
+    "crash_start": ("crash", "exited with code 3"),
+    "crash_signal": ("crash", "killed by SIGSEGV"),
+    "exits_after_move": ("crash", "exited with code 0"),
+    "closes_stdout": ("crash", "closed its output"),
+    "garbage": ("invalid-reply", "cannot read"),
+    "bad_utf8": ("invalid-reply", "not UTF-8"),
+    "flood_stdout": ("invalid-reply", "line longer than"),
+    "illegal": ("illegal-move", ""),
+    "out_of_range": ("illegal-move", "off the board"),
+    "answers_twice": ("out-of-turn", "when no reply was due"),
+    "memory_hog": ("memory", f"more than {MEMORY_MB} MiB"),
+    "flood_stderr": (None, ""),
+    "child": (None, ""),
+    "setsid_grandchild": (None, ""),
+    "ignores_sigterm": (None, ""),
+    "write_parent": (None, ""),
+}
+
+#: Runs the judge and writes its own peak RSS (not its children's) to the file named by argv[1].
+JUDGE = """
+import atexit, resource, runpy, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+sys.argv[0] = "kothkit"
+runpy.run_module("kothkit", run_name="__main__", alter_sys=True)
+"""
+
+
+def processes_touching(*folders: Path) -> list[str]:
+    """Live processes whose working directory or command line points into one of ``folders``."""
+    roots = [str(f) for f in folders]
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            cwd = ""
+        try:
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            cmd = ""
+        if any(cwd == r or cwd.startswith(r + "/") or r in cmd for r in roots):
+            found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:120]}")
+    return found
+
+
+def leftover_cgroups(pids: list[int]) -> list[str]:
+    caps = capabilities()
+    left = []
+    for d in {caps.cgroup_dir, caps.pids_dir} - {None}:
+        for pid in pids:
+            left += [str(p) for p in d.glob(f"kothkit-{pid}-*")]
+    return left
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    """Copies of the hostile bots and of greedy (built once), and every tournament's results."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    bots = tmp / "hostile"
+    shutil.copytree(HOSTILE, bots, ignore=shutil.ignore_patterns("__pycache__"))
+    good = tmp / "good" / "greedy"
+    shutil.copytree(GREEDY, good, ignore=shutil.ignore_patterns(".kothkit-build", "bot"))
+    env = {**os.environ, "COLUMNS": "200"}
+    results: dict[str, dict] = {}
+    pending = sorted(EXPECTED)
+    running: list[tuple[str, subprocess.Popen, float]] = []
+    judge_pids = []
+    # The first tournament builds greedy; the others find it built.
+    first = True
+    while pending or running:
+        while pending and len(running) < (1 if first else PARALLEL):
+            name = pending.pop(0)
+            first = False
+            out = tmp / name
+            out.mkdir()
+            cmd = [sys.executable, "-c", JUDGE, str(out / "rss"), "run", "gomoku_swap2",
+                   "--bots", str(bots / name), "--bots", str(good), "--seed", "7", "--jobs", "1",
+                   "--move-time", str(MOVE_TIME), "--memory-mb", str(MEMORY_MB),
+                   "--db", str(out / "journal.sqlite"), "--json", str(out / "result.json"), "-q"]
+            with open(out / "stdout", "w") as log:
+                p = subprocess.Popen(cmd, cwd=out, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=env)
+            judge_pids.append(p.pid)
+            running.append((name, p, time.monotonic()))
+        time.sleep(0.05)
+        for item in list(running):
+            name, p, t0 = item
+            code = p.poll()
+            if code is None and time.monotonic() - t0 > 120:
+                p.kill()
+                code = p.wait()
+                results[name] = {"hung": True}
+            if code is not None:
+                running.remove(item)
+                out = tmp / name
+                if name not in results:
+                    results[name] = {"code": code, "stdout": (out / "stdout").read_text(),
+                                     "doc": json.loads((out / "result.json").read_text()) if code == 0 else None,
+                                     "rss_mb": int((out / "rss").read_text()) / 1024 if (out / "rss").exists() else None,
+                                     "journal": out / "journal.sqlite"}
+    # Right after the last judge exits: nothing any bot started may be alive.
+    left = processes_touching(bots, good.parent)
+    return {"tmp": tmp, "bots": bots, "results": results, "left": left, "cgroups": leftover_cgroups(judge_pids)}
+
+
+def test_suite_has_the_bots_the_issue_lists():
+    names = {p.name for p in HOSTILE.iterdir() if (p / "bot.toml").is_file()}
+    assert names == set(EXPECTED)
+    assert len(names) >= 15
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_bot_gets_its_verdict(arena, name):
+    res = arena["results"][name]
+    assert not res.get("hung"), f"the judge hung on {name}"
+    assert res["code"] == 0, res["stdout"]
+    kind, reason = EXPECTED[name]
+    if name == "memory_hog" and capabilities().cgroup_dir is None:
+        kind, reason = "crash", ""  # RLIMIT_DATA: the allocation fails and the bot dies of it
+    games = res["doc"]["games"]
+    assert len(games) == 2
+    assert {g["players"][0] for g in games} == {name, "greedy"}  # it opened one game and answered one
+    for g in games:
+        if kind is None:
+            assert g["fault"] is None and g["verdict"] is None, g
+            assert g["reason"] == "five in a row", g
+        else:
+            assert g["fault"] == name and g["verdict"] == kind, g
+            assert g["winner"] == "greedy", g
+            assert reason in g["reason"], g
+
+
+@pytest.mark.slow
+def test_no_process_is_left_behind(arena):
+    assert arena["left"] == []
+    assert arena["cgroups"] == []
+
+
+@pytest.mark.slow
+def test_judge_memory_stays_bounded(arena):
+    peaks = {n: r["rss_mb"] for n, r in arena["results"].items() if r.get("rss_mb") is not None}
+    assert len(peaks) == len(EXPECTED)
+    assert max(peaks.values()) < JUDGE_RSS_MB, peaks
+
+
+@pytest.mark.slow
+def test_stderr_flood_is_capped_in_the_journal(arena):
+    with Journal(arena["results"]["flood_stderr"]["journal"]) as j:
+        records = list(j.all())
+    assert len(records) == 2
+    for r in records:
+        log = r.logs["flood_stderr"]
+        assert len(log.encode()) < 64 * 1024
+        assert "more bytes of stderr dropped" in log
+
+
+@pytest.mark.slow
+def test_bot_writes_only_its_own_folder(arena):
+    caps = capabilities()
+    bots = arena["bots"]
+    assert (bots / "write_parent" / "own-file.txt").read_text() == "escaped"
+    with Journal(arena["results"]["write_parent"]["journal"]) as j:
+        logs = [r.logs["write_parent"] for r in j.all()]
+    if not caps.files:
+        pytest.skip(f"files are not confined on this machine: {caps.why}")
+    assert not (bots / "escaped.txt").exists()
+    for log in logs:
+        assert "own: written" in log
+        assert "parent: denied (Read-only file system)" in log
+        assert "siblings: write_parent\n" in log  # the other hostile bots' folders are hidden
+
+
+@pytest.mark.slow
+def test_run_output_says_what_containment_is_in_force(arena):
+    line = next(l for l in arena["results"]["garbage"]["stdout"].splitlines() if l.startswith("containment: "))
+    assert line == f"containment: {capabilities().summary()}"
