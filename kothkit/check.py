@@ -39,6 +39,7 @@ def check(
     against: Annotated[Optional[list[str]], typer.Option("--against", help="Opponent bot folder for the real games (default: the bundled bots); repeatable.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply (default: the game's).")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply.")] = None,
+    listen: Annotated[float, typer.Option("--listen", help="Seconds to listen for extra output after each of the bot's first replies.")] = 0.1,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the last lines of every run, not only failed ones.")] = False,
 ) -> None:
     """Run a bot through the game's scenarios and explain, in plain words, what it gets wrong.
@@ -68,7 +69,7 @@ def check(
 
     try:
         report = check_bot(info, Path(bot) if ":" not in bot else bot, seed=seed, quick=quick, limits=limits,
-                           against=opponents, on_run=show)
+                           against=opponents, quiet=listen, on_run=show)
     except CheckError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)
         raise typer.Exit(2)

@@ -74,8 +74,16 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
         bot = None
         broken = _error(e.kind, e.message)
     readline = proto_in.readline
-    write = proto_out.write
+    raw_write = proto_out.write
     loads = json.loads
+
+    def write(data: bytes) -> None:
+        # One unbuffered write per reply line; a long one may go out in parts.
+        n = raw_write(data)
+        while n is not None and n < len(data):
+            data = data[n:]
+            n = raw_write(data)
+
     while True:
         line = readline()
         if not line:

@@ -59,6 +59,9 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
 
 
 def _jsonable(value):
+    t = type(value)
+    if t is int or t is str or value is None or t is float or t is bool:
+        return value
     try:
         json.dumps(value)
         return value
@@ -116,6 +119,14 @@ class Journal:
             for gid in chunk:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
+
+    def results(self, ids: list[str]) -> Iterator[tuple[tuple[str, ...], str | None]]:
+        """(players, winner) of the stored games among ``ids``: all that standings need."""
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            q = f"SELECT players, winner FROM games WHERE id IN ({','.join('?' * len(chunk))})"
+            for players, winner in self.db.execute(q, chunk):
+                yield tuple(json.loads(players)), winner
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

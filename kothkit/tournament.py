@@ -35,10 +35,12 @@ FAST_BATCH = 50
 
 _CPU: int | None = None
 _HOSTS = None
+_WORKER = False
 
 
 def _init_worker(counter, cores: Sequence[int]) -> None:
-    global _CPU
+    global _CPU, _WORKER
+    _WORKER = True
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
@@ -77,7 +79,15 @@ def play_batch(tasks: Sequence[GameTask], cpu: int | None = None) -> list[GameRe
             os.sched_setaffinity(0, {cpu})
         except OSError:
             pass
-    return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+    try:
+        return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+    except SystemExit:
+        if not _WORKER:
+            raise
+        # The judge died (SIGTERM) and the game has killed its bots; the pool would catch the
+        # exit, report it to nobody and wait for work forever, so leave now.
+        close_hosts()
+        os._exit(143)
 
 
 def close_hosts() -> None:
@@ -148,9 +158,9 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
 
 def compute_standings(info: GameInfo, schedule: Schedule, journal: Journal) -> list[Standing]:
     results = (
-        Result(players=r.players, winner=r.winner)
+        Result(players=players, winner=winner)
         for chunk in _chunks(schedule, 500)
-        for r in journal.get([t.id for t in chunk])
+        for players, winner in journal.results([t.id for t in chunk])
     )
     submitted = {b.name: b.submitted for b in schedule.bots if b.submitted}
     return standings(info.scoring, [b.name for b in schedule.bots], results, submitted)

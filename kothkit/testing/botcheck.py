@@ -25,6 +25,7 @@ banner line at start-up, a reply to a notice...).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 import attrs
 
 from kothkit import records as R
-from kothkit.bots import BotError, BotSpec, load_bots
+from kothkit.bots import BotSpec, load_bots
 from kothkit.game import GameInfo, Match, Outcome, Prompt
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask, Move
@@ -233,8 +234,6 @@ class CheckReferee(Referee):
         """Any line the bot writes in the next ``quiet`` seconds is out of turn."""
         if s.proc is None or s.host is not None or s.func is not None or self.quiet <= 0:
             return
-        import time
-
         try:
             line = self._wait_line(s, time.perf_counter() + self.quiet, "quiet", "")
         except _Stop as stop:
@@ -569,5 +568,4 @@ def _bundled(info: GameInfo, spec: BotSpec) -> list[BotSpec]:
     return others[:2]
 
 
-__all__ = ["CheckError", "CheckReferee", "Finding", "Report", "Run", "check_bot", "explain", "game_scenarios",
-           "BotError"]
+__all__ = ["CheckError", "CheckReferee", "Finding", "Report", "Run", "check_bot", "explain", "game_scenarios"]

@@ -24,8 +24,9 @@ def bundled(name: str) -> FunctionBot:
 def play(bot0: FunctionBot, bot1: FunctionBot, seed: int) -> tuple[Outcome, Connect4Match]:
     """One game, seat 0 = bot0 (player 1); faults end it as the referee would.
 
-    The bots' seeds are 2*seed and 2*seed+1: plain arithmetic, so that seeding
-    costs nothing measurable here (the referee derives them by hashing).
+    The bots' seeds are 2*seed and 2*seed+1: plain arithmetic, so that deriving
+    them costs nothing here (the referee derives seeds by hashing); reseeding
+    a random bot's generator still happens, as in the referee.
     """
     match = Connect4Match(Setup(players=(bot0.name, bot1.name), seed=seed))
     bots = (bot0, bot1)

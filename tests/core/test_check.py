@@ -7,7 +7,6 @@ start, an unflushed or unterminated line, a function returning the wrong shape).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -35,7 +34,8 @@ def test_swap2_wrong_answer_to_the_c_prompt_is_found_by_exploring_the_opening(cl
 
 
 def test_classic12_reply_to_a_notice_is_out_of_turn(cli):
-    done = cli("check", "gomoku_classic12", BAD / "classic_answers_place", "--quick")
+    # The extra line comes at once; --listen gives a loaded machine plenty of time to show it.
+    done = cli("check", "gomoku_classic12", BAD / "classic_answers_place", "--quick", "--listen", "0.5")
     assert done.returncode == 1
     out = done.stdout
     assert "when no reply was due. It had already answered 'TURN' with '0 " in out
@@ -44,6 +44,7 @@ def test_classic12_reply_to_a_notice_is_out_of_turn(cli):
     assert "<- not expected" in out  # the transcript marks the extra line
 
 
+@pytest.mark.slow
 def test_classic12_slow_start(cli):
     done = cli("check", "gomoku_classic12", BAD / "classic_slow_start", "--quick")
     assert done.returncode == 1

@@ -53,3 +53,7 @@ def index_like(view, turn, state):
 
 def list_reply(view, turn, state):
     return [turn % 7, state]  # a list of two: the seed's controller unpacks it too
+
+
+def huge(view, turn, state):
+    return list(range(300000)), state  # a reply line of about 2 MB

@@ -1,0 +1,236 @@
+"""Containment of program bots: processes die with their game and with the judge; files; process cap.
+
+Bots here are small gomoku_swap2 programs written into the test's folder;
+games are played by the real referee (``play_game``) or the real CLI.  What a
+machine cannot provide is skipped with the reason kothkit gives for it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kothkit.bots import load_folder
+from kothkit.contain import capabilities
+from kothkit.plugins import get_game
+from kothkit.referee import play_game
+from kothkit.schedule import Schedule
+
+CAPS = capabilities()
+needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason=f"no PID namespace here: {CAPS.why}")
+needs_files = pytest.mark.skipif(not CAPS.files, reason=f"files are not confined here: {CAPS.why}")
+
+#: A legal Swap2 player (fixed opening, "B" to the choices, first empty cell) that runs ``SETUP`` first.
+PLAYER = '''
+import os, re, subprocess, sys, time
+SETUP
+def legal(line):
+    tag, _, rest = line.partition(" ")
+    if tag == "A":
+        return "(0,0) (2,0) (1,0)"
+    if tag in ("B", "C"):
+        return "B"
+    taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
+    return "(%d,%d)" % next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+for raw in iter(sys.stdin.readline, ""):
+    if raw.startswith("EXIT"):
+        break
+    sys.stdout.write(legal(raw.strip()) + "\\n")
+    sys.stdout.flush()
+AFTER
+'''
+
+
+def make_bot(folder: Path, name: str, setup: str = "", after: str = "") -> Path:
+    d = folder / name
+    d.mkdir(parents=True)
+    code = PLAYER.replace("SETUP", textwrap.dedent(setup).strip()).replace("AFTER", textwrap.dedent(after).strip())
+    (d / "bot.py").write_text(code)
+    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n')
+    return d
+
+
+SPAWNER = """
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(3600)
+    os._exit(0)
+os.wait()
+subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(3600)"])
+"""
+
+
+def processes_touching(*folders: Path) -> list[str]:
+    roots = [str(f) for f in folders]
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            cwd = ""
+        try:
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            cmd = ""
+        if any(cwd == r or cwd.startswith(r + "/") or r in cmd for r in roots):
+            found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:100]}")
+    return found
+
+
+def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
+    """Processes still touching ``folders`` once they had ``deadline`` seconds to die."""
+    end = time.monotonic() + deadline
+    while True:
+        left = processes_touching(*folders)
+        if not left or time.monotonic() > end:
+            return left
+        time.sleep(0.05)
+
+
+def first_game(folders: list[Path], **limits):
+    info = get_game("gomoku_swap2")
+    bots = tuple(load_folder(f) for f in folders)
+    sched = Schedule(game=info.name, bots=bots, seed=5, rounds=1, limits=info.limits.replace(**limits),
+                     rules=dict(info.rules))
+    return info, next(iter(sched))
+
+
+def test_nothing_a_bot_started_outlives_its_game(tmp_path):
+    if not CAPS.namespaces and CAPS.pids_dir is None:
+        pytest.skip("neither PID namespaces nor a pids cgroup here: children that leave the group survive")
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0)
+    rec = play_game(task, info=info)
+    assert rec.fault is None and rec.reason == "five in a row"
+    # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
+    assert processes_touching(tmp_path / "bots") == []
+
+
+def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
+    a = make_bot(tmp_path / "bots", "stubborn", setup="import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)",
+                 after="time.sleep(3600)")
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0, grace=0.2)
+    rec = play_game(task, info=info)
+    assert rec.fault is None
+    assert processes_touching(tmp_path / "bots") == []
+
+
+JUDGE = """
+import sys
+from pathlib import Path
+from kothkit.bots import load_folder
+from kothkit.plugins import get_game
+from kothkit.referee import play_game
+from kothkit.schedule import Schedule
+info = get_game("gomoku_swap2")
+bots = tuple(load_folder(Path(p)) for p in sys.argv[1:3])
+task = next(iter(Schedule(game=info.name, bots=bots, seed=5, rounds=1, limits=info.limits.replace(move_time=600.0),
+                          rules=dict(info.rules))))
+print("playing", flush=True)
+play_game(task, info=info)
+"""
+
+
+@needs_namespaces
+def test_bots_die_with_a_killed_judge(tmp_path):
+    """SIGKILL of the judge (playing in its own process, as with --jobs 1) kills every bot process."""
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER + "\ntime.sleep(3600)")  # starts, then hangs
+    b = make_bot(tmp_path / "bots", "plain", setup=SPAWNER)
+    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(a), str(b)], stdout=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL)
+    try:
+        assert judge.stdout.readline() == "playing\n"
+        end = time.monotonic() + 30
+        while len(processes_touching(tmp_path / "bots")) < 6 and time.monotonic() < end:
+            time.sleep(0.05)  # both bots up, each with its child and its setsid grandchild
+        assert len(processes_touching(tmp_path / "bots")) >= 6
+    finally:
+        judge.send_signal(signal.SIGKILL)
+        judge.wait(timeout=30)
+        judge.stdout.close()
+    assert wait_gone(tmp_path / "bots") == []
+
+
+@needs_files
+def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
+    marker = f"kothkit-test-{uuid.uuid4().hex}"
+    probe = f"""
+    def attempt(path):
+        try:
+            with open(path, "w") as f:
+                f.write("x")
+            return "written"
+        except OSError as e:
+            return "denied"
+    report = [attempt("mine.txt"), attempt("../theirs.txt"), attempt("/tmp/{marker}"),
+              attempt("/var/tmp/{marker}"), str(os.path.exists("../plain")), str(len(os.listdir("/proc")) < 60)]
+    sys.stderr.write("report: " + " ".join(report) + "\\n")
+    """
+    a = make_bot(tmp_path / "bots", "prober", setup=probe)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0)
+    try:
+        rec = play_game(task, info=info)
+    finally:
+        escaped = Path("/var/tmp", marker)
+        if escaped.exists():
+            escaped.unlink()
+            pytest.fail("the bot wrote to /var/tmp")
+    assert rec.fault is None
+    # its folder yes; its parent and the machine: no; /tmp: yes, a private one; the opponent: hidden;
+    # /proc: only the namespace's processes
+    assert "report: written denied written denied False True" in rec.logs["prober"]
+    assert (a / "mine.txt").exists()
+    assert not (tmp_path / "bots" / "theirs.txt").exists()
+    assert not Path("/tmp", marker).exists()
+
+
+def test_process_cap_holds(tmp_path):
+    if CAPS.pids_dir is None and os.geteuid() == 0:
+        pytest.skip("no pids cgroup, and RLIMIT_NPROC does not hold for root")
+    spawn = """
+    started = 0
+    try:
+        for _ in range(10):
+            subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(3600)"])
+            started += 1
+    except OSError as e:
+        sys.stderr.write("refused: %s\\n" % e.strerror)
+    sys.stderr.write("started %d\\n" % started)
+    """
+    a = make_bot(tmp_path / "bots", "forker", setup=spawn)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0, processes=4)
+    rec = play_game(task, info=info)
+    assert rec.fault is None
+    assert "started 3" in rec.logs["forker"]  # the bot itself and three children
+    assert processes_touching(tmp_path / "bots") == []
+
+
+def test_run_says_what_is_not_enforced(cli, tmp_path):
+    """Without namespaces (as on machines that refuse them) the run output says files are not confined."""
+    bots = tmp_path / "bots"
+    make_bot(bots, "one")
+    make_bot(bots, "two")
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "1", "--jobs", "1", "--db", tmp_path / "j.sqlite",
+            env={"KOTHKIT_NO_NAMESPACE": "1"}, check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    assert "no PID namespace (disabled by KOTHKIT_NO_NAMESPACE=1)" in line
+    assert "files NOT confined" in line
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "1", "--jobs", "1", "--db", tmp_path / "j.sqlite",
+            check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    assert line == f"containment: {CAPS.summary()}"
