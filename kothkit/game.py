@@ -112,12 +112,27 @@ class Match(abc.ABC):
 
     # -- optional, used by the conformance kit (kothkit.testing) -----------------
     def legal_replies(self) -> list[Any]:
-        """Replies the current prompt's seat could legally give (for random playouts)."""
+        """Replies the current prompt's seat could legally give (for random playouts).
+
+        At most 1000, sampled deterministically from the setup seed when the true set is
+        huge; ``[]`` once the game is over.
+        """
         raise NotImplementedError
 
     def hidden_from(self, seat: int) -> Any:
         """For hidden-information games: what ``seat`` must not be able to see now."""
         return None
+
+    def reveals(self, seat: int, payload: Any, hidden: Any) -> Any:
+        """The part of ``hidden`` that ``payload`` (a prompt for ``seat``) discloses; empty if none.
+
+        Used by the conformance kit with :meth:`hidden_from`; only called when overridden.
+        """
+        raise NotImplementedError
+
+    def decode(self, line: str) -> Any:
+        """The inverse of :meth:`encode` (for codec round trips in the kit); optional."""
+        raise NotImplementedError
 
 
 @attrs.frozen

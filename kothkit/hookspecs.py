@@ -17,29 +17,49 @@ hookspec = pluggy.HookspecMarker("kothkit")
 def kothkit_games():
     """Return the games this plugin provides.
 
-    :return: a list of :class:`kothkit.game.GameInfo` (or a single one).
-    Called once when the plugin manager is built; every game name must be unique
-    across all installed plugins (a clash is reported with both sources).
+    :return: a list of :class:`kothkit.game.GameInfo` (or a single one; ``[]``
+        or None is fine).  Game names are one word.
+    Called once per process, the first time any game is looked up; every game
+    name must be unique across all installed plugins (a clash is reported with
+    both sources).  Plugin modules are imported by every kothkit command and by
+    pytest through the entry point, so keep their imports cheap.
     """
 
 
 @hookspec
 def kothkit_bot_loaders():
-    """Return bot loaders: callables ``loader(path: Path) -> BotSpec | None``.
+    """Return bot loaders: callables ``loader(path: Path) -> BotSpec | list[BotSpec] | None``.
 
     Called once when bots are loaded.  Each loader is tried in turn on every
-    entry given to ``--bots``; the first that returns a ``BotSpec`` wins, one that
-    returns None passes, one that raises ``kothkit.bots.BotError`` reports a
-    broken bot (that bot sits out).  The core's own loaders read ``bot.toml``,
-    the legacy ``meta`` file, and ``file.py:function`` references.
+    entry given to ``--bots``; the first that returns a ``BotSpec`` (or a list)
+    wins, one that returns None passes, one that raises ``kothkit.bots.BotError``
+    reports a broken bot (that bot sits out).  pluggy calls the last registered
+    plugin first, so a plugin's loaders are tried before the core's own, which
+    read ``bot.toml``, the legacy ``meta`` file and ``file.py:function`` references.
     """
 
 
 @hookspec
 def kothkit_tournament_finished(game, standings, journal):
-    """Called after a tournament's last game is stored (e.g. to publish a leaderboard).
+    """Called by ``kothkit run`` after a tournament's last game is stored (e.g. to
+    publish a leaderboard).  :func:`kothkit.tournament.run_tournament` itself
+    does not call it.
 
     :param game: the :class:`kothkit.game.GameInfo` played.
     :param standings: the ranked list of :class:`kothkit.scoring.Standing`.
     :param journal: the path of the SQLite journal holding every game record.
+    """
+
+
+@hookspec
+def kothkit_scenarios(game):
+    """Return scripted situations for ``kothkit check`` to put a bot in, for ``game``.
+
+    :param game: the :class:`kothkit.game.GameInfo` being checked.  Every plugin is
+        asked; return None for a game that is not yours.
+    :return: a list of :class:`kothkit.testing.Scenario`, or None.
+    Called by ``kothkit check GAME BOT`` (and ``kothkit.testing.check_bot``) once per
+    check, before its own exploration of the opening.  Scripted replies must stay
+    legal whatever the bot does; a reply the game rejects is reported as the game's
+    error, not the bot's.
     """
