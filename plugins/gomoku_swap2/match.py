@@ -18,6 +18,7 @@ from typing import Any
 from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
 
 from kothkit_gomoku_swap2.codec import Ask, Cell, Exit, format_cell, format_reply, read_reply
+from kothkit_gomoku_swap2.codec import decode as decode_line
 from kothkit_gomoku_swap2.codec import encode as encode_line
 from kothkit_gomoku_swap2.rules import BLACK, SIZE, WHITE, Board, Stone, on_board, winning_line
 
@@ -80,6 +81,10 @@ class Swap2Match(Match):
 
     def encode(self, payload: Any) -> str:
         return encode_line(payload)
+
+    def decode(self, line: str) -> Any:
+        """The payload a judge line carries (the kit checks ``decode(encode(p)) == p``)."""
+        return decode_line(line)
 
     # -- judging a reply ---------------------------------------------------------
     def _problem(self, cells: list[Cell]) -> str | None:
