@@ -20,7 +20,11 @@ STAMP = Path(".kothkit-build") / "stamp"
 
 def is_built(spec: BotSpec) -> bool:
     stamp = spec.path / STAMP
-    return stamp.is_file() and stamp.read_text().strip() == spec.hash
+    if not (stamp.is_file() and stamp.read_text().strip() == spec.hash):
+        return False
+    # A stamp without its output (a copied folder, a cleaned checkout) is no build.
+    cmd = spec.command[0] if spec.command else ""
+    return not ("/" in cmd and not Path(cmd).is_absolute()) or (spec.path / cmd).exists()
 
 
 def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError | None]:

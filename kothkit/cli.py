@@ -23,7 +23,8 @@ err = Console(stderr=True, highlight=False)
 
 
 def fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
+    err.print(message, markup=False, highlight=False)
     raise typer.Exit(1)
 
 
@@ -56,7 +57,8 @@ def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotErr
     built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
     errors += build_errors
     for e in errors:
-        err.print(f"[yellow]bot left out:[/yellow] {e}", markup=True)
+        err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
+        err.print(str(e), markup=False, highlight=False)
     return built, errors
 
 
@@ -229,7 +231,7 @@ def debug(
         elif kind == "reply":
             out.print(f"{who} -> judge{t}: {text}", markup=False)
         elif kind == "aside":
-            out.print(f"{who} [{info.aside_prefix}]: {text}", markup=False)
+            out.print(f"{who} (aside): {text}", markup=False)
         elif kind == "stderr":
             out.print(f"{who} [stderr]: {text}", markup=False)
         else:

@@ -433,11 +433,31 @@ class Referee:
             self.hosts.close()
 
     def _drain(self, s: _Seat) -> None:
+        """Keep what a bot wrote after the game ended: stderr, and diagnostic (aside) lines,
+        e.g. a DEBUG line at END; other stdout lines no longer matter.  Bounded reads only."""
         for _ in range(64):
             before = len(s.proc.err_log) + s.proc.err_dropped
             s.proc.read_stderr()
             if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
                 break
+        if not self.prefix:
+            return
+        for _ in range(16):
+            if s.proc.eof or len(s.proc.out_buf) > self.limits.max_line:
+                break
+            size = len(s.proc.out_buf)
+            s.proc.read_stdout()
+            if len(s.proc.out_buf) == size:
+                break
+        while True:
+            try:
+                line = s.proc.pop_line()
+            except (LineTooLong, UnicodeDecodeError):
+                return
+            if line is None:
+                return
+            if line.startswith(self.prefix):
+                self._keep_aside(s, line)
 
     def _logs(self) -> dict[str, str]:
         logs = {}

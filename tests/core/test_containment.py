@@ -7,6 +7,7 @@ machine cannot provide is skipped with the reason kothkit gives for it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -234,3 +235,37 @@ def test_run_says_what_is_not_enforced(cli, tmp_path):
             check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert line == f"containment: {CAPS.summary()}"
+
+
+@pytest.mark.parametrize("mode", ["default", "python-init", "no-namespace"])
+def test_tournament_under_each_containment_mode(cli, tmp_path, mode):
+    """The same tournament with kothkit's C init (when a compiler is here), its Python init, and
+    without namespaces: children die with their game in all three; files are confined in the first two."""
+    env = {"python-init": {"KOTHKIT_JAIL_HELPER": "python"}, "no-namespace": {"KOTHKIT_NO_NAMESPACE": "1"}}.get(mode, {})
+    if mode != "no-namespace" and not CAPS.namespaces:
+        pytest.skip(f"no PID namespace here: {CAPS.why}")
+    if mode == "no-namespace" and CAPS.pids_dir is None:
+        pytest.skip("no pids cgroup here: without namespaces, children that leave the group survive")
+    bots = tmp_path / "bots"
+    make_bot(bots, "spawner", setup=SPAWNER)
+    make_bot(bots, "prober", setup="""
+    try:
+        open("../theirs.txt", "w").write("x")
+    except OSError:
+        pass
+    """)
+    make_bot(bots, "plain")
+    out = tmp_path / "out.json"
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "2", "--move-time", "5",
+            "--db", tmp_path / "j.sqlite", "--json", out, env=env, check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    if mode == "python-init":
+        assert line.startswith("containment: PID namespace per bot (Python init), files read-only")
+    elif mode == "no-namespace":
+        assert "no PID namespace" in line and "files NOT confined" in line
+    else:
+        assert line == f"containment: {CAPS.summary()}"
+    doc = json.loads(out.read_text())
+    assert doc["played"] == 6 and all(g["fault"] is None for g in doc["games"])
+    assert processes_touching(bots) == []
+    assert (bots / "theirs.txt").exists() == (mode == "no-namespace")

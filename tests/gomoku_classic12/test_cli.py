@@ -201,7 +201,7 @@ def test_debug_shows_the_transcript_with_debug_lines(cli):
     assert p.returncode == 0, p.stderr
     text = p.stdout
     for expected in ("judge -> template: START 1", "template -> judge", "judge -> threat: START 2",
-                     "template [DEBUG]: DEBUG template brain ready, playing black", "judge -> threat: PLACE",
+                     "template (aside): DEBUG template brain ready, playing black", "judge -> threat: PLACE",
                      "judge -> template: TURN", "judge -> template: END 2", "judge -> threat: END 1", "result: winner threat"):
         assert expected in text, expected
 
