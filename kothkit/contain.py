@@ -85,7 +85,8 @@ class Capabilities:
             lines.append("files: read-only machine; a bot writes only its own folder and a private /tmp; "
                          "other bots' folders hidden")
         else:
-            lines.append(f"files: NOT confined ({self.why or 'no mount namespace'}); a bot can write wherever its user can")
+            lines.append(f"files: NOT confined ({self.why or 'no mount namespace'}); "
+                         "a bot can write wherever its user can")
         if self.cgroup_version:
             lines.append(f"memory cap: cgroup {self.cgroup_version} ({self.cgroup_dir}), real memory, OOM kill -> verdict 'memory'")
         else:

@@ -55,6 +55,11 @@ class MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
+def describe(e):
+    what = e.strerror or str(e)
+    return f"{e.filename}: {what}" if e.filename else what
+
+
 def check(result, what):
     if result < 0:
         e = ctypes.get_errno()
@@ -181,7 +186,7 @@ def start_bot(cfg, argv, cgroup_fds):
             resource.setrlimit(getattr(resource, name), (soft, hard))
         drop_privileges()
     except OSError as e:
-        os.write(2, f"kothkit: cannot set up the bot's jail: {e}\n".encode())
+        os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
         os._exit(127)
     if cfg.get("probe"):
         probe_report(cfg)
@@ -271,7 +276,7 @@ def main():
             # anything is mounted over the folder's path.
             confine_files(cfg, os.open(cfg["folder"], os.O_PATH | os.O_DIRECTORY))
     except OSError as e:
-        os.write(2, f"kothkit: cannot set up the bot's jail: {e}\n".encode())
+        os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
         os._exit(126)
     status_r, status_w = os.pipe()
     life_r, life_w = os.pipe()

@@ -55,7 +55,8 @@ class Difference:
 def describe(journal: GameRecord, replay: GameRecord) -> str:
     """What differs between the journal's game and its replay, in one line."""
     parts = []
-    if (journal.winner, journal.reason, journal.fault, journal.verdict) != (replay.winner, replay.reason, replay.fault, replay.verdict):
+    ends = [(r.winner, r.reason, r.fault, r.verdict) for r in (journal, replay)]
+    if ends[0] != ends[1]:
         parts.append(f"journal: winner {journal.winner or '-'} ({journal.reason}); "
                      f"replay: winner {replay.winner or '-'} ({replay.reason})")
     a = [(m.seat, _norm(m.reply)) for m in journal.moves]

@@ -89,6 +89,20 @@ def processes_touching(*folders: Path) -> list[str]:
     return found
 
 
+def zombie_children(pid: int) -> list[int]:
+    """Children of ``pid`` that exited and were never reaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
     """Processes still touching ``folders`` once they had ``deadline`` seconds to die."""
     end = time.monotonic() + deadline
@@ -117,6 +131,7 @@ def test_nothing_a_bot_started_outlives_its_game(tmp_path):
     assert rec.fault is None and rec.reason == "five in a row"
     # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
     assert processes_touching(tmp_path / "bots") == []
+    assert zombie_children(os.getpid()) == []  # the judge (this process) reaped what it started
 
 
 def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
@@ -241,7 +256,8 @@ def test_run_says_what_is_not_enforced(cli, tmp_path):
 def test_tournament_under_each_containment_mode(cli, tmp_path, mode):
     """The same tournament with kothkit's C init (when a compiler is here), its Python init, and
     without namespaces: children die with their game in all three; files are confined in the first two."""
-    env = {"python-init": {"KOTHKIT_JAIL_HELPER": "python"}, "no-namespace": {"KOTHKIT_NO_NAMESPACE": "1"}}.get(mode, {})
+    env = {"python-init": {"KOTHKIT_JAIL_HELPER": "python"},
+           "no-namespace": {"KOTHKIT_NO_NAMESPACE": "1"}}.get(mode, {})
     if mode != "no-namespace" and not CAPS.namespaces:
         pytest.skip(f"no PID namespace here: {CAPS.why}")
     if mode == "no-namespace" and CAPS.pids_dir is None:
@@ -269,3 +285,35 @@ def test_tournament_under_each_containment_mode(cli, tmp_path, mode):
     assert doc["played"] == 6 and all(g["fault"] is None for g in doc["games"])
     assert processes_touching(bots) == []
     assert (bots / "theirs.txt").exists() == (mode == "no-namespace")
+
+
+LIMITED = {
+    # limit: (setup code run at start, expected verdict, text in the reason or the bot's log)
+    "cpu_seconds": ("while True: pass", "crash", "killed by SIGXCPU"),
+    # Python ignores SIGXFSZ, so the write fails (EFBIG) and the bot dies of the exception
+    "file_size_mb": ("open('big.bin', 'wb').write(b'x' * (3 << 20))", "crash", "File too large"),
+    "open_files": ("""
+    held = []
+    try:
+        while len(held) < 200:
+            held.append(open("bot.py"))
+    except OSError as e:
+        sys.stderr.write("opened %d: %s\\n" % (len(held), e.strerror))
+    """, None, "opened 13: Too many open files"),
+}
+
+
+@pytest.mark.parametrize("limit", sorted(LIMITED))
+def test_challenge_limits_hold_inside_the_jail(tmp_path, limit):
+    setup, verdict, text = LIMITED[limit]
+    a = make_bot(tmp_path / "bots", "greedyforit", setup=setup)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=10.0, **{limit: 1 if limit != "open_files" else 16})
+    rec = play_game(task, info=info)
+    if verdict is None:
+        assert rec.fault is None
+        assert text in rec.logs["greedyforit"]  # stdin, stdout, stderr and bot.py's reader are open
+    else:
+        assert (rec.fault, rec.verdict) == ("greedyforit", verdict)
+        assert text in rec.reason
+    assert processes_touching(tmp_path / "bots") == []

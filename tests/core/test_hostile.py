@@ -141,10 +141,11 @@ def arena(tmp_path_factory):
             if code is not None:
                 running.remove(item)
                 out = tmp / name
+                rss = out / "rss"
                 if name not in results:
                     results[name] = {"code": code, "stdout": (out / "stdout").read_text(),
                                      "doc": json.loads((out / "result.json").read_text()) if code == 0 else None,
-                                     "rss_mb": int((out / "rss").read_text()) / 1024 if (out / "rss").exists() else None,
+                                     "rss_mb": int(rss.read_text()) / 1024 if rss.exists() else None,
                                      "journal": out / "journal.sqlite"}
     # Right after the last judge exits: nothing any bot started may be alive.
     left = processes_touching(bots, good.parent)
