@@ -338,6 +338,14 @@ def _prctl():
     return _PRCTL
 
 
+def _under_scratch(path: str) -> bool:
+    p = Path(path)
+    if not p.is_absolute():
+        return False
+    real = p.resolve()
+    return any(q == Path(d) or Path(d) in q.parents for q in (p, real) for d in ("/tmp", "/dev/shm"))
+
+
 @attrs.define(eq=False)
 class Jail:
     """The OS-side limits of one bot process for one game."""
@@ -420,7 +428,10 @@ class Jail:
         if self.caps.userns:
             opts.append("userns=1")
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={TMP_MB}"]
+            # A private /tmp would hide an interpreter or bot program that lives under /tmp
+            # (a venv made there, say): then the bot sees the machine's /tmp, read-only.
+            shadowed = any(_under_scratch(p) for p in (sys.prefix, sys.base_prefix, sys.executable, argv[0]))
+            opts += ["fs=1", f"tmp_mb={0 if shadowed else TMP_MB}"]
             hide = hidden_parent(folder)
             if hide is not None:
                 opts.append(f"hide={hide}")

@@ -201,7 +201,7 @@ static void confine_files(void) {
     char opts[64];
     snprintf(opts, sizeof opts, "mode=1777,size=%ldm", tmp_mb);
     const char *scratch[] = {"/tmp", "/dev/shm"};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < (tmp_mb > 0 ? 2 : 0); i++) {  /* tmp_mb=0: the machine's, read-only */
         struct stat st;
         if (stat(scratch[i], &st) == 0 && S_ISDIR(st.st_mode) &&
             mount("tmpfs", scratch[i], "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)

@@ -125,8 +125,9 @@ def confine_files(cfg, folder_fd):
     """Everything read-only but the bot's folder and private scratch space; other bots hidden."""
     folder, hide = cfg["folder"], cfg.get("hide")
     set_readonly("/", True, recursive=True)
-    scratch = f"mode=1777,size={int(cfg.get('tmp_mb', 256))}m"
-    for d in ("/tmp", "/dev/shm"):
+    tmp_mb = int(cfg.get("tmp_mb", 256))
+    scratch = f"mode=1777,size={tmp_mb}m"
+    for d in ("/tmp", "/dev/shm") if tmp_mb > 0 else ():  # tmp_mb=0: the machine's, read-only
         if os.path.isdir(d):
             mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     if hide:

@@ -176,15 +176,11 @@ class Referee:
                 s.start_error = f"cannot load {s.spec.entry}: {type(e).__name__}: {e}"
             return
         try:
-            s.host = self.hosts.get(s.spec, self.limits)
-        except OSError as e:
+            s.host = self.hosts.get(s.spec, self.limits, self.cpu)
+        except Exception as e:
             s.start_error = f"cannot start the function host: {e}"
             return
-        if self.cpu is not None:
-            try:
-                os.sched_setaffinity(s.host.pid, {self.cpu})
-            except OSError:
-                pass
+        s.jail = self.hosts.jail(s.spec)
         self.sel.register(s.host.stdout_fd, selectors.EVENT_READ, (s, "out"))
         self.sel.register(s.host.stderr_fd, selectors.EVENT_READ, (s, "err"))
         s.proc = s.host
@@ -489,34 +485,54 @@ def _function_cache(spec: BotSpec):
 
 
 class HostPool:
-    """Isolated function hosts kept alive across games (one per bot) within one worker process."""
+    """Isolated function hosts kept alive across games (one per bot) within one worker process.
+
+    Each host runs in its own jail (PID namespace, files, memory cap where the machine
+    allows), so a function bot is contained like a program bot; what it starts lives until
+    its host is discarded (a fault, or the end of the worker), not just until a game ends.
+    """
 
     def __init__(self) -> None:
-        self._hosts: dict[tuple[str, str], LineProcess] = {}
+        self._hosts: dict[tuple[str, str], tuple[LineProcess, Jail]] = {}
 
-    def get(self, spec: BotSpec, limits: Limits) -> LineProcess:
+    def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None) -> LineProcess:
         key = (spec.entry or "", spec.hash)
-        p = self._hosts.get(key)
-        if p is not None and (p.eof or p.poll() is not None):
-            p.kill()
-            p = None
-        if p is None:
-            p = LineProcess(argv=[sys.executable, "-m", "kothkit.funchost", spec.entry], cwd=spec.path.parent,
-                            max_line=limits.max_line, stderr_cap=limits.stderr_cap)
-            p.start()
-            self._hosts[key] = p
+        found = self._hosts.get(key)
+        if found is not None and (found[0].eof or found[0].poll() is not None):
+            self.discard(spec)
+            found = None
+        if found is None:
+            folder = spec.path.parent
+            jail = Jail(limits, cpu=cpu)
+            jail.setup()
+            argv = jail.wrap([sys.executable, "-m", "kothkit.funchost", spec.entry], folder)
+            p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
+                            preexec=jail.preexec if jail.needs_preexec() else None)
+            try:
+                p.start()
+            except Exception:
+                jail.teardown()
+                raise
+            jail.started(p.pid)
+            self._hosts[key] = found = (p, jail)
         # Stale output from a previous game (e.g. a reply that came after its deadline) is dropped.
-        p.out_buf.clear()
-        return p
+        found[0].out_buf.clear()
+        return found[0]
+
+    def jail(self, spec: BotSpec) -> Jail | None:
+        found = self._hosts.get((spec.entry or "", spec.hash))
+        return found[1] if found else None
 
     def discard(self, spec: BotSpec) -> None:
-        p = self._hosts.pop((spec.entry or "", spec.hash), None)
-        if p is not None:
-            p.kill()
+        found = self._hosts.pop((spec.entry or "", spec.hash), None)
+        if found is not None:
+            found[0].kill()
+            found[1].teardown()
 
     def close(self) -> None:
-        for p in self._hosts.values():
+        for p, jail in self._hosts.values():
             p.kill()
+            jail.teardown()
         self._hosts.clear()
 
 
