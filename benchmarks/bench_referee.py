@@ -7,8 +7,9 @@ Everything is measured in this one run, against a baseline measured in the same 
   (os.write + os.read, no referee, no game logic);
 - the referee: a real gomoku_swap2 game between two instant-reply bots (C, a few microseconds
   of their own per reply); per move, the referee's measured reply time, and the judge's own
-  overhead = (game wall time - sum of measured reply times) / moves, which includes the
-  game logic, encoding, verdict checks, recording, and process start/stop spread over the moves;
+  overhead = (game wall time - moves x bare round trip) / moves -- game logic, encoding,
+  verdict checks, recording -- once between the first prompt and the last reply, and once
+  with the start and stop of both bot processes (jail included) spread over the moves;
 - games per second of a whole tournament of four instant bots at --jobs 1 and --jobs 2.
 """
 
@@ -34,21 +35,24 @@ from kothkit.tournament import run_tournament
 HERE = Path(__file__).resolve().parent
 
 
-def raw_round_trips(bot: Path, n: int = 2000) -> list[float]:
-    p = subprocess.Popen([str(bot / "bot")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    board = b'0 [((7,7),"B")]\n'
-    times = []
-    try:
-        for _ in range(n):
-            t0 = time.perf_counter()
-            os.write(p.stdin.fileno(), board)
-            buf = b""
-            while not buf.endswith(b"\n"):
-                buf += os.read(p.stdout.fileno(), 4096)
-            times.append(time.perf_counter() - t0)
-    finally:
-        p.kill()
-        p.wait()
+def raw_round_trips(bot: Path, prompts: list[str], repeat: int = 20) -> list[float]:
+    """Each prompt's bare round trip (os.write + os.read, no referee), over ``repeat`` passes."""
+    times = [0.0] * len(prompts)
+    for _ in range(repeat):
+        p = subprocess.Popen([str(bot / "bot")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        try:
+            for i, line in enumerate(prompts):
+                data = line.encode() + b"\n"
+                t0 = time.perf_counter()
+                os.write(p.stdin.fileno(), data)
+                buf = b""
+                while not buf.endswith(b"\n"):
+                    buf += os.read(p.stdout.fileno(), 4096)
+                took = time.perf_counter() - t0
+                times[i] = took if _ == 0 else min(times[i], took)
+        finally:
+            p.kill()
+            p.wait()
     return times
 
 
@@ -71,26 +75,39 @@ def main() -> None:
         for s in specs:
             _, err = build(s)
             assert err is None, err
-        raw = raw_round_trips(specs[0].path)
+        # The baseline: the very prompts of a real game, sent to the same bot by a bare loop.
+        sent: list[str] = []
+        probe = GameTask(id="probe", game=info.name, players=(specs[0], specs[1]), seed=0, limits=info.limits)
+        play_game(probe, info=info, on_event=lambda kind, seat, text, ms: sent.append(text) if kind == "send" else None)
+        raw = raw_round_trips(specs[0].path, sent)
         raw_med = statistics.median(raw) * 1e6
-        limits = info.limits.replace(grace=0.5)
-        per_move, overhead, walls = [], [], []
+        raw_game = sum(raw)
+        limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
+        per_move, overhead, ingame, startstop, walls = [], [], [], [], []
         for g in range(args.games):
-            task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=g, limits=limits)
+            task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=0, limits=limits)
+            marks: list[float] = []
             t0 = time.perf_counter()
-            rec = play_game(task, info=info)
+            rec = play_game(task, info=info, on_event=lambda kind, *_: marks.append(time.perf_counter()))
             wall = time.perf_counter() - t0
             moves = len(rec.moves)
-            replies = sum(m.ms for m in rec.moves) / 1000
             per_move.extend(m.ms * 1000 for m in rec.moves)
-            overhead.append((wall - replies) / moves * 1e6)
+            # The judge's own time: everything but the bots' own time, which is at most a bare
+            # round trip per move (the bots answer instantly). Every game replays
+            # the probe's game (same seed, deterministic bots), so the baseline is exact.
+            overhead.append((wall - raw_game) / moves * 1e6)
+            # The same, between the first prompt and the last reply: no process start or stop.
+            ingame.append(((marks[-1] - marks[0]) - raw_game) / moves * 1e6)
+            startstop.append((wall - (marks[-1] - marks[0])) * 1000)
             walls.append(wall)
-        print(f"baseline: bare pipe round trip to the bot, median        {raw_med:8.1f} us")
-        print(f"referee: measured reply time per move, median            {statistics.median(per_move):8.1f} us "
+        print(f"baseline: bare round trip of the game's prompts to the bot, median {raw_med:6.1f} us")
+        print(f"referee: measured reply time per move, median                 {statistics.median(per_move):8.1f} us "
               f"(ratio to baseline {statistics.median(per_move) / raw_med:.2f})")
-        print(f"referee: judge overhead per move (wall - replies), median {statistics.median(overhead):8.1f} us "
-              f"over {len(rec.moves)} moves a game (incl. start/stop of two processes)")
-        print(f"         a game's wall time, median                      {statistics.median(walls) * 1000:8.1f} ms")
+        print(f"judge overhead per move during play (no start/stop), median  {statistics.median(ingame):8.1f} us")
+        print(f"judge overhead per move, start and stop of both bots included {statistics.median(overhead):8.1f} us "
+              f"({moves} moves a game)")
+        print(f"start and stop of both bots (jailed where the machine allows)  {statistics.median(startstop):8.1f} ms a game")
+        print(f"a game's wall time, median                                    {statistics.median(walls) * 1000:8.1f} ms")
         rates = {}
         for jobs in (1, 2):
             db = tmp / f"j{jobs}.sqlite"

@@ -72,13 +72,6 @@ def play_batch(tasks: Sequence[GameTask], cpu: int | None = None) -> list[GameRe
     if _HOSTS is None:
         _HOSTS = HostPool()
     cpu = _CPU if cpu is None else cpu
-    if cpu is not None and tasks and tasks[0].limits.pin_cpu:
-        # The referee shares its game's core: a bot's reply then wakes the referee on the same
-        # core, which is much cheaper than a cross-core wake-up (see benchmarks/).
-        try:
-            os.sched_setaffinity(0, {cpu})
-        except OSError:
-            pass
     try:
         return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
     except SystemExit:

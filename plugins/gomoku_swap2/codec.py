@@ -52,8 +52,19 @@ def format_cell(cell: Cell) -> str:
     return f"({cell[0]},{cell[1]})"
 
 
+_ENTRY: dict[Stone, str] = {}
+
+
+def _entry(s: Stone) -> str:
+    text = _ENTRY[s] = f'(({s.x},{s.y}),"{s.color}")'
+    return text
+
+
 def format_board(stones: Iterable[Stone]) -> str:
-    return "[" + ",".join(f'(({s.x},{s.y}),"{s.color}")' for s in stones) + "]"
+    # A board is re-sent whole every move: formatting each of the 450 possible entries once
+    # keeps the judge's per-move cost flat as the board fills.
+    get = _ENTRY.get
+    return "[" + ",".join([get(s) or _entry(s) for s in stones]) + "]"
 
 
 def encode(payload: Ask | Exit | str) -> str:
