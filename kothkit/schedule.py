@@ -24,8 +24,16 @@ from kothkit.records import GameTask
 from kothkit.seeding import derive
 
 
-def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple) -> str:
-    blob = json.dumps([game, settings, [(b.name, b.hash) for b in players], list(slot)], sort_keys=True, default=str)
+def game_key(game: str, settings: Mapping[str, Any]) -> str:
+    """The part of every game id that a whole schedule shares (computed once per schedule)."""
+    return hashlib.sha256(json.dumps([game, settings], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple,
+            key: str | None = None) -> str:
+    key = key or game_key(game, settings)
+    seats = "\x1e".join(f"{b.name}\x1f{b.hash}" for b in players)
+    blob = f"{key}\x1d{seats}\x1d" + "\x1f".join(map(str, slot))
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -56,6 +64,7 @@ class Schedule:
     def __iter__(self) -> Iterator[GameTask]:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         settings = settings_of(self.limits, self.rules)
+        key = game_key(self.game, settings)
         pairs = self.pairs()
         index = 0
         for r in range(self.rounds):
@@ -66,7 +75,7 @@ class Schedule:
                     seats = (first, second) if k % 2 == 0 else (second, first)
                     slot = (a.name, b.name, k)
                     yield GameTask(
-                        id=game_id(self.game, settings, seats, (*slot, self.seed)),
+                        id=game_id(self.game, settings, seats, (*slot, self.seed), key),
                         game=self.game, players=seats, seed=derive(self.seed, "game", *slot),
                         limits=self.limits, rules=dict(self.rules), index=index, trusted=self.trusted,
                     )
