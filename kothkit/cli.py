@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -221,8 +220,6 @@ def debug(
     limits = info.limits.replace(move_time=move_time)
     task = GameTask(id=game_id(info.name, settings_of(limits, info.rules), seats, ("debug", seed)), game=info.name,
                     players=seats, seed=seed, limits=limits, rules=dict(info.rules))
-    arrow = {"send": "<", "notice": "<", "final": "<", "reply": ">", "aside": "#", "stderr": "!", "verdict": "X"}
-
     def show(kind, seat, text, ms):
         who = names[seat]
         t = f" ({ms:.1f} ms)" if ms is not None else ""

@@ -11,7 +11,6 @@ before ``play_game`` returns.
 from __future__ import annotations
 
 import json
-import os
 import select
 import sys
 import time
@@ -166,7 +165,7 @@ class Referee:
     def _start_function(self, s: _Seat) -> None:
         seed = bot_seed(self.task.seed, s.index)
         if self.task.trusted:
-            from kothkit.funcbots import FunctionBot, FunctionBotError
+            from kothkit.funcbots import FunctionBotError
 
             try:
                 s.func = _function_cache(s.spec)

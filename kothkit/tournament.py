@@ -16,7 +16,7 @@ import itertools
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
@@ -108,6 +108,68 @@ class _Inline:
         close_hosts()
 
 
+def make_pool(jobs: int, pin_cpu: bool):
+    """Where games run: this process for one job, else ``jobs`` workers, each owning a core slot."""
+    cores = sorted(os.sched_getaffinity(0))
+    if jobs <= 1:
+        return _Inline(cores[0] if pin_cpu else None)
+    ctx = multiprocessing.get_context("fork")
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                                  initargs=(ctx.Value("i", 0), cores))
+
+
+def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
+             on_done: Callable[[list[GameTask], list[GameRecord]], None]) -> None:
+    """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
+    up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process.
+
+    A stateful bot is in at most one running batch, and its games start in schedule order:
+    a task waits while an earlier task of the same stateful bot has not started.
+    """
+    pool = make_pool(jobs, pin_cpu)
+    pending = iter(tasks)
+    window: deque[GameTask] = deque()
+    busy: set[str] = set()
+    inflight: dict[cf.Future, list[GameTask]] = {}
+    window_size = max(64, jobs * batch * 4)
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(window) < window_size:
+                t = next(pending, None)
+                if t is None:
+                    exhausted = True
+                else:
+                    window.append(t)
+            while len(inflight) < max(jobs, 1) and window:
+                picked: list[GameTask] = []
+                blocked: set[str] = set()
+                for t in list(window):
+                    names = {b.name for b in t.players} & stateful
+                    if names & (busy | blocked):
+                        blocked |= names
+                        continue
+                    picked.append(t)
+                    window.remove(t)
+                    busy |= names
+                    if len(picked) >= batch:
+                        break
+                if not picked:
+                    break
+                inflight[pool.submit(play_batch, picked)] = picked
+            if not inflight:
+                break  # nothing running and nothing startable: with nothing busy, that means done
+            done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                picked = inflight.pop(fut)
+                records = fut.result()
+                for t in picked:
+                    busy -= {b.name for b in t.players}
+                on_done(picked, records)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 @attrs.frozen
 class TournamentResult:
     game: str
@@ -187,68 +249,29 @@ def run_tournament(
         run_id = j.start_run(info.name, seed, settings_of(limits, rules),
                              [{"name": b.name, "hash": b.hash} for b in bots])
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
-        cores = sorted(os.sched_getaffinity(0))
-        if jobs <= 1:
-            pool = _Inline(cores[0] if limits.pin_cpu else None)
-        else:
-            ctx = multiprocessing.get_context("fork")
-            pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                          initargs=(ctx.Value("i", 0), cores))
-        tasks = iter(schedule)
-        window: deque[GameTask] = deque()
-        busy: set[str] = set()
-        inflight: dict[cf.Future, list[GameTask]] = {}
-        stateful = {b.name for b in bots if b.stateful}
-        limit_window = max(64, jobs * batch * 4)
-        exhausted = False
-        try:
-            while True:
-                while not exhausted and len(window) < limit_window:
-                    chunk = list(itertools.islice(tasks, 256))
-                    if not chunk:
-                        exhausted = True
-                        break
-                    known = j.known([t.id for t in chunk])
-                    for t in chunk:
-                        if t.id in known:
-                            reused += 1
-                            if on_record is not None:
-                                on_record(next(j.get([t.id])), True)
-                        else:
-                            window.append(t)
-                while len(inflight) < max(jobs, 1) and window:
-                    picked: list[GameTask] = []
-                    blocked: set[str] = set()
-                    for t in list(window):
-                        names = {b.name for b in t.players} & stateful
-                        if names & (busy | blocked):
-                            blocked |= names
-                            continue
-                        picked.append(t)
-                        window.remove(t)
-                        busy |= names
-                        if len(picked) >= batch:
-                            break
-                    if not picked:
-                        break
-                    inflight[pool.submit(play_batch, picked)] = picked
-                if not inflight:
-                    if exhausted and not window:
-                        break
-                    continue
-                done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
-                for fut in done:
-                    picked = inflight.pop(fut)
-                    records = fut.result()
-                    j.add(records)
-                    for t in picked:
-                        busy -= {b.name for b in t.players}
-                    for r in records:
-                        played += 1
-                        if on_record is not None:
-                            on_record(r, False)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+
+        def unplayed() -> Iterator[GameTask]:
+            nonlocal reused
+            for chunk in _chunks(schedule, 256):
+                known = j.known([t.id for t in chunk])
+                for t in chunk:
+                    if t.id not in known:
+                        yield t
+                        continue
+                    reused += 1
+                    if on_record is not None:
+                        on_record(next(j.get([t.id])), True)
+
+        def store(records: list[GameRecord]) -> None:
+            nonlocal played
+            j.add(records)
+            played += len(records)
+            if on_record is not None:
+                for r in records:
+                    on_record(r, False)
+
+        dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
+                 batch=batch, on_done=lambda tasks, records: store(records))
         j.finish_run(run_id, played, reused)
         table = compute_standings(info, schedule, j)
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,

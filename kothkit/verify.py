@@ -12,11 +12,9 @@ anything differs or cannot be verified.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
-import multiprocessing
 import os
-from collections import defaultdict, deque
+from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -103,39 +101,11 @@ class _Settings:
 
 
 def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> None:
-    """Play ``tasks`` (in index order) on ``jobs`` workers; a stateful bot plays one game at a time, in order."""
-    from kothkit.tournament import _Inline, _init_worker, play_batch
+    """Play ``tasks`` (in index order) on ``jobs`` workers, stateful bots in order, one game at a time."""
+    from kothkit.tournament import dispatch
 
-    cores = sorted(os.sched_getaffinity(0))
-    if jobs <= 1:
-        pool = _Inline(cores[0] if tasks and tasks[0].limits.pin_cpu else None)
-    else:
-        ctx = multiprocessing.get_context("fork")
-        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                      initargs=(ctx.Value("i", 0), cores))
-    window = deque(tasks)
-    busy: set[str] = set()
-    inflight: dict[cf.Future, GameTask] = {}
-    try:
-        while window or inflight:
-            blocked: set[str] = set()
-            for t in list(window):
-                if len(inflight) >= max(jobs, 1):
-                    break
-                names = {b.name for b in t.players} & stateful
-                if names & (busy | blocked):
-                    blocked |= names
-                    continue
-                window.remove(t)
-                busy |= names
-                inflight[pool.submit(play_batch, [t])] = t
-            done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                t = inflight.pop(fut)
-                busy -= {b.name for b in t.players}
-                on_done(t, fut.result()[0])
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    dispatch(tasks, jobs=jobs, pin_cpu=bool(tasks) and tasks[0].limits.pin_cpu, stateful=stateful,
+             on_done=lambda done, records: on_done(done[0], records[0]))
 
 
 @app.command()

@@ -32,7 +32,7 @@ def test_challenge_runs_and_flags_override(cli, tmp_path):
     assert (ch / "kothkit.sqlite").is_file()
     n = len(doc["standings"])
     assert doc["total"] == n * (n - 1)
-    r = cli("run", ch, "--seed", "8", "--json", tmp_path / "out2.json", check=True, timeout=180)
+    cli("run", ch, "--seed", "8", "--json", tmp_path / "out2.json", check=True, timeout=180)
     assert json.loads((tmp_path / "out2.json").read_text())["seed"] == 8
 
 

@@ -24,6 +24,7 @@ from kothkit.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.referee import play_game
 from kothkit.schedule import Schedule
+from kothkit.testing.procs import processes_touching
 
 CAPS = capabilities()
 needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason=f"no PID namespace here: {CAPS.why}")
@@ -68,25 +69,6 @@ if os.fork() == 0:
 os.wait()
 subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(3600)"])
 """
-
-
-def processes_touching(*folders: Path) -> list[str]:
-    roots = [str(f) for f in folders]
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            cwd = ""
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            cmd = ""
-        if any(cwd == r or cwd.startswith(r + "/") or r in cmd for r in roots):
-            found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:100]}")
-    return found
 
 
 def zombie_children(pid: int) -> list[int]:

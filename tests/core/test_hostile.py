@@ -25,6 +25,7 @@ from kothkit.bots import load_folder
 from kothkit.build import build
 from kothkit.contain import capabilities
 from kothkit.journal import Journal
+from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "bots" / "hostile"
@@ -69,26 +70,6 @@ atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUS
 sys.argv[0] = "kothkit"
 runpy.run_module("kothkit", run_name="__main__", alter_sys=True)
 """
-
-
-def processes_touching(*folders: Path) -> list[str]:
-    """Live processes whose working directory or command line points into one of ``folders``."""
-    roots = [str(f) for f in folders]
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            cwd = ""
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            cmd = ""
-        if any(cwd == r or cwd.startswith(r + "/") or r in cmd for r in roots):
-            found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:120]}")
-    return found
 
 
 def leftover_cgroups(pids: list[int]) -> list[str]:

@@ -23,31 +23,13 @@ from pathlib import Path
 import pytest
 
 from kothkit.journal import Journal
+from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "plugins" / "gomoku_swap2" / "bots"
 SEED = 4242
 ROUNDS = 3
 GAMES = 3 * 2 * ROUNDS  # three bundled bots
-
-
-def processes_touching(folder: Path) -> list[str]:
-    root = str(folder)
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            cwd = ""
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            cmd = ""
-        if cwd == root or cwd.startswith(root + "/") or root in cmd:
-            found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:100]}")
-    return found
 
 
 def wait_gone(folder: Path, deadline: float = 15.0) -> list[str]:

@@ -6,10 +6,10 @@ and as second player).  The good opponent is the bundled ``threat`` bot.
 """
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = ROOT / "plugins" / "gomoku_swap2" / "bots" / "threat"
@@ -24,20 +24,6 @@ CASES = [
     ("mojibake", "invalid-reply"),
     ("flooder", "invalid-reply"),
 ]
-
-
-def processes_in(folder: Path) -> list[int]:
-    """Pids of live processes whose working directory is ``folder``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if Path(os.readlink(entry / "cwd")) == folder:
-                found.append(int(entry.name))
-        except OSError:
-            pass
-    return found
 
 
 @pytest.mark.parametrize("bad, verdict", CASES, ids=[c[0] for c in CASES])
@@ -58,4 +44,4 @@ def test_misbehaving_bot_loses_with_its_verdict(cli, tmp_path, bad, verdict):
     assert rows["threat"]["points"] == 4 and rows[bad]["points"] == 0
     assert [s["bot"] for s in doc["standings"]] == ["threat", bad]
     # the tournament left no process of the bad bot behind (sleeper and flooder never stop by themselves)
-    assert processes_in(BAD / bad) == []
+    assert processes_touching(BAD / bad) == []
