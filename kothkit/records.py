@@ -8,7 +8,7 @@ needed to play one game anywhere: another process, another machine); a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -39,8 +39,9 @@ class GameTask:
     trusted: bool = False
 
 
-@attrs.frozen
-class Move:
+class Move(NamedTuple):
+    """One reply of a game (a tuple: games have many, and records cross process boundaries)."""
+
     seat: int
     #: The reply as received: the line for program bots, the returned value for function bots.
     reply: Any
@@ -68,7 +69,19 @@ class GameRecord:
     #: Wall seconds the game took (not part of the result: never compared).
     seconds: float = 0.0
 
+    def __reduce__(self):
+        # Records cross from workers to the judge by the thousand: a plain tuple of fields
+        # pickles several times faster than attrs' generic state protocol.
+        return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
+                                   self.reason, self.fault, self.verdict, [tuple(m) for m in self.moves], self.logs,
+                                   self.seconds))
+
     def result_key(self) -> tuple:
         """What must be identical between two plays of the same game (no timings)."""
         return (self.id, self.players, self.winner, self.reason, self.fault, self.verdict,
                 tuple((m.seat, m.reply) for m in self.moves))
+
+
+def _unpickle_record(*fields) -> GameRecord:
+    *head, moves, logs, seconds = fields
+    return GameRecord(*head, moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)
