@@ -29,6 +29,9 @@ from kothkit.proc import LineProcess, LineTooLong, describe_exit
 from kothkit.records import GameRecord, GameTask, Move
 from kothkit.seeding import derive
 
+#: Seconds a new function host may take to start and answer its first request (not a move).
+HOST_START_TIME = 20.0
+
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict.
 EventFn = Callable[[str, int, str, float | None], None]
 
@@ -186,8 +189,16 @@ class Referee:
         self._register(s.host.stdout_fd, s, "out")
         self._register(s.host.stderr_fd, s, "err")
         s.proc = s.host
+        new_game = {"op": "new", "seed": seed}
+        if self.hosts.fresh(s.spec):
+            # A host just started: its interpreter start-up must not count against the first move.
+            try:
+                self._host_request(s, new_game, max(self.limits.first_time, HOST_START_TIME))
+            except _Stop as stop:
+                s.start_error = stop.fault.reason
+            return
         # Pipelined: the acknowledgement is read before the first reply, saving a round trip a game.
-        s.host.send(json.dumps({"op": "new", "seed": seed}))
+        s.host.send(json.dumps(new_game))
         s.acks = 1
 
     # -- the game loop -----------------------------------------------------------
@@ -507,6 +518,15 @@ class HostPool:
 
     def __init__(self) -> None:
         self._hosts: dict[tuple[str, str], tuple[LineProcess, Jail]] = {}
+        self._fresh: set[tuple[str, str]] = set()
+
+    def fresh(self, spec: BotSpec) -> bool:
+        """True once after a host was started for ``spec`` (it has not answered anything yet)."""
+        key = (spec.entry or "", spec.hash)
+        if key in self._fresh:
+            self._fresh.discard(key)
+            return True
+        return False
 
     def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None) -> LineProcess:
         key = (spec.entry or "", spec.hash)
@@ -528,6 +548,7 @@ class HostPool:
                 raise
             jail.started(p.pid)
             self._hosts[key] = found = (p, jail)
+            self._fresh.add(key)
         # Stale output from a previous game (e.g. a reply that came after its deadline) is dropped.
         found[0].out_buf.clear()
         return found[0]
