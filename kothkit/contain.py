@@ -430,7 +430,9 @@ class Jail:
         if self.caps.files:
             # A private /tmp would hide an interpreter or bot program that lives under /tmp
             # (a venv made there, say): then the bot sees the machine's /tmp, read-only.
-            shadowed = any(_under_scratch(p) for p in (sys.prefix, sys.base_prefix, sys.executable, argv[0]))
+            # kothkit itself too: function hosts run `python -m kothkit.funchost` from it.
+            shadowed = any(_under_scratch(p) for p in (sys.prefix, sys.base_prefix, sys.executable, argv[0],
+                                                       str(Path(__file__).parent)))
             opts += ["fs=1", f"tmp_mb={0 if shadowed else TMP_MB}"]
             hide = hidden_parent(folder)
             if hide is not None:

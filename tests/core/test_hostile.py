@@ -63,10 +63,16 @@ EXPECTED = {
 }
 
 #: Runs the judge and writes its own peak RSS (not its children's) to the file named by argv[1].
+#: VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would report the (large) pytest process
+#: the judge was forked from.
 JUDGE = """
-import atexit, resource, runpy, sys
+import atexit, runpy, sys
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return line.split()[1]
+atexit.register(lambda: open(out, "w").write(peak()))
 sys.argv[0] = "kothkit"
 runpy.run_module("kothkit", run_name="__main__", alter_sys=True)
 """
