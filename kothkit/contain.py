@@ -338,12 +338,25 @@ def _prctl():
     return _PRCTL
 
 
-def _under_scratch(path: str) -> bool:
-    p = Path(path)
-    if not p.is_absolute():
-        return False
-    real = p.resolve()
-    return any(q == Path(d) or Path(d) in q.parents for q in (p, real) for d in ("/tmp", "/dev/shm"))
+def _scratch_root(path: Path) -> Path | None:
+    """The top folder just below /tmp or /dev/shm that holds ``path``, if it lives there."""
+    for d in (Path("/tmp"), Path("/dev/shm")):
+        if d in path.parents:
+            return d / path.relative_to(d).parts[0]
+    return None
+
+
+def _kept(argv: list[str]) -> list[str]:
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent]
+    if argv and os.path.isabs(argv[0]):
+        paths.append(Path(argv[0]).parent)
+    kept: list[str] = []
+    for p in paths:
+        for q in (p, p.resolve()):
+            root = _scratch_root(q)
+            if root is not None and root.is_dir() and str(root) not in kept:
+                kept.append(str(root))
+    return kept
 
 
 @attrs.define(eq=False)
@@ -428,12 +441,11 @@ class Jail:
         if self.caps.userns:
             opts.append("userns=1")
         if self.caps.files:
-            # A private /tmp would hide an interpreter or bot program that lives under /tmp
-            # (a venv made there, say): then the bot sees the machine's /tmp, read-only.
-            # kothkit itself too: function hosts run `python -m kothkit.funchost` from it.
-            shadowed = any(_under_scratch(p) for p in (sys.prefix, sys.base_prefix, sys.executable, argv[0],
-                                                       str(Path(__file__).parent)))
-            opts += ["fs=1", f"tmp_mb={0 if shadowed else TMP_MB}"]
+            opts += ["fs=1", f"tmp_mb={TMP_MB}"]
+            # The private /tmp must not hide what the bot's command needs from under /tmp: the
+            # interpreter (a venv made there), kothkit itself (function hosts import it), the
+            # program: those folders are bound back read-only.
+            opts += [f"keep={k}" for k in _kept(argv)]
             hide = hidden_parent(folder)
             if hide is not None:
                 opts.append(f"hide={hide}")

@@ -56,6 +56,8 @@ static long tmp_mb = 256;
 static char *folder, *hide, *outside, *sibling;
 static char *cgroups[MAX_LIST];
 static int ncgroups;
+static char *keeps[MAX_LIST]; /* folders under /tmp or /dev/shm to keep visible, read-only */
+static int nkeeps;
 static struct { int resource; rlim_t soft, hard; } rlimits[MAX_LIST];
 static int nrlimits;
 
@@ -97,6 +99,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "outside")) outside = v;
         else if (!strcmp(a, "sibling")) sibling = v;
         else if (!strcmp(a, "cgroup") && ncgroups < MAX_LIST) cgroups[ncgroups++] = v;
+        else if (!strcmp(a, "keep") && nkeeps < MAX_LIST) keeps[nkeeps++] = v;
         else if (!strcmp(a, "rlimit") && nrlimits < MAX_LIST) {
             char *c1 = strchr(v, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
             if (!c2) continue;
@@ -197,6 +200,11 @@ static void confine_files(void) {
        is mounted over the folder's path. */
     int fd = open(folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) fail(folder);
+    int keep_fd[MAX_LIST];
+    for (int i = 0; i < nkeeps; i++) {
+        keep_fd[i] = open(keeps[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (keep_fd[i] < 0) fail(keeps[i]);
+    }
     set_readonly("/", 1, 1);
     char opts[64];
     snprintf(opts, sizeof opts, "mode=1777,size=%ldm", tmp_mb);
@@ -206,6 +214,16 @@ static void confine_files(void) {
         if (stat(scratch[i], &st) == 0 && S_ISDIR(st.st_mode) &&
             mount("tmpfs", scratch[i], "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
             fail(scratch[i]);
+    }
+    /* What the judge needs from under the private scratch space (kothkit or its interpreter
+       living in /tmp, say), bound back read-only. */
+    for (int i = 0; i < nkeeps; i++) {
+        char source[64];
+        snprintf(source, sizeof source, "/proc/self/fd/%d", keep_fd[i]);
+        mkdirs(keeps[i]);
+        if (mount(source, keeps[i], NULL, MS_BIND | MS_REC, NULL) != 0) fail(keeps[i]);
+        set_readonly(keeps[i], 1, 1);
+        close(keep_fd[i]);
     }
     if (hide) {
         mkdirs(hide);

@@ -124,12 +124,18 @@ def enter_namespaces(cfg):
 def confine_files(cfg, folder_fd):
     """Everything read-only but the bot's folder and private scratch space; other bots hidden."""
     folder, hide = cfg["folder"], cfg.get("hide")
+    keep_fds = [(k, os.open(k, os.O_PATH | os.O_DIRECTORY)) for k in cfg.get("keeps", ())]
     set_readonly("/", True, recursive=True)
     tmp_mb = int(cfg.get("tmp_mb", 256))
     scratch = f"mode=1777,size={tmp_mb}m"
     for d in ("/tmp", "/dev/shm") if tmp_mb > 0 else ():  # tmp_mb=0: the machine's, read-only
         if os.path.isdir(d):
             mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    for path, fd in keep_fds:  # what the judge needs from under /tmp, bound back read-only
+        os.makedirs(path, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        set_readonly(path, True, recursive=True)
+        os.close(fd)
     if hide:
         os.makedirs(hide, exist_ok=True)
         mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
@@ -242,13 +248,15 @@ def run_init(cfg, argv, status_w, life_r, cgroup_fds):
 
 
 def parse(args):
-    cfg = {"cgroups": [], "rlimits": []}
+    cfg = {"cgroups": [], "rlimits": [], "keeps": []}
     for i, a in enumerate(args):
         if a == "--":
             return cfg, args[i + 1:]
         key, _, value = a.partition("=")
         if key == "cgroup":
             cfg["cgroups"].append(value)
+        elif key == "keep":
+            cfg["keeps"].append(value)
         elif key == "rlimit":
             name, soft, hard = value.split(":")
             cfg["rlimits"].append((name, int(soft), int(hard)))

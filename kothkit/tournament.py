@@ -35,21 +35,19 @@ FAST_BATCH = 50
 
 _CPU: int | None = None
 _HOSTS = None
-_WORKER = False
-
-
 def _init_worker(counter, cores: Sequence[int]) -> None:
-    global _CPU, _WORKER
-    _WORKER = True
+    global _CPU
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
     _CPU = cores[slot % len(cores)]
-    # If the judge dies, its workers get SIGTERM and, unwinding, kill their bots.
+    # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
+    # runs under a jail init that dies with its parent (the worker), taking the bot with it.
+    # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
     _set_parent_death_signal()
     import signal
 
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(SystemExit(143)))
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -72,15 +70,7 @@ def play_batch(tasks: Sequence[GameTask], cpu: int | None = None) -> list[GameRe
     if _HOSTS is None:
         _HOSTS = HostPool()
     cpu = _CPU if cpu is None else cpu
-    try:
-        return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
-    except SystemExit:
-        if not _WORKER:
-            raise
-        # The judge died (SIGTERM) and the game has killed its bots; the pool would catch the
-        # exit, report it to nobody and wait for work forever, so leave now.
-        close_hosts()
-        os._exit(143)
+    return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
 
 
 def close_hosts() -> None:
