@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kothkit.records import GameRecord, Move
+from kothkit.records import GameRecord, GameResult, Move
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -69,6 +69,30 @@ def _jsonable(value):
         return repr(value)
 
 
+_dumps = json.dumps
+
+
+def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
+    """The journal row of record ``r``, in the games table's column order.
+
+    Workers turn their records into rows (the JSON work happens where the game
+    was played), so that the judge process only has to insert them.
+    """
+    try:
+        # Moves are tuples, which JSON writes as [seat, reply, ms]: one C call for all of them.
+        moves = _dumps(r.moves)
+    except (TypeError, ValueError):  # a reply JSON cannot carry (only program bots' lines are kept raw)
+        moves = _dumps([[m.seat, _jsonable(m.reply), m.ms] for m in r.moves])
+    return (r.id, r.game, r.index, _dumps(r.players), _dumps(r.hashes), r.seed, r.winner, r.reason,
+            r.fault, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
+            time.time() if finished_at is None else finished_at)
+
+
+def result_of(row: tuple) -> GameResult:
+    """The :class:`GameResult` of a row made by :func:`row_of`."""
+    return GameResult(row[0], tuple(json.loads(row[3])), row[6], row[7], row[8], row[9])
+
+
 class Journal:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -91,12 +115,10 @@ class Journal:
     # -- games -----------------------------------------------------------------
     def add(self, records: Iterable[GameRecord]) -> None:
         """Store finished games; each batch is one transaction (all or nothing)."""
-        rows = [
-            (r.id, r.game, r.index, json.dumps(r.players), json.dumps(r.hashes), r.seed, r.winner, r.reason,
-             r.fault, r.verdict, json.dumps([[m.seat, _jsonable(m.reply), m.ms] for m in r.moves]),
-             json.dumps(dict(r.logs)), r.seconds, time.time())
-            for r in records
-        ]
+        self.add_rows([row_of(r) for r in records])
+
+    def add_rows(self, rows: list[tuple]) -> None:
+        """Store rows made by :func:`row_of`, in one transaction."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
@@ -120,13 +142,14 @@ class Journal:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
 
-    def results(self, ids: list[str]) -> Iterator[tuple[tuple[str, ...], str | None]]:
-        """(players, winner) of the stored games among ``ids``: all that standings need."""
+    def results(self, ids: list[str]) -> Iterator[GameResult]:
+        """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
+        loads = json.loads
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = f"SELECT players, winner FROM games WHERE id IN ({','.join('?' * len(chunk))})"
-            for players, winner in self.db.execute(q, chunk):
-                yield tuple(json.loads(players)), winner
+            q = f"SELECT id, players, winner, reason, fault, verdict FROM games WHERE id IN ({','.join('?' * len(chunk))})"
+            for gid, players, winner, reason, fault, verdict in self.db.execute(q, chunk):
+                yield GameResult(gid, tuple(loads(players)), winner, reason, fault, verdict)
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

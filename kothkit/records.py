@@ -49,6 +49,17 @@ class Move(NamedTuple):
     ms: float
 
 
+class GameResult(NamedTuple):
+    """What standings and progress reports need of a finished game: no moves, no logs."""
+
+    id: str
+    players: tuple[str, ...]
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+
+
 @attrs.frozen
 class GameRecord:
     id: str

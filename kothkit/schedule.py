@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -21,7 +21,7 @@ import attrs
 from kothkit.bots import BotSpec
 from kothkit.limits import Limits
 from kothkit.records import GameTask
-from kothkit.seeding import derive
+from kothkit.seeding import derive, deriver
 
 
 def game_key(game: str, settings: Mapping[str, Any]) -> str:
@@ -31,10 +31,20 @@ def game_key(game: str, settings: Mapping[str, Any]) -> str:
 
 def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple,
             key: str | None = None) -> str:
-    key = key or game_key(game, settings)
+    return id_maker(key or game_key(game, settings), players, slot[:-1])(slot[-1])
+
+
+def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple) -> Callable[[object], str]:
+    """``f(last) == game_id(..., players, (*head, last), key)``: the shared part is hashed once."""
     seats = "\x1e".join(f"{b.name}\x1f{b.hash}" for b in players)
-    blob = f"{key}\x1d{seats}\x1d" + "\x1f".join(map(str, slot))
-    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+    base = hashlib.sha256(f"{key}\x1d{seats}\x1d".encode() + "".join(f"{x}\x1f" for x in head).encode())
+
+    def f(last: object) -> str:
+        h = base.copy()
+        h.update(str(last).encode())
+        return h.hexdigest()[:32]
+
+    return f
 
 
 def settings_of(limits: Limits, rules: Mapping[str, Any]) -> dict:
@@ -65,18 +75,20 @@ class Schedule:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         settings = settings_of(self.limits, self.rules)
         key = game_key(self.game, settings)
-        pairs = self.pairs()
+        seed, rules, make = self.seed, dict(self.rules), GameTask
+        # Per pair, everything that does not change from round to round: its seat orders
+        # and the hash states its games' ids and seeds extend.  (Ids and seeds are exactly
+        # those of game_id and derive: only the work is shared.)
+        plans = []
+        for a, b in self.pairs():
+            first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
+            orders = ((first, second), (second, first))
+            plans.append((a, b, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
+                          deriver(seed, "game", a.name, b.name)))
         index = 0
         for r in range(self.rounds):
-            order = sorted(pairs, key=lambda p: derive(self.seed, "order", r, p[0].name, p[1].name))
-            for a, b in order:
-                first, second = (a, b) if derive(self.seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
+            for a, b, orders, ids, game_seed in sorted(plans, key=lambda p: derive(seed, "order", r, p[0].name, p[1].name)):
                 for k in (2 * r, 2 * r + 1):
-                    seats = (first, second) if k % 2 == 0 else (second, first)
-                    slot = (a.name, b.name, k)
-                    yield GameTask(
-                        id=game_id(self.game, settings, seats, (*slot, self.seed), key),
-                        game=self.game, players=seats, seed=derive(self.seed, "game", *slot),
-                        limits=self.limits, rules=dict(self.rules), index=index, trusted=self.trusted,
-                    )
+                    yield make(id=ids[k & 1](f"{k}\x1f{seed}"), game=self.game, players=orders[k & 1],
+                               seed=game_seed(k), limits=self.limits, rules=rules, index=index, trusted=self.trusted)
                     index += 1

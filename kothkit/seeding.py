@@ -10,14 +10,36 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 
 SEED_BITS = 31  # bots get seeds that fit every language's int (KaitoBot parses with parseInt)
+
+
+_MASK = (1 << SEED_BITS) - 1
+_sha256 = hashlib.sha256
+_from_bytes = int.from_bytes
 
 
 def derive(seed: int, *labels: object) -> int:
     """A seed in [0, 2**31) derived from ``seed`` and ``labels``."""
     text = "\x1f".join([str(seed), *map(str, labels)]).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") % (1 << SEED_BITS)
+    return _from_bytes(_sha256(text).digest()[:8], "big") & _MASK
+
+
+def deriver(seed: int, *labels: object) -> Callable[[object], int]:
+    """``f(last) == derive(seed, *labels, last)``, with the shared part hashed once.
+
+    Schedules derive one seed per game from a per-pair prefix: copying a
+    hash state is cheaper than hashing the whole label again.
+    """
+    base = _sha256("\x1f".join([str(seed), *map(str, labels), ""]).encode())
+
+    def f(last: object) -> int:
+        h = base.copy()
+        h.update(str(last).encode())
+        return _from_bytes(h.digest()[:8], "big") & _MASK
+
+    return f
 
 
 def fresh_seed() -> int:

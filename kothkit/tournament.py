@@ -24,9 +24,9 @@ import attrs
 from kothkit.bots import BotError, BotSpec
 from kothkit.build import build
 from kothkit.game import GameInfo
-from kothkit.journal import Journal
+from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
-from kothkit.records import GameRecord, GameTask
+from kothkit.records import GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Result, Standing, standings
 
@@ -62,15 +62,22 @@ def _set_parent_death_signal() -> None:
         pass
 
 
-def play_batch(tasks: Sequence[GameTask], cpu: int | None = None) -> list[GameRecord]:
-    """Play ``tasks`` in order in this process (the worker-side unit of work)."""
+def play_batch(tasks: Sequence[GameTask], cpu: int | None = None, rows: bool = False) -> list:
+    """Play ``tasks`` in order in this process (the worker-side unit of work).
+
+    Returns their records, or with ``rows`` their journal rows (see
+    :func:`kothkit.journal.row_of`): a tournament's judge then only inserts
+    them, instead of unpickling and encoding thousands of records a second.
+    """
+    from kothkit.journal import row_of
     from kothkit.referee import HostPool, play_game
 
     global _HOSTS
     if _HOSTS is None:
         _HOSTS = HostPool()
     cpu = _CPU if cpu is None else cpu
-    return [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+    records = [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+    return [row_of(r) for r in records] if rows else records
 
 
 def close_hosts() -> None:
@@ -86,10 +93,10 @@ class _Inline:
     def __init__(self, cpu: int | None):
         self.cpu = cpu
 
-    def submit(self, fn, *args):
+    def submit(self, fn, *args, **kwargs):
         f: cf.Future = cf.Future()
         try:
-            f.set_result(fn(*args, cpu=self.cpu))
+            f.set_result(fn(*args, cpu=self.cpu, **kwargs))
         except BaseException as e:  # re-raised by the caller's .result()
             f.set_exception(e)
         return f
@@ -109,9 +116,10 @@ def make_pool(jobs: int, pin_cpu: bool):
 
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
-             on_done: Callable[[list[GameTask], list[GameRecord]], None]) -> None:
+             on_done: Callable[[list[GameTask], list], None], rows: bool = False) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
-    up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process.
+    up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
+    (journal rows instead of records with ``rows``).
 
     A stateful bot is in at most one running batch, and its games start in schedule order:
     a task waits while an earlier task of the same stateful bot has not started.
@@ -131,9 +139,15 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     exhausted = True
                 else:
                     window.append(t)
-            while len(inflight) < max(jobs, 1) and window:
+            # Without stateful bots a second batch per worker waits queued, so that no worker
+            # idles while this process stores the last one's results.
+            while len(inflight) < max(jobs, 1) * (1 if stateful else 2) and window:
                 picked: list[GameTask] = []
                 blocked: set[str] = set()
+                if not stateful:
+                    picked = [window.popleft() for _ in range(min(batch, len(window)))]
+                    inflight[pool.submit(play_batch, picked, rows=rows)] = picked
+                    continue
                 for t in list(window):
                     names = {b.name for b in t.players} & stateful
                     if names & (busy | blocked):
@@ -146,7 +160,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                         break
                 if not picked:
                     break
-                inflight[pool.submit(play_batch, picked)] = picked
+                inflight[pool.submit(play_batch, picked, rows=rows)] = picked
             if not inflight:
                 break  # nothing running and nothing startable: with nothing busy, that means done
             done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
@@ -205,7 +219,7 @@ def compute_standings(info: GameInfo, schedule: Schedule, journal: Journal) -> l
     results = (
         Result(players=players, winner=winner)
         for chunk in _chunks(schedule, 500)
-        for players, winner in journal.results([t.id for t in chunk])
+        for _id, players, winner, *_ in journal.results([t.id for t in chunk])
     )
     submitted = {b.name: b.submitted for b in schedule.bots if b.submitted}
     return standings(info.scoring, [b.name for b in schedule.bots], results, submitted)
@@ -222,11 +236,11 @@ def run_tournament(
     rules: dict | None = None,
     rounds: int = 1,
     trusted: bool = False,
-    on_record: Callable[[GameRecord, bool], None] | None = None,
+    on_record: Callable[[GameResult, bool], None] | None = None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
-    ``on_record(record, reused)`` is called for each game as it is stored or found.
+    ``on_record(result, reused)`` is called with each game's :class:`GameResult` as it is stored or found.
     Bots must already be built (see :func:`build_bots`).
     """
     limits = limits or info.limits
@@ -244,24 +258,24 @@ def run_tournament(
             nonlocal reused
             for chunk in _chunks(schedule, 256):
                 known = j.known([t.id for t in chunk])
+                if known and on_record is not None:
+                    for r in j.results([t.id for t in chunk if t.id in known]):
+                        on_record(r, True)
+                reused += len(known)
                 for t in chunk:
                     if t.id not in known:
                         yield t
-                        continue
-                    reused += 1
-                    if on_record is not None:
-                        on_record(next(j.get([t.id])), True)
 
-        def store(records: list[GameRecord]) -> None:
+        def store(rows: list[tuple]) -> None:
             nonlocal played
-            j.add(records)
-            played += len(records)
+            j.add_rows(rows)
+            played += len(rows)
             if on_record is not None:
-                for r in records:
-                    on_record(r, False)
+                for row in rows:
+                    on_record(result_of(row), False)
 
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
-                 batch=batch, on_done=lambda tasks, records: store(records))
+                 batch=batch, on_done=lambda tasks, rows: store(rows), rows=True)
         j.finish_run(run_id, played, reused)
         table = compute_standings(info, schedule, j)
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
