@@ -20,7 +20,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -40,12 +40,14 @@ class Message:
     payload: Any
 
 
-@attrs.frozen
-class Prompt:
+class Prompt(NamedTuple):
     """Send ``notices`` in order, then ``payload`` to ``seat`` and wait for its reply.
 
     ``clock`` names the time control for the reply: ``"first"`` uses the
     limits' ``first_reply_time`` (e.g. START -> OK), ``"move"`` uses ``move_time``.
+
+    A named tuple rather than an attrs class: a game makes one per move, and
+    a tuple is built several times faster.
     """
 
     seat: int

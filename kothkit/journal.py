@@ -69,7 +69,23 @@ def _jsonable(value):
         return repr(value)
 
 
-_dumps = json.dumps
+def _encoder():
+    """json.dumps without its per-call set-up (which costs more than encoding a small list)."""
+    try:
+        from json.encoder import c_make_encoder, encode_basestring_ascii
+
+        # No circular-reference markers: records hold plain data (a cycle would be a RecursionError).
+        encode = c_make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ",
+                                False, False, True)
+    except (ImportError, TypeError):  # not CPython's C accelerator
+        return json.dumps
+    if encode is None:
+        return json.dumps
+    join = "".join
+    return lambda value: join(encode(value, 0))
+
+
+_dumps = _encoder()
 
 
 def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
@@ -81,7 +97,7 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
     try:
         # Moves are tuples, which JSON writes as [seat, reply, ms]: one C call for all of them.
         moves = _dumps(r.moves)
-    except (TypeError, ValueError):  # a reply JSON cannot carry (only program bots' lines are kept raw)
+    except (TypeError, ValueError, RecursionError):  # a reply JSON cannot carry (only program bots' lines are kept raw)
         moves = _dumps([[m.seat, _jsonable(m.reply), m.ms] for m in r.moves])
     return (r.id, r.game, r.index, _dumps(r.players), _dumps(r.hashes), r.seed, r.winner, r.reason,
             r.fault, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,

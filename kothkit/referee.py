@@ -22,6 +22,7 @@ import attrs
 from kothkit import records as R
 from kothkit.bots import BotSpec
 from kothkit.contain import Jail
+from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
@@ -93,6 +94,8 @@ class Referee:
         self.seats: list[_Seat] = [_Seat(i, b) for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
         self.prefix = info.aside_prefix
+        #: Every seat a function called in this process: no process to start, watch or stop.
+        self.in_process = self.sel is None
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -102,9 +105,10 @@ class Referee:
     # -- lifecycle ---------------------------------------------------------------
     def run(self) -> GameRecord:
         t0 = time.monotonic()
-        names = tuple(b.name for b in self.task.players)
-        rules = {**self.info.rules, **self.task.rules}
-        match = self.info.match(Setup(players=names, seed=self.task.seed, rules=rules))
+        task = self.task
+        names = tuple([b.name for b in task.players])
+        rules = {**self.info.rules, **task.rules} if task.rules else self.info.rules
+        match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
         try:
@@ -120,11 +124,12 @@ class Referee:
             self._stop_all()
         winner = names[outcome.winner] if outcome.winner is not None else None
         return GameRecord(
-            id=self.task.id, game=self.task.game, index=self.task.index, players=names,
-            hashes=tuple(b.hash for b in self.task.players), seed=self.task.seed,
+            id=task.id, game=task.game, index=task.index, players=names,
+            hashes=tuple([b.hash for b in task.players]), seed=task.seed,
             winner=winner, reason=outcome.reason,
             fault=names[fault.seat] if fault else None, verdict=fault.kind if fault else None,
-            moves=tuple(self.moves), logs=self._logs(), seconds=round(time.monotonic() - t0, 4),
+            moves=tuple(self.moves), logs=self._logs() if not self.in_process else {},
+            seconds=round(time.monotonic() - t0, 4),
         )
 
     def _start_all(self) -> None:
@@ -166,18 +171,17 @@ class Referee:
         self._register(s.proc.stderr_fd, s, "err")
 
     def _start_function(self, s: _Seat) -> None:
-        seed = bot_seed(self.task.seed, s.index)
         if self.task.trusted:
-            from kothkit.funcbots import FunctionBotError
-
             try:
-                s.func = _function_cache(s.spec)
-                s.func.new_game(seed)
+                s.func = func = _function_cache(s.spec)
+                # Deriving a seed costs a hash: only bots that use randomness get one.
+                func.new_game(bot_seed(self.task.seed, s.index) if func.uses_random else 0)
             except FunctionBotError as e:
                 s.start_error = e.message if hasattr(e, "message") else str(e)
             except Exception as e:  # a module that fails to import
                 s.start_error = f"cannot load {s.spec.entry}: {type(e).__name__}: {e}"
             return
+        seed = bot_seed(self.task.seed, s.index)
         try:
             # Not pinned: a host and the referee on one core measured a third slower than
             # on two (their JSON work overlaps), and function bots' time limits are coarse.
@@ -220,17 +224,18 @@ class Referee:
     def _loop_trusted(self, match: Match) -> Outcome:
         """The same loop for games of in-process function bots only, kept lean: such games
         take microseconds, so per-move bookkeeping is the cost that matters."""
-        from kothkit.funcbots import FunctionBotError
-
         calls = [s.func.call for s in self.seats]
         used = [0.0] * len(self.seats)
         lim = self.limits
-        soft = lim.move_time if lim.game_time is None else min(lim.move_time, lim.game_time)
-        moves = self.moves
+        game_time = lim.game_time
+        soft = lim.move_time if game_time is None else min(lim.move_time, game_time)
+        append = self.moves.append
         clock = time.perf_counter
+        nxt, play = match.next, match.play
+        new_move = tuple.__new__
         while True:
-            step = match.next()
-            if isinstance(step, Outcome):
+            step = nxt()
+            if type(step) is Outcome or isinstance(step, Outcome):
                 return step
             seat = step.seat
             t0 = clock()
@@ -239,14 +244,15 @@ class Referee:
             except FunctionBotError as e:
                 raise _Stop(Fault(seat, e.kind, e.message)) from None
             elapsed = clock() - t0
-            if elapsed > soft or (lim.game_time is not None and used[seat] + elapsed > lim.game_time):
+            if elapsed > soft or (game_time is not None and used[seat] + elapsed > game_time):
                 self.seats[seat].used = used[seat]
                 allowed, kind, why = self._time_allowed(self.seats[seat], step)
                 if elapsed > allowed + lim.tolerance:
                     raise _Stop(Fault(seat, kind, why))
             used[seat] += elapsed
-            moves.append(Move(seat, reply, round(elapsed * 1000, 3)))
-            rejected = match.play(seat, reply)
+            # Move(seat, reply, ms) without the NamedTuple's keyword-handling __new__; ms to the microsecond.
+            append(new_move(Move, (seat, reply, int(elapsed * 1e6 + 0.5) / 1000)))
+            rejected = play(seat, reply)
             if rejected is not None:
                 raise _Stop(Fault(seat, rejected.kind, rejected.reason))
 
@@ -296,8 +302,6 @@ class Referee:
         return reply, ms
 
     def _ask_trusted(self, s: _Seat, payload: Any) -> tuple[Any, float]:
-        from kothkit.funcbots import FunctionBotError
-
         t0 = time.perf_counter()
         try:
             reply = s.func.call(payload)
@@ -422,6 +426,10 @@ class Referee:
             self._notify(match, m.seat, m.payload, "final")
 
     def _stop_all(self) -> None:
+        if self.in_process:
+            if self._own_hosts:
+                self.hosts.close()
+            return
         procs = [s for s in self.seats if s.proc is not None and s.host is None and s.proc.proc is not None]
         for s in procs:
             s.proc.close_stdin()
@@ -500,12 +508,11 @@ _FUNCTIONS: dict[tuple[str, str], Any] = {}
 
 
 def _function_cache(spec: BotSpec):
-    from kothkit.funcbots import FunctionBot
-
     key = (spec.entry or "", spec.hash)
-    if key not in _FUNCTIONS:
-        _FUNCTIONS[key] = FunctionBot(spec)
-    return _FUNCTIONS[key]
+    found = _FUNCTIONS.get(key)
+    if found is None:
+        found = _FUNCTIONS[key] = FunctionBot(spec)
+    return found
 
 
 class HostPool:

@@ -15,6 +15,7 @@ import concurrent.futures as cf
 import itertools
 import multiprocessing
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -30,8 +31,10 @@ from kothkit.records import GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Result, Standing, standings
 
-#: Games per unit of work when every bot is a function bot (games take microseconds).
-FAST_BATCH = 50
+#: Most games per unit of work when every bot is a function bot (games take microseconds).
+FAST_BATCH = 1000
+#: Batches grow or shrink towards taking this many seconds (see :func:`dispatch`).
+BATCH_SECONDS = 0.1
 
 _CPU: int | None = None
 _HOSTS = None
@@ -121,6 +124,10 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
 
+    Batches start small and grow while they take less than :data:`BATCH_SECONDS`, so
+    that games of microseconds are stored a few hundred at a time (one transaction each)
+    and a small tournament is still shared among all workers.
+
     A stateful bot is in at most one running batch, and its games start in schedule order:
     a task waits while an earlier task of the same stateful bot has not started.
     """
@@ -128,8 +135,12 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     pending = iter(tasks)
     window: deque[GameTask] = deque()
     busy: set[str] = set()
-    inflight: dict[cf.Future, list[GameTask]] = {}
+    inflight: dict[cf.Future, tuple[list[GameTask], float]] = {}
     window_size = max(64, jobs * batch * 4)
+    size = min(batch, 8)
+    # Without stateful bots a second batch per worker waits queued, so that no worker
+    # idles while this process stores the last one's results.
+    depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
     try:
         while True:
@@ -139,39 +150,49 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     exhausted = True
                 else:
                     window.append(t)
-            # Without stateful bots a second batch per worker waits queued, so that no worker
-            # idles while this process stores the last one's results.
-            while len(inflight) < max(jobs, 1) * (1 if stateful else 2) and window:
-                picked: list[GameTask] = []
-                blocked: set[str] = set()
-                if not stateful:
-                    picked = [window.popleft() for _ in range(min(batch, len(window)))]
-                    inflight[pool.submit(play_batch, picked, rows=rows)] = picked
-                    continue
-                for t in list(window):
-                    names = {b.name for b in t.players} & stateful
-                    if names & (busy | blocked):
-                        blocked |= names
-                        continue
-                    picked.append(t)
-                    window.remove(t)
-                    busy |= names
-                    if len(picked) >= batch:
+            while len(inflight) < depth and window:
+                if stateful:
+                    picked = _pick(window, size, stateful, busy)
+                    if not picked:
                         break
-                if not picked:
-                    break
-                inflight[pool.submit(play_batch, picked, rows=rows)] = picked
+                else:
+                    picked = [window.popleft() for _ in range(min(size, len(window)))]
+                inflight[pool.submit(play_batch, picked, rows=rows)] = (picked, time.monotonic())
             if not inflight:
                 break  # nothing running and nothing startable: with nothing busy, that means done
             done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
             for fut in done:
-                picked = inflight.pop(fut)
+                picked, started = inflight.pop(fut)
                 records = fut.result()
                 for t in picked:
                     busy -= {b.name for b in t.players}
                 on_done(picked, records)
+                took = time.monotonic() - started
+                if took < BATCH_SECONDS / 2 and len(picked) == size:
+                    size = min(batch, size * 2)
+                elif took > BATCH_SECONDS * 2:
+                    size = max(1, size // 2)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
+    """Take up to ``size`` startable tasks from ``window`` (in order): none whose stateful bot is
+    busy or has an earlier task left waiting.  Adds the picked tasks' stateful bots to ``busy``."""
+    picked: list[GameTask] = []
+    kept: list[GameTask] = []
+    blocked: set[str] = set()
+    while window and len(picked) < size:
+        t = window.popleft()
+        names = {b.name for b in t.players} & stateful
+        if names & (busy | blocked):
+            blocked |= names
+            kept.append(t)
+            continue
+        picked.append(t)
+        busy |= names
+    window.extendleft(reversed(kept))
+    return picked
 
 
 @attrs.frozen

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from kothkit.game import ILLEGAL_MOVE, Match, Outcome, Prompt, Rejected, Setup
 from kothkit_connect4_hidden import codec
 from kothkit_connect4_hidden.rules import COLS, MAX_TURNS, ROWS, STRIDE, hidden_cells, render
@@ -29,39 +27,10 @@ _DRAWN_FULL = Outcome(None, DRAW_FULL)
 _DRAWN_TURNS = Outcome(None, DRAW_TURNS)
 
 
-def _prompt_maker():
-    """A constructor for ``Prompt(seat, payload)`` that skips attrs' generic __init__.
-
-    One prompt per turn is a sizeable share of a turn's cost; filling the slots
-    directly makes the very same object (same class, equal to ``Prompt(...)``)
-    in about two thirds of the time.  Falls back to ``Prompt`` if its fields change.
-    """
-    names = ("seat", "payload", "notices", "clock")
-    fields = Prompt.__attrs_attrs__
-    if (
-        tuple(a.name for a in fields) != names
-        or not all(hasattr(getattr(Prompt, n, None), "__set__") for n in names)
-        or any(a.validator is not None or a.converter is not None for a in fields)
-        or any(isinstance(a.default, attrs.Factory) for a in fields[2:])
-    ):
-        return Prompt
-    new = object.__new__
-    set_seat, set_payload = Prompt.seat.__set__, Prompt.payload.__set__
-    set_notices, set_clock = Prompt.notices.__set__, Prompt.clock.__set__
-    notices, clock = fields[2].default, fields[3].default
-
-    def make(seat: int, payload: Any) -> Prompt:
-        p = new(Prompt)
-        set_seat(p, seat)
-        set_payload(p, payload)
-        set_notices(p, notices)
-        set_clock(p, clock)
-        return p
-
-    return make
-
-
-_make_prompt = _prompt_maker()
+# Prompt(seat, payload) without the named tuple's keyword-handling constructor: one a turn.
+_new = tuple.__new__
+_NO_NOTICES = ()
+_copy = list.copy
 
 
 class Connect4Match(Match):
@@ -105,8 +74,7 @@ class Connect4Match(Match):
         if step is None:
             turn = self.turn
             seat = turn & 1
-            v = self.views[seat]
-            step = self._step = _make_prompt(seat, ([v[0][:], v[1][:], v[2][:], v[3][:], v[4][:], v[5][:]], turn))
+            step = self._step = _new(Prompt, (seat, ([*map(_copy, self.views[seat])], turn), _NO_NOTICES, "move"))
         return step
 
     def _end(self, outcome: Outcome) -> None:
