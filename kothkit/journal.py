@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from kothkit import fastjson
 from kothkit.records import GameRecord, GameResult, Move
 
 SCHEMA = """
@@ -69,23 +70,7 @@ def _jsonable(value):
         return repr(value)
 
 
-def _encoder():
-    """json.dumps without its per-call set-up (which costs more than encoding a small list)."""
-    try:
-        from json.encoder import c_make_encoder, encode_basestring_ascii
-
-        # No circular-reference markers: records hold plain data (a cycle would be a RecursionError).
-        encode = c_make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ",
-                                False, False, True)
-    except (ImportError, TypeError):  # not CPython's C accelerator
-        return json.dumps
-    if encode is None:
-        return json.dumps
-    join = "".join
-    return lambda value: join(encode(value, 0))
-
-
-_dumps = _encoder()
+_dumps = fastjson.dumps
 
 
 def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
