@@ -11,6 +11,7 @@ before ``play_game`` returns.
 from __future__ import annotations
 
 import json
+import os
 import select
 import sys
 import time
@@ -272,7 +273,6 @@ class Referee:
         tol = lim.tolerance
         plain = lim.game_time is None
         move_late = (R.TIMEOUT, f"no reply within {lim.move_time:g} s")
-        clock = time.perf_counter
         nxt, play = match.next, match.play
         append = self.moves.append
         new_move = tuple.__new__
@@ -287,9 +287,7 @@ class Referee:
             else:
                 allowed, kind, why = self._time_allowed(s, step)
                 late = (kind, why)
-            t0 = clock()
-            reply = self._host_request(s, _CALL_HEAD + dumps_compact(step.payload) + "}", allowed + tol, late)
-            elapsed = clock() - t0
+            reply, elapsed = self._host_call(s, _CALL_HEAD + dumps_compact(step.payload) + "}", allowed + tol, late)
             if elapsed > allowed + tol:
                 raise _Stop(Fault(seat, *late))
             s.used += elapsed
@@ -365,6 +363,52 @@ class Referee:
                 self.hosts.discard(s.spec)  # still busy, dead or confused: never reuse it
             raise
 
+    def _host_call(self, s: _Seat, request: str, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
+        """``_host_request`` timed: (answer, seconds from sending to answer).
+
+        The usual case -- nothing queued for the host, no acknowledgement owed, its answer
+        a short line -- is handled here with one write, waits and a line cut; anything else
+        goes the general way (``_wait_line``), which rules on every fault.
+        """
+        host = s.host
+        clock = time.perf_counter
+        fd = host.stdin_fd
+        if s.acks or host.pending or host.broken or host.out_buf or fd is None:
+            t0 = clock()
+            return self._host_request(s, request, timeout, late), clock() - t0
+        data = request.encode() + b"\n"
+        buf = host.out_buf
+        t0 = clock()
+        deadline = t0 + timeout
+        try:
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                n = 0
+            except OSError:  # the host is gone: the general wait rules on how it ended
+                host.broken = True
+                n = len(data)
+            if n < len(data):
+                host.pending += data[n:]
+            while True:
+                i = buf.find(b"\n")
+                if i >= 0 or host.eof or host.pending or len(buf) > host.max_line:
+                    if 0 <= i <= host.max_line and buf.isascii():
+                        line = buf[:i].decode()
+                        del buf[: i + 1]
+                    else:
+                        line = self._wait_line(s, deadline, *late)
+                    return self._host_answer(s, line), clock() - t0
+                left = deadline - clock()
+                if left <= 0:
+                    raise _Stop(Fault(s.index, *late))
+                for fd, _ in self.sel.poll(left):
+                    self._read_ready(fd)
+        except _Stop as stop:
+            if stop.fault.seat == s.index:
+                self.hosts.discard(s.spec)
+            raise
+
     def _host_answer(self, s: _Seat, line: str) -> Any:
         if line.startswith('{"ok":'):
             value = line[6:-1]
@@ -406,15 +450,19 @@ class Referee:
                 if x.proc is not None and x.proc.pending:
                     pending = not x.proc.flush() or pending
             for fd, _ in self.sel.poll(min(left, 0.002) if pending else left):
-                seat, which = self.fds[fd]
-                if which == "out":
-                    seat.proc.read_stdout()
-                    if seat.proc.eof:
-                        self._unregister(fd)
-                else:
-                    seat.proc.read_stderr()
-                    if seat.proc.err_eof:
-                        self._unregister(fd)
+                self._read_ready(fd)
+
+    def _read_ready(self, fd: int) -> None:
+        """Read what the selector says ``fd`` (a bot's stdout or stderr) has."""
+        seat, which = self.fds[fd]
+        if which == "out":
+            seat.proc.read_stdout()
+            if seat.proc.eof:
+                self._unregister(fd)
+        else:
+            seat.proc.read_stderr()
+            if seat.proc.err_eof:
+                self._unregister(fd)
 
     def _register(self, fd: int, seat: _Seat, which: str) -> None:
         self.sel.register(fd, select.EPOLLIN)
