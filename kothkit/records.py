@@ -38,6 +38,11 @@ class GameTask:
     #: Function bots called in the referee's process (no isolation) instead of a worker process.
     trusted: bool = False
 
+    def __reduce__(self):
+        # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
+        return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
+                                 self.trusted))
+
 
 class Move(NamedTuple):
     """One reply of a game (a tuple: games have many, and records cross process boundaries)."""
@@ -91,6 +96,10 @@ class GameRecord:
         """What must be identical between two plays of the same game (no timings)."""
         return (self.id, self.players, self.winner, self.reason, self.fault, self.verdict,
                 tuple((m.seat, m.reply) for m in self.moves))
+
+
+def _unpickle_task(*fields) -> GameTask:
+    return GameTask(*fields)
 
 
 def _unpickle_record(*fields) -> GameRecord:
