@@ -181,7 +181,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=200, help="rounds per in-process slice (12 games each)")
     ap.add_argument("--repeat", type=int, default=7, help="alternating slices of each")
-    ap.add_argument("--tournament-rounds", type=int, default=500)
+    ap.add_argument("--tournament-rounds", type=int, default=1000)
     ap.add_argument("--calls", type=int, default=20000, help="worker round trips to time")
     ap.add_argument("--full", action="store_true", help="also compare scores over --full-rounds rounds")
     ap.add_argument("--full-rounds", type=int, default=10000)

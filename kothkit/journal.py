@@ -159,12 +159,15 @@ class Journal:
 
     def results(self, ids: list[str]) -> Iterator[GameResult]:
         """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
-        loads = json.loads
+        seats: dict[str, tuple[str, ...]] = {}  # a tournament's games have few distinct seatings
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
             q = f"SELECT id, players, winner, reason, fault, verdict FROM games WHERE id IN ({','.join('?' * len(chunk))})"
             for gid, players, winner, reason, fault, verdict in self.db.execute(q, chunk):
-                yield GameResult(gid, tuple(loads(players)), winner, reason, fault, verdict)
+                names = seats.get(players)
+                if names is None:
+                    names = seats[players] = tuple(json.loads(players))
+                yield GameResult(gid, names, winner, reason, fault, verdict)
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

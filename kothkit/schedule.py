@@ -87,8 +87,26 @@ class Schedule:
                           deriver(seed, "game", a.name, b.name)))
         index = 0
         for r in range(self.rounds):
-            for a, b, orders, ids, game_seed in sorted(plans, key=lambda p: derive(seed, "order", r, p[0].name, p[1].name)):
+            for a, b, orders, ids, game_seed in self._round(plans, r):
                 for k in (2 * r, 2 * r + 1):
                     yield make(id=ids[k & 1](f"{k}\x1f{seed}"), game=self.game, players=orders[k & 1],
                                seed=game_seed(k), limits=self.limits, rules=rules, index=index, trusted=self.trusted)
                     index += 1
+
+    def ids(self) -> Iterator[str]:
+        """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""
+        key = game_key(self.game, settings_of(self.limits, self.rules))
+        seed = self.seed
+        plans = []
+        for a, b in self.pairs():
+            first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
+            plans.append((a, b, [id_maker(key, o, (a.name, b.name)) for o in ((first, second), (second, first))]))
+        for r in range(self.rounds):
+            for _a, _b, ids in self._round(plans, r):
+                yield ids[0](f"{2 * r}\x1f{seed}")
+                yield ids[1](f"{2 * r + 1}\x1f{seed}")
+
+    def _round(self, plans: list[tuple], r: int) -> list[tuple]:
+        """Round ``r``'s order of the pairs (each plan starts with the pair's two bots)."""
+        seed = self.seed
+        return sorted(plans, key=lambda p: derive(seed, "order", r, p[0].name, p[1].name))

@@ -125,7 +125,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     (journal rows instead of records with ``rows``).
 
     Batches start small and grow while they take less than :data:`BATCH_SECONDS`, so
-    that games of microseconds are stored a few hundred at a time (one transaction each)
+    that games of microseconds are stored hundreds at a time (one transaction each)
     and a small tournament is still shared among all workers.
 
     A stateful bot is in at most one running batch, and its games start in schedule order:
@@ -139,7 +139,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     window_size = max(64, jobs * batch * 4)
     size = min(batch, 8)
     # Without stateful bots a second batch per worker waits queued, so that no worker
-    # idles while this process stores the last one's results.
+    # idles while this process stores the last one's results.  (A measured alternative,
+    # this process playing batches too, was slower: it then stores results late.)
     depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
     try:
@@ -165,8 +166,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 picked, started = inflight.pop(fut)
                 records = fut.result()
                 for t in picked:
-                    busy -= {b.name for b in t.players}
+                    busy.difference_update(b.name for b in t.players)
                 on_done(picked, records)
+                # Measured from submission: a batch queued behind another shows about twice its time.
                 took = time.monotonic() - started
                 if took < BATCH_SECONDS / 2 and len(picked) == size:
                     size = min(batch, size * 2)
@@ -210,8 +212,8 @@ class TournamentResult:
 
     def records(self, journal: Journal) -> Iterable[GameRecord]:
         """The games of this tournament from ``journal``, in schedule order (streamed)."""
-        for chunk in _chunks(self.schedule, 500):
-            yield from journal.get([t.id for t in chunk])
+        for chunk in _chunks(self.schedule.ids(), 500):
+            yield from journal.get(chunk)
 
 
 def _chunks(it, n):
@@ -239,8 +241,8 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
 def compute_standings(info: GameInfo, schedule: Schedule, journal: Journal) -> list[Standing]:
     results = (
         Result(players=players, winner=winner)
-        for chunk in _chunks(schedule, 500)
-        for _id, players, winner, *_ in journal.results([t.id for t in chunk])
+        for chunk in _chunks(schedule.ids(), 500)
+        for _id, players, winner, *_ in journal.results(chunk)
     )
     submitted = {b.name: b.submitted for b in schedule.bots if b.submitted}
     return standings(info.scoring, [b.name for b in schedule.bots], results, submitted)
