@@ -114,14 +114,15 @@ def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_p
     args = []
     for entry, _ in MISBEHAVING:
         args += ["--bots", str(BOTS / entry)]
-    if mode == "isolated":
-        args += ["--bots", str(BOTS / "exiter.py:hard_exit")]  # would end the judge itself if trusted
+    if mode == "isolated":  # these would end the judge itself if trusted
+        args += ["--bots", str(BOTS / "exiter.py:hard_exit"), "--bots", str(BOTS / "exiter.py:late_exit")]
     args += ["--bots", str(BUNDLED / "better_constant_player"), "--rounds", "1", "--seed", "3"]
     doc = run(tmp_path, *args, *(["--trusted"] if mode == "trusted" else []), name=mode)
     found = verdicts(doc)
     expected = dict(MISBEHAVING)
     if mode == "isolated":
         expected["exiter.py:hard_exit"] = "crash"
+        expected["exiter.py:late_exit"] = "crash"
     for entry, kind in expected.items():
         name = entry.split(":")[1]
         assert found[(name, kind)] > 0, (name, kind, found)
