@@ -212,11 +212,8 @@ class Referee:
 
     # -- the game loop -----------------------------------------------------------
     def _loop(self, match: Match) -> Outcome:
-        if self.on_event is None:
-            if self.sel is None:
-                return self._loop_trusted(match)
-            if all(s.host is not None for s in self.seats):
-                return self._loop_hosts(match)
+        if self.on_event is None and all(s.func is not None or s.host is not None for s in self.seats):
+            return self._loop_functions(match)
         while True:
             step = match.next()
             if isinstance(step, Outcome):
@@ -229,50 +226,17 @@ class Referee:
             if rejected is not None:
                 raise _Stop(Fault(step.seat, rejected.kind, rejected.reason))
 
-    def _loop_trusted(self, match: Match) -> Outcome:
-        """The same loop for games of in-process function bots only, kept lean: such games
-        take microseconds, so per-move bookkeeping is the cost that matters."""
-        calls = [s.func.call for s in self.seats]
-        used = [0.0] * len(self.seats)
-        lim = self.limits
-        game_time = lim.game_time
-        soft = lim.move_time if game_time is None else min(lim.move_time, game_time)
-        append = self.moves.append
-        clock = time.perf_counter
-        nxt, play = match.next, match.play
-        new_move = tuple.__new__
-        while True:
-            step = nxt()
-            if type(step) is Outcome or isinstance(step, Outcome):
-                return step
-            seat = step.seat
-            t0 = clock()
-            try:
-                reply = calls[seat](step.payload)
-            except FunctionBotError as e:
-                raise _Stop(Fault(seat, e.kind, e.message)) from None
-            elapsed = clock() - t0
-            if elapsed > soft or (game_time is not None and used[seat] + elapsed > game_time):
-                self.seats[seat].used = used[seat]
-                allowed, kind, why = self._time_allowed(self.seats[seat], step)
-                if elapsed > allowed + lim.tolerance:
-                    raise _Stop(Fault(seat, kind, why))
-            used[seat] += elapsed
-            # Move(seat, reply, ms) without the NamedTuple's keyword-handling __new__; ms to the microsecond.
-            append(new_move(Move, (seat, reply, int(elapsed * 1e6 + 0.5) / 1000)))
-            rejected = play(seat, reply)
-            if rejected is not None:
-                raise _Stop(Fault(seat, rejected.kind, rejected.reason))
-
-    def _loop_hosts(self, match: Match) -> Outcome:
-        """The same loop for games of isolated function bots only: a move is one request line
-        to a host and one answer line back, so the work around it is kept small.  (Function
-        bots get no notices: only prompts.)"""
+    def _loop_functions(self, match: Match) -> Outcome:
+        """The same loop for games of function bots only (called in this process, or in their
+        hosts) with nobody watching: a move then takes microseconds, so the work around it
+        is kept small.  (Function bots get prompts only, never notices.)"""
         seats = self.seats
         lim = self.limits
-        tol = lim.tolerance
         plain = lim.game_time is None
         move_late = (R.TIMEOUT, f"no reply within {lim.move_time:g} s")
+        calls = [s.func.call if s.func is not None else None for s in seats]
+        ask_host = self._ask_host
+        clock = time.perf_counter
         nxt, play = match.next, match.play
         append = self.moves.append
         new_move = tuple.__new__
@@ -283,14 +247,24 @@ class Referee:
             seat = step.seat
             s = seats[seat]
             if plain and step.clock == "move":
-                allowed, late = lim.move_time, move_late
+                allowed, late = lim.move_time + lim.tolerance, move_late
             else:
                 allowed, kind, why = self._time_allowed(s, step)
-                late = (kind, why)
-            reply, elapsed = self._host_call(s, _CALL_HEAD + dumps_compact(step.payload) + "}", allowed + tol, late)
-            if elapsed > allowed + tol:
+                allowed, late = allowed + lim.tolerance, (kind, why)
+            call = calls[seat]
+            if call is not None:  # in this process: the time is ruled on once it returns
+                t0 = clock()
+                try:
+                    reply = call(step.payload)
+                except FunctionBotError as e:
+                    raise _Stop(Fault(seat, e.kind, e.message)) from None
+                elapsed = clock() - t0
+            else:
+                reply, elapsed = ask_host(s, step.payload, allowed, late)
+            if elapsed > allowed:
                 raise _Stop(Fault(seat, *late))
             s.used += elapsed
+            # Move(seat, reply, ms) without the named tuple's keyword-handling __new__; ms to the microsecond.
             append(new_move(Move, (seat, reply, int(elapsed * 1e6 + 0.5) / 1000)))
             rejected = play(seat, reply)
             if rejected is not None:
@@ -321,12 +295,8 @@ class Referee:
         if s.func is not None:
             reply, elapsed = self._ask_trusted(s, step.payload)
         elif s.host is not None:
-            t0 = time.perf_counter()
-            if self.on_event is not None:
-                self._emit("send", s.index, repr(step.payload))
-            reply = self._host_request(s, _CALL_HEAD + dumps_compact(step.payload) + "}", allowed + tol,
-                                       late=(late_kind, late_why))
-            elapsed = time.perf_counter() - t0
+            self._emit("send", s.index, repr(step.payload))
+            reply, elapsed = self._ask_host(s, step.payload, allowed + tol, (late_kind, late_why))
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
@@ -348,6 +318,10 @@ class Referee:
         except FunctionBotError as e:
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
         return reply, time.perf_counter() - t0
+
+    def _ask_host(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
+        """(reply, seconds) of ``s``'s function called in its host."""
+        return self._host_call(s, _CALL_HEAD + dumps_compact(payload) + "}", timeout, late)
 
     def _host_request(self, s: _Seat, request: dict | str, timeout: float, late=(R.TIMEOUT, "no reply in time")) -> Any:
         """Send ``request`` (a dict, or its JSON line) to ``s``'s function host and return its answer."""
