@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,13 @@ def test_a_bot_that_sleeps_past_the_limit_loses_on_time(tmp_path, mode):
     for g in doc["games"]:
         assert g["fault"] == "sleepy" and g["verdict"] == "timeout" and g["winner"] == "constant_player"
         assert len(g["moves"]) >= 2  # it played its first move in time
+
+
+def test_an_isolated_bot_runs_on_its_jobs_core(tmp_path):
+    # Like a program bot, a function bot's host is pinned to the core of the job playing it.
+    doc = run(tmp_path, "--bots", str(BOTS / "pinned.py:pinned"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "1", "--seed", "1", "--jobs", "1")
+    first_core = min(os.sched_getaffinity(0))
+    for g in doc["games"]:
+        seat = g["players"].index("pinned")
+        assert g["moves"][seat::2] and all(m == first_core % 6 for m in g["moves"][seat::2]), g
