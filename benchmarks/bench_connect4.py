@@ -18,7 +18,8 @@ All figures come from this one run, on the seed's four example bots
 2. the isolated worker protocol alone: call round trips per second through
    ``python -m kothkit.funchost`` over pipes.
 3. whole tournaments through ``kothkit.tournament.run_tournament`` (referee,
-   limits, journal): in-process (trusted) and isolated, at jobs 1 and 2.
+   limits, journal): in-process (trusted) and isolated, at jobs 1 and 2; jobs 1
+   both free to use every core and confined to one (with everything it starts).
 4. --full: the seed's 10,000 rounds both ways, each bot's mean score side by
    side with the difference in standard errors.
 """
@@ -132,23 +133,32 @@ def bench_tournaments(rounds: int, seed_best: float) -> None:
     info = get_game("connect4_hidden")
     bots = load_bots([inproc.BOTS / n for n in inproc.EXAMPLES]).bots
     print(f"3. kothkit.tournament.run_tournament, {rounds} rounds ({rounds * 12} games), referee and journal included")
+    all_cores = os.sched_getaffinity(0)
+    # jobs 1 twice: free to use every core (the judge beside the bots' workers), and
+    # confined with everything it starts to one core: the fair unit for how jobs scale.
+    runs = [(1, False), (1, True)] + ([(2, False)] if len(all_cores) >= 2 else [])
     rates = {}
     with tempfile.TemporaryDirectory() as tmp:
         for trusted in (True, False):
-            for jobs in (1, 2):
-                if jobs > (os.cpu_count() or 1):
-                    continue
-                journal = Path(tmp) / f"t{trusted}{jobs}.sqlite"
-                t = time.perf_counter()
-                res = run_tournament(info, bots, seed=1, journal=journal, jobs=jobs, rounds=rounds, trusted=trusted)
-                rate = res.played / (time.perf_counter() - t)
-                rates[trusted, jobs] = rate
+            for jobs, confined in runs:
+                journal = Path(tmp) / f"t{trusted}{jobs}{confined}.sqlite"
+                if confined:
+                    os.sched_setaffinity(0, {min(all_cores)})
+                try:
+                    t = time.perf_counter()
+                    res = run_tournament(info, bots, seed=1, journal=journal, jobs=jobs, rounds=rounds, trusted=trusted)
+                    rate = res.played / (time.perf_counter() - t)
+                finally:
+                    os.sched_setaffinity(0, all_cores)
+                rates[trusted, jobs, confined] = rate
                 mode = "in-process (--trusted)" if trusted else "isolated              "
-                print(f"   {mode} jobs {jobs}: {rate:10,.0f} games/s   {rate / seed_best:5.2f}x the seed controller")
+                where = "one core " if confined else "any core "
+                print(f"   {mode} jobs {jobs}, {where}: {rate:10,.0f} games/s   {rate / seed_best:5.2f}x the seed controller")
     for trusted in (True, False):
-        if (trusted, 2) in rates:
-            print(f"   {'in-process' if trusted else 'isolated'}: jobs 2 / jobs 1 = "
-                  f"{rates[trusted, 2] / rates[trusted, 1]:.2f}x")
+        if (trusted, 2, False) in rates:
+            two = rates[trusted, 2, False]
+            print(f"   {'in-process' if trusted else 'isolated'}: jobs 2 / jobs 1 = {two / rates[trusted, 1, False]:.2f}x, "
+                  f"jobs 2 / jobs 1 on one core = {two / rates[trusted, 1, True]:.2f}x")
     print("   goals: isolated >= 1,000 games/s; jobs 2 close to 2x jobs 1")
 
 
