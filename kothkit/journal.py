@@ -89,9 +89,15 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
             time.time() if finished_at is None else finished_at)
 
 
-def result_of(row: tuple) -> GameResult:
-    """The :class:`GameResult` of a row made by :func:`row_of`."""
-    return GameResult(row[0], tuple(json.loads(row[3])), row[6], row[7], row[8], row[9])
+def result_of(row: tuple, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
+    """The :class:`GameResult` of a row made by :func:`row_of`; ``seatings`` caches the parsed
+    players (a tournament's games have few distinct seatings)."""
+    players = None if seatings is None else seatings.get(row[3])
+    if players is None:
+        players = tuple(json.loads(row[3]))
+        if seatings is not None:
+            seatings[row[3]] = players
+    return GameResult(row[0], players, row[6], row[7], row[8], row[9])
 
 
 #: Seconds between checkpoints of the write-ahead log while games are being added.
@@ -137,15 +143,6 @@ class Journal:
             self._checkpointed = now
             # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
             self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-
-    def known(self, ids: list[str]) -> set[str]:
-        """Which of ``ids`` are already stored."""
-        found: set[str] = set()
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            q = f"SELECT id FROM games WHERE id IN ({','.join('?' * len(chunk))})"
-            found.update(r[0] for r in self.db.execute(q, chunk))
-        return found
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:
         """Stored records of ``ids`` (missing ones skipped), in the order of ``ids``."""

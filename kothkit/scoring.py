@@ -1,4 +1,4 @@
-"""Scoring policies and standings, computed from game results (never kept only in memory).
+"""Scoring policies and standings, computed from the results of stored games.
 
 A game picks a policy in ``GameInfo.scoring``; the core knows three shapes:
 points per game (Swap2: 2/1/0), points per match, where a match is all games
@@ -53,6 +53,81 @@ class Standing:
         return self.wins + self.draws + self.losses
 
 
+@attrs.define
+class Tally:
+    """Standings built up one game result at a time: counts only, so memory stays flat
+    however many games a tournament has.  Results naming other bots are ignored."""
+
+    scoring: Scoring
+    bots: list[str]
+    _known: set[str] = attrs.field(init=False)
+    _wins: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
+    _draws: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
+    _losses: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
+    _points: dict[str, float] = attrs.field(init=False, factory=lambda: defaultdict(float))
+    # Per unordered pair: games won by each side, for match scoring.
+    _matches: dict = attrs.field(init=False, factory=lambda: defaultdict(lambda: defaultdict(int)))
+
+    def __attrs_post_init__(self) -> None:
+        self._known = set(self.bots)
+
+    def add(self, players: tuple[str, ...], winner: str | None) -> None:
+        if not self._known.issuperset(players):
+            return
+        scoring = self.scoring
+        for p in players:
+            if winner is None:
+                self._draws[p] += 1
+            elif p == winner:
+                self._wins[p] += 1
+            else:
+                self._losses[p] += 1
+        if scoring.unit == "game":
+            for p in players:
+                self._points[p] += scoring.draw if winner is None else scoring.win if p == winner else scoring.loss
+        else:
+            m = self._matches[tuple(sorted(players))]
+            if winner is not None:
+                m[winner] += 1
+
+    def standings(self, submitted: Mapping[str, str] | None = None) -> list[Standing]:
+        """The bots ranked (``submitted``: bot.toml dates, for the "submitted" tiebreak)."""
+        scoring = self.scoring
+        points = defaultdict(float, self._points)
+        for (a, b), m in self._matches.items():
+            if m[a] == m[b]:
+                points[a] += scoring.draw
+                points[b] += scoring.draw
+            else:
+                w, l = (a, b) if m[a] > m[b] else (b, a)
+                points[w] += scoring.win
+                points[l] += scoring.loss
+        rows = []
+        for n in self.bots:
+            p = points[n]
+            wins, draws, losses = self._wins[n], self._draws[n], self._losses[n]
+            if scoring.mean:
+                played = wins + draws + losses
+                p = p / played if played else 0.0
+            rows.append(Standing(bot=n, points=p, wins=wins, draws=draws, losses=losses))
+        submitted = submitted or {}
+
+        def key(s: Standing):
+            k: list = [-s.points]
+            for t in scoring.tiebreak:
+                if t == "wins":
+                    k.append(-s.wins)
+                elif t == "submitted":
+                    date = submitted.get(s.bot)
+                    k.append((date is None, date or ""))
+                else:
+                    k.append(s.bot)
+            k.append(s.bot)
+            return k
+
+        return sorted(rows, key=key)
+
+
 def standings(
     scoring: Scoring,
     bots: Iterable[str],
@@ -60,60 +135,7 @@ def standings(
     submitted: Mapping[str, str] | None = None,
 ) -> list[Standing]:
     """Rank ``bots`` by ``results`` under ``scoring``; results naming other bots are ignored."""
-    names = list(bots)
-    known = set(names)
-    wins: dict[str, int] = defaultdict(int)
-    draws: dict[str, int] = defaultdict(int)
-    losses: dict[str, int] = defaultdict(int)
-    points: dict[str, float] = defaultdict(float)
-    # per unordered pair: games won by each side, for match scoring
-    matches: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    tally = Tally(scoring, list(bots))
     for r in results:
-        if not set(r.players) <= known:
-            continue
-        for p in r.players:
-            if r.winner is None:
-                draws[p] += 1
-            elif p == r.winner:
-                wins[p] += 1
-            else:
-                losses[p] += 1
-        if scoring.unit == "game":
-            for p in r.players:
-                points[p] += scoring.draw if r.winner is None else scoring.win if p == r.winner else scoring.loss
-        else:
-            pair = tuple(sorted(r.players))
-            m = matches[pair]  # type: ignore[index]
-            if r.winner is not None:
-                m[r.winner] += 1
-    for (a, b), m in matches.items():
-        if m[a] == m[b]:
-            points[a] += scoring.draw
-            points[b] += scoring.draw
-        else:
-            w, l = (a, b) if m[a] > m[b] else (b, a)
-            points[w] += scoring.win
-            points[l] += scoring.loss
-    rows = []
-    for n in names:
-        p = points[n]
-        if scoring.mean:
-            played = wins[n] + draws[n] + losses[n]
-            p = p / played if played else 0.0
-        rows.append(Standing(bot=n, points=p, wins=wins[n], draws=draws[n], losses=losses[n]))
-    submitted = submitted or {}
-
-    def key(s: Standing):
-        k: list = [-s.points]
-        for t in scoring.tiebreak:
-            if t == "wins":
-                k.append(-s.wins)
-            elif t == "submitted":
-                date = submitted.get(s.bot)
-                k.append((date is None, date or ""))
-            else:
-                k.append(s.bot)
-        k.append(s.bot)
-        return k
-
-    return sorted(rows, key=key)
+        tally.add(r.players, r.winner)
+    return tally.standings(submitted)

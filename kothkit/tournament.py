@@ -29,7 +29,7 @@ from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
-from kothkit.scoring import Result, Standing, standings
+from kothkit.scoring import Standing, Tally
 
 #: Most games per unit of work when every bot is a function bot (games take microseconds).
 FAST_BATCH = 1000
@@ -238,16 +238,6 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
     return ok, errors
 
 
-def compute_standings(info: GameInfo, schedule: Schedule, journal: Journal) -> list[Standing]:
-    results = (
-        Result(players=players, winner=winner)
-        for chunk in _chunks(schedule.ids(), 500)
-        for _id, players, winner, *_ in journal.results(chunk)
-    )
-    submitted = {b.name: b.submitted for b in schedule.bots if b.submitted}
-    return standings(info.scoring, [b.name for b in schedule.bots], results, submitted)
-
-
 def run_tournament(
     info: GameInfo,
     bots: Sequence[BotSpec],
@@ -276,15 +266,21 @@ def run_tournament(
         run_id = j.start_run(info.name, seed, settings_of(limits, rules),
                              [{"name": b.name, "hash": b.hash} for b in bots])
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
+        # Counted from each game's row as it is stored, or as it is found in the journal: the
+        # standings agree with the journal without reading it all back at the end.
+        tally = Tally(info.scoring, [b.name for b in bots])
+        seatings: dict[str, tuple[str, ...]] = {}
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
             for chunk in _chunks(schedule, 256):
-                known = j.known([t.id for t in chunk])
-                if known and on_record is not None:
-                    for r in j.results([t.id for t in chunk if t.id in known]):
+                found = list(j.results([t.id for t in chunk]))
+                for r in found:
+                    tally.add(r.players, r.winner)
+                    if on_record is not None:
                         on_record(r, True)
-                reused += len(known)
+                reused += len(found)
+                known = {r.id for r in found}
                 for t in chunk:
                     if t.id not in known:
                         yield t
@@ -293,13 +289,15 @@ def run_tournament(
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
-            if on_record is not None:
-                for row in rows:
-                    on_record(result_of(row), False)
+            for row in rows:
+                r = result_of(row, seatings)
+                tally.add(r.players, r.winner)
+                if on_record is not None:
+                    on_record(r, False)
 
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True)
         j.finish_run(run_id, played, reused)
-        table = compute_standings(info, schedule, j)
+        table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
                             reused=reused, total=schedule.total, journal=jpath, schedule=schedule)
