@@ -1,10 +1,12 @@
 """The journal: an SQLite database holding every finished game, committed atomically.
 
-Each game is written in its own transaction with its full record (seats,
-bots' content hashes, seed, every reply with its measured time, verdict,
-outcome, logs), so killing the judge at any moment loses only the games in
-flight.  Standings are always computed from here.  WAL mode lets a reader
-(a leaderboard, ``kothkit verify``) look while a tournament writes.
+Each game is stored with its full record (seats, bots' content hashes, seed,
+every reply with its measured time, verdict, outcome, logs) as soon as it
+ends: a game of program bots in its own transaction, games of function bots
+(microseconds each) a batch per transaction.  Killing the judge at any moment
+loses only the games in flight.  Standings are counted from what is stored
+here.  WAL mode lets a reader (a leaderboard, ``kothkit verify``) look while a
+tournament writes.
 """
 
 from __future__ import annotations
