@@ -39,3 +39,21 @@ def test_seed_changes_everything():
     a = [t.seed for t in Schedule("g", bots("a", "b"), 1, 1, Limits())]
     b = [t.seed for t in Schedule("g", bots("a", "b"), 2, 1, Limits())]
     assert a != b
+
+
+def test_ids_and_seeds_are_game_id_and_derive_of_each_slot():
+    # The schedule hashes each pair's shared prefix once; the values must be exactly the documented ones.
+    from kothkit.schedule import game_id, settings_of
+    from kothkit.seeding import derive
+
+    s = Schedule(game="g", bots=bots("a", "b", "c"), seed=77, rounds=1, limits=Limits(), rules={"k": 1})
+    tasks = list(s)
+    settings = settings_of(s.limits, s.rules)
+    firsts: set[tuple[str, str]] = set()
+    for t in tasks:
+        a, b = sorted(p.name for p in t.players)
+        k = 1 if (a, b) in firsts else 0
+        firsts.add((a, b))
+        assert t.seed == derive(77, "game", a, b, k)
+        assert t.id == game_id("g", settings, t.players, (a, b, k, 77))
+    assert list(s.ids()) == [t.id for t in tasks]

@@ -1,0 +1,53 @@
+"""Dispatching games in batches: fast games go a growing batch at a time, each a run of the
+schedule, and the standings a tournament tallies agree with its journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kothkit.bots import load_bots
+from kothkit.journal import Journal
+from kothkit.plugins import get_game
+from kothkit.schedule import Schedule
+from kothkit.scoring import standings
+from kothkit.tournament import dispatch, run_tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+C4 = ROOT / "plugins" / "connect4_hidden" / "bots"
+EXAMPLES = ("random_player", "constant_player", "better_random_player", "better_constant_player")
+
+
+def c4_bots():
+    return load_bots([C4 / n for n in EXAMPLES]).bots
+
+
+def test_function_games_go_in_growing_batches_in_schedule_order():
+    info = get_game("connect4_hidden")
+    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=4, rounds=40, limits=info.limits,
+                        rules=dict(info.rules), trusted=True)
+    tasks = list(schedule)
+    batches: list[list] = []
+    dispatch(iter(tasks), jobs=1, pin_cpu=False, stateful=set(), batch=64,
+             on_done=lambda picked, records: batches.append(list(zip(picked, records))))
+    sizes = [len(b) for b in batches]
+    assert sizes[0] == 8 and max(sizes) > 8 and max(sizes) <= 64, sizes
+    # Each batch is a run of consecutive games (two may finish in either order).
+    played = [pair for b in sorted(batches, key=lambda b: b[0][0].index) for pair in b]
+    assert [t.id for t, _ in played] == [t.id for t in tasks]
+    assert all(r.id == t.id and r.reason for t, r in played)
+
+
+def test_tallied_standings_agree_with_the_journal_also_after_reuse(tmp_path):
+    info = get_game("connect4_hidden")
+    bots = c4_bots()
+    db = tmp_path / "j.sqlite"
+    first = run_tournament(info, bots[:3], seed=8, journal=db, rounds=30, trusted=True)
+    # A fourth bot: the first three's games are found in the journal, the new ones played.
+    second = run_tournament(info, bots, seed=8, journal=db, rounds=30, trusted=True)
+    assert first.played == first.total and second.reused == first.total
+    assert second.played == second.total - first.total
+    with Journal(db) as j:
+        stored = list(j.results(list(second.schedule.ids())))
+    assert len(stored) == second.total
+    again = standings(info.scoring, [b.name for b in bots], stored)
+    assert second.standings == again
