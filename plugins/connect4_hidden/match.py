@@ -137,8 +137,8 @@ class Connect4Match(Match):
         return str(payload)
 
     def legal_replies(self) -> list[int]:
-        # Every column is legal: a full one is a pass.
-        return list(range(COLS))
+        # Every column is legal (a full one is a pass) until the game is over.
+        return [] if self.outcome is not None else list(range(COLS))
 
     def hidden_from(self, seat: int) -> set[tuple[int, int]]:
         return hidden_cells(self.board, seat + 1)

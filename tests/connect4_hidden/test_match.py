@@ -232,6 +232,7 @@ def test_four_in_a_row_in_every_direction(columns, winner, cells):
     assert isinstance(play_all(new_match(), columns[:-1]), Prompt)
     assert rules.winner_of(board) == winner + 1
     assert seed_outcome(columns)[0] == ("win", winner + 1)
+    assert m.legal_replies() == []  # the game is over: nothing more is legal
 
 
 def test_outcomes_agree_with_the_seed_controller_on_random_games():
