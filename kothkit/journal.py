@@ -15,6 +15,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 from kothkit import fastjson
@@ -100,6 +101,16 @@ def result_of(row: tuple, seatings: dict[str, tuple[str, ...]] | None = None) ->
         if seatings is not None:
             seatings[row[3]] = players
     return GameResult(row[0], players, row[6], row[7], row[8], row[9])
+
+
+def stored_count(path: str | Path) -> int:
+    """How many games the journal at ``path`` holds, read without writing to it (a judge may be
+    writing it right now); 0 if there is no readable journal yet."""
+    try:
+        with closing(sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True, timeout=30)) as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        return 0
 
 
 #: Seconds between checkpoints of the write-ahead log while games are being added.

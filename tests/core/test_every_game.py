@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal
+from kothkit.journal import Journal, stored_count
 from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,14 +37,6 @@ def keys(db: Path) -> list[tuple]:
         return sorted(r.result_key() for r in j.all())
 
 
-def count(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as c:
-            return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_same_results_at_any_jobs(cli, tmp_path, game):
@@ -66,7 +57,7 @@ def test_sigkilled_judge_resumes_to_the_same_games(cli, tmp_path, game):
     bots = bots_copy(game, tmp_path)
     whole = tmp_path / "whole.sqlite"
     cli("run", game, "--bots", bots, "--seed", "5", "--jobs", "2", "--db", whole, *extra, check=True, timeout=600)
-    total = count(whole)
+    total = stored_count(whole)
     cut = tmp_path / "cut.sqlite"
     argv = [sys.executable, "-m", "kothkit", "run", game, "--bots", str(bots), "--seed", "5", "--jobs", "2",
             "--db", str(cut), "-q", *extra]
@@ -74,13 +65,13 @@ def test_sigkilled_judge_resumes_to_the_same_games(cli, tmp_path, game):
                              stdin=subprocess.DEVNULL)
     try:
         end = time.monotonic() + 300
-        while count(cut) == 0 and judge.poll() is None and time.monotonic() < end:
+        while stored_count(cut) == 0 and judge.poll() is None and time.monotonic() < end:
             time.sleep(0.02)
         judge.send_signal(signal.SIGKILL)
     finally:
         judge.kill()
         judge.wait(timeout=60)
-    assert count(cut) < total, "the judge finished before it could be killed: make the run longer"
+    assert stored_count(cut) < total, "the judge finished before it could be killed: make the run longer"
     end = time.monotonic() + 30
     while (left := processes_touching(bots)) and time.monotonic() < end:
         time.sleep(0.05)

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal
+from kothkit.journal import Journal, stored_count
 from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,15 +43,6 @@ def run_args(bots: Path, db: Path, out: Path, jobs: int, seed: int | None) -> li
     args = [sys.executable, "-m", "kothkit", "run", "gomoku_swap2", "--bots", str(bots), "--jobs", str(jobs),
             "--rounds", str(ROUNDS), "--move-time", "5", "--db", str(db), "--json", str(out), "-q"]
     return args + (["--seed", str(seed)] if seed is not None else [])
-
-
-def count(db: Path) -> int:
-    """Games in the journal, read without writing (the judge may be writing it)."""
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as c:
-            return c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def keys(db: Path) -> list[tuple]:
@@ -84,10 +74,10 @@ def test_sigkilled_tournament_resumes_to_the_same_result(cli, tmp_path, jobs):
                              stderr=subprocess.STDOUT, text=True, env=env, stdin=subprocess.DEVNULL)
         # Odd attempts die after a random moment (often while starting up or in the first game);
         # even ones once a random number of games is in the journal (so, mostly, mid-game).
-        stored = count(db)
+        stored = stored_count(db)
         target = rng.randint(stored + 1, GAMES - 1) if stored + 1 < GAMES else GAMES
         deadline = time.monotonic() + (rng.uniform(0.05, 1.0) if attempt % 2 else 300)
-        while p.poll() is None and time.monotonic() < deadline and (attempt % 2 or count(db) < target):
+        while p.poll() is None and time.monotonic() < deadline and (attempt % 2 or stored_count(db) < target):
             time.sleep(0.01)
         if p.poll() is None:
             p.kill()  # SIGKILL, the judge only: its workers and bots must follow it
@@ -98,7 +88,7 @@ def test_sigkilled_tournament_resumes_to_the_same_result(cli, tmp_path, jobs):
             break
         assert p.returncode == -9, text
         assert wait_gone(bots) == [], f"bot processes survived the judge (attempt {attempt})"
-        partial.append(count(db))
+        partial.append(stored_count(db))
     if finished is None:
         done = subprocess.run(run_args(bots, db, out, jobs, None), capture_output=True, text=True, timeout=300,
                               env=env, stdin=subprocess.DEVNULL)
