@@ -3,8 +3,11 @@
 Games run in ``jobs`` worker processes (``jobs == 1`` plays them in this
 process).  Each worker owns one CPU slot and pins its games' bots to that
 core, so concurrent games never compete for a core.  Finished games are
-committed as they arrive; games already in the journal with the same id are
-reused, not replayed, which is what makes resume and incremental re-runs work.
+committed as they arrive (games of function bots, which take microseconds, as
+batches of journal rows made by the workers); games already in the journal
+with the same id are reused, not replayed, which is what makes resume and
+incremental re-runs work.  Standings are tallied from the games as they are
+stored or found.
 Stateful bots never play two games at once and see their games in schedule
 order, so results do not depend on ``jobs``.
 """
