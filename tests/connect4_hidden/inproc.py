@@ -29,7 +29,7 @@ def play(bot0: FunctionBot, bot1: FunctionBot, seed: int) -> tuple[Outcome, Conn
     a random bot's generator still happens, as in the referee.
     """
     match = Connect4Match(Setup(players=(bot0.name, bot1.name), seed=seed))
-    bots = (bot0, bot1)
+    calls = (bot0.call, bot1.call)  # bound once, as the referee's loop does
     bot0.new_game(2 * seed)
     bot1.new_game(2 * seed + 1)
     nxt, put = match.next, match.play
@@ -39,7 +39,7 @@ def play(bot0: FunctionBot, bot1: FunctionBot, seed: int) -> tuple[Outcome, Conn
             return step, match
         seat = step.seat
         try:
-            reply = bots[seat].call(step.payload)
+            reply = calls[seat](step.payload)
         except FunctionBotError as e:
             return match.forfeit(seat, e.kind, e.message), match
         bad = put(seat, reply)
