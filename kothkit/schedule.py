@@ -73,40 +73,33 @@ class Schedule:
 
     def __iter__(self) -> Iterator[GameTask]:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
-        settings = settings_of(self.limits, self.rules)
-        key = game_key(self.game, settings)
         seed, rules, make = self.seed, dict(self.rules), GameTask
-        # Per pair, everything that does not change from round to round: its seat orders
-        # and the hash states its games' ids and seeds extend.  (Ids and seeds are exactly
-        # those of game_id and derive: only the work is shared.)
-        plans = []
-        for a, b in self.pairs():
-            first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
-            orders = ((first, second), (second, first))
-            plans.append((a, b, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
-                          deriver(seed, "game", a.name, b.name)))
-        index = 0
-        for r in range(self.rounds):
-            for a, b, orders, ids, game_seed in self._round(plans, r):
-                for k in (2 * r, 2 * r + 1):
-                    yield make(id=ids[k & 1](f"{k}\x1f{seed}"), game=self.game, players=orders[k & 1],
-                               seed=game_seed(k), limits=self.limits, rules=rules, index=index, trusted=self.trusted)
-                    index += 1
+        for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
+            yield make(id=game_id_of(f"{k}\x1f{seed}"), game=self.game, players=seats, seed=game_seed(k),
+                       limits=self.limits, rules=rules, index=index, trusted=self.trusted)
 
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""
+        seed = self.seed
+        for k, _seats, game_id_of, _game_seed in self._slots():
+            yield game_id_of(f"{k}\x1f{seed}")
+
+    def _slots(self) -> Iterator[tuple]:
+        """(k, seats, id of "k\x1fseed", seed of k) for every game, in play order.
+
+        Per pair, what does not change from round to round is worked out once: its
+        seat orders, and the hash states its games' ids and seeds extend.  (Ids and
+        seeds are exactly those of game_id and derive: only the work is shared.)
+        """
         key = game_key(self.game, settings_of(self.limits, self.rules))
         seed = self.seed
         plans = []
         for a, b in self.pairs():
             first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
-            plans.append((a, b, [id_maker(key, o, (a.name, b.name)) for o in ((first, second), (second, first))]))
+            orders = ((first, second), (second, first))
+            plans.append((a.name, b.name, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
+                          deriver(seed, "game", a.name, b.name)))
         for r in range(self.rounds):
-            for _a, _b, ids in self._round(plans, r):
-                yield ids[0](f"{2 * r}\x1f{seed}")
-                yield ids[1](f"{2 * r + 1}\x1f{seed}")
-
-    def _round(self, plans: list[tuple], r: int) -> list[tuple]:
-        """Round ``r``'s order of the pairs (each plan starts with the pair's two bots)."""
-        seed = self.seed
-        return sorted(plans, key=lambda p: derive(seed, "order", r, p[0].name, p[1].name))
+            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: derive(seed, "order", r, p[0], p[1])):
+                for k in (2 * r, 2 * r + 1):
+                    yield k, orders[k & 1], ids[k & 1], game_seed
