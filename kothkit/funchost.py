@@ -35,6 +35,7 @@ import os
 import sys
 from typing import Any
 
+from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import FunctionBot, FunctionBotError, short_repr
 
 PROTOCOL = "protocol"
@@ -45,7 +46,7 @@ def _encode_ok(reply: Any) -> bytes:
     # FunctionBot.call returns plain JSON data only (see funcbots.portable_reply).
     if type(reply) is int:
         return b'{"ok":%d}\n' % reply
-    return json.dumps({"ok": reply}, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
+    return dumps_compact({"ok": reply}).encode() + b"\n"
 
 
 def _error(kind: str, text: str) -> bytes:

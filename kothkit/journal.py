@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -142,12 +142,8 @@ class Journal:
         self.close()
 
     # -- games -----------------------------------------------------------------
-    def add(self, records: Iterable[GameRecord]) -> None:
-        """Store finished games; each batch is one transaction (all or nothing)."""
-        self.add_rows([row_of(r) for r in records])
-
     def add_rows(self, rows: list[tuple]) -> None:
-        """Store rows made by :func:`row_of`, in one transaction."""
+        """Store finished games, as rows made by :func:`row_of`, in one transaction (all or nothing)."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
