@@ -30,7 +30,8 @@ _DRAWN_TURNS = Outcome(None, DRAW_TURNS)
 # Prompt(seat, payload) without the named tuple's keyword-handling constructor: one a turn.
 _new = tuple.__new__
 _NO_NOTICES = ()
-_copy = list.copy
+# __init__ and next() spell the 6x7 board out (list literals, six rows unpacked): hot path.
+assert (ROWS, COLS) == (6, 7)
 
 
 class Connect4Match(Match):
@@ -40,9 +41,10 @@ class Connect4Match(Match):
         self.setup = setup
         #: What each seat sees, rows bottom-up; copied into each prompt.  The
         #: untaped rows (1, 3, 5) are the same list objects in both views.
-        r1, r3, r5 = [0] * COLS, [0] * COLS, [0] * COLS
-        self.views = ([[0] * COLS, r1, [0] * COLS, r3, [0] * COLS, r5], [[0] * COLS, r1, [0] * COLS, r3, [0] * COLS, r5])
-        self.heights = [0] * COLS
+        r1, r3, r5 = [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]
+        self.views = ([[0, 0, 0, 0, 0, 0, 0], r1, [0, 0, 0, 0, 0, 0, 0], r3, [0, 0, 0, 0, 0, 0, 0], r5],
+                      [[0, 0, 0, 0, 0, 0, 0], r1, [0, 0, 0, 0, 0, 0, 0], r3, [0, 0, 0, 0, 0, 0, 0], r5])
+        self.heights = [0, 0, 0, 0, 0, 0, 0]
         #: One bitboard per seat (see rules.bit); the true board is derived from them.
         self.bits = [0, 0]
         self.turn = 0
@@ -74,7 +76,9 @@ class Connect4Match(Match):
         if step is None:
             turn = self.turn
             seat = turn & 1
-            step = self._step = _new(Prompt, (seat, ([*map(_copy, self.views[seat])], turn), _NO_NOTICES, "move"))
+            r0, r1, r2, r3, r4, r5 = self.views[seat]
+            view = [r0.copy(), r1.copy(), r2.copy(), r3.copy(), r4.copy(), r5.copy()]
+            step = self._step = _new(Prompt, (seat, (view, turn), _NO_NOTICES, "move"))
         return step
 
     def _end(self, outcome: Outcome) -> None:
