@@ -188,7 +188,8 @@ class FunctionBot:
         try:
             # Two-argument prompts (view, turn...) are the common case: a plain call is faster than f(*args).
             if len(payload) == 2:
-                result = self.func(payload[0], payload[1], self.state)
+                a, b = payload
+                result = self.func(a, b, self.state)
             else:
                 result = self.func(*payload, self.state)
         except KeyboardInterrupt:
@@ -196,15 +197,13 @@ class FunctionBot:
         except BaseException as e:  # SystemExit too: a bot must not end the judge
             raise FunctionBotError(CRASH, _tail(e)) from None
         if type(result) is tuple and len(result) == 2:
-            self.state = result[1]
-            reply = result[0]
+            reply, self.state = result
         # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
         elif isinstance(result, (tuple, list)) and len(result) == 2:
             reply, self.state = result
         else:
             raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
-        t = type(reply)
-        if t is int or t is str or reply is None or t is float or t is bool:
+        if type(reply) is int:  # the usual reply, tested first
             return reply
         return portable_reply(reply)
 
