@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -74,6 +75,18 @@ def _jsonable(value):
 
 
 _dumps = fastjson.dumps
+#: JSON of the players and hashes tuples seen lately: a tournament has few seatings, and
+#: each is encoded for every game.
+_NAMES_JSON: dict[tuple, str] = {}
+
+
+def _names_json(names: tuple) -> str:
+    text = _NAMES_JSON.get(names)
+    if text is None:
+        if len(_NAMES_JSON) >= 4096:
+            _NAMES_JSON.clear()
+        text = _NAMES_JSON[names] = _dumps(names)
+    return text
 
 
 def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
@@ -87,7 +100,7 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
         moves = _dumps(r.moves)
     except (TypeError, ValueError, RecursionError):  # a reply JSON cannot carry (only program bots' lines are kept raw)
         moves = _dumps([[m.seat, _jsonable(m.reply), m.ms] for m in r.moves])
-    return (r.id, r.game, r.index, _dumps(r.players), _dumps(r.hashes), r.seed, r.winner, r.reason,
+    return (r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
             r.fault, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
             time.time() if finished_at is None else finished_at)
 
@@ -120,6 +133,49 @@ def stored_count(path: str | Path) -> int:
 CHECKPOINT_EVERY = 1.0
 
 
+class _Checkpointer:
+    """Checkpoints a journal's write-ahead log in a thread of its own, on a connection of its own.
+
+    A checkpoint copies the log into the database file and syncs it: tens of
+    milliseconds that the judge's thread, which hands games to the workers, must
+    not spend waiting (measured: workers then ran out of games to play).
+    SQLite leaves the interpreter lock while it works, so this costs the
+    judge's thread nothing.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="kothkit-journal-checkpoint", daemon=True)
+        self._thread.start()
+
+    def request(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(str(self._path), timeout=30, isolation_level=None)
+        try:
+            while not self._stopping:
+                if not self._wake.wait(timeout=1.0):
+                    continue
+                self._wake.clear()
+                if self._stopping:
+                    break
+                try:
+                    # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # the next one, or the journal's close, copies it
+        finally:
+            db.close()
+
+    def close(self, timeout: float = 60.0) -> None:
+        self._stopping = True
+        self._wake.set()
+        self._thread.join(timeout)
+
+
 class Journal:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -131,8 +187,12 @@ class Journal:
         self.db.executescript(SCHEMA)
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._checkpointed = time.monotonic()
+        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows that needs it
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
         self.db.close()  # the last connection to close checkpoints what is left
 
     def __enter__(self) -> "Journal":
@@ -150,8 +210,9 @@ class Journal:
         now = time.monotonic()
         if now - self._checkpointed >= CHECKPOINT_EVERY:
             self._checkpointed = now
-            # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
-            self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            if self._checkpointer is None:
+                self._checkpointer = _Checkpointer(self.path)
+            self._checkpointer.request()
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:
         """Stored records of ``ids`` (missing ones skipped), in the order of ``ids``."""

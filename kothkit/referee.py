@@ -10,6 +10,7 @@ before ``play_game`` returns.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import select
@@ -30,7 +31,7 @@ from kothkit.limits import Limits
 from kothkit.plugins import get_game
 from kothkit.proc import LineProcess, LineTooLong, describe_exit
 from kothkit.records import GameRecord, GameTask, Move
-from kothkit.seeding import derive
+from kothkit.seeding import SEED_BITS, derive
 
 # A call request's line is this, the prompt's payload as a JSON array, and "}".
 _CALL_HEAD = '{"op":"call","args":'
@@ -54,7 +55,16 @@ def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[:n] + "..."
 
 
+_sha256 = hashlib.sha256
+_from_bytes = int.from_bytes
+_SEED_MASK = (1 << SEED_BITS) - 1
+
+
 def bot_seed(task_seed: int, seat: int) -> int:
+    """``derive(task_seed, "bot", seat)``: the seed a seat's bot gets (one or two a game)."""
+    if type(task_seed) is int and type(seat) is int:
+        # The same bytes derive hashes, formatted in one step: half its cost.
+        return _from_bytes(_sha256(b"%d\x1fbot\x1f%d" % (task_seed, seat)).digest()[:8], "big") & _SEED_MASK
     return derive(task_seed, "bot", seat)
 
 
@@ -128,13 +138,12 @@ class Referee:
         finally:
             self._stop_all()
         winner = names[outcome.winner] if outcome.winner is not None else None
+        # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
+        # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
         return GameRecord(
-            id=task.id, game=task.game, index=task.index, players=names,
-            hashes=tuple([b.hash for b in task.players]), seed=task.seed,
-            winner=winner, reason=outcome.reason,
-            fault=names[fault.seat] if fault else None, verdict=fault.kind if fault else None,
-            moves=tuple(self.moves), logs=self._logs() if not self.in_process else {},
-            seconds=round(time.monotonic() - t0, 4),
+            task.id, task.game, task.index, names, tuple([b.hash for b in task.players]), task.seed,
+            winner, outcome.reason, names[fault.seat] if fault else None, fault.kind if fault else None,
+            tuple(self.moves), self._logs() if not self.in_process else {}, round(time.monotonic() - t0, 4),
         )
 
     def _start_all(self) -> None:

@@ -160,7 +160,12 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     if not picked:
                         break
                 else:
-                    picked = [window.popleft() for _ in range(min(size, len(window)))]
+                    take = size
+                    if exhausted and jobs > 1:
+                        # The last games: smaller batches, so that no worker sits idle while
+                        # another plays a long final batch (guided self-scheduling).
+                        take = min(size, -(-len(window) // (2 * jobs)))
+                    picked = [window.popleft() for _ in range(min(take, len(window)))]
                 inflight[pool.submit(play_batch, picked, rows=rows)] = (picked, time.monotonic())
             if not inflight:
                 break  # nothing running and nothing startable: with nothing busy, that means done

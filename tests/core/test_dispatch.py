@@ -51,3 +51,20 @@ def test_tallied_standings_agree_with_the_journal_also_after_reuse(tmp_path):
     assert len(stored) == second.total
     again = standings(info.scoring, [b.name for b in bots], stored)
     assert second.standings == again
+
+
+def test_the_last_games_go_in_smaller_batches_shared_among_workers():
+    info = get_game("connect4_hidden")
+    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=5, rounds=60, limits=info.limits,
+                        rules=dict(info.rules), trusted=True)
+    tasks = list(schedule)
+    batches: list[list] = []
+    dispatch(iter(tasks), jobs=2, pin_cpu=False, stateful=set(), batch=64,
+             on_done=lambda picked, records: batches.append(list(zip(picked, records))))
+    batches.sort(key=lambda b: b[0][0].index)
+    sizes = [len(b) for b in batches]
+    # Once the schedule is all taken, each batch is at most a quarter of what is left (two workers,
+    # two batches each), so the run ends on batches far smaller than the largest.
+    assert max(sizes) > 8 and sizes[-1] <= max(1, max(sizes) // 4), sizes
+    assert [t.id for b in batches for t, _ in b] == [t.id for t in tasks]
+    assert all(r.id == t.id for b in batches for t, r in b)
