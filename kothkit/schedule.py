@@ -74,9 +74,10 @@ class Schedule:
     def __iter__(self) -> Iterator[GameTask]:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         seed, rules, make = self.seed, dict(self.rules), GameTask
+        game, limits, trusted = self.game, self.limits, self.trusted
         for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
-            yield make(id=game_id_of(f"{k}\x1f{seed}"), game=self.game, players=seats, seed=game_seed(k),
-                       limits=self.limits, rules=rules, index=index, trusted=self.trusted)
+            # GameTask(id, game, players, seed, limits, rules, index, trusted): positional is cheaper.
+            yield make(game_id_of(f"{k}\x1f{seed}"), game, seats, game_seed(k), limits, rules, index, trusted)
 
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""

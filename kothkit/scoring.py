@@ -60,41 +60,41 @@ class Tally:
 
     scoring: Scoring
     bots: list[str]
-    _known: set[str] = attrs.field(init=False)
-    _wins: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
-    _draws: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
-    _losses: dict[str, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
-    _points: dict[str, float] = attrs.field(init=False, factory=lambda: defaultdict(float))
-    # Per unordered pair: games won by each side, for match scoring.
-    _matches: dict = attrs.field(init=False, factory=lambda: defaultdict(lambda: defaultdict(int)))
-
-    def __attrs_post_init__(self) -> None:
-        self._known = set(self.bots)
+    # Games per (players, winner): one count a game (a tournament adds thousands a
+    # second), worked into wins, points and matches when standings are asked for.
+    _results: dict[tuple, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
 
     def add(self, players: tuple[str, ...], winner: str | None) -> None:
-        if not self._known.issuperset(players):
-            return
-        scoring = self.scoring
-        for p in players:
-            if winner is None:
-                self._draws[p] += 1
-            elif p == winner:
-                self._wins[p] += 1
-            else:
-                self._losses[p] += 1
-        if scoring.unit == "game":
-            for p in players:
-                self._points[p] += scoring.draw if winner is None else scoring.win if p == winner else scoring.loss
-        else:
-            m = self._matches[tuple(sorted(players))]
-            if winner is not None:
-                m[winner] += 1
+        self._results[players if type(players) is tuple else tuple(players), winner] += 1
 
     def standings(self, submitted: Mapping[str, str] | None = None) -> list[Standing]:
         """The bots ranked (``submitted``: bot.toml dates, for the "submitted" tiebreak)."""
         scoring = self.scoring
-        points = defaultdict(float, self._points)
-        for (a, b), m in self._matches.items():
+        known = set(self.bots)
+        wins: dict[str, int] = defaultdict(int)
+        draws: dict[str, int] = defaultdict(int)
+        losses: dict[str, int] = defaultdict(int)
+        points: dict[str, float] = defaultdict(float)
+        # Per unordered pair: games won by each side, for match scoring.
+        matches: dict = defaultdict(lambda: defaultdict(int))
+        for (players, winner), n in self._results.items():
+            if not known.issuperset(players):
+                continue
+            for p in players:
+                if winner is None:
+                    draws[p] += n
+                elif p == winner:
+                    wins[p] += n
+                else:
+                    losses[p] += n
+            if scoring.unit == "game":
+                for p in players:
+                    points[p] += n * (scoring.draw if winner is None else scoring.win if p == winner else scoring.loss)
+            else:
+                m = matches[tuple(sorted(players))]  # a pair that only drew still played a match
+                if winner is not None:
+                    m[winner] += n
+        for (a, b), m in matches.items():
             if m[a] == m[b]:
                 points[a] += scoring.draw
                 points[b] += scoring.draw
@@ -105,11 +105,11 @@ class Tally:
         rows = []
         for n in self.bots:
             p = points[n]
-            wins, draws, losses = self._wins[n], self._draws[n], self._losses[n]
+            w, d, lost = wins[n], draws[n], losses[n]
             if scoring.mean:
-                played = wins + draws + losses
+                played = w + d + lost
                 p = p / played if played else 0.0
-            rows.append(Standing(bot=n, points=p, wins=wins, draws=draws, losses=losses))
+            rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
         submitted = submitted or {}
 
         def key(s: Standing):

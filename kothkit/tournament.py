@@ -173,8 +173,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
             for fut in done:
                 picked, started = inflight.pop(fut)
                 records = fut.result()
-                for t in picked:
-                    busy.difference_update(b.name for b in t.players)
+                if stateful:
+                    for t in picked:
+                        busy.difference_update(b.name for b in t.players)
                 on_done(picked, records)
                 # Measured from submission: a batch queued behind another shows about twice its time.
                 took = time.monotonic() - started
