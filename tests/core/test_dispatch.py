@@ -21,20 +21,26 @@ def c4_bots():
     return load_bots([C4 / n for n in EXAMPLES]).bots
 
 
-def test_function_games_go_in_growing_batches_in_schedule_order():
+def _dispatched(seed: int, rounds: int, jobs: int, batch: int) -> tuple[list, list[list]]:
+    """The schedule's tasks, and the batches dispatch handed back as (task, record) pairs, in order."""
     info = get_game("connect4_hidden")
-    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=4, rounds=40, limits=info.limits,
+    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=seed, rounds=rounds, limits=info.limits,
                         rules=dict(info.rules), trusted=True)
     tasks = list(schedule)
     batches: list[list] = []
-    dispatch(iter(tasks), jobs=1, pin_cpu=False, stateful=set(), batch=64,
+    dispatch(iter(tasks), jobs=jobs, pin_cpu=False, stateful=set(), batch=batch,
              on_done=lambda picked, records: batches.append(list(zip(picked, records))))
+    # Each batch is a run of consecutive games (two may finish in either order).
+    batches.sort(key=lambda b: b[0][0].index)
+    assert [t.id for b in batches for t, _ in b] == [t.id for t in tasks]
+    assert all(r.id == t.id and r.reason for b in batches for t, r in b)
+    return tasks, batches
+
+
+def test_function_games_go_in_growing_batches_in_schedule_order():
+    _tasks, batches = _dispatched(seed=4, rounds=40, jobs=1, batch=64)
     sizes = [len(b) for b in batches]
     assert sizes[0] == 8 and max(sizes) > 8 and max(sizes) <= 64, sizes
-    # Each batch is a run of consecutive games (two may finish in either order).
-    played = [pair for b in sorted(batches, key=lambda b: b[0][0].index) for pair in b]
-    assert [t.id for t, _ in played] == [t.id for t in tasks]
-    assert all(r.id == t.id and r.reason for t, r in played)
 
 
 def test_tallied_standings_agree_with_the_journal_also_after_reuse(tmp_path):
@@ -54,17 +60,8 @@ def test_tallied_standings_agree_with_the_journal_also_after_reuse(tmp_path):
 
 
 def test_the_last_games_go_in_smaller_batches_shared_among_workers():
-    info = get_game("connect4_hidden")
-    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=5, rounds=60, limits=info.limits,
-                        rules=dict(info.rules), trusted=True)
-    tasks = list(schedule)
-    batches: list[list] = []
-    dispatch(iter(tasks), jobs=2, pin_cpu=False, stateful=set(), batch=64,
-             on_done=lambda picked, records: batches.append(list(zip(picked, records))))
-    batches.sort(key=lambda b: b[0][0].index)
+    _tasks, batches = _dispatched(seed=5, rounds=60, jobs=2, batch=64)
     sizes = [len(b) for b in batches]
     # Once the schedule is all taken, each batch is at most a quarter of what is left (two workers,
     # two batches each), so the run ends on batches far smaller than the largest.
     assert max(sizes) > 8 and sizes[-1] <= max(1, max(sizes) // 4), sizes
-    assert [t.id for b in batches for t, _ in b] == [t.id for t in tasks]
-    assert all(r.id == t.id for b in batches for t, r in b)
