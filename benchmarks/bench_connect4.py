@@ -18,8 +18,10 @@ All figures come from this one run, on the seed's four example bots
 2. the isolated worker protocol alone: call round trips per second through
    ``python -m kothkit.funchost`` over pipes.
 3. whole tournaments through ``kothkit.tournament.run_tournament`` (referee,
-   limits, journal): in-process (trusted) and isolated, at jobs 1 and 2; jobs 1
-   both free to use every core and confined to one (with everything it starts).
+   limits, journal): in-process (trusted, the seed's 10,000 rounds) and
+   isolated (2,000 rounds), at jobs 1 and 2; jobs 1 both free to use every core
+   and confined to one (with everything it starts); each with the cores the
+   whole machine kept busy.
 4. --full: the seed's 10,000 rounds both ways, each bot's mean score side by
    side with the difference in standard errors.
 """
