@@ -10,7 +10,6 @@ before ``play_game`` returns.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import select
@@ -31,7 +30,7 @@ from kothkit.limits import Limits
 from kothkit.plugins import get_game
 from kothkit.proc import LineProcess, LineTooLong, describe_exit
 from kothkit.records import GameRecord, GameTask, Move
-from kothkit.seeding import SEED_BITS, derive
+from kothkit.seeding import derive
 
 # A call request's line is this, the prompt's payload as a JSON array, and "}".
 _CALL_HEAD = '{"op":"call","args":'
@@ -55,16 +54,7 @@ def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[:n] + "..."
 
 
-_sha256 = hashlib.sha256
-_from_bytes = int.from_bytes
-_SEED_MASK = (1 << SEED_BITS) - 1
-
-
 def bot_seed(task_seed: int, seat: int) -> int:
-    """``derive(task_seed, "bot", seat)``: the seed a seat's bot gets (one or two a game)."""
-    if type(task_seed) is int and type(seat) is int:
-        # The same bytes derive hashes, formatted in one step: half its cost.
-        return _from_bytes(_sha256(b"%d\x1fbot\x1f%d" % (task_seed, seat)).digest()[:8], "big") & _SEED_MASK
     return derive(task_seed, "bot", seat)
 
 

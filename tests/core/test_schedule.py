@@ -58,12 +58,3 @@ def test_ids_and_seeds_are_game_id_and_derive_of_each_slot():
         assert t.id == game_id("g", settings, t.players, (a, b, k, 77))
     assert list(s.ids()) == [t.id for t in tasks]
 
-
-def test_bot_seeds_are_derive_of_the_game_seed_and_seat():
-    # The referee formats the hashed bytes itself (a fast path); the value must be derive's.
-    from kothkit.referee import bot_seed
-    from kothkit.seeding import derive
-
-    for seed in (0, 1, 77, 2**31 - 1, -5, 2**70):
-        for seat in (0, 1, 2):
-            assert bot_seed(seed, seat) == derive(seed, "bot", seat)
