@@ -11,6 +11,9 @@ Everything is measured in this one run, against a baseline measured in the same 
   verdict checks, recording -- once between the first prompt and the last reply, and once
   with the start and stop of both bot processes (jail included) spread over the moves;
 - games per second of a whole tournament of four instant bots at --jobs 1 and --jobs 2.
+
+The single games and the baseline run with this process and the bots on one core, as a
+tournament job runs them.
 """
 
 from __future__ import annotations
@@ -75,6 +78,11 @@ def main() -> None:
         for s in specs:
             _, err = build(s)
             assert err is None, err
+        # Single games run as a tournament job runs them: this process and both bots on one core
+        # (a job's worker shares its core with its bots), the baseline's bot too.
+        core = min(os.sched_getaffinity(0))
+        all_cores = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {core})
         # The baseline: the very prompts of a real game, sent to the same bot by a bare loop.
         sent: list[str] = []
         probe = GameTask(id="probe", game=info.name, players=(specs[0], specs[1]), seed=0, limits=info.limits)
@@ -88,7 +96,8 @@ def main() -> None:
             task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=0, limits=limits)
             marks: list[float] = []
             t0 = time.perf_counter()
-            rec = play_game(task, info=info, on_event=lambda kind, *_: marks.append(time.perf_counter()))
+            rec = play_game(task, info=info, cpu=core,
+                            on_event=lambda kind, *_: marks.append(time.perf_counter()))
             wall = time.perf_counter() - t0
             moves = len(rec.moves)
             per_move.extend(m.ms * 1000 for m in rec.moves)
@@ -108,6 +117,7 @@ def main() -> None:
               f"({moves} moves a game)")
         print(f"start and stop of both bots (jailed where the machine allows)  {statistics.median(startstop):8.1f} ms a game")
         print(f"a game's wall time, median                                    {statistics.median(walls) * 1000:8.1f} ms")
+        os.sched_setaffinity(0, all_cores)
         rates = {}
         for jobs in (1, 2):
             db = tmp / f"j{jobs}.sqlite"

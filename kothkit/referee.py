@@ -188,8 +188,8 @@ class Referee:
         seed = bot_seed(self.task.seed, s.index)
         try:
             # On the job's core, like a program bot: concurrent jobs' bots never share a core
-            # (measured: 5-10% more games/s at --jobs 2 than hosts left to roam).  The worker
-            # itself is not pinned, so at --jobs 1 it runs beside its bots, not between them.
+            # (measured: 5-10% more games/s at --jobs 2 than hosts left to roam).  The process
+            # playing the job runs there too (see kothkit.tournament.make_pool).
             s.host = self.hosts.get(s.spec, self.limits, cpu=self.cpu)
         except Exception as e:
             s.start_error = f"cannot start the function host: {e}"

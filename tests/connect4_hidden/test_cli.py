@@ -153,3 +153,16 @@ def test_an_isolated_bot_runs_on_its_jobs_core(tmp_path):
     for g in doc["games"]:
         seat = g["players"].index("pinned")
         assert g["moves"][seat::2] and all(m == first_core % 6 for m in g["moves"][seat::2]), g
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_process_playing_a_job_runs_on_its_core(tmp_path, jobs):
+    # A trusted bot runs inside the process that plays its job: that process shares its job's
+    # core with the job's bots, so a reply never waits for a wake-up on another core.
+    doc = run(tmp_path, "--bots", str(BOTS / "pinned.py:pinned"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "2", "--seed", "1", "--jobs", str(jobs), "--trusted")
+    cores = {c % 6 for c in os.sched_getaffinity(0)}
+    for g in doc["games"]:
+        seat = g["players"].index("pinned")
+        columns = set(g["moves"][seat::2])
+        assert len(columns) == 1 and columns <= cores, g
