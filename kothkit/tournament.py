@@ -43,6 +43,19 @@ BATCH_SECONDS = 0.1
 
 _CPU: int | None = None
 _HOSTS = None
+
+
+def _pin_self(cpu: int) -> set[int] | None:
+    """Pin this thread to ``cpu``: the affinity it had, or None where the machine refuses
+    (pinning is for speed and fair timing; a game plays the same without it)."""
+    try:
+        free = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpu})
+        return free
+    except OSError:
+        return None
+
+
 def _init_worker(counter, cores: Sequence[int], pin_cpu: bool) -> None:
     global _CPU
     with counter.get_lock():
@@ -50,7 +63,7 @@ def _init_worker(counter, cores: Sequence[int], pin_cpu: bool) -> None:
         counter.value += 1
     _CPU = cores[slot % len(cores)]
     if pin_cpu:
-        os.sched_setaffinity(0, {_CPU})
+        _pin_self(_CPU)
     # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
     # runs under a jail init that dies with its parent (the worker), taking the bot with it.
     # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
@@ -105,15 +118,13 @@ class _Inline:
 
     def submit(self, fn, *args, **kwargs):
         f: cf.Future = cf.Future()
-        if self.cpu is not None:
-            free = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, {self.cpu})
+        free = None if self.cpu is None else _pin_self(self.cpu)
         try:
             f.set_result(fn(*args, cpu=self.cpu, **kwargs))
         except BaseException as e:  # re-raised by the caller's .result()
             f.set_exception(e)
         finally:
-            if self.cpu is not None:
+            if free is not None:
                 os.sched_setaffinity(0, free)
         return f
 
