@@ -31,6 +31,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from kothkit.overtime import Overtime
+
 #: Verdict kinds of :class:`FunctionBotError` (the core's "crash" and the games' "invalid-reply").
 CRASH = "crash"
 INVALID_REPLY = "invalid-reply"
@@ -192,7 +194,7 @@ class FunctionBot:
                 result = self.func(a, b, self.state)
             else:
                 result = self.func(*payload, self.state)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
             raise FunctionBotError(CRASH, _tail(e)) from None

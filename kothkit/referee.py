@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from kothkit import overtime
 from kothkit import records as R
 from kothkit.bots import BotSpec
 from kothkit.contain import Jail
@@ -27,6 +28,7 @@ from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
+from kothkit.overtime import Overtime
 from kothkit.plugins import get_game
 from kothkit.proc import LineProcess, LineTooLong, describe_exit
 from kothkit.records import GameRecord, GameTask, Move
@@ -242,6 +244,8 @@ class Referee:
         move_allowed_ns = int(move_allowed * 1e9)
         move_late = (R.TIMEOUT, f"no reply within {lim.move_time:g} s")
         calls = [s.func.call if s.func is not None else None for s in seats]
+        # A call in this process that runs past its time is interrupted (kothkit.overtime).
+        watch = overtime.watch() if any(calls) else None
         ask_host = self._ask_host
         clock_ns = time.perf_counter_ns
         nxt, play = match.next, match.play
@@ -259,12 +263,18 @@ class Referee:
                 allowed += lim.tolerance
                 allowed_ns, late = int(allowed * 1e9), (kind, why)
             call = calls[seat]
-            if call is not None:  # in this process: the time is ruled on once it returns
+            if call is not None:  # in this process: ruled on when it returns, or interrupted
                 t0 = clock_ns()
+                watch[0] = t0 + allowed_ns
                 try:
-                    reply = call(payload)
+                    try:
+                        reply = call(payload)
+                    finally:
+                        watch[0] = 0
                 except FunctionBotError as e:
                     raise _Stop(Fault(seat, e.kind, e.message)) from None
+                except Overtime:
+                    raise _Stop(Fault(seat, *late)) from None
                 ns = clock_ns() - t0
             else:
                 reply, elapsed = ask_host(seats[seat], payload, allowed, late)
@@ -302,7 +312,7 @@ class Referee:
         allowed, late_kind, late_why = self._time_allowed(s, step)
         tol = self.limits.tolerance
         if s.func is not None:
-            reply, elapsed = self._ask_trusted(s, step.payload)
+            reply, elapsed = self._ask_trusted(s, step.payload, allowed + tol, (late_kind, late_why))
         elif s.host is not None:
             self._emit("send", s.index, repr(step.payload))
             reply, elapsed = self._ask_host(s, step.payload, allowed + tol, (late_kind, late_why))
@@ -320,13 +330,20 @@ class Referee:
         self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
         return reply, ms
 
-    def _ask_trusted(self, s: _Seat, payload: Any) -> tuple[Any, float]:
-        t0 = time.perf_counter()
+    def _ask_trusted(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
+        watch = overtime.watch()
+        t0 = time.perf_counter_ns()
+        watch[0] = t0 + int(timeout * 1e9)
         try:
-            reply = s.func.call(payload)
+            try:
+                reply = s.func.call(payload)
+            finally:
+                watch[0] = 0
         except FunctionBotError as e:
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
-        return reply, time.perf_counter() - t0
+        except Overtime:
+            raise _Stop(Fault(s.index, *late)) from None
+        return reply, (time.perf_counter_ns() - t0) / 1e9
 
     def _ask_host(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
         """(reply, seconds) of ``s``'s function called in its host."""

@@ -135,6 +135,23 @@ def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_p
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode,jobs", [("trusted", 1), ("trusted", 2), ("isolated", 2)])
+def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):
+    # Called in the judge's own processes too, a call that never ends is interrupted once
+    # past its time (kothkit.overtime), even if the bot catches the first interruptions.
+    doc = run(tmp_path, "--bots", str(BOTS / "spinner.py:spinner"), "--bots", str(BOTS / "stubborn.py:stubborn"),
+              "--bots", str(BUNDLED / "constant_player"), "--rounds", "1", "--seed", "5", "--jobs", str(jobs),
+              *(["--trusted"] if mode == "trusted" else []), name=mode, timeout=90)
+    assert len(doc["games"]) == 6
+    for g in doc["games"]:
+        # Turn 2 is the opener's: an opener that spins loses there, else the other spins on turn 3.
+        spins = [p for p in g["players"] if p != "constant_player"]
+        loser = g["players"][0] if g["players"][0] in spins else spins[0]
+        assert (g["fault"], g["verdict"]) == (loser, "timeout"), g
+        assert g["reason"].endswith("no reply within 1 s"), g
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["isolated", "trusted"])
 def test_a_bot_that_sleeps_past_the_limit_loses_on_time(tmp_path, mode):
     doc = run(tmp_path, "--bots", str(BOTS / "sleepy.py:sleepy"), "--bots", str(BUNDLED / "constant_player"),

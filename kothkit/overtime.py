@@ -1,0 +1,89 @@
+"""Deadlines for function bots called in this process (``--trusted``): a call that runs past
+its time is interrupted, so that a bot stuck in a loop loses on time instead of hanging the judge.
+
+The referee arms a deadline before each call and disarms it after: two stores into
+:data:`deadline` a move, nothing more on the hot path.  One watchdog thread per process
+looks at it every :data:`WATCH_EVERY` seconds; when an armed deadline has passed, it sends
+the main thread :data:`SIGNAL`, whose handler raises :class:`Overtime` inside the bot's
+code, and the referee rules a timeout.  A blocking call (``time.sleep``, a read) is cut
+short too: the signal interrupts it.
+
+Limits, stated where they are documented for users (README, "Function bots"):
+
+* only the main thread can be interrupted (Python runs signal handlers there); the
+  referee runs there in the judge and its workers.  Elsewhere :func:`watch` hands out a
+  slot nobody watches, and a call is ruled on when it returns, as before;
+* code that does not return to the interpreter (a long computation in a C extension
+  holding the interpreter lock) is interrupted only once it does;
+* a bot that catches ``BaseException`` and carries on is interrupted again every
+  :data:`REPEAT` seconds, but nothing stops one that swallows every interruption.
+  Isolated bots (the default) have none of these limits: their host is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+#: Seconds between the watchdog's looks (also the most a deadline is overshot by, on an idle machine).
+WATCH_EVERY = 0.05
+#: Seconds after an interruption before the next, if the bot caught it and is still running.
+REPEAT = 0.1
+SIGNAL = signal.SIGUSR2
+
+#: The armed deadline, in ``time.perf_counter_ns()`` units, or 0 while no call is running.
+deadline = [0]
+_watching_pid: int | None = None
+
+
+class Overtime(BaseException):
+    """Raised inside a function bot's call whose deadline passed.
+
+    A BaseException, so that a bot's ``except Exception`` does not swallow it.
+    """
+
+
+def watch() -> list[int]:
+    """The slot to arm around calls in this thread: ``slot[0] = deadline_ns`` before a call,
+    ``slot[0] = 0`` after.  Starts this process's watchdog on first use; off the main
+    thread (or where signals cannot be set), a slot nobody watches."""
+    global _watching_pid
+    pid = os.getpid()
+    if _watching_pid == pid:
+        return deadline if threading.current_thread() is threading.main_thread() else [0]
+    if threading.current_thread() is not threading.main_thread():
+        return [0]
+    try:
+        signal.signal(SIGNAL, _interrupt)
+    except (ValueError, OSError):
+        return [0]
+    deadline[0] = 0
+    # A forked worker has no thread of its parent's: each process starts its own.
+    threading.Thread(target=_watchdog, args=(threading.main_thread().ident,), name="kothkit-overtime",
+                     daemon=True).start()
+    _watching_pid = pid
+    return deadline
+
+
+def _interrupt(signum, frame) -> None:
+    # The signal may arrive late, after the call it was meant for: only an armed deadline
+    # that has passed interrupts anything.
+    due = deadline[0]
+    now = time.perf_counter_ns()
+    if due and now >= due:
+        deadline[0] = now + int(REPEAT * 1e9)  # again later, if the bot catches this one
+        raise Overtime()
+
+
+def _watchdog(main_ident: int) -> None:
+    clock = time.perf_counter_ns
+    while True:
+        due = deadline[0]
+        if due and clock() >= due:
+            try:
+                signal.pthread_kill(main_ident, SIGNAL)
+            except (ProcessLookupError, OSError):
+                return  # the main thread is gone: so is everything we watch
+        time.sleep(WATCH_EVERY)
