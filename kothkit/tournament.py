@@ -4,7 +4,9 @@ Games run in ``jobs`` worker processes (``jobs == 1`` plays them in this
 process).  Each worker owns one CPU slot and runs there with its games' bots,
 so concurrent games never compete for a core, and a bot's reply wakes the
 referee on the bot's own core (on a VM, a wake-up on another core measured
-50-80 us a round trip, against under 20 us on the same core).  Finished games are
+50-80 us a round trip, against under 20 us on the same core).  The cores are
+claimed (:mod:`kothkit.cores`), so that judges on one machine spread over its
+cores instead of sharing the first ones.  Finished games are
 committed as they arrive (games of function bots, which take microseconds, as
 batches of journal rows made by the workers); games already in the journal
 with the same id are reused, not replayed, which is what makes resume and
@@ -29,6 +31,7 @@ import attrs
 
 from kothkit.bots import BotError, BotSpec
 from kothkit.build import build
+from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
@@ -56,13 +59,13 @@ def _pin_self(cpu: int) -> set[int] | None:
         return None
 
 
-def _init_worker(counter, cores: Sequence[int], pin_cpu: bool) -> None:
+def _init_worker(counter, cores: Sequence[int] | None) -> None:
     global _CPU
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
-    _CPU = cores[slot % len(cores)]
-    if pin_cpu:
+    if cores:
+        _CPU = cores[slot % len(cores)]
         _pin_self(_CPU)
     # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
     # runs under a jail init that dies with its parent (the worker), taking the bot with it.
@@ -132,18 +135,18 @@ class _Inline:
         close_hosts()
 
 
-def make_pool(jobs: int, pin_cpu: bool):
+def make_pool(jobs: int, cores: Sequence[int] | None):
     """Where games run: this process for one job, else ``jobs`` workers, each owning a core slot.
 
-    With ``pin_cpu`` the process playing a job is pinned to the job's core (one job: only
-    this thread, only while it plays, so the journal's checkpoint thread stays free).
+    With ``cores`` (job slot -> core, see :func:`kothkit.cores.claim`) the process playing a
+    job is pinned to the job's core (one job: only this thread, only while it plays, so the
+    journal's checkpoint thread stays free), and so are its bots.
     """
-    cores = sorted(os.sched_getaffinity(0))
     if jobs <= 1:
-        return _Inline(cores[0] if pin_cpu else None)
+        return _Inline(cores[0] if cores else None)
     ctx = multiprocessing.get_context("fork")
     return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                  initargs=(ctx.Value("i", 0), cores, pin_cpu))
+                                  initargs=(ctx.Value("i", 0), cores))
 
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
@@ -159,7 +162,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     A stateful bot is in at most one running batch, and its games start in schedule order:
     a task waits while an earlier task of the same stateful bot has not started.
     """
-    pool = make_pool(jobs, pin_cpu)
+    claimed = claim_cores(jobs) if pin_cpu else None
+    pool = make_pool(jobs, claimed.cores if claimed else None)
     pending = iter(tasks)
     window: deque[GameTask] = deque()
     busy: set[str] = set()
@@ -210,6 +214,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     size = max(1, size // 2)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if claimed is not None:
+            claimed.release()
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:

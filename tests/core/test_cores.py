@@ -1,0 +1,82 @@
+"""Core claims: real lock files, real processes holding them, real judges side by side."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kothkit.cores import claim
+
+ROOT = Path(__file__).resolve().parents[2]
+CORES = sorted(os.sched_getaffinity(0))
+two_cores = pytest.mark.skipif(len(CORES) < 2, reason="needs two cores")
+
+HOLDER = "import sys; from kothkit.cores import claim; c = claim(1); print(c.cores[0], flush=True); sys.stdin.read()"
+
+
+def test_jobs_beyond_the_cores_go_round_them_claimed_first():
+    with claim(len(CORES) + 2) as c:
+        first_round = c.cores[: len(CORES)]
+        assert sorted(first_round) == CORES and first_round[: len(c.held)] == c.held
+        assert c.cores[len(CORES):] == first_round[:2]
+
+
+@two_cores
+def test_a_second_claim_takes_another_core_and_a_released_one_is_free_again():
+    with claim(1) as first:
+        with claim(1) as second:
+            assert first.cores != second.cores and first.held and second.held
+        again = claim(1)
+        assert again.cores == second.cores  # released: free again
+        again.release()
+
+
+@two_cores
+def test_a_core_another_judge_holds_is_avoided_until_that_judge_dies():
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        theirs = int(holder.stdout.readline())
+        with claim(1) as mine:
+            assert mine.cores != [theirs]
+        # Every core taken: the jobs share, ours first.
+        with claim(len(CORES)) as all_free:
+            assert theirs not in all_free.held and all_free.cores[: len(all_free.held)] == all_free.held
+    finally:
+        holder.kill()  # killed, not closed: the kernel drops its lock all the same
+        holder.wait(timeout=10)
+    with claim(len(CORES)) as after:
+        assert theirs in after.held
+
+
+@two_cores
+@pytest.mark.slow
+def test_judges_side_by_side_play_on_different_cores(tmp_path):
+    # Two tournaments at --jobs 1 at the same time: each claims a core of its own, so their
+    # bots do not share one (the pinned bot's column tells which core it ran on).
+    bot = str(ROOT / "tests" / "bots" / "connect4" / "pinned.py:pinned_slowly")
+    other = str(ROOT / "plugins" / "connect4_hidden" / "bots" / "constant_player")
+    judges = []
+    for i in range(2):
+        out = tmp_path / f"j{i}"
+        out.mkdir()
+        cmd = [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", bot, "--bots", other,
+               "--rounds", "2", "--seed", "1", "--jobs", "1", "--trusted", "-q",
+               "--json", str(out / "r.json"), "--db", str(out / "j.sqlite")]
+        judges.append((out, subprocess.Popen(cmd, cwd=out, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True)))
+        time.sleep(0.5)  # the first is playing when the second starts
+    used = []
+    for out, p in judges:
+        stdout, _ = p.communicate(timeout=120)
+        assert p.returncode == 0, stdout
+        games = json.loads((out / "r.json").read_text())["games"]
+        columns = {m for g in games for m in g["moves"][g["players"].index("pinned_slowly")::2]}
+        assert len(columns) == 1 and columns <= {c % 6 for c in CORES}, columns
+        used.append(columns.pop())
+    assert used[0] != used[1]
