@@ -96,7 +96,7 @@ def run(
     from kothkit.contain import capabilities
     from kothkit.journal import Journal
     from kothkit.report import standings_table, write_json
-    from kothkit.tournament import run_tournament
+    from kothkit.tournament import WorkerLost, run_tournament
 
     ch = None
     if os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file():
@@ -185,6 +185,9 @@ def run(
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {journal}; run again to resume")
         raise typer.Exit(130)
+    except WorkerLost as e:
+        err.print(f"error: {e}; finished games are in {journal}", markup=False)
+        raise typer.Exit(1)
     out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean))
     if info.report is not None:
         out.print(info.report(result.standings), markup=False, highlight=False)

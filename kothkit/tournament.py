@@ -25,6 +25,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import attrs
@@ -161,6 +162,12 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
 
     A stateful bot is in at most one running batch, and its games start in schedule order:
     a task waits while an earlier task of the same stateful bot has not started.
+
+    A worker that dies (a trusted function bot that called ``os._exit``, the kernel's OOM
+    killer...) takes the batches in flight with it.  Their games are played again in a
+    new pool, alone, their function bots isolated in hosts of their own, where such a bot
+    loses its game with ``crash`` (for deterministic bots, the same games as trusted
+    otherwise).  Should a worker die during that replay too, :class:`WorkerLost`.
     """
     claimed = claim_cores(jobs) if pin_cpu else None
     pool = make_pool(jobs, claimed.cores if claimed else None)
@@ -175,6 +182,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     # this process playing batches too, was slower: it then stores results late.)
     depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
+    # After a worker died: the batches being played again, and the ids of every game replayed.
+    replaying: set[cf.Future] = set()
+    replayed: set[str] = set()
     try:
         while True:
             while not exhausted and len(window) < window_size:
@@ -183,7 +193,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     exhausted = True
                 else:
                     window.append(t)
-            while len(inflight) < depth and window:
+            while len(inflight) < depth and window and not replaying:
                 if stateful:
                     picked = _pick(window, size, stateful, busy)
                     if not picked:
@@ -195,12 +205,21 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                         # another plays a long final batch (guided self-scheduling).
                         take = min(size, -(-len(window) // (2 * jobs)))
                     picked = [window.popleft() for _ in range(min(take, len(window)))]
-                inflight[pool.submit(play_batch, picked, rows=rows)] = (picked, time.monotonic())
+                inflight[_submit(pool, picked, rows)] = (picked, time.monotonic())
             if not inflight:
                 break  # nothing running and nothing startable: with nothing busy, that means done
             done, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
+            if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
+                # A worker died, and the pool with it: every batch in flight ends now, some
+                # perhaps finished.  Keep those; play the others again.
+                done = cf.wait(list(inflight))[0]
+            lost: list[list[GameTask]] = []
             for fut in done:
                 picked, started = inflight.pop(fut)
+                replaying.discard(fut)
+                if isinstance(fut.exception(), BrokenProcessPool):
+                    lost.append(picked)
+                    continue
                 records = fut.result()
                 if stateful:
                     for t in picked:
@@ -212,10 +231,50 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     size = min(batch, size * 2)
                 elif took > BATCH_SECONDS * 2:
                     size = max(1, size // 2)
+            if lost:
+                if replayed.intersection(t.id for games in lost for t in games):
+                    raise WorkerLost(lost)
+                pool.shutdown(wait=True)
+                pool = make_pool(jobs, claimed.cores if claimed else None)
+                # Nothing else starts until these are played: a worker that dies now died
+                # of one of them.
+                for games in lost:
+                    again = [_isolated(t) for t in games]
+                    replayed.update(t.id for t in again)
+                    fut = _submit(pool, again, rows)
+                    inflight[fut] = (again, time.monotonic())
+                    replaying.add(fut)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         if claimed is not None:
             claimed.release()
+
+
+def _submit(pool, tasks: list[GameTask], rows: bool) -> cf.Future:
+    """``play_batch(tasks)`` on ``pool``; a pool that broke meanwhile gives a future that says
+    so, like those of the batches it was playing (the batch is then lost with them)."""
+    try:
+        return pool.submit(play_batch, tasks, rows=rows)
+    except BrokenProcessPool as e:
+        lost: cf.Future = cf.Future()
+        lost.set_exception(e)
+        return lost
+
+
+class WorkerLost(RuntimeError):
+    """A worker died while playing games that were already being played again after one had."""
+
+    def __init__(self, batches: list[list[GameTask]]) -> None:
+        games = [t for batch in batches for t in batch]
+        shown = ", ".join(f"#{t.index} {' vs '.join(b.name for b in t.players)}" for t in games[:5])
+        more = f" and {len(games) - 5} more" if len(games) > 5 else ""
+        super().__init__(f"a worker died twice while playing games {shown}{more}")
+        self.tasks = games
+
+
+def _isolated(task: GameTask) -> GameTask:
+    """``task`` with its function bots in hosts of their own (a no-op for program bots)."""
+    return attrs.evolve(task, trusted=False) if task.trusted else task
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:

@@ -134,6 +134,20 @@ def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_p
     assert all(bot != "better_constant_player" for bot, _ in found)
 
 
+def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_goes_on(tmp_path):
+    # os._exit takes the worker down, and the batches it was playing with it: they are
+    # played again with their function bots isolated, where the bot loses with crash.
+    args = ["--bots", str(BOTS / "exiter.py:hard_exit"), "--bots", str(BOTS / "exiter.py:late_exit"),
+            "--bots", str(BUNDLED / "better_constant_player"), "--bots", str(BUNDLED / "random_player"),
+            "--rounds", "3", "--seed", "4", "--jobs", "2"]
+    trusted = run(tmp_path, *args, "--trusted", name="trusted")
+    isolated = run(tmp_path, *args, name="isolated")
+    assert len(trusted["games"]) == 36
+    assert games(trusted) == games(isolated)
+    found = verdicts(trusted)
+    assert found[("hard_exit", "crash")] == 18 and found[("late_exit", "crash")] == 12, found
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode,jobs", [("trusted", 1), ("trusted", 2), ("isolated", 2)])
 def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):

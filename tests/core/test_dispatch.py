@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kothkit.bots import load_bots
 from kothkit.journal import Journal
 from kothkit.plugins import get_game
@@ -65,3 +67,26 @@ def test_the_last_games_go_in_smaller_batches_shared_among_workers():
     # Once the schedule is all taken, each batch is at most a quarter of what is left (two workers,
     # two batches each), so the run ends on batches far smaller than the largest.
     assert max(sizes) > 8 and sizes[-1] <= max(1, max(sizes) // 4), sizes
+
+
+def _always_dies(tasks, cpu=None, rows=False):
+    """A worker-side fault that no replay cures: the worker ends on every batch."""
+    import os
+
+    os._exit(7)
+
+
+def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monkeypatch):
+    # No bot can do this (a replayed bot is isolated, and its host is jailed): the pool's
+    # workers are forked from this process, so they run this play_batch, which always dies.
+    import kothkit.tournament as tournament
+
+    info = get_game("connect4_hidden")
+    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,
+                        rules=dict(info.rules), trusted=True)
+    monkeypatch.setattr(tournament, "play_batch", _always_dies)
+    done = []
+    with pytest.raises(tournament.WorkerLost, match="a worker died twice while playing games #") as lost:
+        dispatch(iter(schedule), jobs=2, pin_cpu=False, stateful=set(), batch=4,
+                 on_done=lambda picked, records: done.append(picked))
+    assert not done and lost.value.tasks and all(not t.trusted for t in lost.value.tasks)
