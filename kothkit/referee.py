@@ -28,7 +28,6 @@ from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
-from kothkit.overtime import Overtime
 from kothkit.plugins import get_game
 from kothkit.proc import LineProcess, LineTooLong, describe_exit
 from kothkit.records import GameRecord, GameTask, Move
@@ -273,7 +272,7 @@ class Referee:
                         watch[0] = 0
                 except FunctionBotError as e:
                     raise _Stop(Fault(seat, e.kind, e.message)) from None
-                except Overtime:
+                except overtime.Overtime:
                     raise _Stop(Fault(seat, *late)) from None
                 ns = clock_ns() - t0
             else:
@@ -341,7 +340,7 @@ class Referee:
                 watch[0] = 0
         except FunctionBotError as e:
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
-        except Overtime:
+        except overtime.Overtime:
             raise _Stop(Fault(s.index, *late)) from None
         return reply, (time.perf_counter_ns() - t0) / 1e9
 
