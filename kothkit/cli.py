@@ -209,6 +209,7 @@ def debug(
     seed: Annotated[int, typer.Option(help="Game seed.")] = 1,
     second: Annotated[bool, typer.Option("--second", help="Let the opponent open the game.")] = False,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
+    boards: Annotated[bool, typer.Option(help="Show the game's board after every move.")] = True,
 ) -> None:
     """Play one game against a bundled bot and show the whole transcript."""
     from kothkit.records import GameTask
@@ -243,10 +244,12 @@ def debug(
             out.print(f"{who} (aside): {text}", markup=False)
         elif kind == "stderr":
             out.print(f"{who} [stderr]: {text}", markup=False)
+        elif kind == "board":
+            out.print("\n".join("    " + line for line in text.splitlines()), markup=False, highlight=False)
         else:
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
-    rec = play_game(task, on_event=show, info=info)
+    rec = play_game(task, on_event=show, info=info, boards=boards)
     out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.fault} ({rec.verdict})" if rec.fault else ""), markup=False)
     if rec.fault == me.name:
         raise typer.Exit(2)

@@ -39,7 +39,8 @@ _CALL_HEAD = '{"op":"call","args":'
 #: Seconds a new function host may take to start and answer its first request (not a move).
 HOST_START_TIME = 20.0
 
-#: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict.
+#: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
+#: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
 EventFn = Callable[[str, int, str, float | None], None]
 
 
@@ -84,9 +85,11 @@ class _Seat:
 
 class Referee:
     def __init__(self, task: GameTask, info: GameInfo, cpu: int | None = None,
-                 on_event: EventFn | None = None, hosts: "HostPool | None" = None):
+                 on_event: EventFn | None = None, hosts: "HostPool | None" = None, boards: bool = False):
         self.task = task
         self.info = info
+        #: Emit a "board" event after every move (needs ``on_event`` and a game that renders).
+        self.boards = boards and on_event is not None and info.render is not None
         self.limits: Limits = task.limits
         self.cpu = cpu if self.limits.pin_cpu else None
         self.on_event = on_event
@@ -226,6 +229,8 @@ class Referee:
             rejected = match.play(step.seat, reply)
             if rejected is not None:
                 raise _Stop(Fault(step.seat, rejected.kind, rejected.reason))
+            if self.boards:
+                self._emit("board", step.seat, self.info.render(match))
 
     def _loop_functions(self, match: Match) -> Outcome:
         """The same loop for games of function bots only (called in this process, or in their
@@ -672,6 +677,6 @@ class HostPool:
 
 
 def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,
-              hosts: HostPool | None = None, info: GameInfo | None = None) -> GameRecord:
+              hosts: HostPool | None = None, info: GameInfo | None = None, boards: bool = False) -> GameRecord:
     """Play ``task`` to its end and return its record; never leaves a process behind."""
-    return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts).run()
+    return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts, boards=boards).run()

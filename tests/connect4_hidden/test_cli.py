@@ -198,3 +198,20 @@ def test_the_process_playing_a_job_runs_on_its_core(tmp_path, jobs):
         seat = g["players"].index("pinned")
         columns = set(g["moves"][seat::2])
         assert len(columns) == 1 and columns <= cores, g
+
+
+def test_debug_shows_the_board_after_every_move(tmp_path):
+    def debug(*extra: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "kothkit", "debug", "connect4_hidden", str(BUNDLED / "deducer"),
+                            "--against", "better_constant_player", *extra],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p.stdout
+
+    text = debug()
+    replies = text.count(" -> judge (")
+    # One board after each reply: the column numbers under it, and whose turn or the outcome.
+    assert replies > 4 and text.count("0  1  2  3  4  5  6") == replies, text
+    assert "turn 1: seat 1 (O) to move" in text and "over, winner" in text
+    quiet = debug("--no-boards")
+    assert "0  1  2  3  4  5  6" not in quiet and quiet.count(" -> judge (") == replies
