@@ -44,9 +44,9 @@ def test_a_core_another_judge_holds_is_avoided_until_that_judge_dies():
         theirs = int(holder.stdout.readline())
         with claim(1) as mine:
             assert mine.cores != [theirs]
-        # Every core taken: the jobs share, ours first.
-        with claim(len(CORES)) as all_free:
-            assert theirs not in all_free.held and all_free.cores[: len(all_free.held)] == all_free.held
+        # A job for every core: theirs is shared, ours come first.
+        with claim(len(CORES)) as every:
+            assert theirs not in every.held and every.cores[: len(every.held)] == every.held
     finally:
         holder.kill()  # killed, not closed: the kernel drops its lock all the same
         holder.wait(timeout=10)
