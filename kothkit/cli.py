@@ -179,7 +179,8 @@ def run(
     try:
         with progress:
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                    rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record)
+                                    rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record,
+                                    on_notice=lambda text: progress.console.print(f"  {text}", markup=False))
             progress.update(task, completed=shown[0])
             progress.refresh()
     except KeyboardInterrupt:

@@ -36,7 +36,7 @@ from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
-from kothkit.records import GameRecord, GameResult, GameTask
+from kothkit.records import CRASH, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
 
@@ -151,7 +151,8 @@ def make_pool(jobs: int, cores: Sequence[int] | None):
 
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
-             on_done: Callable[[list[GameTask], list], None], rows: bool = False) -> None:
+             on_done: Callable[[list[GameTask], list], None], rows: bool = False,
+             on_notice: Callable[[str], None] | None = None) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
@@ -167,8 +168,10 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     killer...) takes the batches in flight with it.  Their games are played again in a
     new pool, alone, their function bots isolated in hosts of their own, where such a bot
     loses its game with ``crash`` (for deterministic bots, the same games as trusted
-    otherwise).  Should a worker die during that replay too, :class:`WorkerLost`.
+    otherwise), and a bot that does is played isolated from then on.  Should a worker die
+    during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
     """
+    notice = on_notice or (lambda text: None)
     claimed = claim_cores(jobs) if pin_cpu else None
     pool = make_pool(jobs, claimed.cores if claimed else None)
     pending = iter(tasks)
@@ -182,9 +185,11 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     # this process playing batches too, was slower: it then stores results late.)
     depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
-    # After a worker died: the batches being played again, and the ids of every game replayed.
+    # After a worker died: the batches being played again, the ids of every game replayed, and
+    # the bots that crashed in them.
     replaying: set[cf.Future] = set()
     replayed: set[str] = set()
+    suspects: set[str] = set()
     try:
         while True:
             while not exhausted and len(window) < window_size:
@@ -205,6 +210,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                         # another plays a long final batch (guided self-scheduling).
                         take = min(size, -(-len(window) // (2 * jobs)))
                     picked = [window.popleft() for _ in range(min(take, len(window)))]
+                if suspects:
+                    picked = [_isolated(t) if suspects.intersection(b.name for b in t.players) else t
+                              for t in picked]
                 inflight[_submit(pool, picked, rows)] = (picked, time.monotonic())
             if not inflight:
                 break  # nothing running and nothing startable: with nothing busy, that means done
@@ -216,11 +224,19 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
             lost: list[list[GameTask]] = []
             for fut in done:
                 picked, started = inflight.pop(fut)
-                replaying.discard(fut)
                 if isinstance(fut.exception(), BrokenProcessPool):
                     lost.append(picked)
                     continue
                 records = fut.result()
+                if fut in replaying:
+                    # A bot that crashed where a worker died is played isolated from now on,
+                    # rather than have it end a worker (and a pool) a batch at a time.
+                    replaying.discard(fut)
+                    crashed = _crashed(records, rows) - suspects
+                    if crashed:
+                        suspects.update(crashed)
+                        notice(f"{', '.join(sorted(crashed))} crashed where a worker died: "
+                               f"played isolated from now on")
                 if stateful:
                     for t in picked:
                         busy.difference_update(b.name for b in t.players)
@@ -234,6 +250,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
             if lost:
                 if replayed.intersection(t.id for games in lost for t in games):
                     raise WorkerLost(lost)
+                notice(f"a worker died: {sum(map(len, lost))} games in flight are played again, "
+                       f"their bots isolated")
                 pool.shutdown(wait=True)
                 pool = make_pool(jobs, claimed.cores if claimed else None)
                 # Nothing else starts until these are played: a worker that dies now died
@@ -270,6 +288,13 @@ class WorkerLost(RuntimeError):
         more = f" and {len(games) - 5} more" if len(games) > 5 else ""
         super().__init__(f"a worker died twice while playing games {shown}{more}")
         self.tasks = games
+
+
+def _crashed(results: list, rows: bool) -> set[str]:
+    """The bots that lost a game of ``results`` (journal rows or records) by a crash."""
+    if rows:  # the games table's columns: fault, verdict (see kothkit.journal.row_of)
+        return {r[8] for r in results if r[9] == CRASH}
+    return {r.fault for r in results if r.verdict == CRASH}
 
 
 def _isolated(task: GameTask) -> GameTask:
@@ -349,10 +374,12 @@ def run_tournament(
     rounds: int = 1,
     trusted: bool = False,
     on_record: Callable[[GameResult, bool], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
-    ``on_record(result, reused)`` is called with each game's :class:`GameResult` as it is stored or found.
+    ``on_record(result, reused)`` is called with each game's :class:`GameResult` as it is stored or found;
+    ``on_notice(text)`` with what the host should know of the run itself (see :func:`dispatch`).
     Bots must already be built (see :func:`build_bots`).
     """
     limits = limits or info.limits
@@ -395,7 +422,7 @@ def run_tournament(
                     on_record(r, False)
 
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
-                 batch=batch, on_done=lambda tasks, rows: store(rows), rows=True)
+                 batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,

@@ -136,16 +136,23 @@ def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_p
 
 def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_goes_on(tmp_path):
     # os._exit takes the worker down, and the batches it was playing with it: they are
-    # played again with their function bots isolated, where the bot loses with crash.
+    # played again with their function bots isolated, where the bot loses with crash, and
+    # it is played isolated from then on.
     args = ["--bots", str(BOTS / "exiter.py:hard_exit"), "--bots", str(BOTS / "exiter.py:late_exit"),
             "--bots", str(BUNDLED / "better_constant_player"), "--bots", str(BUNDLED / "random_player"),
-            "--rounds", "3", "--seed", "4", "--jobs", "2"]
+            "--rounds", "6", "--seed", "4", "--jobs", "2"]
     trusted = run(tmp_path, *args, "--trusted", name="trusted")
     isolated = run(tmp_path, *args, name="isolated")
-    assert len(trusted["games"]) == 36
+    assert len(trusted["games"]) == 72
     assert games(trusted) == games(isolated)
     found = verdicts(trusted)
-    assert found[("hard_exit", "crash")] == 18 and found[("late_exit", "crash")] == 12, found
+    assert found[("hard_exit", "crash")] == 36 and found[("late_exit", "crash")] == 24, found
+    said = trusted["_stdout"]
+    deaths = said.count("games in flight are played again, their bots isolated")
+    unmasked = [line for line in said.splitlines() if line.endswith("crashed where a worker died: played isolated from now on")]
+    # Each death unmasks at least one of the two: no more than two deaths, however many batches.
+    assert 1 <= deaths <= 2 and len(unmasked) == deaths, said
+    assert "hard_exit" in " ".join(unmasked) and "late_exit" in " ".join(unmasked), said
 
 
 @pytest.mark.slow
