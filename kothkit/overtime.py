@@ -8,11 +8,12 @@ the main thread :data:`SIGNAL`, whose handler raises :class:`Overtime` inside th
 code, and the referee rules a timeout.  A blocking call (``time.sleep``, a read) is cut
 short too: the signal interrupts it.
 
-Limits, stated where they are documented for users (README, "Function bots"):
+A process that calls trusted bots this way gives :data:`SIGNAL` over to it.  Limits (the
+README's "Function bots" tells users the same):
 
 * only the main thread can be interrupted (Python runs signal handlers there); the
   referee runs there in the judge and its workers.  Elsewhere :func:`watch` hands out a
-  slot nobody watches, and a call is ruled on when it returns, as before;
+  slot nobody watches, and a call is ruled on only when it returns;
 * code that does not return to the interpreter (a long computation in a C extension
   holding the interpreter lock) is interrupted only once it does;
 * a bot that catches ``BaseException`` and carries on is interrupted again every
