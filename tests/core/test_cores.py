@@ -80,3 +80,22 @@ def test_judges_side_by_side_play_on_different_cores(tmp_path):
         assert len(columns) == 1 and columns <= {c % 6 for c in CORES}, columns
         used.append(columns.pop())
     assert used[0] != used[1]
+
+
+@two_cores
+def test_a_run_says_which_cores_it_shares_with_another_judge(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        theirs = int(holder.stdout.readline())
+        p = subprocess.run([sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "1", "--seed", "1",
+                            "--jobs", str(len(CORES)), "--trusted", "-q", "--db", str(tmp_path / "j.sqlite")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert f"core {theirs} also runs another judge's games" in p.stdout, p.stdout
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    alone = subprocess.run([sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "1", "--seed", "1",
+                            "--jobs", str(len(CORES)), "--trusted", "-q", "--db", str(tmp_path / "k.sqlite")],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert alone.returncode == 0 and "another judge" not in alone.stdout, alone.stdout
