@@ -39,7 +39,8 @@ class Claim:
     """Cores for a judge's jobs: ``cores[slot]`` is job ``slot``'s core."""
 
     cores: list[int]
-    #: The cores this judge holds a lock on (the others it shares).
+    #: The cores this judge has to itself, as far as claims can tell: those it holds a lock on
+    #: (without a lock folder nobody can claim any: the first cores, as if free).
     held: list[int]
     _fds: list[int] = attrs.field(factory=list, repr=False)
 
@@ -78,6 +79,8 @@ def claim(jobs: int) -> Claim:
             continue
         held.append(core)
         fds.append(fd)
+    if folder is None:
+        held = allowed[:want]
     # Cores held by others, in an order of this judge's own: judges that find every core
     # taken share them at random rather than all on the first.
     others = [c for c in allowed if c not in held]
