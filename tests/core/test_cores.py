@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -99,3 +100,14 @@ def test_a_run_says_which_cores_it_shares_with_another_judge(tmp_path):
                             "--jobs", str(len(CORES)), "--trusted", "-q", "--db", str(tmp_path / "k.sqlite")],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert alone.returncode == 0 and "another judge" not in alone.stdout, alone.stdout
+
+
+def test_a_lock_folder_others_can_write_is_not_trusted(tmp_path, monkeypatch):
+    # Anyone could hold (or delete) locks there: claims fall back to the first cores.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = tmp_path / f"kothkit-cores-{os.getuid()}"
+    folder.mkdir()
+    folder.chmod(0o777)
+    with claim(1) as c:
+        assert c.cores == c.held == CORES[:1]
+    assert not list(folder.iterdir())  # no lock file was made there
