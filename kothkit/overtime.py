@@ -17,7 +17,9 @@ README's "Function bots" tells users the same):
 * code that does not return to the interpreter (a long computation in a C extension
   holding the interpreter lock) is interrupted only once it does;
 * a bot that catches ``BaseException`` and carries on is interrupted again every
-  :data:`REPEAT` seconds, but nothing stops one that swallows every interruption.
+  :data:`REPEAT` seconds; if it swallows them all for :data:`GIVE_UP` seconds, the
+  process's :data:`give_up` ends it where there is one (a tournament's workers), and
+  nothing stops it where there is none (the judge itself, at ``--jobs 1``).
   Isolated bots (the default) have none of these limits: their host is killed.
 """
 
@@ -32,7 +34,15 @@ import time
 WATCH_EVERY = 0.05
 #: Seconds after an interruption before the next, if the bot caught it and is still running.
 REPEAT = 0.1
+#: Seconds past its deadline after which a call that swallowed every interruption makes the
+#: watchdog call :data:`give_up`.
+GIVE_UP = 5.0
 SIGNAL = signal.SIGUSR2
+
+#: What a process does with a call it cannot interrupt: None (go on interrupting), or a
+#: function that ends it -- a tournament's worker exits, and its judge plays the worker's
+#: games again with their bots isolated (see kothkit.tournament.dispatch).
+give_up = None
 
 #: The armed deadline, in ``time.perf_counter_ns()`` units, or 0 while no call is running.
 deadline = [0]
@@ -72,19 +82,24 @@ def _interrupt(signum, frame) -> None:
     # The signal may arrive late, after the call it was meant for: only an armed deadline
     # that has passed interrupts anything.
     due = deadline[0]
-    now = time.perf_counter_ns()
-    if due and now >= due:
-        deadline[0] = now + int(REPEAT * 1e9)  # again later, if the bot catches this one
+    if due and time.perf_counter_ns() >= due:
         raise Overtime()
 
 
 def _watchdog(main_ident: int) -> None:
     clock = time.perf_counter_ns
+    repeat, give_up_ns = int(REPEAT * 1e9), int(GIVE_UP * 1e9)
+    next_kick = 0
     while True:
         due = deadline[0]
-        if due and clock() >= due:
-            try:
-                signal.pthread_kill(main_ident, SIGNAL)
-            except (ProcessLookupError, OSError):
-                return  # the main thread is gone: so is everything we watch
+        now = clock()
+        if due and now >= due:
+            if now - due >= give_up_ns and give_up is not None:
+                give_up()
+            if now >= next_kick:  # again every REPEAT s, while the bot catches them
+                next_kick = now + repeat
+                try:
+                    signal.pthread_kill(main_ident, SIGNAL)
+                except (ProcessLookupError, OSError):
+                    return  # the main thread is gone: so is everything we watch
         time.sleep(WATCH_EVERY)

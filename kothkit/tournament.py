@@ -36,7 +36,7 @@ from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
-from kothkit.records import CRASH, GameRecord, GameResult, GameTask
+from kothkit.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
 
@@ -68,6 +68,11 @@ def _init_worker(counter, cores: Sequence[int] | None) -> None:
     if cores:
         _CPU = cores[slot % len(cores)]
         _pin_self(_CPU)
+    # A trusted bot that swallows every interruption past its time ends this worker; the
+    # judge plays the worker's games again with their bots isolated.
+    from kothkit import overtime
+
+    overtime.give_up = lambda: os._exit(70)
     # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
     # runs under a jail init that dies with its parent (the worker), taking the bot with it.
     # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
@@ -164,11 +169,12 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     A stateful bot is in at most one running batch, and its games start in schedule order:
     a task waits while an earlier task of the same stateful bot has not started.
 
-    A worker that dies (a trusted function bot that called ``os._exit``, the kernel's OOM
-    killer...) takes the batches in flight with it.  Their games are played again in a
-    new pool, alone, their function bots isolated in hosts of their own, where such a bot
-    loses its game with ``crash`` (for deterministic bots, the same games as trusted
-    otherwise), and a bot that does is played isolated from then on.  Should a worker die
+    A worker that dies (a trusted function bot that called ``os._exit`` or would not stop
+    past its time, the kernel's OOM killer...) takes the batches in flight with it.  Their
+    games are played again in a new pool, alone, their function bots isolated in hosts of
+    their own, where such a bot loses its game with ``crash`` or ``timeout`` (for
+    deterministic bots, the same games as trusted otherwise), and a bot that does is
+    played isolated from then on.  Should a worker die
     during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
     """
     notice = on_notice or (lambda text: None)
@@ -192,7 +198,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
     # After a worker died: the batches being played again, the ids of every game replayed, and
-    # the bots that crashed in them.
+    # the bots that lost them by a fault.
     replaying: set[cf.Future] = set()
     replayed: set[str] = set()
     suspects: set[str] = set()
@@ -235,13 +241,13 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     continue
                 records = fut.result()
                 if fut in replaying:
-                    # A bot that crashed where a worker died is played isolated from now on,
-                    # rather than have it end a worker (and a pool) a batch at a time.
+                    # A bot that lost by a fault where a worker died is played isolated from
+                    # now on, rather than have it end a worker (and a pool) a batch at a time.
                     replaying.discard(fut)
-                    crashed = _crashed(records, rows) - suspects
-                    if crashed:
-                        suspects.update(crashed)
-                        notice(f"{', '.join(sorted(crashed))} crashed where a worker died: "
+                    faulted = _faulted(records, rows) - suspects
+                    if faulted:
+                        suspects.update(faulted)
+                        notice(f"{', '.join(sorted(faulted))} lost by a fault where a worker died: "
                                f"played isolated from now on")
                 if stateful:
                     for t in picked:
@@ -296,11 +302,15 @@ class WorkerLost(RuntimeError):
         self.tasks = games
 
 
-def _crashed(results: list, rows: bool) -> set[str]:
-    """The bots that lost a game of ``results`` (journal rows or records) by a crash."""
+def _faulted(results: list, rows: bool) -> set[str]:
+    """The bots that lost a game of ``results`` (journal rows or records) by a crash or on time:
+    what a trusted bot that ends or stalls its worker shows once isolated."""
     if rows:  # the games table's columns: fault, verdict (see kothkit.journal.row_of)
-        return {r[8] for r in results if r[9] == CRASH}
-    return {r.fault for r in results if r.verdict == CRASH}
+        return {r[8] for r in results if r[9] in _ENDS_WORKERS}
+    return {r.fault for r in results if r.verdict in _ENDS_WORKERS}
+
+
+_ENDS_WORKERS = (CRASH, TIMEOUT)
 
 
 def _isolated(task: GameTask) -> GameTask:

@@ -149,7 +149,7 @@ def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_go
     assert found[("hard_exit", "crash")] == 36 and found[("late_exit", "crash")] == 24, found
     said = trusted["_stdout"]
     deaths = said.count("games in flight are played again, their bots isolated")
-    unmasked = [line for line in said.splitlines() if line.endswith("crashed where a worker died: played isolated from now on")]
+    unmasked = [line for line in said.splitlines() if line.endswith("lost by a fault where a worker died: played isolated from now on")]
     # Each death unmasks at least one of the two: no more than two deaths, however many batches.
     assert 1 <= deaths <= 2 and len(unmasked) == deaths, said
     assert "hard_exit" in " ".join(unmasked) and "late_exit" in " ".join(unmasked), said
@@ -170,6 +170,18 @@ def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):
         loser = g["players"][0] if g["players"][0] in spins else spins[0]
         assert (g["fault"], g["verdict"]) == (loser, "timeout"), g
         assert g["reason"].endswith("no reply within 1 s"), g
+
+
+@pytest.mark.slow
+def test_a_trusted_bot_that_swallows_every_interruption_loses_on_time(tmp_path):
+    # Its worker gives up on it 5 s past its time and exits; its games are played again
+    # isolated, where its host is killed at the deadline, and it stays isolated after that.
+    doc = run(tmp_path, "--bots", str(BOTS / "unstoppable.py:unstoppable"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "2", "--seed", "5", "--jobs", "2", "--trusted", timeout=120)
+    assert len(doc["games"]) == 4
+    for g in doc["games"]:
+        assert (g["fault"], g["verdict"]) == ("unstoppable", "timeout"), g
+    assert "unstoppable lost by a fault where a worker died: played isolated from now on" in doc["_stdout"]
 
 
 @pytest.mark.slow
