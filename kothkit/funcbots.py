@@ -130,7 +130,8 @@ def load_function(entry: str) -> tuple[Any, Any]:
     sys.modules[modname] = module
     try:
         spec.loader.exec_module(module)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Overtime):
+        sys.modules.pop(modname, None)
         raise
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import...
         sys.modules.pop(modname, None)

@@ -180,12 +180,16 @@ class Referee:
 
     def _start_function(self, s: _Seat) -> None:
         if self.task.trusted:
+            # Loading gets what an isolated bot's host gets to start.
+            load_time = max(self.limits.first_time, HOST_START_TIME)
             try:
-                s.func = func = _function_cache(s.spec)
+                s.func = func = _function_cache(s.spec, load_time)
                 # Deriving a seed costs a hash: only bots that use randomness get one.
                 func.new_game(bot_seed(self.task.seed, s.index) if func.uses_random else 0)
             except FunctionBotError as e:
                 s.start_error = e.message if hasattr(e, "message") else str(e)
+            except overtime.Overtime:
+                s.start_error = f"{s.spec.entry} took more than {load_time:g} s to load"
             except Exception as e:  # a module that fails to import
                 s.start_error = f"cannot load {s.spec.entry}: {type(e).__name__}: {e}"
             return
@@ -606,11 +610,19 @@ class Referee:
 _FUNCTIONS: dict[tuple[str, str], Any] = {}
 
 
-def _function_cache(spec: BotSpec):
+def _function_cache(spec: BotSpec, load_time: float):
+    """The bot of ``spec`` loaded in this process, loaded now if it is not yet; a module
+    that takes more than ``load_time`` s to load is interrupted (overtime.Overtime)."""
     key = (spec.entry or "", spec.hash)
     found = _FUNCTIONS.get(key)
     if found is None:
-        found = _FUNCTIONS[key] = FunctionBot(spec)
+        watch = overtime.watch()
+        watch[0] = time.perf_counter_ns() + int(load_time * 1e9)
+        try:
+            found = FunctionBot(spec)
+        finally:
+            watch[0] = 0
+        _FUNCTIONS[key] = found
     return found
 
 

@@ -173,6 +173,17 @@ def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):
 
 
 @pytest.mark.slow
+def test_a_trusted_bot_whose_module_never_loads_loses_by_crash(tmp_path):
+    # It gets what an isolated bot's host gets to start (20 s), then it is interrupted.
+    doc = run(tmp_path, "--bots", str(BOTS / "endless_import.py:endless"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "1", "--seed", "5", "--jobs", "2", "--trusted", timeout=120)
+    assert len(doc["games"]) == 2
+    for g in doc["games"]:
+        assert (g["fault"], g["verdict"]) == ("endless", "crash"), g
+        assert "endless_import.py:endless took more than 20 s to load" in g["reason"], g
+
+
+@pytest.mark.slow
 def test_a_trusted_bot_that_swallows_every_interruption_loses_on_time(tmp_path):
     # Its worker gives up on it 5 s past its time and exits; its games are played again
     # isolated, where its host is killed at the deadline, and it stays isolated after that.

@@ -231,6 +231,22 @@ def test_a_bot_that_cannot_load_is_a_crash(entry, words):
     assert e.value.kind == "crash" and words in e.value.message
 
 
+def test_a_module_that_never_finishes_loading_is_interrupted():
+    # Loaded in this (the main) thread, as a trusted bot is: the watchdog interrupts the
+    # import past its allowance, and nothing of the module is left registered.
+    from kothkit import overtime
+    from kothkit.referee import _function_cache
+
+    spec = load_bots([ref("endless_import.py", "endless")]).bots[0]
+    before = set(sys.modules)
+    t = time.monotonic()
+    with pytest.raises(overtime.Overtime):
+        _function_cache(spec, 0.3)
+    assert 0.3 <= time.monotonic() - t < 10
+    assert not [m for m in set(sys.modules) - before if "endless_import" in m]
+    assert overtime.deadline[0] == 0  # disarmed
+
+
 def test_in_this_process_a_bot_can_see_the_judges_match():
     # Why --trusted is for trusted bots only; the isolated worker below cannot.
     m = Connect4Match(Setup(players=("a", "b"), seed=0))
