@@ -61,8 +61,11 @@ def bot_seed(task_seed: int, seat: int) -> int:
 
 
 class _Stop(Exception):
-    def __init__(self, fault: Fault):
+    def __init__(self, fault: Fault, host_ok: bool = False):
         self.fault = fault
+        #: The fault is a function host's well-formed error answer (the bot raised, or its
+        #: file does not load): the host is sound and in step, and may serve the next game.
+        self.host_ok = host_ok
 
 
 @attrs.define(eq=False)
@@ -362,12 +365,21 @@ class Referee:
         t0 = time.perf_counter()
         s.host.send(request if isinstance(request, str) else dumps_compact(request))
         try:
+            owed_error = None  # an acknowledgement's error answer: raised once all answers are in
             while s.acks:
                 s.acks -= 1
-                self._host_answer(s, self._wait_line(s, t0 + timeout, *late))
-            return self._host_answer(s, self._wait_line(s, t0 + timeout, *late))
+                try:
+                    self._host_answer(s, self._wait_line(s, t0 + timeout, *late))
+                except _Stop as stop:
+                    if not stop.host_ok:
+                        raise
+                    owed_error = owed_error or stop
+            answer = self._host_answer(s, self._wait_line(s, t0 + timeout, *late))
+            if owed_error is not None:
+                raise owed_error
+            return answer
         except _Stop as stop:
-            if stop.fault.seat == s.index:
+            if stop.fault.seat == s.index and not stop.host_ok:
                 self.hosts.discard(s.spec)  # still busy, dead or confused: never reuse it
             raise
 
@@ -413,7 +425,7 @@ class Referee:
                 for fd, _ in self.sel.poll(left):
                     self._read_ready(fd)
         except _Stop as stop:
-            if stop.fault.seat == s.index:
+            if stop.fault.seat == s.index and not stop.host_ok:
                 self.hosts.discard(s.spec)
             raise
 
@@ -432,7 +444,7 @@ class Referee:
         except ValueError:
             raise _Stop(Fault(s.index, R.CRASH, f"function host sent {_short(line)!r}")) from None
         if "error" in answer:
-            raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])))
+            raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])), host_ok=True)
         return answer.get("ok")
 
     def _wait_line(self, s: _Seat, deadline: float, late_kind: str, late_why: str) -> str:
@@ -552,8 +564,9 @@ class Referee:
                         s.acks -= 1
                         self._host_answer(s, self._wait_line(s, time.perf_counter() + self.limits.first_time,
                                                              R.TIMEOUT, "no acknowledgement"))
-                except _Stop:
-                    self.hosts.discard(s.spec)
+                except _Stop as stop:
+                    if not (stop.host_ok and s.acks == 0):
+                        self.hosts.discard(s.spec)
                     continue
             if s.host is not None:
                 if s.host.poll() is not None or s.host.eof:

@@ -134,6 +134,18 @@ def test_misbehaving_bots_lose_with_their_verdict_and_the_judge_carries_on(tmp_p
     assert all(bot != "better_constant_player" for bot, _ in found)
 
 
+def test_a_bot_that_raised_keeps_its_host_as_a_trusted_bot_keeps_its_module(tmp_path):
+    # The host answered the raise in good order, so it serves the bot's next games: its module
+    # globals go on, as they do for a trusted bot (a new host would start them over, and
+    # raise again on its own third call).
+    args = ["--bots", str(BOTS / "raises_once.py:raises_once"), "--bots", str(BUNDLED / "constant_player"),
+            "--rounds", "2", "--seed", "6", "--jobs", "1"]
+    isolated = run(tmp_path, *args, name="isolated")
+    trusted = run(tmp_path, *args, "--trusted", name="trusted")
+    assert games(isolated) == games(trusted)
+    assert [g["verdict"] for g in isolated["games"]].count("crash") == 1, isolated["games"]
+
+
 def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_goes_on(tmp_path):
     # os._exit takes the worker down, and the batches it was playing with it: they are
     # played again with their function bots isolated, where the bot loses with crash, and
