@@ -30,6 +30,7 @@ from pathlib import Path
 
 import attrs
 
+from kothkit import overtime
 from kothkit.bots import BotError, BotSpec
 from kothkit.build import build
 from kothkit.cores import claim as claim_cores
@@ -70,8 +71,6 @@ def _init_worker(counter, cores: Sequence[int] | None) -> None:
         _pin_self(_CPU)
     # A trusted bot that swallows every interruption past its time ends this worker; the
     # judge plays the worker's games again with their bots isolated.
-    from kothkit import overtime
-
     overtime.give_up = lambda: os._exit(70)
     # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
     # runs under a jail init that dies with its parent (the worker), taking the bot with it.

@@ -136,7 +136,10 @@ def test_the_slow_move_breaks_the_course_limit_of_2_s(cli):
 
 
 def test_memory_cap_can_be_set_lower_or_higher(cli):
-    args = ("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(TB / "memory"), "--seed", "3", "--jobs", "2")
+    # Writing 600 MB took 0.4-2 s on the development VM (fresh guest pages are slow and vary):
+    # a roomy move time, so that only the cap can decide.
+    args = ("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(TB / "memory"), "--seed", "3", "--jobs", "2",
+            "--move-time", "10")
     doc = cli.run_json(*args, "--memory-mb", "120")
     assert [(g["fault"], g["verdict"]) for g in doc["games"]] == [("memory", "memory")] * 2
     assert all("120 MiB" in g["reason"] for g in doc["games"])
