@@ -37,6 +37,18 @@ def games(doc: dict) -> list[tuple]:
     return [(tuple(g["players"]), g["winner"], g["reason"], g["fault"], g["verdict"], g["moves"]) for g in doc["games"]]
 
 
+def against_constant_player(tmp: Path, entry: str, *flags: str, **kw) -> dict:
+    """One round (unless ``flags`` say otherwise) of the test bot ``entry`` against constant_player."""
+    return run(tmp, "--bots", str(BOTS / entry), "--bots", str(BUNDLED / "constant_player"), "--rounds", "1",
+               "--seed", "5", *flags, **kw)
+
+
+def assert_all_lost_by(doc: dict, name: str, verdict: str, games: int) -> None:
+    """``doc`` has ``games`` games, and ``name`` lost every one of them with ``verdict``."""
+    found = [(g["fault"], g["verdict"]) for g in doc["games"]]
+    assert found == [(name, verdict)] * games, doc["games"]
+
+
 def verdicts(doc: dict) -> collections.Counter:
     return collections.Counter((g["fault"], g["verdict"]) for g in doc["games"] if g["fault"])
 
@@ -187,23 +199,18 @@ def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):
 @pytest.mark.slow
 def test_a_trusted_bot_whose_module_never_loads_loses_by_crash(tmp_path):
     # It gets what an isolated bot's host gets to start (20 s), then it is interrupted.
-    doc = run(tmp_path, "--bots", str(BOTS / "endless_import.py:endless"), "--bots", str(BUNDLED / "constant_player"),
-              "--rounds", "1", "--seed", "5", "--jobs", "2", "--trusted", timeout=120)
-    assert len(doc["games"]) == 2
-    for g in doc["games"]:
-        assert (g["fault"], g["verdict"]) == ("endless", "crash"), g
-        assert "endless_import.py:endless took more than 20 s to load" in g["reason"], g
+    doc = against_constant_player(tmp_path, "endless_import.py:endless", "--jobs", "2", "--trusted", timeout=120)
+    assert_all_lost_by(doc, "endless", "crash", games=2)
+    assert all("endless_import.py:endless took more than 20 s to load" in g["reason"] for g in doc["games"])
 
 
 @pytest.mark.slow
 def test_a_trusted_bot_that_swallows_every_interruption_loses_on_time(tmp_path):
     # Its worker gives up on it 5 s past its time and exits; its games are played again
     # isolated, where its host is killed at the deadline, and it stays isolated after that.
-    doc = run(tmp_path, "--bots", str(BOTS / "unstoppable.py:unstoppable"), "--bots", str(BUNDLED / "constant_player"),
-              "--rounds", "2", "--seed", "5", "--jobs", "2", "--trusted", timeout=120)
-    assert len(doc["games"]) == 4
-    for g in doc["games"]:
-        assert (g["fault"], g["verdict"]) == ("unstoppable", "timeout"), g
+    doc = against_constant_player(tmp_path, "unstoppable.py:unstoppable", "--rounds", "2", "--jobs", "2", "--trusted",
+                                  timeout=120)
+    assert_all_lost_by(doc, "unstoppable", "timeout", games=4)
     assert "unstoppable lost by a fault where a worker died: played isolated from now on" in doc["_stdout"]
 
 
