@@ -342,14 +342,10 @@ class Referee:
         return reply, ms
 
     def _ask_trusted(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
-        watch = overtime.watch()
         t0 = time.perf_counter_ns()
-        watch[0] = t0 + int(timeout * 1e9)
         try:
-            try:
+            with overtime.within(timeout):
                 reply = s.func.call(payload)
-            finally:
-                watch[0] = 0
         except FunctionBotError as e:
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
         except overtime.Overtime:
@@ -629,12 +625,8 @@ def _function_cache(spec: BotSpec, load_time: float):
     key = (spec.entry or "", spec.hash)
     found = _FUNCTIONS.get(key)
     if found is None:
-        watch = overtime.watch()
-        watch[0] = time.perf_counter_ns() + int(load_time * 1e9)
-        try:
+        with overtime.within(load_time):
             found = FunctionBot(spec)
-        finally:
-            watch[0] = 0
         _FUNCTIONS[key] = found
     return found
 

@@ -181,8 +181,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     shared = sorted(set(claimed.cores) - set(claimed.held)) if claimed is not None else []
     if shared:
         # Bots that share a core lose time to each other: the host should know.
-        notice(f"jobs on cores {claimed.cores}: core{'s' if len(shared) > 1 else ''} "
-               f"{', '.join(map(str, shared))} also run{'' if len(shared) > 1 else 's'} another judge's games "
+        notice(f"jobs on cores {claimed.cores}: another judge also plays on cores {shared} "
                f"(fewer jobs, or one judge at a time, keep move times fair)")
     pool = make_pool(jobs, claimed.cores if claimed else None)
     pending = iter(tasks)

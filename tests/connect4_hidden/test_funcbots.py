@@ -247,6 +247,22 @@ def test_a_module_that_never_finishes_loading_is_interrupted():
     assert overtime.deadline[0] == 0  # disarmed
 
 
+def test_a_watched_trusted_game_interrupts_a_call_that_never_returns():
+    # With someone watching (on_event), the referee takes its general loop: the call there
+    # is interrupted the same way, in this (the main) thread.
+    from kothkit.plugins import get_game
+    from kothkit.records import GameTask
+    from kothkit.referee import play_game
+
+    info = get_game("connect4_hidden")
+    spinner, other = load_bots([ref("spinner.py", "spinner"), ref("counter.py", "counter")]).bots
+    events = []
+    task = GameTask(id="spin", game=info.name, players=(spinner, other), seed=1, limits=info.limits, trusted=True)
+    rec = play_game(task, info=info, on_event=lambda kind, seat, text, ms: events.append(kind))
+    assert (rec.fault, rec.verdict, rec.reason) == ("spinner", "timeout", "timeout: no reply within 1 s")
+    assert "send" not in events and events.count("reply") == 2 and "verdict" in events
+
+
 def test_in_this_process_a_bot_can_see_the_judges_match():
     # Why --trusted is for trusted bots only; the isolated worker below cannot.
     m = Connect4Match(Setup(players=("a", "b"), seed=0))

@@ -92,7 +92,7 @@ def test_a_run_says_which_cores_it_shares_with_another_judge(tmp_path):
                             "--jobs", str(len(CORES)), "--trusted", "-q", "--db", str(tmp_path / "j.sqlite")],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert p.returncode == 0, p.stdout + p.stderr
-        assert f"core {theirs} also runs another judge's games" in p.stdout, p.stdout
+        assert f"another judge also plays on cores [{theirs}]" in p.stdout, p.stdout
     finally:
         holder.kill()
         holder.wait(timeout=10)
