@@ -234,6 +234,15 @@ def load_function_ref(ref: str) -> BotSpec:
     return BotSpec(name=func, path=file, kind="function", entry=f"{file}:{func}", hash=content_hash(file), origin=file)
 
 
+def entry_of(b: BotSpec) -> str:
+    """What :func:`load_bots` takes to load ``b`` again: its folder, or its ``file.py:function``."""
+    if b.origin is not None and b.origin.name in ("bot.toml", "meta"):
+        return str(b.origin.parent)
+    if b.kind == "function" and b.entry:
+        return b.entry
+    return str(b.origin or b.path)
+
+
 def is_bot_folder(p: Path) -> bool:
     return (p / "bot.toml").is_file() or (p / "meta").is_file()
 

@@ -48,9 +48,13 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at REAL NOT NULL,
     finished_at REAL,
     played INTEGER,
-    reused INTEGER
+    reused INTEGER,
+    rounds INTEGER
 );
 """
+#: Columns added to the runs table since its first version: an older journal gets them, empty,
+#: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
+RUNS_ADDED = {"rounds": "INTEGER"}
 
 
 def _row_to_record(row: sqlite3.Row) -> GameRecord:
@@ -185,6 +189,10 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        have = {row["name"] for row in self.db.execute("PRAGMA table_info(runs)")}
+        for column, kind in RUNS_ADDED.items():
+            if column not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         # Game ids are hashes, so each batch of games lands all over the id index: with
         # SQLite's default 2 MB page cache, a journal of 100,000 games reads its index back
@@ -248,12 +256,19 @@ class Journal:
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
+    def delete(self, ids: list[str]) -> None:
+        """Remove the games ``ids``, in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+
     # -- runs ------------------------------------------------------------------
-    def start_run(self, game: str, seed: int, settings: dict, bots: list[dict]) -> int:
+    def start_run(self, game: str, seed: int, settings: dict, bots: list[dict], rounds: int | None = None) -> int:
+        """Record a run: its settings, and its bots as {name, hash, where} (where they were loaded from)."""
         with self.db:
             cur = self.db.execute(
-                "INSERT INTO runs (game, seed, settings, bots, started_at) VALUES (?,?,?,?,?)",
-                (game, seed, json.dumps(settings, sort_keys=True), json.dumps(bots), time.time()),
+                "INSERT INTO runs (game, seed, settings, bots, started_at, rounds) VALUES (?,?,?,?,?,?)",
+                (game, seed, json.dumps(settings, sort_keys=True), json.dumps(bots), time.time(), rounds),
             )
         return cur.lastrowid
 
@@ -264,3 +279,12 @@ class Journal:
 
     def last_run(self, game: str) -> sqlite3.Row | None:
         return self.db.execute("SELECT * FROM runs WHERE game=? ORDER BY id DESC LIMIT 1", (game,)).fetchone()
+
+    def runs(self) -> list[dict]:
+        """Every run, oldest first, ``bots`` and ``settings`` decoded."""
+        found = []
+        for row in self.db.execute("SELECT * FROM runs ORDER BY id"):
+            r = dict(row)
+            r["bots"], r["settings"] = json.loads(r["bots"]), json.loads(r["settings"])
+            found.append(r)
+        return found

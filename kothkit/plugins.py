@@ -1,9 +1,14 @@
-"""The plugin manager: the core's defaults first, then every ``kothkit`` entry point."""
+"""The plugin manager: the core's defaults first, then every ``kothkit`` entry point;
+and :func:`game_code`, what of a game's code goes into its games' ids."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
+import sys
 from functools import cache
+from pathlib import Path
 
 import attrs
 import pluggy
@@ -24,6 +29,10 @@ class InstalledGame:
     info: GameInfo
     #: Where it comes from: "<distribution> <version> (<module>)".
     source: str
+    #: "<distribution> <version>", or None for a plugin registered in code.
+    dist: str | None = None
+    #: The module that registered it.
+    module: str | None = None
 
 
 def build_plugin_manager() -> pluggy.PluginManager:
@@ -40,11 +49,16 @@ def plugin_manager() -> pluggy.PluginManager:
     return build_plugin_manager()
 
 
-def _source(pm: pluggy.PluginManager, plugin: object) -> str:
+def _dist(pm: pluggy.PluginManager, plugin: object) -> str | None:
     for p, dist in pm.list_plugin_distinfo():
         if p is plugin:
-            return f"{dist.project_name} {dist.version} ({getattr(plugin, '__name__', plugin)})"
-    return f"registered in code ({getattr(plugin, '__name__', plugin)})"
+            return f"{dist.project_name} {dist.version}"
+    return None
+
+
+def _source(pm: pluggy.PluginManager, plugin: object) -> str:
+    dist = _dist(pm, plugin)
+    return f"{dist or 'registered in code'} ({getattr(plugin, '__name__', plugin)})"
 
 
 def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, InstalledGame]:
@@ -60,7 +74,8 @@ def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, Install
             src = _source(pm, impl.plugin)
             if info.name in found:
                 raise PluginError(f"game {info.name!r} is provided twice: by {found[info.name].source} and by {src}")
-            found[info.name] = InstalledGame(info=info, source=src)
+            found[info.name] = InstalledGame(info=info, source=src, dist=_dist(pm, impl.plugin),
+                                             module=getattr(impl.plugin, "__name__", None))
     return dict(sorted(found.items()))
 
 
@@ -76,3 +91,52 @@ def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
         known = ", ".join(games) or "none"
         raise PluginError(f"no game named {name!r} is installed (installed: {known})")
     return games[name].info
+
+
+def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
+    """The .py files of ``module``'s top-level package (or the module's own file), by a name that
+    is the same on every machine, less ``skip`` (the game's bundled bots: they have content
+    hashes of their own) and caches."""
+    top = sys.modules.get(module.split(".")[0])
+    if top is None or top.__name__ == "kothkit":  # the core is not a game's code
+        return {}
+    roots = [Path(d) for d in getattr(top, "__path__", ())]
+    if not roots:
+        return {top.__name__: Path(top.__file__)} if getattr(top, "__file__", None) else {}
+    files = {}
+    for root in roots:
+        for folder, dirs, names in os.walk(root):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith(".")
+                             and (skip is None or (here / d).resolve() != skip))
+            for n in names:
+                if n.endswith(".py"):
+                    files[f"{top.__name__}/{(here / n).relative_to(root).as_posix()}"] = here / n
+    return files
+
+
+def game_code(info: GameInfo) -> dict:
+    """What of a game's code decides its outcomes, for its games' ids: the plugin's distribution
+    and version, and a hash of the Python files of the package(s) that register the game and
+    define its match (less its bundled bots).  So an edited working tree (an editable install),
+    like a new version, changes every id of the game, and its games are played again.
+    """
+    try:
+        found = _default_games().get(info.name)
+    except PluginError:
+        found = None
+    ours = found is not None and found.info is info
+    modules = {getattr(info.match, "__module__", None) or "", (found.module if ours else None) or ""} - {""}
+    skip = Path(info.bots).resolve() if info.bots else None
+    files: dict[str, Path] = {}
+    for m in sorted(modules):
+        files.update(_code_files(m, skip))
+    h = hashlib.sha256()
+    for name, f in sorted(files.items()):
+        h.update(name.encode() + b"\0")
+        try:
+            h.update(f.read_bytes())
+        except OSError:
+            pass
+        h.update(b"\0")
+    return {"plugin": found.dist if ours else None, "code": h.hexdigest()}

@@ -4,8 +4,10 @@ Every pair of bots plays ``2 * rounds`` games; the opener (seat 0) of the
 pair's first game is drawn from the seed, and openers alternate after that.
 Each game's seed and its place in the order come from its slot (the pair's
 names and the game's number), so the schedule of a pair never depends on
-which other bots take part.  A game's id adds the game, its settings and both
-bots' content hashes: a changed bot changes exactly its own games' ids.
+which other bots take part.  A game's id adds the game, its settings (with the
+game's code: its plugin's version and a hash of its Python files) and both
+bots' content hashes: a changed bot changes exactly its own games' ids, a
+changed game all of its own.
 """
 
 from __future__ import annotations
@@ -47,9 +49,13 @@ def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple) -> Callable[[o
     return f
 
 
-def settings_of(limits: Limits, rules: Mapping[str, Any]) -> dict:
-    """The settings that make up a game's identity (limits that can change a result, and rules)."""
-    return {"limits": attrs.asdict(limits), "rules": dict(sorted(rules.items()))}
+def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any] | None = None) -> dict:
+    """The settings that make up a game's identity: limits that can change a result, rules, and
+    the game's code (:func:`kothkit.plugins.game_code`; absent in journals from before it was)."""
+    settings = {"limits": attrs.asdict(limits), "rules": dict(sorted(rules.items()))}
+    if code is not None:
+        settings["game"] = dict(code)
+    return settings
 
 
 @attrs.frozen
@@ -61,6 +67,8 @@ class Schedule:
     limits: Limits
     rules: Mapping[str, Any] = attrs.field(factory=dict)
     trusted: bool = False
+    #: The game's code identity (see :func:`settings_of`), part of every id.
+    code: Mapping[str, Any] | None = None
 
     @property
     def total(self) -> int:
@@ -92,7 +100,7 @@ class Schedule:
         seat orders, and the hash states its games' ids and seeds extend.  (Ids and
         seeds are exactly those of game_id and derive: only the work is shared.)
         """
-        key = game_key(self.game, settings_of(self.limits, self.rules))
+        key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
         seed = self.seed
         plans = []
         for a, b in self.pairs():

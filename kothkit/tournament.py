@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import itertools
+import json
 import multiprocessing
 import os
 import time
@@ -31,12 +32,13 @@ from pathlib import Path
 import attrs
 
 from kothkit import overtime
-from kothkit.bots import BotError, BotSpec
+from kothkit.bots import BotError, BotSpec, entry_of
 from kothkit.build import build
 from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
+from kothkit.plugins import game_code
 from kothkit.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
@@ -376,6 +378,42 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
     return ok, errors
 
 
+def _where(b: BotSpec, journal: Path) -> str:
+    """Where ``b`` was loaded from, for ``kothkit verify``: relative to the journal's folder when
+    inside it (so that a challenge folder can be moved or published whole), else absolute."""
+    entry = entry_of(b)
+    path, sep, func = entry.rpartition(":") if b.kind == "function" and ".py:" in entry else (entry, "", "")
+    full = Path(path).resolve()
+    try:
+        path = full.relative_to(journal.resolve().parent).as_posix()
+    except ValueError:
+        path = str(full)
+    return f"{path}{sep}{func}"
+
+
+def _notice_changed_code(j: Journal, schedule: Schedule, on_notice: Callable[[str], None] | None) -> None:
+    """Tell the host when games are played again because the game's code (or version) is not the
+    one the journal's last run of it had: the journal's games under the old code no longer count."""
+    last = j.last_run(schedule.game)
+    if last is None or on_notice is None:
+        return
+    old = json.loads(last["settings"]).get("game")
+    if old == schedule.code:
+        return
+    stale = attrs.evolve(schedule, code=old)
+    n = sum(1 for chunk in _chunks(stale.ids(), 500) for _ in j.results(chunk))
+    if not n:
+        return
+    name, new = schedule.game, schedule.code or {}
+    if old is None:
+        why = f"the journal's games of {name} were played before their ids held the game's code"
+    elif old.get("plugin") != new.get("plugin"):
+        why = f"{name} is now {new.get('plugin') or 'registered in code'} (the journal's games: {old.get('plugin')})"
+    else:
+        why = f"{name}'s code changed since the journal's games"
+    on_notice(f"{why}: {n} games will be played again")
+
+
 def run_tournament(
     info: GameInfo,
     bots: Sequence[BotSpec],
@@ -398,13 +436,16 @@ def run_tournament(
     """
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
+    code = game_code(info)
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, trusted=trusted)
+                        rules=rules, trusted=trusted, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
-                             [{"name": b.name, "hash": b.hash} for b in bots])
+        _notice_changed_code(j, schedule, on_notice)
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
+                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath)} for b in bots],
+                             rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.

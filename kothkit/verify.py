@@ -1,28 +1,38 @@
-"""``kothkit verify JOURNAL``: re-play a journal's games from their seeds and list every difference.
+"""``kothkit verify`` and ``kothkit prune``: re-play a journal's games from their seeds and list
+every difference; delete the games that no longer count.
 
 A published journal holds, for each game, its players and their content
-hashes, its seed, every reply and the outcome.  Verification loads the bots
-(the game's bundled bots, or ``--bots``), checks their hashes against the
-journal (a changed or missing bot is reported, and its games cannot be
-verified), finds each game's settings (the run whose seed, limits and rules
-reproduce the game's id: a game whose id matches no run was altered), plays
-the game again, and compares the outcome and every reply.  Exit status 1 if
-anything differs or cannot be verified.
+hashes, its seed, every reply and the outcome; for each run, its settings and
+where it loaded each bot from.  ``verify`` takes what ``kothkit run`` takes (a
+challenge folder, a game name with its journal) or a journal itself.  It
+finds the bots where the run found them (``--bots``, else the challenge's
+bots, the run's recorded places and the game's bundled bots), checks their
+hashes against the journal (a bot changed since the tournament, or missing,
+is reported, and its games cannot be verified), finds each game's settings
+(the run whose seed, limits, rules and game code reproduce the game's id: a
+game whose id matches no run was altered), plays the game again, and compares
+the outcome and every reply.  By default only the games that count in the
+current standings (those of each game's last run) are verified; ``--all``
+takes the superseded ones too, and ``kothkit prune`` deletes them.  Exit
+status 1 if anything verified differs or cannot be verified.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections import defaultdict
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import attrs
 import typer
 
-from kothkit.bots import BotSpec
-from kothkit.cli import app, err, fail, load_and_build, out
+from kothkit import challenge as challenges
+from kothkit.bots import BotSpec, load_bots
+from kothkit.cli import _loaders, app, err, fail, out
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask
 from kothkit.schedule import game_id
@@ -68,17 +78,22 @@ def describe(journal: GameRecord, replay: GameRecord) -> str:
 
 
 class _Settings:
-    """Finds the run (seed, limits, rules) that reproduces a game's id."""
+    """Finds the run (seed, limits, rules, game code) that reproduces a game's id."""
 
     def __init__(self, runs: list[dict]):
+        #: Each distinct run, oldest first: (game, seed, settings, rounds or None, {bot: hash}).
         seen, self.runs = set(), []
         for r in runs:
-            key = (r["game"], r["seed"], r["settings"])
+            key = (r["game"], r["seed"], json.dumps(r["settings"], sort_keys=True))
             if key not in seen:
                 seen.add(key)
-                self.runs.append((r["game"], r["seed"], json.loads(r["settings"])))
+                self.runs.append(self.entry(r))
         #: (tournament seed, pair) -> [game numbers tried so far, {game seed: game number}]
         self.slots: dict[tuple, list] = {}
+
+    @staticmethod
+    def entry(r: dict) -> tuple:
+        return (r["game"], r["seed"], r["settings"], r.get("rounds"), {b["name"]: b["hash"] for b in r["bots"]})
 
     def _slot(self, tseed: int, a: str, b: str, seed: int) -> int | None:
         entry = self.slots.setdefault((tseed, a, b), [0, {}])
@@ -88,15 +103,26 @@ class _Settings:
             entry[0] += 1
         return table.get(seed)
 
-    def find(self, r: GameRecord) -> tuple[dict, int] | None:
+    def matches(self, r: GameRecord, run: tuple, schedule_only: bool = False) -> bool:
+        """Whether ``run`` reproduces ``r``'s id; with ``schedule_only``, also whether ``r`` is a
+        game of that run's schedule (its bots, with their hashes then, and its rounds)."""
+        game, tseed, settings, rounds, bots = run
+        if game != r.game:
+            return False
+        if schedule_only and any(bots.get(n) != h for n, h in zip(r.players, r.hashes)):
+            return False
         a, b = sorted(r.players)
+        k = self._slot(tseed, a, b, r.seed)
+        if k is None or (schedule_only and rounds is not None and k >= 2 * rounds):
+            return False
         stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
-        for game, tseed, settings in self.runs:
-            if game != r.game:
-                continue
-            k = self._slot(tseed, a, b, r.seed)
-            if k is not None and game_id(game, settings, stubs, (a, b, k, tseed)) == r.id:
-                return settings, tseed
+        return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
+
+    def find(self, r: GameRecord) -> dict | None:
+        """The settings of the latest run that reproduces ``r``'s id, or None."""
+        for run in reversed(self.runs):
+            if self.matches(r, run):
+                return run[2]
         return None
 
 
@@ -108,72 +134,207 @@ def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> No
              on_done=lambda done, records: on_done(done[0], records[0]))
 
 
+
+
+@attrs.frozen
+class _Target:
+    """What ``verify`` and ``prune`` work on: a journal, and the challenge or game it was named by."""
+
+    journal: Path
+    challenge: Optional[challenges.Challenge] = None
+    game: Optional[str] = None
+
+
+def _target(target: str, db: Optional[Path]) -> _Target:
+    """Resolve what ``kothkit run`` takes (a challenge folder or kothkit.toml, a game name with
+    ``--db`` or its default journal), or a journal file, to the journal and what named it."""
+    from kothkit.plugins import PluginError, installed_games
+
+    p = Path(target)
+    ch = game = None
+    try:
+        known = target in installed_games()
+    except PluginError as e:
+        fail(str(e))
+    if target.endswith(".toml") or (p / challenges.FILE).is_file() or (p.is_dir() and not known):
+        try:
+            ch = challenges.load(p)
+        except challenges.ChallengeError as e:
+            fail(str(e))
+        game = ch.game
+        journal = db or ch.journal or ch.folder / "kothkit.sqlite"
+    elif p.is_file():
+        if db is not None:
+            fail(f"give a journal or --db, not both ({target} and --db {db})")
+        journal = p
+    elif known:
+        game = target
+        journal = db or Path(".kothkit") / f"{target}.sqlite"
+    else:
+        fail(f"no such journal, challenge folder or game: {target}")
+    if not journal.is_file():
+        fail(f"no such journal: {journal}" + (" (run the tournament first)" if game else ""))
+    try:  # read-only first: a file that is not a journal is not turned into one
+        with closing(sqlite3.connect(f"file:{journal.resolve()}?mode=ro", uri=True, timeout=30)) as c:
+            c.execute("SELECT id, game, players, hashes, seed FROM games LIMIT 1").fetchall()
+            c.execute("SELECT game, seed, settings, bots FROM runs LIMIT 1").fetchall()
+    except sqlite3.Error as e:
+        fail(f"{journal}: not a kothkit journal ({e})")
+    return _Target(journal=journal, challenge=ch, game=game)
+
+
+def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) -> tuple[list, list]:
+    """``records`` split into the games that count in the current standings (those of the last
+    run of their game: its bots with their hashes then, its seed, settings and rounds) and the
+    superseded ones.  A game of a game with no run at all counts."""
+    last: dict[str, tuple] = {}
+    for r in runs:
+        last[r["game"]] = _Settings.entry(r)
+    current, superseded = [], []
+    for r in records:
+        run = last.get(r.game)
+        (current if run is None or settings.matches(r, run, schedule_only=True) else superseded).append(r)
+    return current, superseded
+
+
+def _load(entries: list[str], loud: bool) -> list[BotSpec]:
+    """The bots found at ``entries``, unbuilt; what cannot be loaded is reported if ``loud``."""
+    found = []
+    for entry in entries:
+        loaded = load_bots([entry], _loaders())
+        found += loaded.bots
+        if loud:
+            for e in loaded.errors:
+                err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
+                err.print(str(e), markup=False, highlight=False)
+    return found
+
+
+def _recorded(runs: list[dict], game: str, journal: Path) -> dict[str, list[str]]:
+    """Where each bot of ``game``'s runs was loaded from, latest run first (relative places are
+    relative to the journal's folder)."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for r in reversed(runs):
+        if r["game"] != game:
+            continue
+        for b in r["bots"]:
+            where = b.get("where")  # absent in journals from before it was recorded
+            if where:
+                path, sep, func = where.rpartition(":") if ".py:" in where else (where, "", "")
+                full = f"{journal.parent / path}{sep}{func}"
+                if full not in places[b["name"]]:
+                    places[b["name"]].append(full)
+    return places
+
+
 @app.command()
 def verify(
-    journal: Annotated[Path, typer.Argument(help="The SQLite journal of a tournament (kothkit run --db).")],
-    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="Where the journal's bots are: a folder of bot folders, a bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
+    target: Annotated[str, typer.Argument(help="A journal (kothkit run --db), a challenge folder or kothkit.toml, or a game name (its journal: --db, else .kothkit/GAME.sqlite), as kothkit run takes.")],
+    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="Where the journal's bots are: a folder of bot folders, a bot folder, or file.py:function; repeatable. Default: where the run loaded them from, the challenge's bots, the game's bundled bots.")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Also verify the superseded games: those of earlier runs that no longer count in the standings (a bot changed or left, other settings).")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores).")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
-    """Re-play every game of a journal from its seed with the same bots and list the games that differ."""
+    """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
     from kothkit.journal import Journal
-    from kothkit.plugins import PluginError, get_game
+    from kothkit.plugins import PluginError, game_code, get_game
+    from kothkit.tournament import build_bots
 
-    if not journal.is_file():
-        fail(f"no such journal: {journal}")
-    with Journal(journal) as j:
-        runs = [dict(r) for r in j.db.execute("SELECT * FROM runs ORDER BY id")]
-        records = list(j.all())
+    t = _target(target, db)
+    with Journal(t.journal) as j:
+        runs = j.runs()
+        records = list(j.all(t.game))
     if not records:
-        fail(f"{journal} holds no games")
+        fail(f"{t.journal} holds no games" + (f" of {t.game}" if t.game else ""))
     settings = _Settings(runs)
+    current, superseded = _counting(records, runs, settings)
+    chosen = records if all_games else current
     jobs = jobs or os.cpu_count() or 1
     problems: list[str] = []
+    notes: list[str] = []
     differ: list[Difference] = []
     same = 0
-    for game in sorted({r.game for r in records}):
+    for game in sorted({r.game for r in chosen}):
         try:
             info = get_game(game)
         except PluginError as e:
             problems.append(f"{game}: {e}")
             continue
-        entries = [str(b) for b in bots] if bots else ([str(info.bots)] if info.bots else [])
-        specs, _ = load_and_build(entries, info) if entries else ([], [])
-        by_name = {s.name: s for s in specs}
-        games = [r for r in records if r.game == game]
+        games = [r for r in chosen if r.game == game]
+        needed = {n for r in games for n in r.players}
+        recorded = _recorded(runs, game, t.journal)
+        if bots:
+            looked = [str(b) for b in bots]
+            found = _load(looked, loud=True)
+        else:
+            mine = [str(b) for b in t.challenge.bots] if t.challenge is not None and t.challenge.game == game else []
+            places = [w for n in sorted(needed) for w in recorded.get(n, ())]
+            bundled = [str(info.bots)] if info.bots else []
+            looked = mine + places + bundled
+            found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
+        candidates: dict[str, list[BotSpec]] = defaultdict(list)
+        for spec in found:
+            if spec.name in needed:
+                candidates[spec.name].append(spec)
+        # The bot of each (name, hash) the games need, built; or why there is none.
+        usable: dict[tuple[str, str], BotSpec] = {}
+        missing: dict[tuple[str, str], str] = {}
+        for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes)}):
+            spec = next((s for s in candidates[name] if s.hash == h), None)
+            if spec is not None:
+                usable[name, h] = spec
+            elif candidates[name]:
+                now = candidates[name][0]
+                missing[name, h] = (f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
+                                    f"{now.hash[:12]} now, in {now.origin.parent if now.origin and now.origin.name in ('bot.toml', 'meta') else now.path})")
+            else:
+                where = recorded.get(name) if not bots else None
+                missing[name, h] = (f"bot {name} not found (its run loaded it from {', '.join(where)})" if where else
+                                    f"bot {name} not found in {', '.join(looked) or 'the bundled bots (none)'}")
+        built, build_errors = build_bots(list({id(s): s for s in usable.values()}.values()),
+                                         on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+        ok = {id(s) for s in built}
+        for key, spec in list(usable.items()):
+            if id(spec) not in ok:
+                del usable[key]
+                missing[key] = f"bot {spec.name} cannot be built ({next((str(e) for e in build_errors), 'build failed')})"
         unusable: dict[str, list[GameRecord]] = defaultdict(list)
         tasks: list[GameTask] = []
         originals: dict[str, GameRecord] = {}
+        codes: set[str] = set()
         for r in games:
-            bad = False
-            for name, h in zip(r.players, r.hashes):
-                spec = by_name.get(name)
-                if spec is None:
-                    unusable[f"bot {name} not found"].append(r)
-                    bad = True
-                elif spec.hash != h:
-                    unusable[f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
-                             f"{spec.hash[:12]} now)"].append(r)
-                    bad = True
-            if bad:
+            why = [missing[n, h] for n, h in zip(r.players, r.hashes) if (n, h) in missing]
+            if why:
+                for w in dict.fromkeys(why):
+                    unusable[w].append(r)
                 continue
-            found = settings.find(r)
-            if found is None:
+            s = settings.find(r)
+            if s is None:
                 differ.append(Difference(r, "its id matches no run of the journal: players, hashes, seed or "
                                             "settings were altered"))
                 continue
-            s, _ = found
-            limits = Limits(**s["limits"])
-            tasks.append(GameTask(id=r.id, game=game, players=tuple(by_name[n] for n in r.players), seed=r.seed,
-                                  limits=limits, rules=dict(s["rules"]), index=r.index, trusted=trusted))
+            if s.get("game") is not None:
+                codes.add(json.dumps(s["game"], sort_keys=True))
+            tasks.append(GameTask(id=r.id, game=game, players=tuple(usable[n, h] for n, h in zip(r.players, r.hashes)),
+                                  seed=r.seed, limits=Limits(**s["limits"]), rules=dict(s["rules"]), index=r.index,
+                                  trusted=trusted))
             originals[r.id] = r
         for why, rs in unusable.items():
             problems.append(f"{why}: {len(rs)} game(s) cannot be verified")
-        stateful = {b.name for t in tasks for b in t.players if b.stateful}
+        now_code = game_code(info)
+        for c in sorted(codes):
+            then = json.loads(c)
+            if then != now_code:
+                notes.append(f"{game}'s code is not the tournament's ({_code_text(then)} then, {_code_text(now_code)} "
+                             "now): a game that differs may differ for that")
+        stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
         if stateful:
             err.print(f"note: {', '.join(sorted(stateful))} keep files between games; their replays start from the "
                       "files as they are now", markup=False)
-        out.print(f"{game}: re-playing {len(tasks)} of {len(games)} games, jobs {jobs}", markup=False)
+        left = sum(1 for r in superseded if r.game == game) if not all_games else 0
+        aside = f" ({left} superseded games left out: --all to verify them too)" if left else ""
+        out.print(f"{game}: re-playing {len(tasks)} of {len(games)} games{aside}, jobs {jobs}", markup=False)
 
         def on_done(task: GameTask, replay: GameRecord) -> None:
             nonlocal same
@@ -183,14 +344,41 @@ def verify(
             else:
                 differ.append(Difference(r, describe(r, replay)))
 
-        _replay(sorted(tasks, key=lambda t: t.index), jobs, stateful, on_done)
+        _replay(sorted(tasks, key=lambda t_: t_.index), jobs, stateful, on_done)
     for d in sorted(differ, key=lambda d: d.record.index):
         r = d.record
         out.print(f"DIFFERS  game {r.id[:16]} (#{r.index}, {' vs '.join(r.players)}, seed {r.seed}): {d.what}",
                   markup=False, soft_wrap=True)
     for p in problems:
         out.print(f"UNVERIFIED  {p}", markup=False, soft_wrap=True)
-    out.print(f"verified {len(records)} games: {same} identical, {len(differ)} differ, "
-              f"{len(records) - same - len(differ)} not verifiable", markup=False)
+    for n in notes:
+        out.print(f"NOTE  {n}", markup=False, soft_wrap=True)
+    out.print(f"verified {len(chosen)} games: {same} identical, {len(differ)} differ, "
+              f"{len(chosen) - same - len(differ)} not verifiable", markup=False)
+    if superseded and not all_games:
+        out.print(f"{len(superseded)} superseded games (of earlier runs, no longer in the standings) were not "
+                  f"verified: --all verifies them too, kothkit prune deletes them", markup=False)
     if differ or problems:
         raise typer.Exit(1)
+
+
+def _code_text(code: dict) -> str:
+    return f"{code.get('plugin') or 'registered in code'}, code {str(code.get('code'))[:12]}"
+
+
+@app.command()
+def prune(
+    target: Annotated[str, typer.Argument(help="A journal, a challenge folder or kothkit.toml, or a game name (its journal: --db, else .kothkit/GAME.sqlite).")],
+    db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
+) -> None:
+    """Delete the journal's superseded games: those of earlier runs that no longer count in the standings."""
+    from kothkit.journal import Journal
+
+    t = _target(target, db)
+    with Journal(t.journal) as j:
+        runs = j.runs()
+        records = list(j.all(t.game))
+        _, superseded = _counting(records, runs, _Settings(runs))
+        j.delete([r.id for r in superseded])
+    out.print(f"pruned {len(superseded)} superseded games from {t.journal}; {len(records) - len(superseded)} "
+              f"games kept", markup=False)
