@@ -186,14 +186,16 @@ def _target(target: str, db: Optional[Path]) -> _Target:
 def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) -> tuple[list, list]:
     """``records`` split into the games that count in the current standings (those of the last
     run of their game: its bots with their hashes then, its seed, settings and rounds) and the
-    superseded ones.  A game of a game with no run at all counts."""
+    superseded ones (those an earlier run reproduces).  A game that no run reproduces was altered:
+    it is never passed off as superseded."""
     last: dict[str, tuple] = {}
     for r in runs:
         last[r["game"]] = _Settings.entry(r)
     current, superseded = [], []
     for r in records:
         run = last.get(r.game)
-        (current if run is None or settings.matches(r, run, schedule_only=True) else superseded).append(r)
+        now = run is None or settings.matches(r, run, schedule_only=True) or settings.find(r) is None
+        (current if now else superseded).append(r)
     return current, superseded
 
 

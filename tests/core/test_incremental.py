@@ -55,3 +55,39 @@ def test_only_a_changed_bots_games_are_played_again(cli, tmp_path):
     assert {s["bot"] for s in removed["standings"]} == {"threat", "greedy"}
     assert all(s["games"] == 2 for s in removed["standings"])
     assert all("scout" not in g["players"] for g in removed["games"])
+
+
+def test_a_game_whose_code_changed_is_played_again(cli, tmp_path):
+    """A copy of the third-party m,n,k plugin, found through its entry point on PYTHONPATH as an
+    editable install is: its games are reused until its rules code (or its version) changes."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "tests" / "thirdparty" / "mnk" / "src" / "kothkit_mnk", site / "kothkit_mnk",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    dist = site / "kothkit_mnk-1.0.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kothkit-mnk\nVersion: 1.0.0\n")
+    (dist / "entry_points.txt").write_text("[kothkit]\nmnk = kothkit_mnk.plugin\n")
+    env = {"PYTHONPATH": str(site)}
+
+    def mnk(*extra):
+        r = cli("run", "mnk", "--db", tmp_path / "mnk.sqlite", "--jobs", "1", "--quiet", *extra, env=env,
+                timeout=120, check=True)
+        return r.stdout
+
+    assert "games: 2 played, 0 reused, 2 in all" in mnk("--seed", "3")
+    text = mnk()
+    assert "games: 0 played, 2 reused, 2 in all" in text and "will be played again" not in text
+
+    rules = site / "kothkit_mnk" / "rules.py"
+    code = rules.read_text()
+    assert "((0, 1), (1, 0), (1, 1), (1, -1))" in code
+    rules.write_text(code.replace("((0, 1), (1, 0), (1, 1), (1, -1))", "((0, 1), (1, 0))"))  # no diagonals
+    text = mnk()
+    assert "mnk's code changed since the journal's games: 2 games will be played again" in text
+    assert "games: 2 played, 0 reused, 2 in all" in text
+    assert "games: 0 played, 2 reused, 2 in all" in mnk()
+
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kothkit-mnk\nVersion: 1.0.1\n")
+    text = mnk()
+    assert "mnk is now kothkit-mnk 1.0.1 (the journal's games: kothkit-mnk 1.0.0): 2 games will be played again" in text
+    assert "games: 2 played, 0 reused, 2 in all" in text

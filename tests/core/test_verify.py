@@ -75,10 +75,79 @@ def test_a_changed_or_missing_bot_is_reported(cli, swap2_journal):
     shutil.rmtree(bots / "threat")
     r = cli("verify", db, "--bots", bots, timeout=300)
     assert r.returncode == 1
-    assert "UNVERIFIED  bot threat not found: 4 game(s) cannot be verified" in r.stdout
+    assert f"UNVERIFIED  bot threat not found in {bots}: 4 game(s) cannot be verified" in r.stdout
 
 
-def test_verify_refuses_a_missing_journal(cli, tmp_path):
+def test_verify_refuses_a_missing_journal_or_a_file_that_is_not_one(cli, tmp_path):
     r = cli("verify", tmp_path / "nothing.sqlite")
     assert r.returncode == 1
-    assert "no such journal" in r.stderr
+    assert "no such journal, challenge folder or game" in r.stderr
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    r = cli("verify", tmp_path / "notes.txt")
+    assert r.returncode == 1
+    assert "notes.txt: not a kothkit journal" in r.stderr
+
+
+def test_a_journal_from_before_bot_places_and_rounds_were_recorded_verifies(cli, swap2_journal):
+    bots, db = swap2_journal
+    with sqlite3.connect(db) as c:
+        c.execute("ALTER TABLE runs DROP COLUMN rounds")
+        for rid, listed in c.execute("SELECT id, bots FROM runs").fetchall():
+            old = [{"name": b["name"], "hash": b["hash"]} for b in json.loads(listed)]
+            c.execute("UPDATE runs SET bots = ? WHERE id = ?", (json.dumps(old), rid))
+    r = cli("verify", db, "--bots", bots, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "verified 6 games: 6 identical, 0 differ, 0 not verifiable" in r.stdout
+
+
+def challenge(tmp_path: Path) -> Path:
+    """A challenge folder with bots of its own (not named like any bundled bot)."""
+    ch = tmp_path / "ch"
+    for bundled, name in (("threat", "realbrain"), ("greedy", "plodder")):
+        shutil.copytree(SWAP2 / bundled, ch / "bots" / name, ignore=shutil.ignore_patterns(".kothkit-build", "__pycache__"))
+        toml = ch / "bots" / name / "bot.toml"
+        toml.write_text(toml.read_text().replace(f'name = "{bundled}"', f'name = "{name}"'))
+    (ch / "kothkit.toml").write_text('game = "gomoku_swap2"\nbots = ["bots"]\nseed = 5\nrounds = 1\njobs = 2\n')
+    return ch
+
+
+def test_a_challenge_verifies_by_folder_and_journal_and_after_a_resubmission(cli, tmp_path):
+    ch = challenge(tmp_path)
+    cli("run", ch, "--quiet", timeout=300, check=True)
+    clean = "verified 2 games: 2 identical, 0 differ, 0 not verifiable"
+    for target in ([ch], [ch / "kothkit.sqlite"], ["gomoku_swap2", "--db", ch / "kothkit.sqlite"]):
+        r = cli("verify", *target, timeout=300)
+        assert r.returncode == 0, (target, r.stdout + r.stderr)
+        assert clean in r.stdout and "superseded" not in r.stdout
+
+    # Published: the folder moved elsewhere; the journal says where its bots were, relative to it.
+    published = tmp_path / "published"
+    shutil.move(ch, published)
+    r = cli("verify", published / "kothkit.sqlite", timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ch = published
+
+    # A bot resubmitted, not yet re-run: its games can no longer be verified, and verify says why.
+    with open(ch / "bots" / "realbrain" / "bot.py", "a") as f:
+        f.write("\n# resubmitted: same play, a new content hash\n")
+    r = cli("verify", ch, timeout=300)
+    assert r.returncode == 1
+    assert "UNVERIFIED  bot realbrain changed since the tournament (hash " in r.stdout
+    assert "2 game(s) cannot be verified" in r.stdout and "not found" not in r.stdout
+
+    # Re-run: the standings' games verify; the superseded ones are left out, listed with --all.
+    cli("run", ch, "--quiet", timeout=300, check=True)
+    r = cli("verify", ch, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert clean in r.stdout
+    assert "2 superseded games (of earlier runs, no longer in the standings) were not verified" in r.stdout
+    r = cli("verify", ch, "--all", timeout=300)
+    assert r.returncode == 1
+    assert "UNVERIFIED  bot realbrain changed since the tournament" in r.stdout
+    assert "verified 4 games: 2 identical, 0 differ, 2 not verifiable" in r.stdout
+
+    r = cli("prune", ch, check=True)
+    assert f"pruned 2 superseded games from {ch / 'kothkit.sqlite'}; 2 games kept" in r.stdout
+    r = cli("verify", ch, "--all", timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert clean in r.stdout and "superseded" not in r.stdout
