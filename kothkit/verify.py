@@ -31,7 +31,7 @@ import attrs
 import typer
 
 from kothkit import challenge as challenges
-from kothkit.bots import BotSpec, load_bots
+from kothkit.bots import BotSpec, entry_of, load_bots
 from kothkit.cli import _loaders, app, err, fail, out
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask
@@ -229,6 +229,57 @@ def _recorded(runs: list[dict], game: str, journal: Path) -> dict[str, list[str]
     return places
 
 
+def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots: Optional[list[str]]
+               ) -> tuple[dict[tuple[str, str], BotSpec], dict[tuple[str, str], str]]:
+    """The built bot of each (name, hash) that ``games`` need, and why there is none for the others.
+
+    Looked for in ``bots`` (``--bots``) only, else in the challenge's bots, where the journal's
+    runs loaded them from and among the game's bundled bots; the first with the journal's hash wins.
+    """
+    from kothkit.tournament import build_bots
+
+    needed = {n for r in games for n in r.players}
+    game = info.name
+    recorded = _recorded(runs, game, t.journal)
+    if bots:
+        looked = [str(b) for b in bots]
+        found = _load(looked, loud=True)
+    else:
+        mine = [str(b) for b in t.challenge.bots] if t.challenge is not None and t.challenge.game == game else []
+        places = [w for n in sorted(needed) for w in recorded.get(n, ())]
+        bundled = [str(info.bots)] if info.bots else []
+        looked = mine + places + bundled
+        found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
+    candidates: dict[str, list[BotSpec]] = defaultdict(list)
+    for spec in found:
+        if spec.name in needed:
+            candidates[spec.name].append(spec)
+    # The bot of each (name, hash) the games need, built; or why there is none.
+    usable: dict[tuple[str, str], BotSpec] = {}
+    missing: dict[tuple[str, str], str] = {}
+    for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes)}):
+        spec = next((s for s in candidates[name] if s.hash == h), None)
+        if spec is not None:
+            usable[name, h] = spec
+        elif candidates[name]:
+            now = candidates[name][0]
+            missing[name, h] = (f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
+                                f"{now.hash[:12]} now, in {entry_of(now)})")
+        else:
+            where = recorded.get(name) if not bots else None
+            missing[name, h] = (f"bot {name} not found (its run loaded it from {', '.join(where)})" if where else
+                                f"bot {name} not found in {', '.join(looked) or 'the bundled bots (none)'}")
+    built, build_errors = build_bots(list({id(s): s for s in usable.values()}.values()),
+                                     on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+    ok = {id(s) for s in built}
+    for key, spec in list(usable.items()):
+        if id(spec) not in ok:
+            del usable[key]
+            why = next((str(e) for e in build_errors if str(spec.path) in str(e)), "its build failed")
+            missing[key] = f"bot {spec.name} cannot be built ({why})"
+    return usable, missing
+
+
 @app.command()
 def verify(
     target: Annotated[str, typer.Argument(help="A journal (kothkit run --db), a challenge folder or kothkit.toml, or a game name (its journal: --db, else .kothkit/GAME.sqlite), as kothkit run takes.")],
@@ -241,7 +292,6 @@ def verify(
     """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
     from kothkit.journal import Journal
     from kothkit.plugins import PluginError, game_code, get_game
-    from kothkit.tournament import build_bots
 
     t = _target(target, db)
     with Journal(t.journal) as j:
@@ -264,43 +314,7 @@ def verify(
             problems.append(f"{game}: {e}")
             continue
         games = [r for r in chosen if r.game == game]
-        needed = {n for r in games for n in r.players}
-        recorded = _recorded(runs, game, t.journal)
-        if bots:
-            looked = [str(b) for b in bots]
-            found = _load(looked, loud=True)
-        else:
-            mine = [str(b) for b in t.challenge.bots] if t.challenge is not None and t.challenge.game == game else []
-            places = [w for n in sorted(needed) for w in recorded.get(n, ())]
-            bundled = [str(info.bots)] if info.bots else []
-            looked = mine + places + bundled
-            found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
-        candidates: dict[str, list[BotSpec]] = defaultdict(list)
-        for spec in found:
-            if spec.name in needed:
-                candidates[spec.name].append(spec)
-        # The bot of each (name, hash) the games need, built; or why there is none.
-        usable: dict[tuple[str, str], BotSpec] = {}
-        missing: dict[tuple[str, str], str] = {}
-        for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes)}):
-            spec = next((s for s in candidates[name] if s.hash == h), None)
-            if spec is not None:
-                usable[name, h] = spec
-            elif candidates[name]:
-                now = candidates[name][0]
-                missing[name, h] = (f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
-                                    f"{now.hash[:12]} now, in {now.origin.parent if now.origin and now.origin.name in ('bot.toml', 'meta') else now.path})")
-            else:
-                where = recorded.get(name) if not bots else None
-                missing[name, h] = (f"bot {name} not found (its run loaded it from {', '.join(where)})" if where else
-                                    f"bot {name} not found in {', '.join(looked) or 'the bundled bots (none)'}")
-        built, build_errors = build_bots(list({id(s): s for s in usable.values()}.values()),
-                                         on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
-        ok = {id(s) for s in built}
-        for key, spec in list(usable.items()):
-            if id(spec) not in ok:
-                del usable[key]
-                missing[key] = f"bot {spec.name} cannot be built ({next((str(e) for e in build_errors), 'build failed')})"
+        usable, missing = _find_bots(games, info, t, runs, bots)
         unusable: dict[str, list[GameRecord]] = defaultdict(list)
         tasks: list[GameTask] = []
         originals: dict[str, GameRecord] = {}
@@ -319,7 +333,7 @@ def verify(
             if s.get("game") is not None:
                 codes.add(json.dumps(s["game"], sort_keys=True))
             tasks.append(GameTask(id=r.id, game=game, players=tuple(usable[n, h] for n, h in zip(r.players, r.hashes)),
-                                  seed=r.seed, limits=Limits(**s["limits"]), rules=dict(s["rules"]), index=r.index,
+                                  seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
                                   trusted=trusted))
             originals[r.id] = r
         for why, rs in unusable.items():
@@ -362,6 +376,12 @@ def verify(
                   f"verified: --all verifies them too, kothkit prune deletes them", markup=False)
     if differ or problems:
         raise typer.Exit(1)
+
+
+def _limits(stored: dict) -> Limits:
+    """The limits a run stored (fields this kothkit does not know are left out, missing ones default)."""
+    known = {f.name for f in attrs.fields(Limits)}
+    return Limits(**{k: v for k, v in stored.items() if k in known})
 
 
 def _code_text(code: dict) -> str:
