@@ -161,8 +161,12 @@ KOTHKIT_TREE = ("pyproject.toml", "README.md", "kothkit", "plugins")
 _SHARED: dict[Path, Sandbox] = {}
 
 
-def install_kothkit(box: Sandbox, source: Path) -> None:
-    """Install kothkit itself, non-editable, from the source tree at ``source`` (copied first)."""
+def install_kothkit(box: Sandbox, source: Path, deps: bool = False) -> None:
+    """Install kothkit itself, non-editable, from the source tree at ``source`` (copied first).
+
+    ``deps`` installs its dependencies too, from the package index, as a user's
+    ``pip install`` does (for a sandbox that does not inherit them).
+    """
     dest = Path(tempfile.mkdtemp(prefix="kothkit-src-", dir=box.root)) / "kothkit"
     dest.mkdir()
     for name in KOTHKIT_TREE:
@@ -171,7 +175,10 @@ def install_kothkit(box: Sandbox, source: Path) -> None:
             shutil.copytree(src, dest / name, ignore=COPY_IGNORE, symlinks=True)
         elif src.exists():
             shutil.copy2(src, dest / name)
-    box.install(dest, copy=False)
+    if deps:
+        box.pip("install", "--quiet", "--no-input", dest)
+    else:
+        box.install(dest, copy=False)
 
 
 def shared(kothkit_source: Path) -> Sandbox:
