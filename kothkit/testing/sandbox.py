@@ -107,7 +107,9 @@ class Sandbox:
         return Path(tempfile.gettempdir())
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+        # The outer run's settings stay outside: PYTEST_ADDOPTS may name the outer run's test files.
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
+                                                                       "PYTEST_ADDOPTS")}
         env["VIRTUAL_ENV"] = str(self.root)
         env["PATH"] = f"{self.root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
