@@ -338,6 +338,16 @@ def _prctl():
     return _PRCTL
 
 
+def site_dirs() -> list[str]:
+    """The judge's site folders on its sys.path: where the packages a function host imports live.
+
+    Not only its prefix's: the user's site, and folders a ``.pth`` file adds (a
+    :mod:`kothkit.testing.sandbox` venv sees the packages of the venv that made it that way).
+    """
+    return [p for p in sys.path
+            if os.path.isabs(p) and os.path.basename(os.path.normpath(p)) in ("site-packages", "dist-packages")]
+
+
 def _scratch_root(path: Path) -> Path | None:
     """The top folder just below /tmp or /dev/shm that holds ``path``, if it lives there."""
     for d in (Path("/tmp"), Path("/dev/shm")):
@@ -348,6 +358,7 @@ def _scratch_root(path: Path) -> Path | None:
 
 def _kept(argv: list[str]) -> list[str]:
     paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent]
+    paths += [Path(p) for p in site_dirs()]
     if argv and os.path.isabs(argv[0]):
         paths.append(Path(argv[0]).parent)
     kept: list[str] = []

@@ -122,6 +122,6 @@ def new_game_command(
     vals = values(name)
     out.print(f"wrote {len(files)} files to {folder}/ (package {vals['package']}, distribution {vals['dist']})",
               markup=False, soft_wrap=True)
-    out.print(f"next:\n  cd {folder}\n  pip install -e .\n  kothkit run {name}\n  python -m pytest\n"
+    out.print(f"next:\n  cd {folder}\n  pip install -e '.[test]'\n  kothkit run {name}\n  python -m pytest\n"
               f"then make it your game: src/{vals['package']}/rules.py, codec.py, validate.py, match.py "
               "(see the README there and kothkit's docs/plugins.md)", markup=False)

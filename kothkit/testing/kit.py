@@ -221,6 +221,14 @@ class Kit:
         again = match.next()
         if not _same(again, p.outcome):
             raise where.fail(f"after the game ended with {p.outcome!r}, next() on a replay returned {short(again)}")
+        try:
+            left = match.legal_replies()
+        except Exception as e:
+            raise where.fail(f"legal_replies() after the game ended raised {type(e).__name__}: {e}") from e
+        if left != []:
+            shown = repr(left) if len(repr(left)) <= 80 else repr(left)[:77] + "..."
+            raise where.fail(f"legal_replies() after the game ended returned {shown}; it must be [] "
+                             "(no seat has a move left)")
 
     def check_other_legal_replies(self, per_step: int = 12) -> None:
         """Not just the reply the random player picked: other offered replies are accepted too."""

@@ -37,8 +37,11 @@ def conformance_tests(game: str | GameInfo, *, seeds: Iterable[int] | None = Non
     label = game.name if isinstance(game, GameInfo) else str(game)
 
     class Conformance:
+        # One Kit per class (its playouts are shared by the checks); a class method, as pytest wants a
+        # class-scoped fixture to be (an instance method is deprecated: each test gets a new instance).
         @pytest.fixture(scope="class")
-        def kit(self, request: Any) -> Kit:
+        @classmethod
+        def kit(cls, request: Any) -> Kit:
             return Kit(game, seeds=fixed if fixed is not None else seeds_option(request.config), **kit_options)
 
         def test_info(self, kit: Kit) -> None:

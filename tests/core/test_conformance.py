@@ -162,6 +162,13 @@ class EmptyLegal(Race):
         return [] if self.total >= 5 else super().legal_replies()
 
 
+class MovesAfterTheEnd(Race):
+    """Offers the moves of the position even after the game is over."""
+
+    def legal_replies(self):
+        return [str(n) for n in (1, 2) if self.total + n <= self.GOAL] or ["1"]
+
+
 class BadDecode(Race):
     def decode(self, line):
         return line
@@ -237,6 +244,7 @@ CASES = [
     (BadWinner, {}, "check_playouts", "it must be a seat (0..1) or None"),
     (ForfeitRewards, {}, "check_forfeit", "names seat 0, the one at fault, as the winner"),
     (EmptyLegal, {}, "check_playouts", "legal_replies() is empty"),
+    (MovesAfterTheEnd, {}, "check_playouts", "legal_replies() after the game ended returned ['1']; it must be []"),
     (BadDecode, {}, "check_codec", "does not survive a round trip"),
     (BadRender, {"render": broken_render}, "check_render", "GameInfo.render raised KeyError"),
     (Secret, {}, "check_hidden_information", "there is no way to check"),

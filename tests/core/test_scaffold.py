@@ -1,16 +1,22 @@
 """`kothkit new-game NAME`: the package it writes works before anyone edits it.
 
 Fast tests check the files and run the conformance kit on the generated game
-in this process; the slow one installs kothkit (non-editable, from this
-repository) and the generated package with pip into a fresh virtual
-environment, where `kothkit games` lists it, `kothkit run` plays it, `kothkit
-check` uses its scenarios, and its own tests pass.
+in this process, and that its summary and `check` scenarios follow its rules.
+Slow ones: kothkit (non-editable, from this repository) and the generated
+package installed with pip into a throw-away virtual environment, where
+`kothkit games` lists it, `kothkit run` plays it and `kothkit check` uses its
+scenarios; and a plugin author's first minutes for real: a fresh venv with
+nothing but kothkit and its dependencies, `kothkit new-game`, and the steps it
+prints, run exactly as printed (they install the test dependencies the
+package declares, and its tests pass without a warning).
 """
 
 from __future__ import annotations
 
 import json
 import py_compile
+import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -19,7 +25,7 @@ import pytest
 from kothkit.bots import load_bots
 from kothkit.scaffold import new_game
 from kothkit.testing import Kit, check_bot
-from kothkit.testing.sandbox import shared
+from kothkit.testing.sandbox import Sandbox, install_kothkit, shared
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [
@@ -53,6 +59,9 @@ def test_new_game_writes_a_complete_package(cli, tmp_path):
     project = tomllib.loads((pkg / "pyproject.toml").read_text())
     assert project["project"]["name"] == "kothkit-tic-tac"
     assert project["project"]["entry-points"]["kothkit"] == {"tic_tac": "kothkit_tic_tac.plugin"}
+    assert project["project"]["optional-dependencies"]["test"] == ["kothkit[kit]"]
+    kit = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["kit"]
+    assert {req.split(">")[0] for req in kit} == {"pytest", "hypothesis"}  # what kothkit.testing imports
     loaded = load_bots([pkg / "src" / "kothkit_tic_tac" / "bots"])
     assert not loaded.errors
     assert sorted((b.name, b.kind) for b in loaded.bots) == [("perfect", "process"), ("random", "function")]
@@ -83,8 +92,13 @@ def test_the_default_folder_is_the_name(cli, tmp_path):
 def test_the_generated_game_passes_the_kit_and_its_bots_pass_the_check(tmp_path, monkeypatch):
     new_game("fresh_nim", tmp_path / "fresh_nim")
     monkeypatch.syspath_prepend(str(tmp_path / "fresh_nim" / "src"))
-    from kothkit_fresh_nim.plugin import INFO
+    from kothkit_fresh_nim.plugin import INFO, kothkit_scenarios
 
+    assert [s.description for s in kothkit_scenarios(INFO)] == [
+        "You move first from a pile of 21: answer TAKE 21 3 with 1, 2 or 3.",
+        "Only 2 sticks are left after the opponent's move: do not take 3.",
+        "The rules allow taking up to 5 sticks: read the limit from the prompt.",
+    ]
     assert Kit(INFO).run(bundled_bots=True) == []
     assert Kit(INFO, rules={"sticks": 40, "take": 6, "spread": 20}).run() == []
     for bot in ("perfect", "random"):
@@ -92,8 +106,32 @@ def test_the_generated_game_passes_the_kit_and_its_bots_pass_the_check(tmp_path,
         assert report.ok, [f.text for r in report.runs for f in r.findings]
 
 
+def test_the_summary_and_the_check_scenarios_follow_the_rules(tmp_path, monkeypatch):
+    """Other defaults in rules.py: the summary and the scenarios' texts say so, and the perfect bot passes them."""
+    pkg = tmp_path / "nim_five"
+    new_game("nim_five", pkg)
+    rules = pkg / "src" / "kothkit_nim_five" / "rules.py"
+    text = rules.read_text()
+    assert "STICKS = 21" in text and "TAKE = 3" in text
+    rules.write_text(text.replace("STICKS = 21", "STICKS = 26").replace("TAKE = 3", "TAKE = 5"))
+    monkeypatch.syspath_prepend(str(pkg / "src"))
+    from kothkit_nim_five import plugin
+
+    assert plugin.INFO.summary.startswith("Nim Five: take 1 to 5 sticks, whoever takes the last one wins")
+    scenarios = plugin.kothkit_scenarios(plugin.INFO)
+    assert {s.name: s.description for s in scenarios} == {
+        "first move": "You move first from a pile of 26: answer TAKE 26 5 with 1 to 5.",
+        "a small pile": "Only 4 sticks are left after the opponent's move: do not take 5.",
+        "another limit": "The rules allow taking up to 7 sticks: read the limit from the prompt.",
+    }
+    report = check_bot(plugin.INFO, plugin.INFO.bots / "perfect", quick=True, scenarios=scenarios)
+    assert report.ok, [f.text for r in report.runs for f in r.findings]
+    assert [(r.title, r.description) for r in report.runs[:3]] == [(s.name, s.description) for s in scenarios]
+    assert all(r.replies >= 1 for r in report.runs[:3])
+
+
 @pytest.mark.slow
-def test_installed_with_pip_it_is_listed_played_checked_and_its_tests_pass():
+def test_installed_with_pip_it_is_listed_played_and_checked():
     box = shared(ROOT)
     work = box.root.parent
     pkg = work / "scaffolded_game"
@@ -117,6 +155,25 @@ def test_installed_with_pip_it_is_listed_played_checked_and_its_tests_pass():
     assert "ok    first move" in checked and "ok    a small pile" in checked  # the plugin's own scenarios
     assert "perfect passed all" in checked
 
-    tests = box.py("-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=pkg, check=False)
-    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
-    assert " passed" in tests.stdout and "failed" not in tests.stdout
+
+@pytest.mark.slow
+def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit():
+    """A plugin author's first minutes: kothkit alone in a new venv, `kothkit new-game`, then its steps as printed."""
+    work = Path(tempfile.mkdtemp(prefix="kothkit-fresh-", dir=Sandbox.base_dir()))
+    try:
+        box = Sandbox.create(work / "venv", inherit=False, build_tools=False)
+        install_kothkit(box, ROOT, deps=True)  # its dependencies from the package index, as a user gets them
+        probe = "import importlib.util as u; print(u.find_spec('pytest'), u.find_spec('hypothesis'))"
+        assert box.py("-c", probe).stdout.split() == ["None", "None"]  # so the steps must install them
+
+        printed = box.kothkit("new-game", "fresh_game", cwd=work).stdout
+        steps = [line.strip() for line in printed.split("next:\n", 1)[1].split("\nthen ", 1)[0].splitlines()]
+        assert steps == ["cd fresh_game", "pip install -e '.[test]'", "kothkit run fresh_game", "python -m pytest"]
+        done = box.run("sh", "-c", " && ".join(steps), cwd=work, timeout=900, check=False)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
+        summary = done.stdout.strip().splitlines()[-1]
+        assert " passed" in summary and "failed" not in summary and "error" not in summary, done.stdout[-4000:]
+        assert "warning" not in summary, done.stdout[-4000:]  # the kit's own fixtures raise no deprecation
+        assert "perfect" in done.stdout and "random" in done.stdout  # `kothkit run`'s standings
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
