@@ -1,7 +1,7 @@
 """``kothkit export``: games of a journal as files in the field's formats.
 
 ``json`` (the core's, for every game) is one document per game (see
-:func:`kothkit.archive.document`); games add their own formats through the
+:func:`kothkit.archive.document`), ``html`` its replay page (kothkit.replay); games add their own formats through the
 ``kothkit_exporters`` hook (Gomoku: Piskvork ``psq`` and ``sgf``).
 """
 
@@ -24,11 +24,18 @@ def json_document(t: Transcript) -> str:
     return json.dumps(document(t), indent=1, ensure_ascii=False) + "\n"
 
 
+def html_page(t: Transcript) -> str:
+    from kothkit.replay import page_of
+
+    return page_of(t)
+
+
 def formats_of(game: str) -> dict[str, Exporter]:
-    """Every export format of ``game``: the core's json, then those its plugins give."""
+    """Every export format of ``game``: the core's json and html (its replay page), then those its
+    plugins give."""
     from kothkit.plugins import PluginError, get_game, plugin_manager
 
-    found: dict[str, Exporter] = {"json": json_document}
+    found: dict[str, Exporter] = {"json": json_document, "html": html_page}
     try:
         info = get_game(game)
     except PluginError:
@@ -51,8 +58,8 @@ def export_games(archive: Archive, records, fmt: str) -> list[tuple[str, str]]:
         formats = formats_of(r.game)
         if fmt not in formats:
             raise ArchiveError(f"{r.game} games do not export as {fmt!r} (formats: {', '.join(sorted(formats))})")
-        t = transcript(archive, r, boards=False)
-        if t.problem and fmt != "json":
+        t = transcript(archive, r, boards=fmt == "html", pictures=fmt == "html")
+        if t.problem and fmt not in ("json", "html"):
             raise ArchiveError(f"game #{r.index} ({r.id[:12]}): {t.problem}")
         done.append((file_name(t, fmt), formats[fmt](t)))
     return done
@@ -62,7 +69,7 @@ def export_games(archive: Archive, records, fmt: str) -> list[tuple[str, str]]:
 def export(
     target: Annotated[str, typer.Argument(help="A journal file, a challenge folder, or a game name (its .kothkit/GAME.sqlite).")],
     game: Annotated[Optional[str], typer.Argument(help="One game: its index or the start of its id. Default: every game.")] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="json (every game), psq or sgf (Gomoku), or a format a game's plugin adds.")] = "json",
+    format: Annotated[str, typer.Option("--format", "-f", help="json or html (a replay page; every game), psq or sgf (Gomoku), or a format a game's plugin adds.")] = "json",
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="Folder for the files (one per game); '-' prints one game to stdout.")] = Path("exports"),
     bot: Annotated[Optional[str], typer.Option(help="Only games this bot played.")] = None,
 ) -> None:
