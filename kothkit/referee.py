@@ -114,9 +114,11 @@ class Referee:
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.in_process = self.sel is None
         #: A timed-out seat's reply that came in the grace period: [seat, reply, ms].
-        self.late: list | None = None
+        self._late_reply: list | None = None
         #: 1 once the game is over: log lines then count as after the last move (see records.LOG_MOVES).
         self._over = 0
+        #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
+        self._fault: Fault | None = None
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -142,7 +144,8 @@ class Referee:
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
         finally:
-            self._stop_all(fault)
+            self._fault = fault
+            self._stop_all()
         winner = names[outcome.winner] if outcome.winner is not None else None
         # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
         # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
@@ -551,7 +554,7 @@ class Referee:
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
-    def _stop_all(self, fault: Fault | None = None) -> None:
+    def _stop_all(self) -> None:
         if self.in_process:
             if self._own_hosts:
                 self.hosts.close()
@@ -560,6 +563,7 @@ class Referee:
         for s in procs:
             s.proc.close_stdin()
         end = time.monotonic() + self.limits.grace
+        fault = self._fault
         if fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
             self._await_late(self.seats[fault.seat], end)
         for s in procs:
@@ -599,7 +603,7 @@ class Referee:
                 line = self._pop(s) if s.proc.out_buf else None
                 if line is not None:
                     ms = round((time.perf_counter() - s.asked_at) * 1000, 3)
-                    self.late = [s.index, line, ms]
+                    self._late_reply = [s.index, line, ms]
                     return
                 left = end - time.monotonic()
                 if left <= 0 or s.proc.eof:
@@ -663,8 +667,8 @@ class Referee:
                 marks[s.spec.name] = {"moves": tags, "stderr": stderr_lines}
         if marks:
             logs[R.LOG_MOVES] = marks
-        if self.late is not None:
-            logs[R.LATE_REPLY] = self.late
+        if self._late_reply is not None:
+            logs[R.LATE_REPLY] = self._late_reply
         return logs
 
 
