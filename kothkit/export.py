@@ -15,7 +15,8 @@ import typer
 
 from kothkit.archive import Archive, ArchiveError, Transcript, document, games_of, journal_path, open_journal
 from kothkit.archive import transcript
-from kothkit.cli import app, fail, out
+from kothkit.cli import app, out
+from kothkit.show import fail
 
 Exporter = Callable[[Transcript], str]
 

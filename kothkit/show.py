@@ -8,7 +8,14 @@ from typing import Annotated, Any, Optional
 import typer
 from kothkit.archive import ArchiveError, Transcript, journal_path, late_reply, log_lines, open_journal, transcript
 from kothkit.archive import games_of
-from kothkit.cli import app, fail, out
+from kothkit.cli import app, err, out
+
+
+def fail(message: str) -> None:
+    """The error as one line, however long (a path in it is never wrapped), and exit status 1."""
+    err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
+    err.print(message, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def _text(value: Any, n: int | None = None) -> str:

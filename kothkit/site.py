@@ -30,7 +30,8 @@ import attrs
 import typer
 
 from kothkit.archive import Archive, ArchiveError, journal_path, open_journal
-from kothkit.cli import app, fail, out
+from kothkit.cli import app, out
+from kothkit.show import fail
 from kothkit.records import GameRecord
 from kothkit.scoring import Scoring, Standing, Tally
 

@@ -23,8 +23,8 @@ def chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def browser():
+def launch_browser():
+    """A generator giving one Chromium for the session (the ``browser`` fixture in conftest.py)."""
     path = chromium_path()
     if path is None:
         if os.environ.get("CI") == "true":

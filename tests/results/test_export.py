@@ -101,5 +101,5 @@ def test_json_is_one_document_per_game_with_prompts_replies_times_and_outcome(co
         assert all(s["sent"] and s["sent"][-1]["seat"] == s["seat"] for s in doc["steps"])
         assert doc["outcome"] == {"winner": r.winner, "reason": r.reason, "fault": r.fault, "verdict": r.verdict}
     bad = kothkit("export", connect4, "-f", "psq", "-o", tmp_path / "nothing", cwd=tmp_path, check=False)
-    assert bad.returncode == 1 and "do not export as 'psq' (formats: json)" in bad.stderr
+    assert bad.returncode == 1 and "do not export as 'psq' (formats: html, json)" in bad.stderr
     assert not (tmp_path / "nothing").exists()

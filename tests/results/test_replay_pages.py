@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 from kothkit.archive import open_journal
-from tests.results.browser import Watched, browser  # noqa: F401 - the fixture
+from tests.results.browser import Watched
 from tests.results.conftest import kothkit
 
 PIECES = "#boards .panel:first-child .piece"
@@ -96,7 +96,7 @@ def check_no_network(w: Watched, pages: list[Path]) -> None:
     assert set(w.requests) <= {p.as_uri() for p in pages}, w.requests
 
 
-def test_swap2_replay_pages_step_through_their_games(browser, swap2, tmp_path):  # noqa: F811
+def test_swap2_replay_pages_step_through_their_games(browser, swap2, tmp_path):
     pages = pages_of(swap2, tmp_path)
     w = Watched(browser)
     try:
@@ -112,7 +112,7 @@ def test_swap2_replay_pages_step_through_their_games(browser, swap2, tmp_path): 
         w.close()
 
 
-def test_classic12_replay_pages_show_faults_and_late_replies(browser, classic12, tmp_path):  # noqa: F811
+def test_classic12_replay_pages_show_faults_and_late_replies(browser, classic12, tmp_path):
     pages = pages_of(classic12, tmp_path)
     w = Watched(browser)
     try:
@@ -126,7 +126,7 @@ def test_classic12_replay_pages_show_faults_and_late_replies(browser, classic12,
         w.close()
 
 
-def test_connect4_pages_show_the_true_board_and_each_players_view(browser, connect4, tmp_path):  # noqa: F811
+def test_connect4_pages_show_the_true_board_and_each_players_view(browser, connect4, tmp_path):
     pages = pages_of(connect4, tmp_path)
     w = Watched(browser)
     try:
@@ -153,7 +153,7 @@ def test_connect4_pages_show_the_true_board_and_each_players_view(browser, conne
         w.close()
 
 
-def test_autoplay_runs_to_the_end(browser, connect4, tmp_path):  # noqa: F811
+def test_autoplay_runs_to_the_end(browser, connect4, tmp_path):
     pages = pages_of(connect4, tmp_path)
     r = max(open_journal(connect4).records, key=lambda r: len(r.moves))
     w = Watched(browser)

@@ -10,7 +10,7 @@ import shutil
 from urllib.parse import unquote, urlparse
 
 from kothkit.archive import open_journal
-from tests.results.browser import Watched, browser  # noqa: F401 - the fixture
+from tests.results.browser import Watched
 from tests.results.conftest import TB, kothkit
 
 
@@ -36,7 +36,7 @@ def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
     assert not (tmp_path / "report").exists()  # --markdown writes nothing
 
 
-def test_the_site_opens_offline_and_links_every_bot_and_replay(browser, classic12, tmp_path):  # noqa: F811
+def test_the_site_opens_offline_and_links_every_bot_and_replay(browser, classic12, tmp_path):
     site = tmp_path / "site"
     kothkit("report", classic12, "--out", site, cwd=tmp_path)
     archive = open_journal(classic12)

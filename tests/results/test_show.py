@@ -89,12 +89,12 @@ def test_bad_game_ids_say_so_and_list_candidates(classic12):
     none = kothkit("show", classic12, "ffffffffff", cwd=d, check=False)
     assert none.returncode == 1 and "no game has index or id 'ffffffffff'" in none.stderr
     ids = [r.id for r in open_journal(classic12).records]
-    # a one-character prefix that several games share
-    first = max({i[0] for i in ids}, key=lambda c: sum(i.startswith(c) for i in ids))
-    many = kothkit("show", classic12, first, cwd=d, check=False)
-    if sum(i.startswith(first) for i in ids) > 1:
-        assert many.returncode == 1 and "games match" in many.stderr
-        assert all(i[:12] in many.stderr for i in ids if i.startswith(first))
+    # the shortest prefix (not all digits: digits are an index) that several games share
+    prefix = next(p for n in range(1, 4) for p in sorted({i[:n] for i in ids})
+                  if not p.isdigit() and sum(i.startswith(p) for i in ids) > 1)
+    many = kothkit("show", classic12, prefix, cwd=d, check=False)
+    assert many.returncode == 1 and "games match" in many.stderr, many.stdout
+    assert all(i[:12] in many.stderr for i in ids if i.startswith(prefix))
 
 
 def test_bad_journals_are_one_clear_line_and_exit_1(classic12, tmp_path):
