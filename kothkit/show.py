@@ -106,12 +106,10 @@ def _print_game(t: Transcript) -> None:
     if r.verdict:
         offending = f"; the offending reply: {_text(t.steps[-1].reply, 200)!r}" if t.steps and t.steps[-1].rejected else ""
         p(f"verdict: {r.verdict} against {r.fault}: {r.reason}{offending}")
-    times = [m.ms for m in r.moves]
     for seat, bot in enumerate(r.players):
         mine = [m.ms for m in r.moves if m.seat == seat]
         if mine:
             p(f"time: {bot}: {len(mine)} replies, {sum(mine) / 1000:.3f} s in all, longest {max(mine):.1f} ms")
-    del times
     for bot in r.players:
         p()
         lines = logs[bot]

@@ -24,7 +24,7 @@ import shutil
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import attrs
 import typer
