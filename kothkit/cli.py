@@ -258,7 +258,7 @@ def debug(
 
 def main() -> None:
     # Command modules register themselves on `app` when imported.
-    for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold"):
+    for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold", "kothkit.show", "kothkit.export", "kothkit.site"):
         try:
             __import__(mod)
         except ModuleNotFoundError as e:

@@ -63,3 +63,31 @@ def kothkit_scenarios(game):
     legal whatever the bot does; a reply the game rejects is reported as the game's
     error, not the bot's.
     """
+
+
+@hookspec(firstresult=True)
+def kothkit_picture(game, match):
+    """Return a picture of ``match``'s board for replay pages, or None for another plugin's game.
+
+    :param game: the :class:`kothkit.game.GameInfo` of the match.
+    :param match: a match of that game, after some replies (or none) were played into it.
+    :return: a :class:`kothkit.picture.Grid` (a board the core draws: rows of piece characters,
+        the last move, a winning line, hatched rows) or :class:`kothkit.picture.Svg` (an ``<svg>``
+        the game drew; escape any text in it), or a list of them, drawn side by side (e.g. the
+        true board and what each player saw).  Optional: without it a page shows the game's
+        ``render`` text.  Called once per move of every game a page or report shows: read the
+        match, never change it.
+    """
+
+
+@hookspec
+def kothkit_exporters(game):
+    """Return this game's export formats for ``kothkit export --format NAME``, or None for another
+    plugin's game.
+
+    :param game: the :class:`kothkit.game.GameInfo` being exported.
+    :return: ``{name: exporter}``; ``exporter(transcript)`` gets a
+        :class:`kothkit.archive.Transcript` (the record re-played: setup, rules, every step) and
+        returns the file's text; the file is named ``<game>-<index>-<id>.<name>``.  Formats of
+        all plugins are merged (``json`` is the core's own, for every game).
+    """

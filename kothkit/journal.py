@@ -22,6 +22,9 @@ from pathlib import Path
 from kothkit import fastjson
 from kothkit.records import GameRecord, GameResult, Move
 
+#: The journal's format (SQLite's user_version): readers refuse a journal of a later version.
+JOURNAL_VERSION = 1
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -193,6 +196,8 @@ class Journal:
         for column, kind in RUNS_ADDED.items():
             if column not in have:
                 self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        if self.db.execute("PRAGMA user_version").fetchone()[0] == 0:
+            self.db.execute(f"PRAGMA user_version={JOURNAL_VERSION}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         # Game ids are hashes, so each batch of games lands all over the id index: with
         # SQLite's default 2 MB page cache, a journal of 100,000 games reads its index back

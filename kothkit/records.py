@@ -22,6 +22,16 @@ TIME_BUDGET = "time-budget"
 MEMORY = "memory"
 OUT_OF_TURN = "out-of-turn"
 
+#: Keys of :attr:`GameRecord.logs` that hold the core's notes on the logs (a key with a space is
+#: never a bot's name).  LOG_MOVES: per bot, ``{"moves": [m, ...], "stderr": k}``: for each line of
+#: that bot's log (``logs[bot].split("\n")``), how many replies the game had recorded when the line
+#: came (so it came during move ``m + 1``; one more than the game's replies: after the game), the first
+#: ``k`` lines being its stderr and the rest its diagnostic (aside) lines.  LATE_REPLY: the reply
+#: of a bot that timed out, had it come in the game's grace period after its deadline:
+#: ``[seat, reply, ms]`` (ms measured from its prompt, as a move's).
+LOG_MOVES = "kothkit: moves"
+LATE_REPLY = "kothkit: late reply"
+
 
 @attrs.frozen
 class GameTask:
@@ -80,8 +90,8 @@ class GameRecord:
     #: The verdict kind: crash, timeout, time-budget, memory, out-of-turn, invalid-reply, illegal-move.
     verdict: str | None = None
     moves: tuple[Move, ...] = ()
-    #: Per bot: kept stderr and diagnostic (aside) lines.
-    logs: Mapping[str, str] = attrs.field(factory=dict)
+    #: Per bot: kept stderr and diagnostic (aside) lines; and the notes under LOG_MOVES and LATE_REPLY.
+    logs: Mapping[str, Any] = attrs.field(factory=dict)
     #: Wall seconds the game took (not part of the result: never compared).
     seconds: float = 0.0
 

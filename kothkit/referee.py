@@ -80,6 +80,11 @@ class _Seat:
     host: Any = None  # a persistent isolated function host (kothkit.funcbots worker)
     used: float = 0.0  # seconds of own reply time this game
     aside: list = attrs.field(factory=list)
+    #: Per kept aside line, and per read of stderr (with its end offset): replies recorded so far.
+    aside_moves: list = attrs.field(factory=list)
+    err_marks: list = attrs.field(factory=list)
+    #: perf_counter time the prompt awaiting this seat's reply was sent (None when none is due).
+    asked_at: float | None = None
     aside_bytes: int = 0
     aside_dropped: int = 0
     start_error: str | None = None
@@ -108,6 +113,12 @@ class Referee:
         self.prefix = info.aside_prefix
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.in_process = self.sel is None
+        #: A timed-out seat's reply that came in the grace period: [seat, reply, ms].
+        self._late_reply: list | None = None
+        #: 1 once the game is over: log lines then count as after the last move (see records.LOG_MOVES).
+        self._over = 0
+        #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
+        self._fault: Fault | None = None
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -133,6 +144,7 @@ class Referee:
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
         finally:
+            self._fault = fault
             self._stop_all()
         winner = names[outcome.winner] if outcome.winner is not None else None
         # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
@@ -330,10 +342,11 @@ class Referee:
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
-            t0 = time.perf_counter()
+            t0 = s.asked_at = time.perf_counter()
             s.proc.send(line)
             reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
             elapsed = time.perf_counter() - t0
+            s.asked_at = None
         if elapsed > allowed + tol:
             raise _Stop(Fault(s.index, late_kind, late_why))
         s.used += elapsed
@@ -476,7 +489,10 @@ class Referee:
             if seat.proc.eof:
                 self._unregister(fd)
         else:
+            size = len(seat.proc.err_log)
             seat.proc.read_stderr()
+            if len(seat.proc.err_log) != size:
+                seat.err_marks.append((len(seat.proc.err_log), len(self.moves) + self._over))
             if seat.proc.err_eof:
                 self._unregister(fd)
 
@@ -515,6 +531,7 @@ class Referee:
             return
         kept = data[:room]
         s.aside.append(kept.decode("utf-8", "ignore"))
+        s.aside_moves.append(len(self.moves) + self._over)
         s.aside_bytes += len(kept)
         s.aside_dropped += len(data) - len(kept)
 
@@ -533,6 +550,7 @@ class Referee:
 
     # -- the end -----------------------------------------------------------------
     def _final(self, match: Match, outcome: Outcome) -> None:
+        self._over = 1
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
@@ -545,6 +563,9 @@ class Referee:
         for s in procs:
             s.proc.close_stdin()
         end = time.monotonic() + self.limits.grace
+        fault = self._fault
+        if fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
+            self._await_late(self.seats[fault.seat], end)
         for s in procs:
             s.proc.wait_exit(max(0.0, end - time.monotonic()))
         for s in procs:
@@ -571,6 +592,27 @@ class Referee:
             self.sel.close()
         if self._own_hosts:
             self.hosts.close()
+
+    def _await_late(self, s: _Seat, end: float) -> None:
+        """Keep the reply of ``s``, which timed out, if it comes within the grace period (with its
+        time from the prompt), so that a timeout can be seen for what it was."""
+        if s.asked_at is None or s.proc is None or s.host is not None or s.proc.proc is None:
+            return
+        try:
+            while True:
+                line = self._pop(s) if s.proc.out_buf else None
+                if line is not None:
+                    ms = round((time.perf_counter() - s.asked_at) * 1000, 3)
+                    self._late_reply = [s.index, line, ms]
+                    return
+                left = end - time.monotonic()
+                if left <= 0 or s.proc.eof:
+                    return
+                for fd, _ in self.sel.poll(left):
+                    if fd in self.fds:
+                        self._read_ready(fd)
+        except _Stop:
+            return  # an oversized or undecodable late line: nothing to keep
 
     def _drain(self, s: _Seat) -> None:
         """Keep what a bot wrote after the game ended: stderr, and diagnostic (aside) lines,
@@ -599,21 +641,49 @@ class Referee:
             if line.startswith(self.prefix):
                 self._keep_aside(s, line)
 
-    def _logs(self) -> dict[str, str]:
-        logs = {}
+    def _logs(self) -> dict[str, Any]:
+        logs: dict[str, Any] = {}
+        marks: dict[str, dict] = {}
+        moves = len(self.moves) + 1  # after the game
         for s in self.seats:
             parts = []
+            tags: list[int] = []
+            stderr_lines = 0
             if s.proc is not None and s.host is None:
                 err = s.proc.stderr_text()
                 if err:
                     parts.append(err)
+                    tags += _line_moves(bytes(s.proc.err_log), s.err_marks, moves)
+                    tags += [moves] * (len(err.split("\n")) - len(tags))  # the note of bytes dropped
+                    stderr_lines = len(tags)
             if s.aside:
                 parts.append("\n".join(s.aside))
+                tags += s.aside_moves
             if s.aside_dropped:
                 parts.append(f"[... {s.aside_dropped} bytes of {self.prefix} output dropped over the cap]")
+                tags.append(moves)
             if parts:
                 logs[s.spec.name] = "\n".join(parts)
+                marks[s.spec.name] = {"moves": tags, "stderr": stderr_lines}
+        if marks:
+            logs[R.LOG_MOVES] = marks
+        if self._late_reply is not None:
+            logs[R.LATE_REPLY] = self._late_reply
         return logs
+
+
+def _line_moves(data: bytes, marks: list[tuple[int, int]], moves: int) -> list[int]:
+    """For each line of a bot's kept stderr ``data``: the replies recorded when its first byte was
+    read (``marks``: the stderr's size after each read, and the replies recorded then)."""
+    tags = []
+    offset = 0
+    i = 0
+    for line in data.split(b"\n"):
+        while i < len(marks) and marks[i][0] <= offset:
+            i += 1
+        tags.append(marks[i][1] if i < len(marks) else moves)
+        offset += len(line) + 1
+    return tags
 
 
 _FUNCTIONS: dict[tuple[str, str], Any] = {}

@@ -29,3 +29,12 @@ INFO = GameInfo(
 @hookimpl
 def kothkit_games():
     return [INFO]
+
+
+@hookimpl
+def kothkit_picture(game, match):
+    if game.name != INFO.name:
+        return None
+    from kothkit_connect4_hidden.views import picture
+
+    return picture(match)

@@ -33,3 +33,21 @@ INFO = GameInfo(
 @hookimpl
 def kothkit_games():
     return [INFO]
+
+
+@hookimpl
+def kothkit_picture(game, match):
+    if game.name != INFO.name:
+        return None
+    from .views import picture
+
+    return picture(match)
+
+
+@hookimpl
+def kothkit_exporters(game):
+    if game.name != INFO.name:
+        return None
+    from . import views
+
+    return {"psq": views.psq, "sgf": views.sgf}

@@ -32,3 +32,21 @@ INFO = GameInfo(
 @hookimpl
 def kothkit_games():
     return [INFO]
+
+
+@hookimpl
+def kothkit_picture(game, match):
+    if game.name != INFO.name:
+        return None
+    from kothkit_gomoku_swap2.views import picture
+
+    return picture(match)
+
+
+@hookimpl
+def kothkit_exporters(game):
+    if game.name != INFO.name:
+        return None
+    from kothkit_gomoku_swap2 import views
+
+    return {"psq": views.psq, "sgf": views.sgf}

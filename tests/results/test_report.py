@@ -1,0 +1,102 @@
+"""``kothkit report``: a static site a browser opens offline (leaderboard, crosstable, bot pages,
+replay pages, all linked) and ``--markdown``'s leaderboard, from real tournaments' journals."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+from urllib.parse import unquote, urlparse
+
+from kothkit.archive import open_journal
+from tests.results.browser import Watched
+from tests.results.conftest import TB, kothkit
+
+
+def markdown_rows(text: str) -> list[list[str]]:
+    lines = [l for l in text.splitlines() if l.startswith("|")]
+    assert re.fullmatch(r"\|(-*:?\|)+|\|(---:?\|)+|\|[-:|]+", lines[1].replace(" ", "")), lines[1]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", l)[1:-1]] for l in lines[2:]]
+
+
+def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
+    db = tmp_path / "j.sqlite"
+    shutil.copy(classic12, db)
+    doc_path = tmp_path / "r.json"
+    # the same tournament again: every game is reused from the journal, the standings are run's own
+    kothkit("run", "gomoku_classic12", "--bots", classic12.parent / "bots", "--seed", "5", "--move-time", "0.3",
+            "--db", db, "--json", doc_path, "-q", cwd=tmp_path)
+    doc = json.loads(doc_path.read_text())
+    assert doc["played"] == 0
+    text = kothkit("report", db, "--markdown", cwd=tmp_path).stdout
+    rows = markdown_rows(text)
+    assert [[int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6])] for r in rows] == [
+        [s["rank"], s["bot"], s["points"], s["wins"], s["draws"], s["losses"], s["games"]] for s in doc["standings"]]
+    assert not (tmp_path / "report").exists()  # --markdown writes nothing
+
+
+def test_the_site_opens_offline_and_links_every_bot_and_replay(browser, classic12, tmp_path):
+    site = tmp_path / "site"
+    kothkit("report", classic12, "--out", site, cwd=tmp_path)
+    archive = open_journal(classic12)
+    w = Watched(browser)
+    try:
+        p = w.page
+        p.goto((site / "index.html").as_uri())
+        assert p.locator("h1").inner_text() == "gomoku_classic12"
+        board = p.locator("table").first.locator("tr").all_inner_texts()
+        assert [row.split("\t")[1] for row in board[1:]] == ["steady", "tardy", "malformed", "out_of_turn"]
+        # the crosstable: steady won both its games against each other bot
+        cross = p.locator("table").nth(1).locator("tr").nth(1).all_inner_texts()[0].split("\t")
+        assert cross[0] == "steady" and cross[2:] == ["2-0-0", "2-0-0", "2-0-0"]
+        links = [a.get_attribute("href") for a in p.locator("a").all()]
+        games = [h for h in links if h.startswith("games/")]
+        assert len(set(games)) == len(archive.records)
+        for href in set(links):
+            assert (site / unquote(href)).is_file(), href
+        # a bot's page: faults by verdict, reply times, time budget, its games linked
+        p.click("text=tardy >> nth=0")
+        assert p.url.endswith("bots/tardy.html")
+        text = p.locator("body").inner_text()
+        assert re.search(r"timeout\s+2", text)
+        assert "95th percentile" in text and "share of the 90 s budget" in text
+        assert p.locator("a[href^='../games/']").count() == 6
+        # from there, a replay page that steps through its game
+        p.locator("a[href^='../games/']").first.click()
+        assert "/games/" in p.url
+        p.keyboard.press("End")
+        assert p.locator("#outcome").is_visible()
+        p.click("#nav a >> nth=0")
+        assert p.url.endswith("index.html")
+        assert all(urlparse(u).scheme == "file" for u in w.requests), w.requests
+        assert w.errors == []
+    finally:
+        w.close()
+
+
+def test_bot_names_are_escaped_everywhere(tmp_path):
+    bots = tmp_path / "bots"
+    shutil.copytree(TB / "classic12" / "steady", bots / "steady")
+    shutil.copytree(TB / "classic12" / "steady", bots / "evil")
+    (bots / "evil" / "bot.toml").write_text('name = "<script>alert(1)</script>|../x"\ncommand = ["python3", "brain.py"]\n')
+    db = tmp_path / "j.sqlite"
+    kothkit("run", "gomoku_classic12", "--bots", bots, "--seed", "1", "--db", db, "-q", cwd=tmp_path)
+    site = tmp_path / "site"
+    kothkit("report", db, "--out", site, cwd=tmp_path)
+    for page in site.rglob("*.html"):
+        text = page.read_text()
+        assert "<script>alert(1)" not in text, page
+        assert page.resolve().is_relative_to(site.resolve())
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (site / "index.html").read_text()
+    rows = markdown_rows(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
+    assert "<script>alert(1)</script>\\|../x" in [r[1] for r in rows]
+
+
+def test_a_bad_journal_writes_no_site(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    proc = kothkit("report", bad, "--out", tmp_path / "site", cwd=tmp_path, check=False)
+    assert proc.returncode == 1 and str(bad) in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "site").exists()
+
