@@ -29,7 +29,7 @@ from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
-from kothkit.proc import LineProcess, LineTooLong, describe_exit
+from kothkit.proc import LineProcess, LineTooLong, describe_exit, error_line
 from kothkit.records import GameRecord, GameTask, Move
 from kothkit.seeding import derive
 
