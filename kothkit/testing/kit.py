@@ -201,7 +201,8 @@ class Kit:
 
         On the way: prompts are well formed, ``next()`` is idempotent, every line
         is one line, the outcome names a seat or a draw with a reason, ``next()``
-        keeps returning the outcome, and ``final()`` addresses real seats.
+        keeps returning the outcome, ``legal_replies()`` is then empty, and
+        ``final()`` addresses real seats.
         """
         for seed in self.seeds:
             p = self.playout(seed)
@@ -221,6 +222,13 @@ class Kit:
         again = match.next()
         if not _same(again, p.outcome):
             raise where.fail(f"after the game ended with {p.outcome!r}, next() on a replay returned {short(again)}")
+        try:
+            left = match.legal_replies()
+        except Exception as e:
+            raise where.fail(f"legal_replies() raised {type(e).__name__}: {e} after the game ended") from e
+        if left:
+            raise where.fail(f"legal_replies() still offers {short(list(left)[0])} after the game ended; "
+                             "return [] once the game is over (the Match API says so)")
 
     def check_other_legal_replies(self, per_step: int = 12) -> None:
         """Not just the reply the random player picked: other offered replies are accepted too."""

@@ -98,6 +98,11 @@ class OffersIllegal(Race):
         return super().legal_replies() + ["3"]
 
 
+class OffersAfterTheEnd(Race):
+    def legal_replies(self):
+        return [str(n) for n in (1, 2) if self.total + n <= self.GOAL] or ["1"]  # a bug: not [] once over
+
+
 class RaisesOnJunk(Race):
     def play(self, seat, reply):
         if seat != self.turn % 2:
@@ -227,6 +232,7 @@ class SharedView(Race):
 CASES = [
     (NeverEnds, {}, "check_playouts", "did not end within 300 prompts"),
     (OffersIllegal, {}, "check_playouts", "legal_replies() offered '3' but play() rejected it"),
+    (OffersAfterTheEnd, {}, "check_playouts", "legal_replies() still offers '1' after the game ended; return []"),
     (RaisesOnJunk, {}, "check_malformed_replies", "raised ValueError"),
     (WrongKind, {}, "check_malformed_replies", "rejected with kind 'bad-input'"),
     (NoReason, {}, "check_malformed_replies", "rejected without a reason"),
