@@ -33,10 +33,10 @@ def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> Non
 @app.command()
 def check(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
-    bot: Annotated[str, typer.Argument(help="The bot folder (or file.py:function) to check.")],
+    bot: Annotated[str, typer.Argument(help="The bot to check: a bot folder, file.py:function, or a bundled bot's name.")],
     seed: Annotated[int, typer.Option(help="Seed of the scripted games.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Only the scenarios and the opening: no whole games.")] = False,
-    against: Annotated[Optional[list[str]], typer.Option("--against", help="Opponent bot folder for the real games (default: the bundled bots); repeatable.")] = None,
+    against: Annotated[Optional[list[str]], typer.Option("--against", help="Opponent for the real games: a bot folder or a bundled bot's name (default: the bundled bots); repeatable.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply (default: the game's).")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply.")] = None,
     listen: Annotated[float, typer.Option("--listen", help="Seconds to listen for extra output after each of the bot's first replies.")] = 0.1,

@@ -167,7 +167,7 @@ def games() -> None:
 @app.command()
 def run(
     target: Annotated[str, typer.Argument(help="A game name (see `kothkit games`) or a challenge folder / kothkit.toml.")],
-    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
+    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
@@ -306,7 +306,7 @@ def run(
 @app.command()
 def debug(
     game: Annotated[str, typer.Argument(help="The game name.")],
-    bot: Annotated[str, typer.Argument(help="The bot folder (or file.py:function) to debug.")],
+    bot: Annotated[str, typer.Argument(help="The bot to debug: a bot folder, file.py:function, or a bundled bot's name.")],
     against: Annotated[Optional[str], typer.Option(help="Opponent: a bundled bot's name, or a bot folder. Default: the first bundled bot.")] = None,
     seed: Annotated[int, typer.Option(help="Game seed.")] = 1,
     second: Annotated[bool, typer.Option("--second", help="Let the opponent open the game.")] = False,
