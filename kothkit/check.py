@@ -33,10 +33,10 @@ def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> Non
 @app.command()
 def check(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
-    bot: Annotated[str, typer.Argument(help="The bot folder (or file.py:function) to check.")],
+    bot: Annotated[str, typer.Argument(help="The bot to check: a bot folder, file.py:function, or a bundled bot's name.")],
     seed: Annotated[int, typer.Option(help="Seed of the scripted games.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Only the scenarios and the opening: no whole games.")] = False,
-    against: Annotated[Optional[list[str]], typer.Option("--against", help="Opponent bot folder for the real games (default: the bundled bots); repeatable.")] = None,
+    against: Annotated[Optional[list[str]], typer.Option("--against", help="Opponent for the real games: a bot folder or a bundled bot's name (default: the bundled bots); repeatable.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply (default: the game's).")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply.")] = None,
     listen: Annotated[float, typer.Option("--listen", help="Seconds to listen for extra output after each of the bot's first replies.")] = 0.1,
@@ -48,15 +48,21 @@ def check(
     problem that would lose tournament games, 2 when it cannot be checked.
     """
     from kothkit.bots import load_bots
-    from kothkit.cli import _game, _loaders
+    from kothkit.cli import _game, _loaders, bundled_entries
     from kothkit.testing.botcheck import CheckError, check_bot
 
     info = _game(game)
     limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
+    resolved, unknown = bundled_entries([bot], info)
+    if unknown:
+        err.print(f"error: {unknown[0]}", markup=False, soft_wrap=True)
+        raise typer.Exit(2)
+    entry = resolved[0]
     opponents = None
     if against:
+        against, unknown = bundled_entries(against, info)
         loaded = load_bots(against, _loaders())
-        for e in loaded.errors:
+        for e in [*unknown, *loaded.errors]:
             err.print(f"opponent left out: {e}", markup=False)
         opponents = list(loaded.bots)
     out.print(f"checking {bot} on {info.name} (seed {seed})", markup=False, soft_wrap=True)
@@ -68,7 +74,7 @@ def check(
         _print_run(run, count[0], seen, verbose)
 
     try:
-        report = check_bot(info, Path(bot) if ":" not in bot else bot, seed=seed, quick=quick, limits=limits,
+        report = check_bot(info, Path(entry) if ":" not in entry else entry, seed=seed, quick=quick, limits=limits,
                            against=opponents, quiet=listen, on_run=show)
     except CheckError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)

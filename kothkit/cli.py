@@ -9,17 +9,73 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
+import kothkit
 from kothkit import challenge as challenges
 from kothkit.bots import BotError, BotSpec, load_bots
 from kothkit.game import Setup
 from kothkit.plugins import PluginError, get_game, installed_games, plugin_manager
 from kothkit.seeding import fresh_seed
 
-app = typer.Typer(help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
+
+
+def _plain(param, ctx):
+    """Give ``param`` a metavar of plain words where it has none: newer typer releases write
+    each option's Python type (``<bool>``, ``<list[str]>``) into the help."""
+    if param is None or getattr(param, "metavar", None) is not None:
+        return param
+    if getattr(param, "param_type_name", "") == "argument":
+        # The argument's name already says what it is: no type column beside it.
+        param.display_type_rich = lambda ctx: None
+    elif getattr(param, "is_flag", False):
+        param.metavar = ""
+    elif param.name in _METAVARS or (param.name or "").endswith("_time"):
+        param.metavar = _METAVARS.get(param.name, "S")
+    elif hasattr(param, "display_type"):  # typer's own parameter classes, which print <type>
+        kind = param.display_type(ctx).strip("<>").removeprefix("list[").removesuffix("]")
+        param.metavar = {"int": "N", "float": "X", "str": "TEXT", "path": "PATH"}.get(kind, kind.upper())
+    return param
+
+
+#: Metavars by option name where the type alone says too little (options ending in _time: S).
+_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "listen": "S", "progress_every": "S"}
+
+
+class _Group(TyperGroup):
+    """The command group: every command's options get plain metavars (see :func:`_plain`)."""
+
+    def get_params(self, ctx):
+        return [_plain(param, ctx) for param in super().get_params(ctx)]
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is not None and not getattr(cmd, "_plain", False):
+            for param in cmd.params:
+                _plain(param, ctx)
+            _plain(cmd.get_help_option(ctx), ctx)
+            cmd._plain = True
+        return cmd
+
+
+app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        out.print(f"kothkit {kothkit.__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Print kothkit's version and exit.")] = False,
+) -> None:
+    """kothkit: King-of-the-Hill bot tournaments."""
 
 
 def fail(message: str) -> None:
@@ -42,12 +98,40 @@ def _loaders():
     return loaders
 
 
+def bundled_entries(entries: list[str], info) -> tuple[list[str], list[BotError]]:
+    """``entries`` with each name of one of the game's bundled bots replaced by its folder, so that
+    ``--bots threat`` works as ``debug --against threat`` does; a path that exists comes first.
+    An entry that is neither a path nor a bundled bot's name is an error naming the bundled bots."""
+    resolved: list[str] = []
+    errors: list[BotError] = []
+    bundled: dict[str, Path] | None = None
+    for e in entries:
+        if Path(e).exists() or os.sep in e or ":" in e or info.bots is None:
+            resolved.append(e)
+            continue
+        if bundled is None:
+            loaded = load_bots([info.bots], _loaders())
+            bundled = {b.name: (b.origin.parent if b.origin else b.path) for b in loaded.bots}
+            for b in loaded.bots:
+                folder = bundled[b.name]
+                bundled.setdefault(folder.name, folder)
+        if e in bundled:
+            resolved.append(str(bundled[e]))
+        else:
+            names = ", ".join(sorted(set(bundled))) or "none"
+            errors.append(BotError(e, f"no such bot folder, file.py:function, or bundled bot of {info.name} "
+                                      f"(bundled: {names})"))
+    return resolved, errors
+
+
 def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotError]]:
-    """Load bots from ``entries``, build those with a build step; report what sits out."""
+    """Load bots from ``entries`` (paths, or the names of the game's bundled bots), build those
+    with a build step; report what sits out."""
     from kothkit.tournament import build_bots
 
+    entries, unknown = bundled_entries([str(e) for e in entries], info)
     loaded = load_bots(entries, _loaders())
-    errors = list(loaded.errors)
+    errors = unknown + list(loaded.errors)
     bots = []
     for b in loaded.bots:
         if b.kind == "function" and not info.function_bots:
@@ -60,6 +144,11 @@ def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotErr
         err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
         err.print(str(e), markup=False, highlight=False)
     return built, errors
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = next((l for l in text.splitlines() if l.strip()), "")
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 @app.command()
@@ -78,7 +167,7 @@ def games() -> None:
 @app.command()
 def run(
     target: Annotated[str, typer.Argument(help="A game name (see `kothkit games`) or a challenge folder / kothkit.toml.")],
-    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
+    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
@@ -91,6 +180,7 @@ def run(
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: kothkit.sqlite in the challenge folder, else .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
+    progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     from kothkit.contain import capabilities
@@ -149,31 +239,35 @@ def run(
     trusted = trusted or bool(ch and ch.trusted)
     out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}")
     out.print(f"containment: {capabilities().summary()}", markup=False)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if jobs > cores:
+        out.print(f"  jobs {jobs} on {cores} cores: games share cores, so bots lose time to each other "
+                  f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from kothkit.progress import Faults, Pace
+
     live = out.is_terminal and not quiet
+    plain = not out.is_terminal and not quiet  # a log or a pipe: a plain line now and then
     total = len(specs) * (len(specs) - 1) * rounds
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=out, auto_refresh=False, disable=not live)
-    task = progress.add_task("games", total=total)
-    faults = 0
-    shown = [0, 0.0]  # games counted on the bar, and when it was last drawn
+                        TextColumn("{task.fields[pace]}"), console=out, auto_refresh=False, disable=not live)
+    task = progress.add_task("games", total=total, pace="")
+    pace, faults = Pace(total), Faults()
+    shown = [0.0, time.monotonic()]  # when the bar was last drawn, and the last plain line printed
 
     def on_record(r, reused):
-        nonlocal faults
-        if r.fault and not reused:
-            faults += 1
-            if faults <= 20:
-                progress.console.print(f"  {r.fault} lost to {r.winner or '-'}: {r.reason}", markup=False)
-            elif faults == 21:
-                progress.console.print("  (further faults are in the journal)")
-        shown[0] += 1
+        pace.add(r, reused)
+        faults.add(r, reused)
         # Games can finish by the ten thousand a second: redraw the bar ten times a second at most.
         now = time.monotonic()
-        if live and now - shown[1] >= 0.1:
-            progress.update(task, completed=shown[0])
+        if live and now - shown[0] >= 0.1:
+            progress.update(task, completed=pace.done, pace=pace.summary())
             progress.refresh()
+            shown[0] = now
+        elif plain and now - shown[1] >= progress_every:
+            out.print(pace.line(), markup=False)
             shown[1] = now
 
     try:
@@ -181,7 +275,7 @@ def run(
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
                                     rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record,
                                     on_notice=lambda text: progress.console.print(f"  {text}", markup=False))
-            progress.update(task, completed=shown[0])
+            progress.update(task, completed=pace.done, pace=pace.summary())
             progress.refresh()
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {journal}; run again to resume")
@@ -192,7 +286,14 @@ def run(
     out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean))
     if info.report is not None:
         out.print(info.report(result.standings), markup=False, highlight=False)
+    for line in faults.lines():
+        out.print(line, markup=False)
     out.print(f"games: {result.played} played, {result.reused} reused, {result.total} in all")
+    if errors:
+        out.print(f"left out: {len(errors)} bot{'s' if len(errors) != 1 else ''} that did not load or build "
+                  "(details above):", markup=False)
+        for e in errors:
+            out.print(f"  {_first_line(str(e))}", markup=False)
     plugin_manager().hook.kothkit_tournament_finished(game=info, standings=result.standings, journal=journal)
     if json_path is not None:
         with Journal(journal) as j:
@@ -205,7 +306,7 @@ def run(
 @app.command()
 def debug(
     game: Annotated[str, typer.Argument(help="The game name.")],
-    bot: Annotated[str, typer.Argument(help="The bot folder (or file.py:function) to debug.")],
+    bot: Annotated[str, typer.Argument(help="The bot to debug: a bot folder, file.py:function, or a bundled bot's name.")],
     against: Annotated[Optional[str], typer.Option(help="Opponent: a bundled bot's name, or a bot folder. Default: the first bundled bot.")] = None,
     seed: Annotated[int, typer.Option(help="Game seed.")] = 1,
     second: Annotated[bool, typer.Option("--second", help="Let the opponent open the game.")] = False,

@@ -120,7 +120,7 @@ def result_of(row: tuple, seatings: dict[str, tuple[str, ...]] | None = None) ->
         players = tuple(json.loads(row[3]))
         if seatings is not None:
             seatings[row[3]] = players
-    return GameResult(row[0], players, row[6], row[7], row[8], row[9])
+    return GameResult(row[0], players, row[6], row[7], row[8], row[9], row[2])
 
 
 def stored_count(path: str | Path) -> int:

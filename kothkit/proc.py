@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import select
 import signal
 import subprocess
@@ -247,3 +248,26 @@ def describe_exit(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exited with code {code}"
+
+
+#: Lines that say what went wrong, in the usual runtimes' words: ``ValueError: x``, ``Error: x``
+#: (node), ``panic: x`` (Go), ``thread 'main' panicked at`` (Rust), ``Exception in thread``
+#: (Java), ``terminate called after`` (C++), ``Assertion ... failed`` (C), ``error: x``.
+_ERROR_LINE = re.compile(
+    r"^\s*([\w.$]*(Error|Exception|Exit|Interrupt)\b.*|panic\b.*|.*\bpanicked\b.*|Exception in thread.*"
+    r"|terminate called.*|.*\bAssertion\b.*\bfailed.*|.*\b(error|fatal|FATAL|ERROR)\b:.*|.*Segmentation fault.*)$")
+
+
+def error_line(text: str, limit: int = 160) -> str | None:
+    """The line of ``text`` (a bot's stderr, a traceback) that says what went wrong: the first
+    that looks like an error, else the last non-blank one; a line ending in ':' takes the next
+    one with it (Rust's ``panicked at src/main.rs:2:5:`` / ``boom``), as does C++'s ``terminate called``.  None for blank text."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if not lines:
+        return None
+    i = next((k for k, l in enumerate(lines) if _ERROR_LINE.match(l) and not l.startswith("Traceback")),
+             len(lines) - 1)
+    line = lines[i]
+    if (line.endswith(":") or line.startswith("terminate called")) and i + 1 < len(lines):
+        line += " " + lines[i + 1]
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -73,6 +73,8 @@ class GameResult(NamedTuple):
     reason: str
     fault: str | None
     verdict: str | None
+    #: The game's place in the current schedule (-1 where unknown).
+    index: int = -1
 
 
 @attrs.frozen

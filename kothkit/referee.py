@@ -29,7 +29,7 @@ from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
-from kothkit.proc import LineProcess, LineTooLong, describe_exit
+from kothkit.proc import LineProcess, LineTooLong, describe_exit, error_line
 from kothkit.records import GameRecord, GameTask, Move
 from kothkit.seeding import derive
 
@@ -541,9 +541,9 @@ class Referee:
         if s.jail is not None and s.jail.oom_killed():
             return Fault(s.index, R.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
         what = describe_exit(code) if code is not None else "closed its output"
-        tail = [l for l in s.proc.stderr_text().splitlines() if l.strip()]
-        if tail:
-            what += f"; last stderr line: {_short(tail[-1], 120)!r}"
+        said = error_line(s.proc.stderr_text(), 120)
+        if said is not None:
+            what += f"; stderr: {said!r}"
         if s.host is not None:
             self.hosts.discard(s.spec)
         return Fault(s.index, R.CRASH, what)

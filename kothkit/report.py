@@ -8,6 +8,8 @@ The JSON document (``kothkit run --json PATH``)::
       "journal": ".kothkit/gomoku_swap2.sqlite",
       "errors": ["bots/broken/meta:4: ..."],           # bots left out, with the reason
       "standings": [{"rank": 1, "bot": "threat", "points": 6, "wins": 3, "draws": 0, "losses": 1, "games": 4}],
+                                                       # + match_wins, match_draws, match_losses where
+                                                       # points are per match (gomoku_classic12)
       "games": [{"id": "...", "index": 0, "players": ["opener", "other"], "seed": 99,
                  "winner": "opener" | null, "reason": "five in a row",
                  "fault": null | "bot at fault", "verdict": null | "timeout",
@@ -37,15 +39,22 @@ def _num(x: float):
 
 
 def standings_table(rows: list[Standing], title: str, mean: bool = False) -> Table:
+    """The standings; where points are per match (a pair's games together), the matches won, drawn
+    and lost come first and the games after, each under its own heading."""
+    matches = bool(rows) and rows[0].match_wins is not None
     t = Table(title=title)
     t.add_column("#", justify="right")
     t.add_column("bot")
-    t.add_column("score" if mean else "points", justify="right")
-    for c in ("wins", "draws", "losses", "games"):
+    t.add_column("score" if mean else "match points" if matches else "points", justify="right")
+    heads = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if matches
+             else ["wins", "draws", "losses", "games"])
+    for c in heads:
         t.add_column(c, justify="right")
     for i, s in enumerate(rows, 1):
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
-        t.add_row(str(i), s.bot, pts, str(s.wins), str(s.draws), str(s.losses), str(s.games))
+        counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
+        counts += [s.wins, s.draws, s.losses, s.games]
+        t.add_row(str(i), s.bot, pts, *map(str, counts))
     return t
 
 
@@ -65,7 +74,9 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], g
         "total": total, "journal": str(journal), "errors": errors,
         "standings": [
             {"rank": i, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
-             "losses": s.losses, "games": s.games}
+             "losses": s.losses, "games": s.games,
+             **({} if s.match_wins is None else
+                {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
             for i, s in enumerate(standings, 1)
         ],
     }

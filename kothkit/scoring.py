@@ -47,6 +47,10 @@ class Standing:
     wins: int
     draws: int
     losses: int
+    #: Matches (all games of one pair) won, drawn and lost, where points are per match; else None.
+    match_wins: int | None = None
+    match_draws: int | None = None
+    match_losses: int | None = None
 
     @property
     def games(self) -> int:
@@ -94,14 +98,20 @@ class Tally:
                 m = matches[tuple(sorted(players))]  # a pair that only drew still played a match
                 if winner is not None:
                     m[winner] += n
+        # Per bot: matches won, drawn, lost.
+        record: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         for (a, b), m in matches.items():
             if m[a] == m[b]:
                 points[a] += scoring.draw
                 points[b] += scoring.draw
+                record[a][1] += 1
+                record[b][1] += 1
             else:
                 w, l = (a, b) if m[a] > m[b] else (b, a)
                 points[w] += scoring.win
                 points[l] += scoring.loss
+                record[w][0] += 1
+                record[l][2] += 1
         rows = []
         for n in self.bots:
             p = points[n]
@@ -109,7 +119,12 @@ class Tally:
             if scoring.mean:
                 played = w + d + lost
                 p = p / played if played else 0.0
-            rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
+            if scoring.unit == "match":
+                mw, md, ml = record[n]
+                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
+                                     match_losses=ml))
+            else:
+                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
         submitted = submitted or {}
 
         def key(s: Standing):

@@ -456,10 +456,12 @@ def run_tournament(
             nonlocal reused
             for chunk in _chunks(schedule, 256):
                 found = list(j.results([t.id for t in chunk]))
+                # A reused game's place is the one it has in this schedule (bots come and go).
+                places = {t.id: t.index for t in chunk} if found and on_record is not None else {}
                 for r in found:
                     tally.add(r.players, r.winner)
                     if on_record is not None:
-                        on_record(r, True)
+                        on_record(r._replace(index=places[r.id]), True)
                 reused += len(found)
                 known = {r.id for r in found}
                 for t in chunk:

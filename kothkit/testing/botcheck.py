@@ -34,7 +34,7 @@ import attrs
 
 from kothkit import records as R
 from kothkit.bots import BotSpec, load_bots
-from kothkit.game import GameInfo, Match, Outcome, Prompt
+from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask, Move
 from kothkit.referee import Fault, Referee, _Stop
@@ -175,10 +175,35 @@ class CheckReferee(Referee):
         self.late = b""
         #: The clock of the last prompt sent to the bot ("first" or "move").
         self.last_clock = "move"
+        #: A reply that came after the bot's time ran out, while its input was still open:
+        #: (the line, ms after the prompt).  A slow bot, not a buffered one.
+        self.slow: tuple[str, float] | None = None
 
     def _ask(self, match: Match, step: Prompt) -> tuple[Any, float]:
         self.last_clock = step.clock
-        return super()._ask(match, step)
+        sent = time.perf_counter()
+        try:
+            return super()._ask(match, step)
+        except _Stop as stop:
+            if stop.fault.seat == self.me and stop.fault.kind == R.TIMEOUT:
+                self._wait_late(self.seats[self.me], sent, self._time_allowed(self.seats[self.me], step)[0])
+            raise
+
+    def _wait_late(self, s: Any, sent: float, allowed: float) -> None:
+        """After a timeout, wait as long again (1 to 10 s) for the reply, the bot's input still open.
+
+        A bot that flushes but is slow answers now; a bot whose reply sits in its output
+        buffer does not (it waits for its next line), and its reply only comes out when it
+        exits at the end of its input (see :meth:`_stop_all`): that tells the two apart.
+        """
+        if s.proc is None or s.host is not None or s.func is not None:
+            return
+        try:
+            line = self._wait_line(s, time.perf_counter() + min(max(allowed, 1.0), 10.0), "late", "")
+        except _Stop:
+            return  # nothing came (or the bot died meanwhile)
+        self.slow = (line, (time.perf_counter() - sent) * 1000)
+        self._emit("late", s.index, line, round(self.slow[1], 1))
 
     def _start_all(self) -> None:
         if self.scenario is None:
@@ -300,6 +325,8 @@ class _Transcript:
         elif kind == "stderr" and mine:
             self.stderr.append(text)
             self.lines.append(f"{self.name} [stderr]: {text}")
+        elif kind == "late" and mine:
+            self.lines.append(f"{self.name} -> judge: {text}   ({ms:.0f} ms: too late)")
         elif kind == "extra" and mine:
             self.extra = text
             self.lines.append(f"{self.name} -> judge: {text}   <- not expected")
@@ -312,8 +339,12 @@ def _quote(text: str) -> str:
 
 
 def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock: bool,
-            partial: bytes = b"", function_bot: bool = False, late: bytes = b"") -> str:
-    """A fault in plain words, for a bot author."""
+            partial: bytes = b"", function_bot: bool = False, late: bytes = b"",
+            slow: tuple[str, float] | None = None) -> str:
+    """A fault in plain words, for a bot author.
+
+    ``late`` is what the bot wrote only as it exited (a buffered reply); ``slow`` the reply
+    that came after the time ran out while the bot still ran, and when (a slow bot)."""
     prompt = t.prompts[-1] if t.prompts else None
     asked = f" to {_quote(prompt)}" if prompt else ""
     reply = t.replies[-1][0] if t.replies else None
@@ -328,6 +359,14 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
         limit = limits.first_time if first_clock else limits.move_time
         if function_bot:
             return f"Your function did not return within {limit:g} s{asked}."
+        if slow is not None:
+            text = (f"Your bot answered {_quote(slow[0])}{asked} after {slow[1]:,.0f} ms, but {limit:g} s is allowed "
+                    f"(plus {limits.tolerance:g} s of tolerance): it is too slow, its output is not stuck. ")
+            if first_clock:
+                return text + "This is a first reply: answer first and load big tables afterwards (or faster)."
+            return text + ("Think less per move and keep a margin: a tournament machine may be busier than yours"
+                           + (f", and the game allows {limits.game_time:g} s of thinking in all." if limits.game_time
+                              else "."))
         if partial.strip():
             return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line within {limit:g} s{asked}: "
                     "end every reply with a newline, and " + _FLUSH + ".")
@@ -377,7 +416,7 @@ def _findings_of(record: GameRecord, ref: CheckReferee, t: _Transcript, me: int,
     if record.fault == record.players[me]:
         first_clock = ref.last_clock == "first"
         text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
-                       ref.partial, spec.kind == "function", ref.late)
+                       ref.partial, spec.kind == "function", ref.late, ref.slow)
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
     if record.fault is not None:
@@ -414,9 +453,16 @@ def _dummy(name: str) -> BotSpec:
 
 def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], seed: int, limits: Limits,
          rules: dict, scenario: Scenario | None, title: str, description: str,
-         quiet: float) -> tuple[Run, CheckReferee]:
+         quiet: float) -> tuple[Run, CheckReferee | None]:
     t = _Transcript(me, spec.name, info.aside_prefix)
     merged = {**info.rules, **rules}
+    try:
+        # The game's own code, with the scenario's rules: a rejection is the game author's to fix.
+        info.match(Setup(players=tuple(p.name for p in players), seed=seed, rules=merged))
+    except Exception as e:
+        text = (f"the game rejects the rules {dict(rules)!r} of this scenario: {type(e).__name__}: {e}; "
+                "tell the game's author")
+        return Run(title, description, me, 0, None, (Finding(ERROR, text),), ()), None
     task = GameTask(id=f"check-{me}-{seed}", game=info.name, players=tuple(players), seed=seed, limits=limits,
                     rules=merged)
     ref = CheckReferee(task, info, me=me, scenario=scenario, on_event=t, quiet=quiet)
@@ -465,6 +511,9 @@ def _explore(info: GameInfo, spec: BotSpec, me: int, limits: Limits, seed: int, 
         branch = path + (0,) * (depth - len(path))
         sc = Scenario(name="explore", seat=me, branch=branch, then="resign", seed=seed)
         run, ref = _run(info, spec, me, _players(info, spec, me), seed, limits, {}, sc, "", "", quiet)
+        if ref is None:  # the game's default rules do not make a match: reported once, nothing to explore
+            runs.append(attrs.evolve(run, title=f"as {_seat_name(info, me)}: the opening"))
+            break
         taken = ref.opponent.taken
         title = f"as {_seat_name(info, me)}: " + (
             "the opponent answers " + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening")

@@ -201,7 +201,8 @@ class Kit:
 
         On the way: prompts are well formed, ``next()`` is idempotent, every line
         is one line, the outcome names a seat or a draw with a reason, ``next()``
-        keeps returning the outcome, and ``final()`` addresses real seats.
+        keeps returning the outcome, ``legal_replies()`` is then empty, and
+        ``final()`` addresses real seats.
         """
         for seed in self.seeds:
             p = self.playout(seed)

@@ -171,4 +171,6 @@ def render_match(match: Match) -> str:
         status = f"turn {match.turn}: over, winner {who}: {o.reason}"
     else:
         status = f"turn {match.turn}: seat {match.turn & 1} ({'XO'[match.turn & 1]}) to move"
-    return f"{text}\n{status}"
+    legend = ("columns 0-6 across the bottom (a move is its column), rows numbered up the left; [ ] the latest "
+              "stone; # a row where each player sees only its own stones")
+    return f"{text}\n{status}\n{legend}"

@@ -162,4 +162,5 @@ def render(match: Match) -> str:
         rows.append(f"{r:>3} " + "".join(cells).rstrip())
     players = match.setup.players
     rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(match.moves)}")
+    rows.append("a move X Y is row X (down the left), column Y (across the top); [ ] the latest move")
     return "\n".join(rows)

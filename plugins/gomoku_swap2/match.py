@@ -175,17 +175,33 @@ class Swap2Match(Match):
         return [format_cell(c) for c in empty]
 
 
+def _latest(match: Swap2Match) -> int:
+    """How many stones the latest accepted reply placed (worked out from the phase: the match
+    keeps no count of its own, as nothing but this picture needs one)."""
+    if match.phase == "B":
+        return 3  # the opening's three stones
+    if match.phase == "C":
+        return 2  # B's black and white stone
+    if match.phase == "game" and match.moves == 0:
+        return 1 if len(match.board.stones) == 4 else 0  # B's "W (x,y)"; else a colour was chosen
+    return 1 if match.phase == "game" else 0
+
+
+LEGEND = "x is the column (across), y the row (down); X black, O white; lower case: the stones of the latest reply"
+
+
 def render(match: Match) -> str:
-    """The board as text: X black, O white, the last stone in lower case, x across and y down."""
+    """The board as text: X black, O white, the latest reply's stones in lower case, x across and y down."""
     assert isinstance(match, Swap2Match)
-    last = match.board.stones[-1] if match.board.stones else None
+    stones = match.board.stones
+    latest = {(s.x, s.y) for s in stones[len(stones) - _latest(match):]}
     rows = ["    " + " ".join(f"{x:>2}" for x in range(SIZE))]
     for y in range(SIZE):
         cells = []
         for x in range(SIZE):
             c = match.board.at(x, y)
             mark = "." if c is None else ("X" if c == BLACK else "O")
-            if last is not None and (last.x, last.y) == (x, y):
+            if (x, y) in latest:
                 mark = mark.lower()
             cells.append(f"{mark:>2}")
         rows.append(f"{y:>2}  " + " ".join(cells))
@@ -198,4 +214,5 @@ def render(match: Match) -> str:
         who = "tie" if match.outcome.winner is None else f"{names[match.outcome.winner]} wins"
         status += f"; {who} ({match.outcome.reason})"
     rows.append(status)
+    rows.append(LEGEND)
     return "\n".join(rows)

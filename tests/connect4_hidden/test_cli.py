@@ -70,8 +70,11 @@ def test_a_tournament_of_the_bundled_bots(tmp_path):
         assert all(type(m) is int and 0 <= m < 7 for m in g["moves"])
     # The seed's own table follows the standings, in the same order.
     lines = doc["_stdout"].splitlines()
-    header = lines.index("Name                    Draws Losses Wins Score")
+    header = next(i for i, line in enumerate(lines) if line.split() == ["Name", "Draws", "Losses", "Wins", "Score"])
     rows = [line.split() for line in lines[header + 2:header + 7]]
+    # Numbers right-aligned under their headings: every line ends where the header does,
+    # negative scores included.
+    assert {len(line) for line in lines[header:header + 7] if line} == {len(lines[header])}
     assert [r[0] for r in rows] == [s["bot"] + ":" for s in doc["standings"]]
     assert [(int(r[1]), int(r[2]), int(r[3])) for r in rows] == [
         (s["draws"], s["losses"], s["wins"]) for s in doc["standings"]]

@@ -400,6 +400,7 @@ def test_render():
     assert lines[4] == "1 | .  .  .  O  .  .  . |"
     assert lines[6] == "    0  1  2  3  4  5  6"
     assert "seat 1 (O) to move" in text
+    assert lines[-1].startswith("columns 0-6 across the bottom")  # the legend
     assert rules.render(m.board, hidden_for=2).splitlines()[5] == "0 | .  .  .  ?  ?  .  . | #"
     play_all(m, [4, 3, 4, 2, 4, 1])  # X: 1 2 3 4 along the bottom row
     assert "winner seat 0 (X): four in a row" in render_match(m)

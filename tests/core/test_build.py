@@ -45,4 +45,6 @@ def test_failed_build_sits_out_of_a_run(cli, tmp_path):
             "--jobs", "1", "--db", tmp_path / "j.sqlite", timeout=180)
     assert r.returncode == 0, r.stderr
     assert "bot left out" in r.stderr and "nope" in r.stderr
-    assert "cbot" not in r.stdout
+    standings, _, summary = r.stdout.partition("left out: 1 bot that did not load or build")
+    assert "cbot" not in standings  # it sat out, and the final summary says so
+    assert "cbot/bot.toml: build failed (gcc -O2 -o brain brain.c exited with 1):" in summary

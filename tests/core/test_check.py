@@ -60,6 +60,18 @@ def test_classic12_unflushed_output(cli):
     assert "the same as in run 1 above" in done.stdout  # one explanation, not one per run
 
 
+def test_classic12_slow_move_is_slow_not_buffered(cli):
+    # The brain flushes every line, but its 3rd move takes 2.5 s of the 2 s allowed: its reply comes
+    # while it still runs (the check waits for it), which tells slow from stuck in a buffer.
+    done = cli("check", "gomoku_classic12", BAD / "classic_slow_move", "--quick")
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert "Your bot answered '0 2' to 'TURN' after 2," in out
+    assert "but 2 s is allowed (plus 0.05 s of tolerance): it is too slow, its output is not stuck" in out
+    assert "buffer" not in out
+    assert "ms: too late)" in out  # the transcript shows the late reply and when it came
+
+
 def test_classic12_line_without_newline(cli):
     done = cli("check", "gomoku_classic12", BAD / "classic_no_newline", "--quick")
     assert done.returncode == 1
@@ -93,6 +105,16 @@ def test_a_bot_that_does_not_load_cannot_be_checked(cli, tmp_path):
     done = cli("check", "gomoku_swap2", tmp_path / "broken")
     assert done.returncode == 2
     assert "unknown key 'comand'" in done.stderr
+
+
+def test_a_bundled_bot_is_checked_by_its_name(cli):
+    done = cli("check", "connect4_hidden", "deducer", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "deducer passed all" in done.stdout
+    done = cli("check", "connect4_hidden", "nobody")
+    assert done.returncode == 2
+    assert "nobody: no such bot folder, file.py:function, or bundled bot of connect4_hidden (bundled: " in done.stderr
+    assert "deducer" in done.stderr
 
 
 def test_unknown_game(cli):
@@ -129,6 +151,16 @@ def test_a_broken_scenario_is_blamed_on_the_game_not_the_bot(mnk):
     assert finding.severity == "error"
     assert "the game rejected the scripted reply '9 9' of seat 0" in finding.text
     assert "tell the game's author" in finding.text
+
+
+def test_scenario_rules_the_game_rejects_are_the_games_error(mnk):
+    scenarios = [Scenario("bad rules", seat=0, rules={"q": 1}), Scenario("one move", seat=0, bot_replies=1)]
+    report = check_bot(mnk, mnk.bots / "random", scenarios=scenarios, quick=True)
+    (finding,) = report.runs[0].findings
+    assert finding.severity == "error"
+    assert "the game rejects the rules {'q': 1} of this scenario: ValueError: mnk: unknown rules setting 'q'" in finding.text
+    assert "tell the game's author" in finding.text
+    assert report.runs[1].ok  # the other scenarios still run
 
 
 def test_a_bot_crashing_on_the_end_message_is_warned_about(mnk, tmp_path):

@@ -23,6 +23,10 @@ def test_match_points_count_games_won_per_pair():
     rows = {s.bot: s for s in standings(sc, ["a", "b", "c"], results)}
     assert rows["a"].points == 4 and rows["b"].points == 3 and rows["c"].points == 1
     assert rows["a"].wins == 3
+    # Matches won, drawn and lost, beside the games.
+    assert [(rows[n].match_wins, rows[n].match_draws, rows[n].match_losses) for n in "abc"] == [
+        (1, 1, 0), (1, 0, 1), (0, 1, 1)]
+    assert all(r.match_wins is None for r in standings(Scoring(), ["a", "b", "c"], results))
 
 
 def test_mean_score():

@@ -7,7 +7,9 @@ Limits are kept small where the course's would make a test slow.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -246,10 +248,18 @@ def test_a_drawn_match_is_one_point_each(cli, tmp_path):
     twin = tmp_path / "steady_twin"
     shutil.copytree(STEADY, twin)
     (twin / "bot.toml").write_text((twin / "bot.toml").read_text().replace('"steady"', '"steady_twin"'))
-    doc = cli.run_json("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(twin), "--seed", "1")
+    done = cli("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(twin), "--seed", "1",
+               "--json", tmp_path / "out.json", "--db", tmp_path / "j.sqlite", check=True)
+    doc = json.loads((tmp_path / "out.json").read_text())
     # Same brain both sides: black wins each game, so each wins one game of the match.
     assert sorted(g["winner"] for g in doc["games"]) == ["steady", "steady_twin"]
     assert [(s["points"], s["wins"]) for s in doc["standings"]] == [(1, 1), (1, 1)]
+    # Matches and games each under their own headings: one drawn match, one game won and one lost.
+    assert [(s["match_wins"], s["match_draws"], s["match_losses"]) for s in doc["standings"]] == [(0, 1, 0)] * 2
+    head = next(line for line in done.stdout.splitlines() if "match points" in line)
+    assert re.search(r"match points.*matches won.*drawn.*lost.*games won.*drawn.*lost.*games", head), head
+    row = next(line for line in done.stdout.splitlines() if "│ steady " in line)
+    assert [c.strip() for c in row.split("│")[3:-1]] == ["1", "0", "1", "0", "1", "0", "1", "2"]
 
 
 def test_challenge_limits_apply_and_flags_override_them(cli):

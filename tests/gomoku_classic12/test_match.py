@@ -302,6 +302,7 @@ def test_render_draws_the_board():
     assert lines[1].endswith("[X]") and lines[1].split()[0] == "0"
     assert lines[6].split() == ["5"] + ["."] * 5 + ["X", "O"] + ["."] * 5
     assert "X black: alice" in text and "O white: bob" in text
+    assert lines[-1].startswith("a move X Y is row X (down the left), column Y (across the top)")
     assert INFO.render is render
 
 

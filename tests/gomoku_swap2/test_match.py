@@ -299,11 +299,19 @@ def test_random_playouts_end_properly(swap2):
 
 
 def test_render_draws_the_board(swap2):
-    m = at(swap2, "N")
-    text = swap2.render(m)
-    rows = text.splitlines()
-    assert len(rows) == 17 and "X" in text and "o" in text  # the last stone in lower case
-    assert "bert" in rows[-1]
+    def lower(m) -> int:
+        return sum(c in "xo" for row in swap2.render(m).splitlines()[1:16] for c in row)
+
+    m = at(swap2, "N")  # after "B": the latest reply placed no stone
+    rows = swap2.render(m).splitlines()
+    assert len(rows) == 18 and "bert" in rows[-2]
+    assert rows[-1].startswith("x is the column (across), y the row (down)")  # the legend
+    assert lower(m) == 0
+    assert lower(at(swap2, "B")) == 3  # the opening's three stones, in lower case
+    assert lower(at(swap2, "C")) == 2
+    play(m, "(0,14)")
+    rows = swap2.render(m).splitlines()
+    assert rows[15].split()[:2] == ["14", "x"] and lower(m) == 1  # x is the column, y the row
 
 
 def test_bot_args_are_the_opponent_and_the_seed(swap2):
