@@ -156,6 +156,8 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+    except (OverflowError, ValueError):  # not a pid at all: a folder named by someone else
+        return True
 
 
 def _sweep(d: Path) -> None:
