@@ -167,7 +167,9 @@ class Referee:
         elif self.on_event is not None:
             on_err = lambda line, i=s.index: self._emit("stderr", i, line)
         s.proc = LineProcess(argv=argv, cwd=spec.path, max_line=self.limits.max_line,
-                             stderr_cap=self.limits.stderr_cap, on_stderr=on_err)
+                             stderr_cap=self.limits.stderr_cap, on_stderr=on_err,
+                             aside_prefix=self.prefix.encode() if self.prefix else None,
+                             aside_line_cap=self.limits.aside_line_cap)
         try:
             s.jail.setup()
             s.proc.argv = s.jail.wrap(argv, spec.path)  # under kothkit's init where namespaces work
