@@ -272,9 +272,9 @@ class LineProcess:
             if self.err_eof or len(self.err_log) + self.err_dropped == before:
                 break
 
-    def take_stderr(self) -> str:
+    def take_stderr(self, what: str = "stderr") -> str:
         """The stderr kept so far, as text; the log starts over (a function host's next game)."""
-        text = self.stderr_text()
+        text = capped_text(self.err_log, self.err_dropped, what)
         self.err_log = bytearray()
         self.err_dropped = 0
         return text

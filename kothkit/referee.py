@@ -6,6 +6,11 @@ stdout and stderr, and turns every fault (crash, timeout, time budget, memory,
 out-of-turn output, oversized or undecodable lines) into a verdict against the
 bot at fault.  Whatever happens, every process it started is killed and reaped
 before ``play_game`` returns.
+
+Each bot's log of the game holds what it wrote to stderr (a program bot, or a
+function bot's host) or printed (a function bot called in this process: its
+prints are captured for the game, see :func:`kothkit.funcbots.capture_output`),
+the traceback of a function bot that raised, and its diagnostic lines.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from kothkit import records as R
 from kothkit.bots import BotSpec
 from kothkit.contain import Jail
 from kothkit.fastjson import dumps_compact
-from kothkit.funcbots import FunctionBot, FunctionBotError
+from kothkit.funcbots import FunctionBot, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
@@ -83,6 +88,7 @@ class _Seat:
     aside_bytes: int = 0
     aside_dropped: int = 0
     start_error: str | None = None
+    detail: str | None = None  # the traceback of a function bot that raised, for its log
     acks: int = 0  # pipelined requests to a function host whose answers are still to be read
 
 
@@ -108,6 +114,8 @@ class Referee:
         self.prefix = info.aside_prefix
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.in_process = self.sel is None
+        #: Some seat a function called in this process, whose prints are captured for its log.
+        self.captures = task.trusted and (self.in_process or any(b.kind == "function" for b in task.players))
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -123,6 +131,8 @@ class Referee:
         match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
+        # Once a game, not once a call: what trusted function bots print goes to their logs.
+        saved = capture_output() if self.captures else None
         try:
             try:
                 self._start_all()
@@ -130,17 +140,26 @@ class Referee:
             except _Stop as stop:
                 fault = stop.fault
                 outcome = match.forfeit(fault.seat, fault.kind, fault.reason)
+                detail = self.seats[fault.seat].detail
+                if detail and self.on_event is not None:
+                    for line in detail.splitlines():
+                        self._emit("stderr", fault.seat, line)
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
         finally:
-            self._stop_all()
+            try:
+                self._stop_all()
+            finally:
+                if saved is not None:
+                    release_output(saved)
         winner = names[outcome.winner] if outcome.winner is not None else None
         # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
         # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
         return GameRecord(
             task.id, task.game, task.index, names, tuple([b.hash for b in task.players]), task.seed,
             winner, outcome.reason, names[fault.seat] if fault else None, fault.kind if fault else None,
-            tuple(self.moves), self._logs() if not self.in_process else {}, round(time.monotonic() - t0, 4),
+            tuple(self.moves), self._logs() if not self.in_process or self._said() else {},
+            round(time.monotonic() - t0, 4),
         )
 
     def _start_all(self) -> None:
@@ -191,8 +210,10 @@ class Referee:
                 s.func = func = _function_cache(s.spec, load_time)
                 # Deriving a seed costs a hash: only bots that use randomness get one.
                 func.new_game(bot_seed(self.task.seed, s.index) if func.uses_random else 0)
+                func.out_cap = self.limits.stderr_cap
             except FunctionBotError as e:
                 s.start_error = e.message if hasattr(e, "message") else str(e)
+                s.detail = e.detail
             except overtime.Overtime:
                 s.start_error = f"{s.spec.entry} took more than {load_time:g} s to load"
             except Exception as e:  # a module that fails to import
@@ -208,6 +229,8 @@ class Referee:
             s.start_error = f"cannot start the function host: {e}"
             return
         s.jail = self.hosts.jail(s.spec)
+        # What the bot prints arrives on its host's stderr: shown live to whoever watches.
+        s.host.on_stderr = (lambda line, i=s.index: self._emit("stderr", i, line)) if self.on_event else None
         self._register(s.host.stdout_fd, s, "out")
         self._register(s.host.stderr_fd, s, "err")
         s.proc = s.host
@@ -285,6 +308,7 @@ class Referee:
                     finally:
                         watch[0] = 0
                 except FunctionBotError as e:
+                    seats[seat].detail = e.detail
                     raise _Stop(Fault(seat, e.kind, e.message)) from None
                 except overtime.Overtime:
                     raise _Stop(Fault(seat, *late)) from None
@@ -349,6 +373,7 @@ class Referee:
             with overtime.within(timeout):
                 reply = s.func.call(payload)
         except FunctionBotError as e:
+            s.detail = e.detail
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
         except overtime.Overtime:
             raise _Stop(Fault(s.index, *late)) from None
@@ -442,6 +467,8 @@ class Referee:
         except ValueError:
             raise _Stop(Fault(s.index, R.CRASH, f"function host sent {_short(line)!r}")) from None
         if "error" in answer:
+            detail = answer.get("detail")
+            s.detail = detail if isinstance(detail, str) else None
             raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])), host_ok=True)
         return answer.get("ok")
 
@@ -601,14 +628,32 @@ class Referee:
             if line.startswith(self.prefix):
                 self._keep_aside(s, line)
 
+    def _said(self) -> bool:
+        """Whether a function bot in this process printed or raised this game (usually not)."""
+        for s in self.seats:
+            if s.detail or (s.func is not None and (s.func.out or s.func.out_dropped)):
+                return True
+        return False
+
     def _logs(self) -> dict[str, str]:
         logs = {}
         for s in self.seats:
             parts = []
-            if s.proc is not None and s.host is None:
+            if s.host is not None:
+                # The host's stderr of this game only: what is in the pipe now is this game's
+                # (the host writes a call's prints before its answer).
+                s.host.drain_stderr()
+                err = s.host.take_stderr("output")
+            elif s.func is not None:
+                err = s.func.take_output() if s.func.out or s.func.out_dropped else ""
+            elif s.proc is not None:
                 err = s.proc.stderr_text()
-                if err:
-                    parts.append(err)
+            else:
+                err = ""
+            if err:
+                parts.append(err)
+            if s.detail:
+                parts.append(s.detail)
             if s.aside:
                 parts.append("\n".join(s.aside))
             if s.aside_dropped:
@@ -685,14 +730,18 @@ class HostPool:
     def discard(self, spec: BotSpec) -> None:
         found = self._hosts.pop((spec.entry or "", spec.hash), None)
         if found is not None:
-            found[0].kill()
-            found[1].teardown()
+            _end_host(*found)
 
     def close(self) -> None:
         for p, jail in self._hosts.values():
-            p.kill()
-            jail.teardown()
+            _end_host(p, jail)
         self._hosts.clear()
+
+
+def _end_host(p: LineProcess, jail: Jail) -> None:
+    p.drain_stderr()  # what the bot printed last is its game's log (read by the referee after)
+    p.kill()
+    jail.teardown()
 
 
 def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,

@@ -9,11 +9,14 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from kothkit.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots" / "connect4"
@@ -28,7 +31,7 @@ def run(tmp: Path, *args: str, name: str = "out", timeout: float = 240) -> dict:
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     doc = json.loads(out.read_text())
-    doc["_stdout"] = proc.stdout
+    doc["_stdout"], doc["_stderr"] = proc.stdout, proc.stderr
     return doc
 
 
@@ -156,6 +159,46 @@ def test_a_bot_that_raised_keeps_its_host_as_a_trusted_bot_keeps_its_module(tmp_
     trusted = run(tmp_path, *args, "--trusted", name="trusted")
     assert games(isolated) == games(trusted)
     assert [g["verdict"] for g in isolated["games"]].count("crash") == 1, isolated["games"]
+
+
+@pytest.mark.parametrize("mode, jobs", [("isolated", "2"), ("trusted", "1"), ("trusted", "2")])
+def test_what_a_function_bot_prints_or_raises_is_in_its_log_of_each_game(tmp_path, mode, jobs):
+    doc = run(tmp_path, "--bots", str(BOTS / "printer.py:printer"), "--bots", str(BOTS / "printer.py:flood"),
+              "--bots", str(BOTS / "raiser.py:raiser"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "1", "--seed", "4", "--jobs", jobs, *(["--trusted"] if mode == "trusted" else []), name=mode)
+    with Journal(tmp_path / f"{mode}.sqlite") as j:
+        recs = list(j.all("connect4_hidden"))
+    assert len(recs) == 12
+    loaded = 0
+    for rec in recs:
+        if "printer" in rec.players:
+            # Every call's prints, to stdout and stderr (a line without newline too), in this
+            # game's log and no other: its calls number 1, 2, ... as its state counts them.
+            seat = rec.players.index("printer")
+            turns = [i for i, m in enumerate(rec.moves) if m.seat == seat]
+            log = rec.logs["printer"]
+            assert re.findall(r"printer: call (\d+) of this game, turn (\d+)", log) == [
+                (str(n + 1), str(t)) for n, t in enumerate(turns)]
+            assert re.findall(r"printer: to stderr, turn (\d+)", log) == [str(t) for t in turns]
+            assert log.count("[no newline") == len(turns)
+            loaded += log.count("printer: loaded")
+        if "flood" in rec.players:
+            kept, _, note = rec.logs["flood"].rpartition("\n")
+            assert len(kept.encode()) <= 32 * 1024 and re.fullmatch(r"\[\.\.\. \d+ more bytes of output dropped\]", note)
+        if rec.fault == "raiser":
+            # One line for the verdict; the traceback is in the game's log.
+            assert re.fullmatch(r"crash: raised ValueError: raiser gives up on turn \d \(raiser\.py, line 6, in raiser\)",
+                                rec.reason), rec.reason
+            log = rec.logs["raiser"]
+            assert log.startswith("Traceback (most recent call last):") and 'raise ValueError("raiser gives up' in log
+    assert 1 <= loaded <= int(jobs)  # once in each process that loaded it
+    faults = [rec for rec in recs if rec.fault]
+    assert {rec.fault for rec in faults} == {"raiser"} and len(faults) == 6
+    # Nothing a bot printed reached the judge's own output; a raise is one line there.
+    said = doc["_stdout"] + doc["_stderr"]
+    for text in ("printer: loaded", "printer: call", "printer: to stderr", "no newline", "zzz", "Traceback"):
+        assert text not in said, said
+    assert len([line for line in said.splitlines() if "raiser gives up" in line]) == len(faults)
 
 
 def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_goes_on(tmp_path):
