@@ -21,8 +21,8 @@ in force, ``sys.stdout`` and ``sys.stderr`` are :class:`BotOutput` streams
 that find the bot whose code is writing on the caller's stack and keep the
 text in that bot's :attr:`FunctionBot.out` (up to ``out_cap`` bytes); anything
 else written meanwhile goes to the stream they stand in for.  The streams are
-swapped once per game, not per call, and a bot that prints nothing costs
-nothing more.  A bot that raises gets a one-line verdict; its traceback is the
+swapped once per batch of games (or game), not per call, and a bot that
+prints nothing costs nothing more.  A bot that raises gets a one-line verdict; its traceback is the
 error's ``detail``, for the game's log.
 
 Nothing here knows any game.
@@ -262,6 +262,7 @@ class FunctionBot:
 
     def keep(self, text: str) -> None:
         """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
+        WRITES[0] += 1
         data = text.encode("utf-8", "replace")
         room = self.out_cap - len(self.out)
         if room > 0:
@@ -278,6 +279,8 @@ class FunctionBot:
         return text
 
 
+#: How many times any bot's output was kept: a referee collects logs only from games where this grew.
+WRITES = [0]
 #: Bots by the name of their module: output written from a bot's own thread is found by its module.
 _BY_MODULE: "weakref.WeakValueDictionary[str, FunctionBot]" = weakref.WeakValueDictionary()
 #: Frames of these methods have the bot they run for as ``self``: a print from the bot's helper

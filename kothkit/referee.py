@@ -30,7 +30,7 @@ from kothkit import records as R
 from kothkit.bots import BotSpec
 from kothkit.contain import Jail
 from kothkit.fastjson import dumps_compact
-from kothkit.funcbots import FunctionBot, FunctionBotError, capture_output, release_output
+from kothkit.funcbots import WRITES, FunctionBot, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
@@ -131,8 +131,10 @@ class Referee:
         match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
-        # Once a game, not once a call: what trusted function bots print goes to their logs.
+        # Once a game, not once a call (once a batch, in kothkit.tournament.play_batch, where this
+        # finds it done): what trusted function bots print goes to their logs.
         saved = capture_output() if self.captures else None
+        writes = WRITES[0]
         try:
             try:
                 self._start_all()
@@ -158,7 +160,7 @@ class Referee:
         return GameRecord(
             task.id, task.game, task.index, names, tuple([b.hash for b in task.players]), task.seed,
             winner, outcome.reason, names[fault.seat] if fault else None, fault.kind if fault else None,
-            tuple(self.moves), self._logs() if not self.in_process or self._said() else {},
+            tuple(self.moves), self._logs() if not self.in_process or fault or WRITES[0] != writes else {},
             round(time.monotonic() - t0, 4),
         )
 
@@ -627,13 +629,6 @@ class Referee:
                 return
             if line.startswith(self.prefix):
                 self._keep_aside(s, line)
-
-    def _said(self) -> bool:
-        """Whether a function bot in this process printed or raised this game (usually not)."""
-        for s in self.seats:
-            if s.detail or (s.func is not None and (s.func.out or s.func.out_dropped)):
-                return True
-        return False
 
     def _logs(self) -> dict[str, str]:
         logs = {}
