@@ -307,3 +307,29 @@ def test_debug_shows_the_board_after_every_move(tmp_path):
     assert "turn 1: seat 1 (O) to move" in text and "over, winner" in text
     quiet = debug("--no-boards")
     assert "0  1  2  3  4  5  6" not in quiet and quiet.count(" -> judge (") == replies
+
+
+def test_debug_shows_what_a_function_bot_prints_and_the_traceback_of_a_raise(tmp_path):
+    def debug(entry: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kothkit", "debug", "connect4_hidden", str(BOTS / entry),
+                               "--against", "constant_player", "--no-boards"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+    p = debug("printer.py:printer")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    # Each call's prints come before its reply, as they happened.
+    first = lines.index("printer [stderr]: printer: call 1 of this game, turn 0")
+    assert lines[first + 1] == "printer [stderr]: printer: to stderr, turn 0"
+    assert lines[first + 2].startswith("printer -> judge (")
+    assert "printer [stderr]: [no newline 0]printer: call 2 of this game, turn 2" in lines
+    p = debug("raiser.py:raiser")
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("VERDICT against raiser: crash: raised ValueError"))
+    turn = re.search(r"turn (\d+)", lines[verdict])[1]
+    assert lines[verdict - 4:verdict] == [
+        "raiser [stderr]: Traceback (most recent call last):",
+        f'raiser [stderr]:   File "{BOTS / "raiser.py"}", line 6, in raiser',
+        'raiser [stderr]:     raise ValueError("raiser gives up on turn %d" % turn)',
+        f"raiser [stderr]: ValueError: raiser gives up on turn {turn}"]
