@@ -22,8 +22,8 @@ that find the bot whose code is writing on the caller's stack and keep the
 text in that bot's :attr:`FunctionBot.out` (up to ``out_cap`` bytes); anything
 else written meanwhile goes to the stream they stand in for.  The streams are
 swapped once per batch of games (or game), not per call, and a bot that
-prints nothing costs nothing more.  A bot that raises gets a one-line verdict; its traceback is the
-error's ``detail``, for the game's log.
+prints nothing costs nothing more.  A bot that raises gets a one-line
+verdict; its traceback is the error's ``detail``, for the game's log.
 
 Nothing here knows any game.
 """
@@ -290,7 +290,10 @@ _BOT_METHODS = (FunctionBot.call.__code__, FunctionBot.__init__.__code__)
 
 def _printing_bot() -> FunctionBot | None:
     """The function bot whose code called the stream's write (found on the stack), or None."""
-    f = sys._getframe(2)
+    try:
+        f = sys._getframe(2)
+    except ValueError:  # write() called with nothing above it
+        return None
     methods = _BOT_METHODS
     while f is not None:
         bot = _BY_MODULE.get(f.f_globals.get("__name__"))

@@ -6,9 +6,9 @@ referee's selector loop, so a bot that floods, stalls or never reads cannot
 stall a game or grow the judge's memory past the caps.  Diagnostic (aside)
 lines, such as classic12's ``DEBUG ...``, are recognised as they stream in:
 one longer than its cap is cut there and the rest of it is discarded as it
-arrives, so it is never held whole and never counts against ``max_line``.  The leader is reaped
-only after its whole group was killed, so a PID can never be reused between
-our kill and our wait.
+arrives, so it is never held whole and never counts against ``max_line``.
+The leader is reaped only after its whole group was killed, so a PID can never
+be reused between our kill and our wait.
 """
 
 from __future__ import annotations
