@@ -15,12 +15,23 @@ re-bound to it, so ``random.randrange(...)`` in bot code is reproducible and
 isolated from other bots.  ``new_game(seed)`` reseeds it.  (``random`` imported
 inside a function, or by a helper module, is the process-wide one.)
 
+What a bot prints goes to its log.  In a worker process (:mod:`kothkit.funchost`)
+that is the worker's stderr.  In this process, while :func:`capture_output` is
+in force, ``sys.stdout`` and ``sys.stderr`` are :class:`BotOutput` streams
+that find the bot whose code is writing on the caller's stack and keep the
+text in that bot's :attr:`FunctionBot.out` (up to ``out_cap`` bytes); anything
+else written meanwhile goes to the stream they stand in for.  The streams are
+swapped once per batch of games (or game), not per call, and a bot that
+prints nothing costs nothing more.  A bot that raises gets a one-line
+verdict; its traceback is the error's ``detail``, for the game's log.
+
 Nothing here knows any game.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import itertools
 import json
 import operator as _operator
@@ -28,6 +39,7 @@ import random as _random_module
 import re
 import sys
 import traceback
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +55,17 @@ _TRACE_CHARS = 2000
 
 
 class FunctionBotError(Exception):
-    """A function bot failed: ``kind`` is "crash" (raised, or failed to load) or "invalid-reply"."""
+    """A function bot failed: ``kind`` is "crash" (raised, or failed to load) or "invalid-reply".
 
-    def __init__(self, kind: str, message: str) -> None:
+    ``message`` is one line (the verdict's reason); ``detail``, if any, is the traceback,
+    for the game's log.
+    """
+
+    def __init__(self, kind: str, message: str, detail: str | None = None) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
+        self.detail = detail
 
 
 class BotRandom(_random_module.Random):
@@ -88,15 +105,43 @@ _PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random) if not n.startswit
                         and not isinstance(getattr(_random_module.Random, n), type))
 
 
-def _tail(exc: BaseException) -> str:
-    """The last lines of ``exc``'s traceback, without the frames of this module."""
+def _bot_frames(exc: BaseException):
+    """``exc``'s traceback without the frames of this module and of importlib."""
     tb = exc.__traceback__
     while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
                               or tb.tb_frame.f_code.co_filename.startswith("<frozen importlib")):
         tb = tb.tb_next
-    lines = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip().splitlines()
+    return tb
+
+
+def _tail(exc: BaseException) -> str:
+    """The last lines of ``exc``'s traceback, without the frames of this module."""
+    lines = "".join(traceback.format_exception(type(exc), exc, _bot_frames(exc))).rstrip().splitlines()
     text = "\n".join(lines[-_TRACE_LINES:])
     return text if len(text) <= _TRACE_CHARS else "..." + text[-_TRACE_CHARS:]
+
+
+def _one_line(exc: BaseException) -> str:
+    """``exc`` in one line: its type and message, and where it was raised (file, line, function)."""
+    try:
+        what = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
+    except Exception:
+        what = type(exc).__name__
+    what = _MODULE.sub("", what)
+    if len(what) > 200:
+        what = what[:197] + "..."
+    frames = traceback.extract_tb(_bot_frames(exc)) if exc.__traceback__ is not None else []
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        what += f" ({Path(exc.filename or '?').name}, line {exc.lineno})"
+    elif frames:
+        last = frames[-1]
+        what += f" ({Path(last.filename).name}, line {last.lineno}, in {last.name})"
+    return what
+
+
+def _failure(kind: str, head: str, exc: BaseException) -> FunctionBotError:
+    """The error for a bot that raised ``exc``: one line, the traceback as its detail."""
+    return FunctionBotError(kind, head + _one_line(exc), detail=_tail(exc))
 
 
 def split_entry(entry: str) -> tuple[Path, str]:
@@ -135,7 +180,7 @@ def load_function(entry: str) -> tuple[Any, Any]:
         raise
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import...
         sys.modules.pop(modname, None)
-        raise FunctionBotError(CRASH, f"loading {path}:\n{_tail(e)}") from None
+        raise _failure(CRASH, f"cannot load {path.name}: ", e) from None
     func = getattr(module, name, None)
     if func is None:
         raise FunctionBotError(CRASH, f"{path} defines no function {name!r}")
@@ -174,7 +219,12 @@ class FunctionBot:
         if not entry:
             raise FunctionBotError(CRASH, f"not a function bot: {bot!r}")
         self.entry = entry
-        self.module, self.func = load_function(entry)
+        #: What the bot printed (while output is captured), up to ``out_cap`` bytes; see take_output.
+        self.out = bytearray()
+        self.out_dropped = 0
+        self.out_cap = 32 * 1024
+        self.module, self.func = load_function(entry)  # prints while loading are kept too
+        _BY_MODULE[self.module.__name__] = self
         self.name = name or getattr(bot, "name", None) or split_entry(entry)[1]
         self.random = BotRandom(0)
         self.uses_random = install_random(self.module, self.random)
@@ -198,7 +248,7 @@ class FunctionBot:
         except (KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
-            raise FunctionBotError(CRASH, _tail(e)) from None
+            raise _failure(CRASH, "raised ", e) from None
         if type(result) is tuple and len(result) == 2:
             reply, self.state = result
         # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
@@ -209,6 +259,122 @@ class FunctionBot:
         if type(reply) is int:  # the usual reply, tested first
             return reply
         return portable_reply(reply)
+
+    def keep(self, text: str) -> None:
+        """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
+        WRITES[0] += 1
+        data = text.encode("utf-8", "replace")
+        room = self.out_cap - len(self.out)
+        if room > 0:
+            self.out += data[:room]
+        self.out_dropped += len(data) - max(0, min(room, len(data)))
+
+    def take_output(self) -> str:
+        """What the bot printed since the last call, as text; the log starts over."""
+        text = self.out.decode("utf-8", "replace")
+        if self.out_dropped:  # as kothkit.proc.capped_text says it (not imported: a host starts faster)
+            text += f"\n[... {self.out_dropped} more bytes of output dropped]"
+        self.out = bytearray()
+        self.out_dropped = 0
+        return text
+
+
+#: How many times any bot's output was kept: a referee collects logs only from games where this grew.
+WRITES = [0]
+#: Bots by the name of their module: output written from a bot's own thread is found by its module.
+_BY_MODULE: "weakref.WeakValueDictionary[str, FunctionBot]" = weakref.WeakValueDictionary()
+#: Frames of these methods have the bot they run for as ``self``: a print from the bot's helper
+#: modules, or from its module while it loads, is found by them.
+_BOT_METHODS = (FunctionBot.call.__code__, FunctionBot.__init__.__code__)
+
+
+def _printing_bot() -> FunctionBot | None:
+    """The function bot whose code called the stream's write (found on the stack), or None."""
+    try:
+        f = sys._getframe(2)
+    except ValueError:  # write() called with nothing above it
+        return None
+    methods = _BOT_METHODS
+    while f is not None:
+        bot = _BY_MODULE.get(f.f_globals.get("__name__"))
+        if bot is not None:
+            return bot
+        if f.f_code in methods:
+            bot = f.f_locals.get("self")
+            if isinstance(bot, FunctionBot):
+                return bot
+        f = f.f_back
+    return None
+
+
+class BotOutput(io.TextIOBase):
+    """Stands in for ``sys.stdout`` or ``sys.stderr`` while function bots run in this process:
+    what a bot writes goes to its own log, anything else to ``passthrough``."""
+
+    def __init__(self, passthrough: Any) -> None:
+        super().__init__()
+        self.passthrough = passthrough
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    @property
+    def buffer(self) -> "_BotBinaryOutput":
+        return _BotBinaryOutput(self)
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        bot = _printing_bot()
+        if bot is None:
+            return self.passthrough.write(text)
+        bot.keep(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _BotBinaryOutput(io.RawIOBase):
+    """``sys.stdout.buffer`` of a :class:`BotOutput`: bytes, decoded with replacement characters."""
+
+    def __init__(self, text: BotOutput) -> None:
+        super().__init__()
+        self.text = text
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        data = bytes(data)
+        self.text.write(data.decode("utf-8", "replace"))
+        return len(data)
+
+
+_CAPTURE: list = [None, None, None, None]  # the streams last stood in for, and their stand-ins
+
+
+def capture_output() -> tuple[Any, Any] | None:
+    """Put :class:`BotOutput` streams in place of ``sys.stdout`` and ``sys.stderr``; returns
+    what they replaced, for :func:`release_output`, or None if they are in place already."""
+    out, err = sys.stdout, sys.stderr
+    if type(out) is BotOutput:
+        return None
+    cache = _CAPTURE
+    if cache[0] is not out or cache[1] is not err:
+        cache[:] = [out, err, BotOutput(out), BotOutput(err)]
+    sys.stdout, sys.stderr = cache[2], cache[3]
+    return out, err
+
+
+def release_output(saved: tuple[Any, Any] | None) -> None:
+    """Undo :func:`capture_output`."""
+    if saved is not None:
+        sys.stdout, sys.stderr = saved
 
 
 def portable_reply(reply: Any) -> Any:

@@ -14,9 +14,10 @@ exactly one reply line, in order:
     {"op": "call", "args": [...]}  ->  {"ok": REPLY}
         Call ``FUNC(*args, state)``; the function returns ``(REPLY, new_state)``;
         the new state stays in the worker and is passed to the next call.
-    any request that fails         ->  {"error": "TEXT", "kind": KIND}
-        KIND "crash": the function raised (TEXT: the end of the traceback) or
-        the file could not be loaded (every request then gets this reply);
+    any request that fails         ->  {"error": "TEXT", "kind": KIND[, "detail": "TRACEBACK"]}
+        KIND "crash": the function raised (TEXT: the exception in one line,
+        DETAIL: the end of its traceback) or the file could not be loaded
+        (every request then gets this reply);
         "invalid-reply": it did not return a 2-tuple, or REPLY cannot be
         written as JSON; "protocol": the request line was not understood.
     end of input                   ->  the worker exits with status 0.
@@ -24,12 +25,15 @@ exactly one reply line, in order:
 REPLY is plain JSON data: tuples become lists, integer-like objects (numpy
 integers) plain integers, and a reply JSON cannot carry is an "invalid-reply"
 error -- exactly the value a trusted FunctionBot hands the game.  Whatever the bot prints goes to the
-worker's stderr (stdout carries only the protocol) and reading stdin gives it
-end-of-file.  The worker's working directory is the judge's choice.
+worker's stderr (stdout carries only the protocol), unbuffered: it is in the
+pipe before the answer of the call that printed it, so the judge can file it
+under the game it belongs to.  Reading stdin gives the bot end-of-file.  The
+worker's working directory is the judge's choice.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -49,8 +53,11 @@ def _encode_ok(reply: Any) -> bytes:
     return dumps_compact({"ok": reply}).encode() + b"\n"
 
 
-def _error(kind: str, text: str) -> bytes:
-    return json.dumps({"error": text, "kind": kind}, ensure_ascii=True).encode() + b"\n"
+def _error(kind: str, text: str, detail: str | None = None) -> bytes:
+    answer = {"error": text, "kind": kind}
+    if detail:
+        answer["detail"] = detail
+    return json.dumps(answer, ensure_ascii=True).encode() + b"\n"
 
 
 def _take_stdio() -> tuple[Any, Any]:
@@ -62,7 +69,10 @@ def _take_stdio() -> tuple[Any, Any]:
     os.close(devnull)
     os.dup2(2, 1)
     sys.stdin = open(os.devnull, encoding="utf-8")
-    sys.stdout = os.fdopen(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+    # Both unbuffered: a print is in the pipe before the answer to the call that printed it
+    # (a line-buffered stream would hold a print without a newline until some later game).
+    sys.stdout = sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", buffering=0, closefd=False), encoding="utf-8",
+                                               errors="replace", write_through=True)
     return proto_in, proto_out
 
 
@@ -73,7 +83,7 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
         broken = b""
     except FunctionBotError as e:
         bot = None
-        broken = _error(e.kind, e.message)
+        broken = _error(e.kind, e.message, e.detail)
     readline = proto_in.readline
     raw_write = proto_out.write
     loads = json.loads
@@ -106,7 +116,7 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
             try:
                 reply = bot.call(args)
             except FunctionBotError as e:
-                write(_error(e.kind, e.message))
+                write(_error(e.kind, e.message, e.detail))
                 continue
             write(_encode_ok(reply))
         elif op == "new":

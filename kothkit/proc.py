@@ -3,9 +3,12 @@
 Every bot runs in its own session (process group); its stdin is written
 without blocking the judge and its stdout and stderr are read in chunks by the
 referee's selector loop, so a bot that floods, stalls or never reads cannot
-stall a game or grow the judge's memory past the caps.  The leader is reaped
-only after its whole group was killed, so a PID can never be reused between
-our kill and our wait.
+stall a game or grow the judge's memory past the caps.  Diagnostic (aside)
+lines, such as classic12's ``DEBUG ...``, are recognised as they stream in:
+one longer than its cap is cut there and the rest of it is discarded as it
+arrives, so it is never held whole and never counts against ``max_line``.
+The leader is reaped only after its whole group was killed, so a PID can never
+be reused between our kill and our wait.
 """
 
 from __future__ import annotations
@@ -29,6 +32,14 @@ class LineTooLong(Exception):
     """The bot wrote more than ``max_line`` bytes without a newline."""
 
 
+def capped_text(kept: bytes | bytearray, dropped: int, what: str = "stderr") -> str:
+    """A kept log as text, with a note of how many bytes were dropped over its cap."""
+    text = kept.decode("utf-8", "replace")
+    if dropped:
+        text += f"\n[... {dropped} more bytes of {what} dropped]"
+    return text
+
+
 @attrs.define(eq=False)
 class LineProcess:
     """One running program with line-buffered, capped, non-blocking pipes."""
@@ -50,7 +61,14 @@ class LineProcess:
     returncode: int | None = None
     #: called with each complete stderr line (for bots whose stderr is shown live)
     on_stderr: Callable[[str], None] | None = None
+    #: stdout lines that start with these bytes are diagnostics (asides): never longer than
+    #: ``aside_line_cap`` bytes here, whatever the bot wrote, and exempt from ``max_line``
+    aside_prefix: bytes | None = None
+    aside_line_cap: int = 16 * 1024
+    #: bytes of over-long aside lines discarded as they streamed in
+    aside_cut: int = 0
     _err_partial: bytearray = attrs.field(factory=bytearray)
+    _cutting: bool = False  # discarding the rest of an over-long aside line, up to its newline
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -124,8 +142,30 @@ class LineProcess:
             data = b""
         if not data:
             self.eof = True
-        else:
-            self.out_buf += data
+            return
+        if self._cutting:
+            i = data.find(b"\n")
+            if i < 0:
+                self.aside_cut += len(data)
+                return
+            self.aside_cut += i
+            self._cutting = False
+            data = data[i + 1:]
+        self.out_buf += data
+        if self.aside_prefix is not None:
+            self._cut_aside()
+
+    def _cut_aside(self) -> None:
+        """Cut the unfinished last line of ``out_buf`` at ``aside_line_cap`` if it is an aside:
+        it ends there (a newline is put in), and the rest of it is discarded as it comes."""
+        buf = self.out_buf
+        start = buf.rfind(b"\n") + 1
+        over = len(buf) - start - self.aside_line_cap
+        if over > 0 and buf.startswith(self.aside_prefix, start):
+            del buf[start + self.aside_line_cap:]
+            buf += b"\n"
+            self.aside_cut += over
+            self._cutting = True
 
     def read_stderr(self) -> None:
         try:
@@ -149,18 +189,26 @@ class LineProcess:
                 self.on_stderr(l.decode("utf-8", "replace"))
 
     def pop_line(self) -> str | None:
-        """The next complete stdout line (without newline), or None; raises LineTooLong."""
-        i = self.out_buf.find(b"\n")
+        """The next complete stdout line (without newline), or None; raises LineTooLong.
+
+        An aside line is never too long (see ``_cut_aside``) and never undecodable: the
+        caller keeps at most ``aside_line_cap`` bytes of it, and a diagnostic never loses a game.
+        """
+        buf = self.out_buf
+        i = buf.find(b"\n")
+        aside = self.aside_prefix is not None and buf.startswith(self.aside_prefix)
         if i < 0:
-            if len(self.out_buf) > self.max_line:
-                raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(self.out_buf[:60])!r}...")
+            if len(buf) > self.max_line and not aside:
+                raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(buf[:60])!r}...")
             return None
-        if i > self.max_line:
-            raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(self.out_buf[:60])!r}...")
-        raw = bytes(self.out_buf[:i])
-        del self.out_buf[: i + 1]
+        if i > self.max_line and not aside:
+            raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(buf[:60])!r}...")
+        raw = bytes(buf[:i])
+        del buf[: i + 1]
         if raw.endswith(b"\r"):
             raw = raw[:-1]
+        if aside:
+            return raw.decode("utf-8", "replace")
         return raw.decode("utf-8")  # UnicodeDecodeError is the caller's invalid reply
 
     # -- ending --------------------------------------------------------------
@@ -215,11 +263,25 @@ class LineProcess:
             except OSError:
                 pass
 
-    def stderr_text(self) -> str:
-        text = self.err_log.decode("utf-8", "replace")
-        if self.err_dropped:
-            text += f"\n[... {self.err_dropped} more bytes of stderr dropped]"
+    def drain_stderr(self, reads: int = 64) -> None:
+        """Read what stderr holds now (at most ``reads`` chunks), without waiting."""
+        if self.proc is None or self.proc.stderr is None or self.proc.stderr.closed:
+            return
+        for _ in range(reads):
+            before = len(self.err_log) + self.err_dropped
+            self.read_stderr()
+            if self.err_eof or len(self.err_log) + self.err_dropped == before:
+                break
+
+    def take_stderr(self, what: str = "stderr") -> str:
+        """The stderr kept so far, as text; the log starts over (a function host's next game)."""
+        text = capped_text(self.err_log, self.err_dropped, what)
+        self.err_log = bytearray()
+        self.err_dropped = 0
         return text
+
+    def stderr_text(self) -> str:
+        return capped_text(self.err_log, self.err_dropped)
 
 
 def _peek_exit(pid: int) -> int | None:

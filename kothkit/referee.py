@@ -6,6 +6,11 @@ stdout and stderr, and turns every fault (crash, timeout, time budget, memory,
 out-of-turn output, oversized or undecodable lines) into a verdict against the
 bot at fault.  Whatever happens, every process it started is killed and reaped
 before ``play_game`` returns.
+
+Each bot's log of the game holds what it wrote to stderr (a program bot, or a
+function bot's host) or printed (a function bot called in this process: its
+prints are captured for the game, see :func:`kothkit.funcbots.capture_output`),
+the traceback of a function bot that raised, and its diagnostic lines.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from kothkit import records as R
 from kothkit.bots import BotSpec
 from kothkit.contain import Jail
 from kothkit.fastjson import dumps_compact
-from kothkit.funcbots import FunctionBot, FunctionBotError
+from kothkit.funcbots import WRITES, FunctionBot, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.plugins import get_game
@@ -88,6 +93,7 @@ class _Seat:
     aside_bytes: int = 0
     aside_dropped: int = 0
     start_error: str | None = None
+    detail: str | None = None  # the traceback of a function bot that raised, for its log
     acks: int = 0  # pipelined requests to a function host whose answers are still to be read
 
 
@@ -119,6 +125,8 @@ class Referee:
         self._over = 0
         #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
         self._fault: Fault | None = None
+        #: Some seat a function called in this process, whose prints are captured for its log.
+        self.captures = task.trusted and (self.in_process or any(b.kind == "function" for b in task.players))
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -134,6 +142,10 @@ class Referee:
         match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
+        # Once a game, not once a call (once a batch, in kothkit.tournament.play_batch, where this
+        # finds it done): what trusted function bots print goes to their logs.
+        saved = capture_output() if self.captures else None
+        writes = WRITES[0]
         try:
             try:
                 self._start_all()
@@ -141,18 +153,27 @@ class Referee:
             except _Stop as stop:
                 fault = stop.fault
                 outcome = match.forfeit(fault.seat, fault.kind, fault.reason)
+                detail = self.seats[fault.seat].detail
+                if detail and self.on_event is not None:
+                    for line in detail.splitlines():
+                        self._emit("stderr", fault.seat, line)
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
         finally:
             self._fault = fault
-            self._stop_all()
+            try:
+                self._stop_all()
+            finally:
+                if saved is not None:
+                    release_output(saved)
         winner = names[outcome.winner] if outcome.winner is not None else None
         # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
         # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
         return GameRecord(
             task.id, task.game, task.index, names, tuple([b.hash for b in task.players]), task.seed,
             winner, outcome.reason, names[fault.seat] if fault else None, fault.kind if fault else None,
-            tuple(self.moves), self._logs() if not self.in_process else {}, round(time.monotonic() - t0, 4),
+            tuple(self.moves), self._logs() if not self.in_process or fault or WRITES[0] != writes else {},
+            round(time.monotonic() - t0, 4),
         )
 
     def _start_all(self) -> None:
@@ -179,7 +200,9 @@ class Referee:
         elif self.on_event is not None:
             on_err = lambda line, i=s.index: self._emit("stderr", i, line)
         s.proc = LineProcess(argv=argv, cwd=spec.path, max_line=self.limits.max_line,
-                             stderr_cap=self.limits.stderr_cap, on_stderr=on_err)
+                             stderr_cap=self.limits.stderr_cap, on_stderr=on_err,
+                             aside_prefix=self.prefix.encode() if self.prefix else None,
+                             aside_line_cap=self.limits.aside_line_cap)
         try:
             s.jail.setup()
             s.proc.argv = s.jail.wrap(argv, spec.path)  # under kothkit's init where namespaces work
@@ -201,8 +224,10 @@ class Referee:
                 s.func = func = _function_cache(s.spec, load_time)
                 # Deriving a seed costs a hash: only bots that use randomness get one.
                 func.new_game(bot_seed(self.task.seed, s.index) if func.uses_random else 0)
+                func.out_cap = self.limits.stderr_cap
             except FunctionBotError as e:
                 s.start_error = e.message if hasattr(e, "message") else str(e)
+                s.detail = e.detail
             except overtime.Overtime:
                 s.start_error = f"{s.spec.entry} took more than {load_time:g} s to load"
             except Exception as e:  # a module that fails to import
@@ -218,6 +243,8 @@ class Referee:
             s.start_error = f"cannot start the function host: {e}"
             return
         s.jail = self.hosts.jail(s.spec)
+        # What the bot prints arrives on its host's stderr: shown live to whoever watches.
+        s.host.on_stderr = (lambda line, i=s.index: self._emit("stderr", i, line)) if self.on_event else None
         self._register(s.host.stdout_fd, s, "out")
         self._register(s.host.stderr_fd, s, "err")
         s.proc = s.host
@@ -295,6 +322,7 @@ class Referee:
                     finally:
                         watch[0] = 0
                 except FunctionBotError as e:
+                    seats[seat].detail = e.detail
                     raise _Stop(Fault(seat, e.kind, e.message)) from None
                 except overtime.Overtime:
                     raise _Stop(Fault(seat, *late)) from None
@@ -360,6 +388,7 @@ class Referee:
             with overtime.within(timeout):
                 reply = s.func.call(payload)
         except FunctionBotError as e:
+            s.detail = e.detail
             raise _Stop(Fault(s.index, e.kind, e.message)) from None
         except overtime.Overtime:
             raise _Stop(Fault(s.index, *late)) from None
@@ -453,6 +482,8 @@ class Referee:
         except ValueError:
             raise _Stop(Fault(s.index, R.CRASH, f"function host sent {_short(line)!r}")) from None
         if "error" in answer:
+            detail = answer.get("detail")
+            s.detail = detail if isinstance(detail, str) else None
             raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])), host_ok=True)
         return answer.get("ok")
 
@@ -649,13 +680,27 @@ class Referee:
             parts = []
             tags: list[int] = []
             stderr_lines = 0
-            if s.proc is not None and s.host is None:
+            if s.host is not None:
+                # The host's stderr of this game only: what is in the pipe now is this game's
+                # (the host writes a call's prints before its answer).
+                s.host.drain_stderr()
+                err = s.host.take_stderr("output")
+            elif s.func is not None:
+                err = s.func.take_output() if s.func.out or s.func.out_dropped else ""
+            elif s.proc is not None:
                 err = s.proc.stderr_text()
                 if err:
-                    parts.append(err)
                     tags += _line_moves(bytes(s.proc.err_log), s.err_marks, moves)
-                    tags += [moves] * (len(err.split("\n")) - len(tags))  # the note of bytes dropped
-                    stderr_lines = len(tags)
+            else:
+                err = ""
+            if err:
+                parts.append(err)
+                # A function bot's prints carry no move marks: they count as after the game.
+                tags += [moves] * (len(err.split("\n")) - len(tags))  # and the note of bytes dropped
+            if s.detail:
+                parts.append(s.detail)
+                tags += [moves] * len(s.detail.split("\n"))
+            stderr_lines = len(tags)
             if s.aside:
                 parts.append("\n".join(s.aside))
                 tags += s.aside_moves
@@ -753,14 +798,18 @@ class HostPool:
     def discard(self, spec: BotSpec) -> None:
         found = self._hosts.pop((spec.entry or "", spec.hash), None)
         if found is not None:
-            found[0].kill()
-            found[1].teardown()
+            _end_host(*found)
 
     def close(self) -> None:
         for p, jail in self._hosts.values():
-            p.kill()
-            jail.teardown()
+            _end_host(p, jail)
         self._hosts.clear()
+
+
+def _end_host(p: LineProcess, jail: Jail) -> None:
+    p.drain_stderr()  # what the bot printed last is its game's log (read by the referee after)
+    p.kill()
+    jail.teardown()
 
 
 def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,

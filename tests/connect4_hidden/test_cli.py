@@ -9,11 +9,14 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from kothkit.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots" / "connect4"
@@ -28,7 +31,7 @@ def run(tmp: Path, *args: str, name: str = "out", timeout: float = 240) -> dict:
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     doc = json.loads(out.read_text())
-    doc["_stdout"] = proc.stdout
+    doc["_stdout"], doc["_stderr"] = proc.stdout, proc.stderr
     return doc
 
 
@@ -161,6 +164,46 @@ def test_a_bot_that_raised_keeps_its_host_as_a_trusted_bot_keeps_its_module(tmp_
     assert [g["verdict"] for g in isolated["games"]].count("crash") == 1, isolated["games"]
 
 
+@pytest.mark.parametrize("mode, jobs", [("isolated", "2"), ("trusted", "1"), ("trusted", "2")])
+def test_what_a_function_bot_prints_or_raises_is_in_its_log_of_each_game(tmp_path, mode, jobs):
+    doc = run(tmp_path, "--bots", str(BOTS / "printer.py:printer"), "--bots", str(BOTS / "printer.py:flood"),
+              "--bots", str(BOTS / "raiser.py:raiser"), "--bots", str(BUNDLED / "constant_player"),
+              "--rounds", "1", "--seed", "4", "--jobs", jobs, *(["--trusted"] if mode == "trusted" else []), name=mode)
+    with Journal(tmp_path / f"{mode}.sqlite") as j:
+        recs = list(j.all("connect4_hidden"))
+    assert len(recs) == 12
+    loaded = 0
+    for rec in recs:
+        if "printer" in rec.players:
+            # Every call's prints, to stdout and stderr (a line without newline too), in this
+            # game's log and no other: its calls number 1, 2, ... as its state counts them.
+            seat = rec.players.index("printer")
+            turns = [i for i, m in enumerate(rec.moves) if m.seat == seat]
+            log = rec.logs["printer"]
+            assert re.findall(r"printer: call (\d+) of this game, turn (\d+)", log) == [
+                (str(n + 1), str(t)) for n, t in enumerate(turns)]
+            assert re.findall(r"printer: to stderr, turn (\d+)", log) == [str(t) for t in turns]
+            assert log.count("[no newline") == len(turns)
+            loaded += log.count("printer: loaded")
+        if "flood" in rec.players:
+            kept, _, note = rec.logs["flood"].rpartition("\n")
+            assert len(kept.encode()) <= 32 * 1024 and re.fullmatch(r"\[\.\.\. \d+ more bytes of output dropped\]", note)
+        if rec.fault == "raiser":
+            # One line for the verdict; the traceback is in the game's log.
+            assert re.fullmatch(r"crash: raised ValueError: raiser gives up on turn \d \(raiser\.py, line 6, in raiser\)",
+                                rec.reason), rec.reason
+            log = rec.logs["raiser"]
+            assert log.startswith("Traceback (most recent call last):") and 'raise ValueError("raiser gives up' in log
+    assert 1 <= loaded <= int(jobs)  # once in each process that loaded it
+    faults = [rec for rec in recs if rec.fault]
+    assert {rec.fault for rec in faults} == {"raiser"} and len(faults) == 6
+    # Nothing a bot printed reached the judge's own output; a raise is one line there.
+    said = doc["_stdout"] + doc["_stderr"]
+    for text in ("printer: loaded", "printer: call", "printer: to stderr", "no newline", "zzz", "Traceback"):
+        assert text not in said, said
+    assert len([line for line in said.splitlines() if "raiser gives up" in line]) == len(faults)
+
+
 def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_goes_on(tmp_path):
     # os._exit takes the worker down, and the batches it was playing with it: they are
     # played again with their function bots isolated, where the bot loses with crash, and
@@ -267,3 +310,29 @@ def test_debug_shows_the_board_after_every_move(tmp_path):
     assert "turn 1: seat 1 (O) to move" in text and "over, winner" in text
     quiet = debug("--no-boards")
     assert "0  1  2  3  4  5  6" not in quiet and quiet.count(" -> judge (") == replies
+
+
+def test_debug_shows_what_a_function_bot_prints_and_the_traceback_of_a_raise(tmp_path):
+    def debug(entry: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kothkit", "debug", "connect4_hidden", str(BOTS / entry),
+                               "--against", "constant_player", "--no-boards"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+    p = debug("printer.py:printer")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    # Each call's prints come before its reply, as they happened.
+    first = lines.index("printer [stderr]: printer: call 1 of this game, turn 0")
+    assert lines[first + 1] == "printer [stderr]: printer: to stderr, turn 0"
+    assert lines[first + 2].startswith("printer -> judge (")
+    assert "printer [stderr]: [no newline 0]printer: call 2 of this game, turn 2" in lines
+    p = debug("raiser.py:raiser")
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("VERDICT against raiser: crash: raised ValueError"))
+    turn = re.search(r"turn (\d+)", lines[verdict])[1]
+    assert lines[verdict - 4:verdict] == [
+        "raiser [stderr]: Traceback (most recent call last):",
+        f'raiser [stderr]:   File "{BOTS / "raiser.py"}", line 6, in raiser',
+        'raiser [stderr]:     raise ValueError("raiser gives up on turn %d" % turn)',
+        f"raiser [stderr]: ValueError: raiser gives up on turn {turn}"]

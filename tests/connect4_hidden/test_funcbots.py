@@ -180,8 +180,27 @@ def test_a_raising_bot_is_a_crash_with_its_traceback():
     with pytest.raises(FunctionBotError) as e:
         bot.call((EMPTY, 4))
     assert e.value.kind == "crash"
-    assert "ValueError: raiser gives up on turn 4" in e.value.message
-    assert "raiser.py" in e.value.message and "funcbots.py" not in e.value.message
+    # One line for the verdict, the traceback (without the judge's own frames) for the log.
+    assert e.value.message == "raised ValueError: raiser gives up on turn 4 (raiser.py, line 6, in raiser)"
+    assert e.value.detail.endswith("ValueError: raiser gives up on turn 4")
+    assert "raiser.py" in e.value.detail and "funcbots.py" not in e.value.detail
+
+
+def test_in_this_process_a_bots_prints_go_to_its_log_and_the_judges_own_do_not(capsys):
+    from kothkit.funcbots import capture_output, release_output
+
+    bot = FunctionBot(ref("printer.py", "printer"))  # loaded with nothing captured: printed as usual
+    saved = capture_output()
+    try:
+        bot.call((EMPTY, 0))
+        print("the judge's own line")
+        bot.call((EMPTY, 2))
+    finally:
+        release_output(saved)
+    assert bot.take_output() == ("printer: call 1 of this game, turn 0\nprinter: to stderr, turn 0\n[no newline 0]"
+                                 "printer: call 2 of this game, turn 2\nprinter: to stderr, turn 2\n[no newline 2]")
+    assert bot.take_output() == ""
+    assert capsys.readouterr().out == "printer: loaded\nthe judge's own line\n"
 
 
 def test_sys_exit_is_a_crash_not_the_end_of_the_judge():
@@ -298,6 +317,7 @@ def test_worker_reports_a_crash_and_keeps_serving(hosts):
     assert h.call(EMPTY, 0) == {"ok": 3}
     r = h.call(EMPTY, 4)
     assert r["kind"] == "crash" and "ValueError: raiser gives up on turn 4" in r["error"]
+    assert "\n" not in r["error"] and r["detail"].startswith("Traceback (most recent call last):")
     h.new(1)
     assert h.call(EMPTY, 0) == {"ok": 3}
     assert h.close()[0] == 0

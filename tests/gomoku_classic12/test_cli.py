@@ -189,6 +189,39 @@ def test_debug_flood_is_logged_within_caps_and_the_game_goes_on(cli):
             assert "END 1" in rec.logs["steady"]
 
 
+def _long_debug(size: int) -> str:
+    """What debug_long and debug_huge write as a long DEBUG line of ``size`` bytes."""
+    body = size - len("DEBUG long ")
+    return "DEBUG long " + ("0123456789" * (body // 10 + 1))[:body]
+
+
+@pytest.mark.parametrize("brain, size", [("debug_long", 100 * 1024), ("debug_huge", 10 * 1024 * 1024)])
+def test_a_debug_line_over_the_line_caps_is_cut_and_the_game_goes_on(cli, brain, size):
+    # The seed: one DEBUG message over 16 KB is truncated, past 32 KB in all they are ignored,
+    # and neither loses the game (both lines are longer than max_line, 64 KB).  A roomy move
+    # time: only the caps are under test, not how fast 10 MB cross a pipe on a loaded machine.
+    db = cli.tmp / f"{brain}.sqlite"
+    doc = cli.run_json("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(TB / brain),
+                       "--seed", "3", "--jobs", "1", "--move-time", "10", "--db", str(db), timeout=180)
+    assert doc["errors"] == [] and len(doc["games"]) == 2
+    for g in doc["games"]:
+        assert g["fault"] is None and g["reason"].startswith("five in a row"), g
+        assert not any(m.startswith("DEBUG") for m in g["moves"])
+        assert len(g["moves"][2 + g["players"].index(brain)::2]) > 3  # its moves, after the long lines too
+    cap, total = 16 * 1024, 32 * 1024
+    for rec in records(db):
+        lines = rec.logs[brain].split("\n")
+        # The first 16 KB of the long line; the stream goes on at its end (the next line whole);
+        # the 20 KB line of the next move is kept up to the 32 KB in all, and the rest is counted.
+        assert lines[0] == "DEBUG hello"
+        assert lines[1] == _long_debug(size)[:cap]
+        assert lines[2] == "DEBUG after the long line"
+        assert lines[3] == _long_debug(20 * 1024)[:total - cap - len(lines[0]) - len(lines[2])]
+        assert sum(len(line) for line in lines[:4]) == total
+        assert lines[4].endswith("bytes of DEBUG output dropped over the cap]") and len(lines) == 5
+    assert os.path.getsize(db) < 1024 * 1024  # nothing like the 10 MB line was stored
+
+
 # -- the course's protocol, unchanged --------------------------------------------------------------------
 def test_a_brain_written_for_the_course_plays_without_change(cli):
     doc = cli.run_json("run", "gomoku_classic12", "--bots", str(BUNDLED), "--bots", str(TB / "course"),
