@@ -94,10 +94,10 @@ class Archive:
         if self._finder is None:
             self._finder = _Settings(list(self.runs))
         finder = self._finder
-        found = finder.find(r)
+        found = finder.find_run(r)
         if found is None:
             return None, None
-        settings, tseed = found
+        _, tseed, settings, _, _ = found
         a, b = sorted(r.players)
         slot = finder._slot(tseed, a, b, r.seed)
         return settings, None if slot is None else slot // 2 + 1
@@ -138,12 +138,23 @@ def open_journal(path: Path) -> Archive:
                                        f"({type(e).__name__}: {e})") from None
                 finished[row["id"]] = row["finished_at"]
             try:
-                runs = tuple(dict(r) for r in db.execute("SELECT * FROM runs ORDER BY id"))
+                runs = tuple(_run(r) for r in db.execute("SELECT * FROM runs ORDER BY id"))
             except sqlite3.OperationalError:
                 runs = ()
+            except (ValueError, TypeError) as e:
+                raise ArchiveError(f"{path}: corrupt journal: a run cannot be read ({type(e).__name__}: {e})") from None
     except sqlite3.DatabaseError as e:
         raise ArchiveError(f"{path}: corrupt journal ({e})") from None
     return Archive(path=path, records=tuple(records), finished=finished, runs=runs)
+
+
+def _run(row: sqlite3.Row) -> dict:
+    """A run as ``Journal.runs`` gives it: ``bots`` and ``settings`` decoded."""
+    r = dict(row)
+    r["bots"], r["settings"] = json.loads(r["bots"]), json.loads(r["settings"])
+    if not isinstance(r["bots"], list) or not isinstance(r["settings"], dict):
+        raise ValueError("bots or settings of the wrong kind")
+    return r
 
 
 def _record(row: sqlite3.Row) -> GameRecord:

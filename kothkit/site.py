@@ -17,7 +17,6 @@ without runs counts every game.
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 import shutil
@@ -71,8 +70,8 @@ def boards_of(archive: Archive) -> list[Board]:
         if runs:
             last = runs[-1]
             try:
-                bots = {(b["name"], b["hash"]) for b in json.loads(last["bots"])}
-                game_time = json.loads(last["settings"]).get("limits", {}).get("game_time")
+                bots = {(b["name"], b["hash"]) for b in last["bots"]}
+                game_time = last["settings"].get("limits", {}).get("game_time")
             except (ValueError, TypeError, KeyError):
                 raise ArchiveError(f"{archive.path}: corrupt journal: run {last.get('id')} cannot be read") from None
             games = [r for r in games if all((n, h) in bots for n, h in zip(r.players, r.hashes))]

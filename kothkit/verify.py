@@ -118,12 +118,17 @@ class _Settings:
         stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
         return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
 
-    def find(self, r: GameRecord) -> dict | None:
-        """The settings of the latest run that reproduces ``r``'s id, or None."""
+    def find_run(self, r: GameRecord) -> tuple | None:
+        """The latest run that reproduces ``r``'s id, as (game, seed, settings, rounds, {bot: hash}), or None."""
         for run in reversed(self.runs):
             if self.matches(r, run):
-                return run[2]
+                return run
         return None
+
+    def find(self, r: GameRecord) -> dict | None:
+        """The settings of the latest run that reproduces ``r``'s id, or None."""
+        run = self.find_run(r)
+        return None if run is None else run[2]
 
 
 def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> None:
