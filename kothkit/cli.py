@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from kothkit import challenge as challenges
-from kothkit.bots import BotError, BotSpec, load_bots
+from kothkit.bots import BotError, BotSpec, load_bots, printable
 from kothkit.game import Setup
 from kothkit.plugins import PluginError, get_game, installed_games, plugin_manager
 from kothkit.seeding import fresh_seed
@@ -165,7 +165,7 @@ def run(
         if r.fault and not reused:
             faults += 1
             if faults <= 20:
-                progress.console.print(f"  {r.fault} lost to {r.winner or '-'}: {r.reason}", markup=False)
+                progress.console.print(f"  {r.fault} lost to {r.winner or '-'}: {printable(r.reason)}", markup=False)
             elif faults == 21:
                 progress.console.print("  (further faults are in the journal)")
         shown[0] += 1

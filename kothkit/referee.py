@@ -22,7 +22,7 @@ import attrs
 
 from kothkit import overtime
 from kothkit import records as R
-from kothkit.bots import BotSpec
+from kothkit.bots import BotSpec, printable
 from kothkit.contain import Jail
 from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import FunctionBot, FunctionBotError
@@ -54,6 +54,24 @@ class Fault:
 def _short(text: str, n: int = 80) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= n else text[:n] + "..."
+
+
+class _LiveStderr:
+    """A bot's stderr shown live on the judge's stderr (``stderr = true``): escaped, and capped
+    like its log (a flooding bot cannot fill the host's terminal or its log file)."""
+
+    def __init__(self, name: str, cap: int):
+        self.name, self.left, self.told = name, cap, False
+
+    def __call__(self, line: str) -> None:
+        if self.left <= 0:
+            if not self.told:
+                self.told = True
+                print(f"[{self.name}] ... more stderr not shown (the game's log keeps up to its cap)", file=sys.stderr)
+            return
+        line = printable(line[:1000]) + (" ..." if len(line) > 1000 else "")
+        self.left -= len(line) + 1
+        print(f"[{self.name}] {line}", file=sys.stderr)
 
 
 def bot_seed(task_seed: int, seat: int) -> int:
@@ -163,7 +181,7 @@ class Referee:
         s.jail = Jail(self.limits, cpu=self.cpu)
         on_err = None
         if spec.stderr and self.on_event is None:
-            on_err = lambda line, n=spec.name: print(f"[{n}] {line}", file=sys.stderr)
+            on_err = _LiveStderr(spec.name, self.limits.stderr_cap)
         elif self.on_event is not None:
             on_err = lambda line, i=s.index: self._emit("stderr", i, line)
         s.proc = LineProcess(argv=argv, cwd=spec.path, max_line=self.limits.max_line,
@@ -175,8 +193,11 @@ class Referee:
             s.proc.start()
             s.jail.started(s.proc.pid)
         except Exception as e:  # exec failure, bad cwd, preexec failure: the bot's fault, not the judge's
-            s.start_error = f"cannot start {argv[0]!r}: {e}"
-            s.proc.proc = None
+            s.start_error = f"cannot start {_short(argv[0])!r}: {_short(str(e), 200)}"
+            if s.proc.proc is not None:
+                s.proc.kill()
+            s.proc = None  # nothing to send to, read or stop
+            s.jail.teardown()  # its cgroups, made before the start failed
             return
         self._register(s.proc.stdout_fd, s, "out")
         self._register(s.proc.stderr_fd, s, "err")

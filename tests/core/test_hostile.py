@@ -56,6 +56,7 @@ EXPECTED = {
     "answers_twice": ("out-of-turn", "when no reply was due"),
     "memory_hog": ("memory", f"more than {MEMORY_MB} MiB"),
     "flood_stderr": (None, ""),
+    "loud_stderr": (None, ""),
     "child": (None, ""),
     "setsid_grandchild": (None, ""),
     "ignores_sigterm": (None, ""),
@@ -107,7 +108,7 @@ def arena(tmp_path_factory):
             name = pending.pop(0)
             out = tmp / name
             out.mkdir()
-            move_time = FLOOD_MOVE_TIME if name == "flood_stderr" else MOVE_TIME
+            move_time = FLOOD_MOVE_TIME if name in ("flood_stderr", "loud_stderr") else MOVE_TIME
             cmd = [sys.executable, "-c", JUDGE, str(out / "rss"), "run", "gomoku_swap2",
                    "--bots", str(bots / name), "--bots", str(good), "--seed", "7", "--jobs", "1",
                    "--move-time", str(move_time), "--memory-mb", str(MEMORY_MB),
@@ -189,6 +190,17 @@ def test_stderr_flood_is_capped_in_the_journal(arena):
         log = r.logs["flood_stderr"]
         assert len(log.encode()) < 64 * 1024
         assert "more bytes of stderr dropped" in log
+
+
+@pytest.mark.slow
+def test_live_stderr_is_capped_and_escaped_on_the_terminal(arena):
+    """loud_stderr (stderr = true) writes 16 MiB with terminal escapes per game: the judge shows
+    its log's cap of it, escaped, and says the rest is not shown."""
+    out = arena["results"]["loud_stderr"]["stdout"]
+    assert len(out.encode()) < 200 * 1024
+    assert "\x1b" not in out
+    assert "[loud_stderr] \\x1b[2J\\x1b[31mLOUD" in out
+    assert out.count("[loud_stderr] ... more stderr not shown") == 2  # once a game
 
 
 @pytest.mark.slow
