@@ -71,6 +71,14 @@ class Capabilities:
     why: str = ""
     #: The init the bots run under: "C" (compiled here, fast) or "Python".
     helper: str = ""
+    #: Bots see a minimal root (system folders, their own folder, private /tmp), not the machine.
+    minimal: bool = False
+    #: The uid bots run as (the folder id-mapped to it), or None: the judge's uid (root in a user namespace).
+    user: int | None = None
+    #: Bots run with no capability at all (else a few, to use their folder: the judge is root without id-mapping).
+    no_caps: bool = False
+    #: A seccomp filter refuses the calls a bot never needs (open_by_handle_at, mount, ptrace...).
+    seccomp: bool = False
 
     def describe(self) -> list[str]:
         lines = []
@@ -81,7 +89,11 @@ class Capabilities:
             lines.append(f"processes: no PID namespace ({self.why}); a bot's process group"
                          + (" and cgroup are" if self.pids_dir or self.cgroup_dir else " is")
                          + " killed after its game; children that leave both can survive")
-        if self.files:
+        if self.files and self.minimal:
+            lines.append("files: a minimal root: the system's runtime folders and the interpreter read-only, the "
+                         "bot's own folder (writable if stateful), a private /tmp, /proc of its namespace, "
+                         "/dev null, zero, urandom")
+        elif self.files:
             lines.append("files: read-only machine; a bot writes only its own folder and a private /tmp; "
                          "other bots' folders hidden")
         else:
@@ -95,13 +107,25 @@ class Capabilities:
             lines.append(f"process cap: pids cgroup {self.pids_version} (threads count)")
         else:
             lines.append("process cap: RLIMIT_NPROC (per user; not enforced for root)")
+        lines.append(f"privileges: {self.privileges()}")
         lines.append(f"cpu pinning: cores {list(self.cores)}")
         return lines
+
+    def privileges(self) -> str:
+        if not self.namespaces:
+            return "bots run as the judge's user"
+        who = (f"bots run as uid {self.user}" if self.user is not None
+               else "bots run as root in a user namespace" if self.userns else "bots run as root (NOT unprivileged)")
+        caps = "no capabilities" if self.no_caps else "a few capabilities"
+        return f"{who}, {caps}, no_new_privs, " + ("seccomp filter" if self.seccomp else "no seccomp filter")
 
     def summary(self) -> str:
         """One line for the run output: what is enforced, and what is not."""
         parts = [f"PID namespace per bot ({self.helper} init)" if self.namespaces else f"no PID namespace ({self.why})"]
-        parts.append("files read-only outside the bot's folder" if self.files else "files NOT confined")
+        parts.append(("minimal filesystem" if self.minimal else "files read-only outside the bot's folder")
+                     if self.files else "files NOT confined")
+        if self.namespaces:
+            parts.append(self.privileges())
         parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
         parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
         return ", ".join(parts)
@@ -231,12 +255,29 @@ def helper_command(options: list[str], argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", boot, *options, "--", *argv]
 
 
-def _probe_namespaces() -> tuple[bool, bool, bool, str]:
-    """(namespaces, files, userns, why): run the helper's probe in a scratch layout."""
+@attrs.frozen
+class _Probed:
+    namespaces: bool = False
+    files: bool = False
+    userns: bool = False
+    why: str = ""
+    minimal: bool = False
+    user: int | None = None
+    no_caps: bool = False
+    seccomp: bool = False
+
+
+#: The uid bots run as when the judge is root (nobody): their folder is id-mapped to it.
+BOT_UID = 65534
+
+
+def _probe_namespaces() -> _Probed:
+    """What the jail achieves here: run the helper's probe in a scratch layout, with the most
+    asked of it first, then less."""
     if os.environ.get("KOTHKIT_NO_NAMESPACE") == "1":
-        return False, False, False, "disabled by KOTHKIT_NO_NAMESPACE=1"
+        return _Probed(why="disabled by KOTHKIT_NO_NAMESPACE=1")
     if not sys.platform.startswith("linux"):
-        return False, False, False, "not Linux"
+        return _Probed(why="not Linux")
     userns = os.geteuid() != 0
     tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
     why = ""
@@ -246,10 +287,13 @@ def _probe_namespaces() -> tuple[bool, bool, bool, str]:
         me.mkdir(parents=True)
         other.mkdir()
         (other / "secret").write_text("x")
-        for files in (True, False):
+        attempts = [(True, not userns, True), (True, False, True), (True, False, False), (False, False, False)]
+        for files, as_user, filtered in attempts:
             opts = [f"folder={me}", f"parent={os.getpid()}", "probe=1", f"outside={tmp}", f"sibling={other}"]
             opts += ["userns=1"] if userns else []
-            opts += ["fs=1", f"hide={bots}"] if files else []
+            opts += ["fs=1", "folder_rw=1", f"hide={bots}"] if files else []
+            opts += [f"user={BOT_UID}"] if as_user else []
+            opts += ["seccomp=1"] if filtered else []
             try:
                 done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
                                       timeout=20, stdin=subprocess.DEVNULL)
@@ -261,15 +305,20 @@ def _probe_namespaces() -> tuple[bool, bool, bool, str]:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
+            got = dict(namespaces=True, userns=userns,
+                       user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
+                       no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
+                       seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
             if not files:
-                return True, False, userns, why or "file confinement unavailable"
+                return _Probed(files=False, why=why or "file confinement unavailable", **got)
             own = me / ".kothkit-probe"
             confined = (own.exists() and not (tmp / ".kothkit-probe").exists()
                         and report.get("sibling_hidden") == "True")
             if confined:
-                return True, True, userns, ""
+                # The C init builds a minimal root; the Python one makes the machine read-only.
+                return _Probed(files=True, minimal=compiled_helper() is not None, why="", **got)
             why = "the probe could write outside its folder"
-        return False, False, userns, why or "unshare failed"
+        return _Probed(userns=userns, why=why or "unshare failed")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -295,10 +344,11 @@ def capabilities() -> Capabilities:
                 pids, pids_v = p1, "v1"
         for d in {mem, pids} - {None}:
             _sweep(d)
-    namespaces, files, userns, why = _probe_namespaces()
+    p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
-                        namespaces=namespaces, files=files, userns=userns, why=why,
-                        helper=("C" if compiled_helper() else "Python") if namespaces else "")
+                        namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
+                        helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
+                        minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp)
 
 
 # -- hiding the other bots -----------------------------------------------------------
@@ -359,12 +409,45 @@ def _kept(argv: list[str]) -> list[str]:
     return kept
 
 
+#: Where the system's programs live: shown to every bot by the init itself.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def _exposed(argv: list[str]) -> list[str]:
+    """Paths outside the system folders a bot's command needs, shown read-only in its root: the
+    Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
+    (function hosts import it), and the installation of a command found on PATH (node in /opt,
+    say).  Never a path the bot names itself: an absolute command must be a system program's
+    or lie in the bot's folder."""
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(sys.executable).parent),
+             str(Path(__file__).parent)]
+    if argv and "/" not in argv[0]:
+        found = shutil.which(argv[0])
+        if found:
+            for c in (found, os.path.realpath(found)):
+                d = os.path.dirname(c)
+                paths += [d, os.path.dirname(d)] if os.path.basename(d) == "bin" else [d]
+    if argv and argv[0] == sys.executable:
+        paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    out: list[str] = []
+    for p in paths + [os.path.realpath(p) for p in paths]:
+        p = os.path.normpath(p)
+        if p == "/" or any(p == d or p.startswith(d + "/") for d in SYSTEM_DIRS) or not os.path.exists(p):
+            continue
+        if p not in out:
+            out.append(p)
+    # a path inside another one is shown with it
+    return [p for p in out if not any(q != p and p.startswith(q.rstrip("/") + "/") for q in out)]
+
+
 @attrs.define(eq=False)
 class Jail:
     """The OS-side limits of one bot process for one game."""
 
     limits: Limits
     cpu: int | None = None
+    #: The bot may write its folder (a stateful bot, a build); else its folder is read-only to it.
+    writable: bool = False
     caps: Capabilities = attrs.field(factory=capabilities)
     #: The bot's memory cgroup (v1 or v2), or None.
     group: Path | None = None
@@ -440,15 +523,22 @@ class Jail:
         opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
         if self.caps.userns:
             opts.append("userns=1")
+        if self.caps.user is not None:
+            opts.append(f"user={self.caps.user}")
+        if self.caps.seccomp:
+            opts.append("seccomp=1")
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={TMP_MB}"]
-            # The private /tmp must not hide what the bot's command needs from under /tmp: the
-            # interpreter (a venv made there), kothkit itself (function hosts import it), the
-            # program: those folders are bound back read-only.
-            opts += [f"keep={k}" for k in _kept(argv)]
-            hide = hidden_parent(folder)
-            if hide is not None:
-                opts.append(f"hide={hide}")
+            opts += ["fs=1", f"tmp_mb={TMP_MB}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            if self.caps.minimal:
+                # What the command needs outside the system folders, shown read-only.
+                opts += [f"keep={k}" for k in _exposed(argv)]
+            else:
+                # The Python init's private /tmp must not hide what the bot's command needs from
+                # under /tmp (a venv made there, kothkit itself): bound back read-only.
+                opts += [f"keep={k}" for k in _kept(argv)]
+                hide = hidden_parent(folder)
+                if hide is not None:
+                    opts.append(f"hide={hide}")
         self.wrapped = True
         return helper_command(opts, list(argv))
 

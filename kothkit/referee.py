@@ -178,7 +178,7 @@ class Referee:
             setup = Setup(players=tuple(b.name for b in self.task.players), seed=self.task.seed,
                           rules={**self.info.rules, **self.task.rules})
             argv += [str(a) for a in self.info.bot_args(setup, s.index, bot_seed(self.task.seed, s.index))]
-        s.jail = Jail(self.limits, cpu=self.cpu)
+        s.jail = Jail(self.limits, cpu=self.cpu, writable=spec.stateful)
         on_err = None
         if spec.stderr and self.on_event is None:
             on_err = _LiveStderr(spec.name, self.limits.stderr_cap)

@@ -51,12 +51,13 @@ AFTER
 '''
 
 
-def make_bot(folder: Path, name: str, setup: str = "", after: str = "") -> Path:
+def make_bot(folder: Path, name: str, setup: str = "", after: str = "", stateful: bool = False) -> Path:
     d = folder / name
     d.mkdir(parents=True)
     code = PLAYER.replace("SETUP", textwrap.dedent(setup).strip()).replace("AFTER", textwrap.dedent(after).strip())
     (d / "bot.py").write_text(code)
-    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n')
+    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n'
+                                + ("stateful = true\n" if stateful else ""))
     return d
 
 
@@ -177,7 +178,7 @@ def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
               attempt("/var/tmp/{marker}"), str(os.path.exists("../plain")), str(len(os.listdir("/proc")) < 60)]
     sys.stderr.write("report: " + " ".join(report) + "\\n")
     """
-    a = make_bot(tmp_path / "bots", "prober", setup=probe)
+    a = make_bot(tmp_path / "bots", "prober", setup=probe, stateful=True)
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
     try:
@@ -273,7 +274,7 @@ LIMITED = {
     # limit: (setup code run at start, expected verdict, text in the reason or the bot's log)
     "cpu_seconds": ("while True: pass", "crash", "killed by SIGXCPU"),
     # Python ignores SIGXFSZ, so the write fails (EFBIG) and the bot dies of the exception
-    "file_size_mb": ("open('big.bin', 'wb').write(b'x' * (3 << 20))", "crash", "File too large"),
+    "file_size_mb": ("open('/tmp/big.bin', 'wb').write(b'x' * (3 << 20))", "crash", "File too large"),
     "open_files": ("""
     held = []
     try:

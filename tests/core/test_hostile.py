@@ -61,6 +61,8 @@ EXPECTED = {
     "setsid_grandchild": (None, ""),
     "ignores_sigterm": (None, ""),
     "write_parent": (None, ""),
+    "handle_escape": (None, ""),
+    "journal_reader": (None, ""),
 }
 
 #: Runs the judge and writes its own peak RSS (not its children's) to the file named by argv[1].
@@ -215,8 +217,46 @@ def test_bot_writes_only_its_own_folder(arena):
     assert not (bots / "escaped.txt").exists()
     for log in logs:
         assert "own: written" in log
-        assert "parent: denied (Read-only file system)" in log
+        assert "parent: denied (" in log  # read-only, or not the bot's to write
         assert "siblings: write_parent\n" in log  # the other hostile bots' folders are hidden
+
+
+def _logs(arena, name):
+    with Journal(arena["results"][name]["journal"]) as j:
+        return [r.logs[name] for r in j.all()]
+
+
+@pytest.mark.slow
+def test_escape_by_file_handle_is_refused(arena):
+    """open_by_handle_at let a root bot open any file of the disk, whatever its mounts show: the
+    call is refused, by the seccomp filter (EPERM for name_to_handle_at already) or, without one,
+    for want of CAP_DAC_READ_SEARCH."""
+    caps = capabilities()
+    if not caps.namespaces:
+        pytest.skip(f"no jail here: {caps.why}")
+    for log in _logs(arena, "handle_escape"):
+        assert "ESCAPED" not in log
+        assert "open_by_handle_at: EPERM" in log
+        if caps.seccomp:
+            for call in ("name_to_handle_at", "mount", "unshare", "ptrace"):
+                assert f"{call}: EPERM" in log, log
+        else:
+            assert not caps.no_caps or "mount: EPERM" in log
+
+
+@pytest.mark.slow
+def test_journal_and_home_folders_are_invisible(arena):
+    caps = capabilities()
+    if not caps.minimal:
+        pytest.skip("no minimal root here (" + (caps.why or f"the {caps.helper} init makes the machine read-only") + ")")
+    assert arena["results"]["journal_reader"]["journal"].exists()
+    for log in _logs(arena, "journal_reader"):
+        for what in ("journal", "wal", "pwd", "proc1cwd"):
+            assert f"{what}: hidden" in log, log
+        # /root shows only what the bot's interpreter needs (pyenv's prefix, when Python lives there)
+        root = next(l for l in log.splitlines() if l.startswith("root: "))
+        assert root in ("root: hidden (No such file or directory)", "root: ", "root: .pyenv"), root
+        assert "parent: journal_reader\n" in log  # the other bots' folders are not there
 
 
 @pytest.mark.slow
