@@ -228,6 +228,31 @@ def _source_files(folder: Path, sources: Iterable[str] | None) -> list[tuple[str
     return files
 
 
+def folder_bytes(folder: Path, limit: int) -> int:
+    """Disk space the files of ``folder`` take (all of them, state/ too), counted up to just past
+    ``limit`` bytes; a folder with more than ten times MAX_FILES entries counts as over it."""
+    total, seen = 0, 0
+    stack = [str(folder)]
+    while stack and total <= limit:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                seen += 1
+                if seen > 10 * MAX_FILES:
+                    return limit + 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(e.path)
+                total += st.st_blocks * 512
+    return total
+
+
 def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
     """sha256 over the relative paths and bytes of a bot's source files, in sorted order.
 

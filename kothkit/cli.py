@@ -87,6 +87,7 @@ def run(
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
     game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
+    disk_mb: Annotated[Optional[int], typer.Option(help="Cap on what a bot writes (its /tmp, a file, a stateful bot's folder), in MiB.")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: kothkit.sqlite in the challenge folder, else .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
@@ -130,7 +131,7 @@ def run(
         if ch is not None:
             limits = limits.replace(**ch.limits)
         limits = limits.replace(move_time=move_time, first_reply_time=first_reply_time, game_time=game_time,
-                                memory_mb=memory_mb)
+                                memory_mb=memory_mb, disk_mb=disk_mb)
     except (TypeError, ValueError) as e:
         fail(f"bad limit: {e}")
     journal = db or (ch.journal if ch and ch.journal else (ch.folder / "kothkit.sqlite" if ch else Path(".kothkit") / f"{name}.sqlite"))

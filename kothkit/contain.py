@@ -13,6 +13,9 @@ Probed once per judge process (:func:`capabilities`), and said in the
   folder and a private /tmp and /dev/shm, and the other bots' folders are
   hidden (when the bot's parent folder holds only bot folders).  Without, files
   are not confined, and the summary says so.
+* **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
+  RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
+  stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
 * **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
   number of processes (threads count) and lets the jail kill every process of
@@ -45,10 +48,10 @@ import attrs
 from kothkit.limits import Limits
 
 MiB = 1 << 20
+#: How the init's line on a bot's stderr starts when the bot ended with its /tmp or /dev/shm full.
+DISK_FULL = "kothkit: the bot ended with its "
 HELPER = Path(__file__).with_name("jailinit.py")
 HELPER_C = Path(__file__).with_name("jailinit.c")
-#: Private /tmp of a confined bot, in MiB (tmpfs pages count against the memory cap).
-TMP_MB = 256
 
 
 @attrs.frozen
@@ -501,8 +504,8 @@ class Jail:
             out.append(("RLIMIT_DATA", lim.memory_mb * MiB, lim.memory_mb * MiB))
         if lim.cpu_seconds is not None:
             out.append(("RLIMIT_CPU", lim.cpu_seconds, lim.cpu_seconds + 1))
-        if lim.file_size_mb is not None:
-            out.append(("RLIMIT_FSIZE", lim.file_size_mb * MiB, lim.file_size_mb * MiB))
+        fsize = min(lim.file_size_mb or lim.disk_mb, lim.disk_mb)
+        out.append(("RLIMIT_FSIZE", fsize * MiB, fsize * MiB))
         if lim.open_files is not None:
             out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
         if lim.processes is not None and self.pids_group is None:
@@ -528,7 +531,7 @@ class Jail:
         if self.caps.seccomp:
             opts.append("seccomp=1")
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={TMP_MB}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
             if self.caps.minimal:
                 # What the command needs outside the system folders, shown read-only.
                 opts += [f"keep={k}" for k in _exposed(argv)]

@@ -617,6 +617,21 @@ static void start_bot(char **cmd, int *cgroup_fds) {
     _exit(127);
 }
 
+/* When the bot ended with its /tmp or /dev/shm full (disk_mb), say so on its stderr: the
+   judge rules that the bot filled its disk (kothkit.contain.DISK_FULL). */
+static void report_full_disk(int err_fd) {
+    const char *scratch[] = {"/tmp", "/dev/shm"};
+    for (int i = 0; i < 2 && err_fd >= 0 && fs; i++) {
+        struct statvfs sv;
+        if (statvfs(scratch[i], &sv) == 0 && sv.f_blocks > 0 && sv.f_bavail == 0) {
+            char buf[160];
+            int n = snprintf(buf, sizeof buf, "\nkothkit: the bot ended with its %s full (%ld MiB)\n", scratch[i], tmp_mb);
+            if (write(err_fd, buf, n) < 0) { /* the judge is gone */ }
+            return;
+        }
+    }
+}
+
 static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     char c;
@@ -628,6 +643,7 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
     if (bot < 0) fail("fork");
     if (bot == 0) start_bot(cmd, cgroup_fds);
     for (int i = 0; i < ncgroups; i++) close(cgroup_fds[i]);
+    int err_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
     devnull_std();
     for (;;) {
         int status;
@@ -635,6 +651,7 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
         if (pid < 0 && errno == EINTR) continue;
         if (pid < 0) _exit(1);
         if (pid == bot) {
+            report_full_disk(err_fd);
             char buf[32];
             int n = snprintf(buf, sizeof buf, "%d", status);
             if (write(status_w, buf, n) < 0) _exit(1);

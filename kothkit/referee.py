@@ -22,8 +22,8 @@ import attrs
 
 from kothkit import overtime
 from kothkit import records as R
-from kothkit.bots import BotSpec, printable
-from kothkit.contain import Jail
+from kothkit.bots import BotSpec, folder_bytes, printable
+from kothkit.contain import DISK_FULL, Jail
 from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
@@ -101,6 +101,7 @@ class _Seat:
     aside_bytes: int = 0
     aside_dropped: int = 0
     start_error: str | None = None
+    start_kind: str = R.CRASH
     acks: int = 0  # pipelined requests to a function host whose answers are still to be read
 
 
@@ -169,10 +170,18 @@ class Referee:
                 self._start_process(s)
         for s in self.seats:
             if s.start_error is not None:
-                raise _Stop(Fault(s.index, R.CRASH, s.start_error))
+                raise _Stop(Fault(s.index, s.start_kind, s.start_error))
 
     def _start_process(self, s: _Seat) -> None:
         spec = s.spec
+        if spec.stateful:
+            # What a stateful bot keeps in its folder is capped like its /tmp (disk_mb): over it,
+            # the bot does not start and loses; measured here, before the game, deterministically.
+            cap = self.limits.disk_mb << 20
+            if folder_bytes(spec.path, cap) > cap:
+                s.start_error = f"its folder holds more than disk_mb ({self.limits.disk_mb} MiB)"
+                s.start_kind = R.DISK
+                return
         argv = list(spec.command)
         if self.info.bot_args is not None:
             setup = Setup(players=tuple(b.name for b in self.task.players), seed=self.task.seed,
@@ -542,10 +551,18 @@ class Referee:
     def _death(self, s: _Seat) -> Fault:
         s.proc.wait_exit(0.25)
         code = s.proc.poll()
+        for _ in range(16):  # what the bot (and its jail's init) wrote last, bounded
+            before = len(s.proc.err_log) + s.proc.err_dropped
+            s.proc.read_stderr()
+            if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
+                break
         if s.jail is not None and s.jail.oom_killed():
             return Fault(s.index, R.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
         what = describe_exit(code) if code is not None else "closed its output"
         tail = [l for l in s.proc.stderr_text().splitlines() if l.strip()]
+        full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
+        if full:  # the jail's init says so (kothkit.contain.DISK_FULL)
+            return Fault(s.index, R.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
         if tail:
             what += f"; last stderr line: {_short(tail[-1], 120)!r}"
         if s.host is not None:

@@ -63,7 +63,11 @@ EXPECTED = {
     "write_parent": (None, ""),
     "handle_escape": (None, ""),
     "journal_reader": (None, ""),
+    "fills_tmp": ("disk", "with its /tmp full (16 MiB) (disk_mb)"),
+    "fills_folder": ("disk", "its folder holds more than disk_mb (16 MiB)"),
 }
+#: Extra options of a bot's tournament.
+OPTIONS = {"fills_tmp": ["--disk-mb", "16"], "fills_folder": ["--disk-mb", "16"]}
 
 #: Runs the judge and writes its own peak RSS (not its children's) to the file named by argv[1].
 #: VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would report the (large) pytest process
@@ -114,7 +118,8 @@ def arena(tmp_path_factory):
             cmd = [sys.executable, "-c", JUDGE, str(out / "rss"), "run", "gomoku_swap2",
                    "--bots", str(bots / name), "--bots", str(good), "--seed", "7", "--jobs", "1",
                    "--move-time", str(move_time), "--memory-mb", str(MEMORY_MB),
-                   "--db", str(out / "journal.sqlite"), "--json", str(out / "result.json"), "-q"]
+                   "--db", str(out / "journal.sqlite"), "--json", str(out / "result.json"), "-q",
+                   *OPTIONS.get(name, [])]
             with open(out / "stdout", "w") as log:
                 p = subprocess.Popen(cmd, cwd=out, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env=env)
@@ -160,6 +165,9 @@ def test_hostile_bot_gets_its_verdict(arena, name):
     games = res["doc"]["games"]
     assert len(games) == 2
     assert {g["players"][0] for g in games} == {name, "greedy"}  # it opened one game and answered one
+    if name == "fills_folder":  # its folder is measured before each game: the first one is fair
+        first, games = sorted(games, key=lambda g: g["index"])[0], sorted(games, key=lambda g: g["index"])[1:]
+        assert first["fault"] is None and first["reason"] == "five in a row", first
     for g in games:
         if kind is None:
             assert g["fault"] is None and g["verdict"] is None, g
