@@ -150,6 +150,10 @@ def run(
     trusted = trusted or bool(ch and ch.trusted)
     out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}")
     out.print(f"containment: {capabilities().summary()}", markup=False)
+    from kothkit.contain import fair_cpu
+
+    if any(b.kind != "function" for b in specs):
+        out.print(f"cpu: {fair_cpu(info.pondering, jobs, limits.pin_cpu)[1]}", markup=False)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -82,6 +82,9 @@ class Capabilities:
     no_caps: bool = False
     #: A seccomp filter refuses the calls a bot never needs (open_by_handle_at, mount, ptrace...).
     seccomp: bool = False
+    #: A writable freezer cgroup directory (v1: the freezer hierarchy; v2: as cgroup_dir), or None.
+    freezer_dir: Path | None = None
+    freezer_version: str | None = None
 
     def describe(self) -> list[str]:
         lines = []
@@ -111,6 +114,8 @@ class Capabilities:
         else:
             lines.append("process cap: RLIMIT_NPROC (per user; not enforced for root)")
         lines.append(f"privileges: {self.privileges()}")
+        lines.append(f"waiting bots: frozen (freezer cgroup {self.freezer_version}) in games without pondering"
+                     if self.freezer_version else "waiting bots: NOT frozen (no writable freezer cgroup)")
         lines.append(f"cpu pinning: cores {list(self.cores)}")
         return lines
 
@@ -329,7 +334,7 @@ def _probe_namespaces() -> _Probed:
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
-    mem = mem_v = pids = pids_v = None
+    mem = mem_v = pids = pids_v = frz = frz_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
         d2 = _own_cgroup_v2("memory")
         if d2 is not None and _probe_dir(d2):
@@ -345,13 +350,38 @@ def capabilities() -> Capabilities:
             p1 = _own_cgroup_v1("pids")
             if p1 is not None and _probe_dir(p1):
                 pids, pids_v = p1, "v1"
-        for d in {mem, pids} - {None}:
+        frz = frz_v = None
+        if mem_v == "v2" or pids_v == "v2":
+            frz, frz_v = (mem if mem_v == "v2" else pids), "v2"  # cgroup.freeze in every group
+        else:
+            f1 = _own_cgroup_v1("freezer")
+            if f1 is not None and _probe_dir(f1):
+                frz, frz_v = f1, "v1"
+        for d in {mem, pids, frz} - {None}:
             _sweep(d)
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
                         namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
                         helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
-                        minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp)
+                        minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
+                        freezer_dir=frz, freezer_version=frz_v)
+
+
+def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
+    """(cores per job, what the run output says): how a bot is kept from taking its opponent's CPU.
+
+    Without pondering, a waiting bot is frozen.  With it, each bot of a game needs a core of its
+    own: two per job when the machine has them, else the two bots share the job's core."""
+    caps = caps or capabilities()
+    if not pondering:
+        if caps.freezer_version:
+            return 1, f"a waiting bot is frozen (freezer cgroup {caps.freezer_version}): it cannot take its opponent's CPU"
+        return 1, "a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its opponent's core"
+    n = len(caps.cores)
+    if pin_cpu and n >= 2 * jobs:
+        return 2, "the game allows pondering: each bot of a game has a core of its own"
+    return 1, (f"the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to share"
+               + (f" (--jobs {n // 2} gives each bot its own)" if n >= 2 else ""))
 
 
 # -- hiding the other bots -----------------------------------------------------------
@@ -451,11 +481,16 @@ class Jail:
     cpu: int | None = None
     #: The bot may write its folder (a stateful bot, a build); else its folder is read-only to it.
     writable: bool = False
+    #: The bot is frozen while it waits (:meth:`freeze`, :meth:`thaw`): needs a freezer cgroup.
+    freezable: bool = False
     caps: Capabilities = attrs.field(factory=capabilities)
     #: The bot's memory cgroup (v1 or v2), or None.
     group: Path | None = None
     #: The bot's pids cgroup (v1; in v2 it is ``group`` when both exist), or None.
     pids_group: Path | None = None
+    #: The bot's freezer cgroup (v1; in v2 the memory or pids group), or None.
+    freezer_group: Path | None = None
+    frozen: bool = False
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
     parent: int = 0
@@ -492,11 +527,36 @@ class Jail:
                 self.pids_group = self._mkgroup(caps.pids_dir)
             if lim.processes is not None:
                 (self.pids_group / "pids.max").write_text(str(lim.processes))
+        if self.freezable and caps.freezer_dir is not None:
+            if caps.freezer_version == "v2":
+                self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
+            else:
+                self.freezer_group = self._mkgroup(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
 
     def _groups(self) -> list[Path]:
-        return [g for g in dict.fromkeys((self.group, self.pids_group)) if g is not None]
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group)) if g is not None]
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until :meth:`thaw` (it waits for its turn)."""
+        if self.freezer_group is not None and not self.frozen:
+            self._set_frozen(True)
+
+    def thaw(self) -> None:
+        if self.freezer_group is not None and self.frozen:
+            self._set_frozen(False)
+
+    def _set_frozen(self, frozen: bool) -> None:
+        g = self.freezer_group
+        try:
+            if self.caps.freezer_version == "v2":
+                (g / "cgroup.freeze").write_text("1" if frozen else "0")
+            else:
+                (g / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+            self.frozen = frozen
+        except OSError:
+            pass
 
     def _rlimits(self) -> list[tuple[str, int, int]]:
         lim, out = self.limits, []
@@ -601,6 +661,7 @@ class Jail:
         groups = self._groups()
         if not groups:
             return True
+        self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         if self.pids_group is not None:
             try:
                 (self.pids_group / "pids.max").write_text("0")
@@ -666,4 +727,4 @@ class Jail:
                     break
                 except OSError:
                     time.sleep(0.005)
-        self.group = self.pids_group = None
+        self.group = self.pids_group = self.freezer_group = None

@@ -106,14 +106,17 @@ class _Seat:
 
 
 class Referee:
-    def __init__(self, task: GameTask, info: GameInfo, cpu: int | None = None,
+    def __init__(self, task: GameTask, info: GameInfo, cpu: int | tuple[int, ...] | None = None,
                  on_event: EventFn | None = None, hosts: "HostPool | None" = None, boards: bool = False):
         self.task = task
         self.info = info
         #: Emit a "board" event after every move (needs ``on_event`` and a game that renders).
         self.boards = boards and on_event is not None and info.render is not None
         self.limits: Limits = task.limits
-        self.cpu = cpu if self.limits.pin_cpu else None
+        # One core for the game, or one per seat (a game that allows pondering, with cores enough).
+        cpus = cpu if isinstance(cpu, tuple) else (cpu,)
+        self.cpus = cpus if self.limits.pin_cpu else (None,)
+        self.cpu = self.cpus[0]
         self.on_event = on_event
         # Isolated function hosts outlive a game when a worker passes its pool; else they are ours.
         self._own_hosts = hosts is None
@@ -187,7 +190,8 @@ class Referee:
             setup = Setup(players=tuple(b.name for b in self.task.players), seed=self.task.seed,
                           rules={**self.info.rules, **self.task.rules})
             argv += [str(a) for a in self.info.bot_args(setup, s.index, bot_seed(self.task.seed, s.index))]
-        s.jail = Jail(self.limits, cpu=self.cpu, writable=spec.stateful)
+        s.jail = Jail(self.limits, cpu=self.cpus[s.index % len(self.cpus)], writable=spec.stateful,
+                      freezable=not self.info.pondering)
         on_err = None
         if spec.stderr and self.on_event is None:
             on_err = _LiveStderr(spec.name, self.limits.stderr_cap)
@@ -360,10 +364,12 @@ class Referee:
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
+            s.jail.thaw()  # its turn (a game without pondering froze it after its last reply)
             t0 = time.perf_counter()
             s.proc.send(line)
             reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
             elapsed = time.perf_counter() - t0
+            s.jail.freeze()
         if elapsed > allowed + tol:
             raise _Stop(Fault(s.index, late_kind, late_why))
         s.used += elapsed
@@ -581,6 +587,7 @@ class Referee:
             return
         procs = [s for s in self.seats if s.proc is not None and s.host is None and s.proc.proc is not None]
         for s in procs:
+            s.jail.thaw()  # to read its final message and leave within the grace
             s.proc.close_stdin()
         end = time.monotonic() + self.limits.grace
         for s in procs:
@@ -731,7 +738,7 @@ class HostPool:
         self._hosts.clear()
 
 
-def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,
+def play_game(task: GameTask, *, cpu: int | tuple[int, ...] | None = None, on_event: EventFn | None = None,
               hosts: HostPool | None = None, info: GameInfo | None = None, boards: bool = False) -> GameRecord:
     """Play ``task`` to its end and return its record; never leaves a process behind."""
     return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts, boards=boards).run()

@@ -63,6 +63,7 @@ EXPECTED = {
     "write_parent": (None, ""),
     "handle_escape": (None, ""),
     "journal_reader": (None, ""),
+    "starver": (None, ""),
     "fills_tmp": ("disk", "with its /tmp full (16 MiB) (disk_mb)"),
     "fills_folder": ("disk", "its folder holds more than disk_mb (16 MiB)"),
 }
@@ -265,6 +266,59 @@ def test_journal_and_home_folders_are_invisible(arena):
         root = next(l for l in log.splitlines() if l.startswith("root: "))
         assert root in ("root: hidden (No such file or directory)", "root: ", "root: .pyenv"), root
         assert "parent: journal_reader\n" in log  # the other bots' folders are not there
+
+
+#: Plays like the others, but thinks 0.3 s of its own CPU time on its moves 17 to 19: by then the
+#: starver has 16 children spinning, which would leave it a seventeenth of its core.
+THINKER = """
+import re, sys, time
+moves = 0
+for raw in iter(sys.stdin.readline, ""):
+    tag, _, rest = raw.strip().partition(" ")
+    if tag == "EXIT":
+        break
+    moves += 1
+    if 17 <= moves <= 19:
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+    if tag == "A":
+        out = "(0,0) (2,0) (1,0)"
+    elif tag in ("B", "C"):
+        out = "B"
+    else:
+        taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
+        out = "(%d,%d)" % next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+    sys.stdout.write(out + "\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.slow
+def test_starving_child_does_not_cost_its_opponent_a_game(cli, tmp_path):
+    """The starver leaves children spinning after each reply; its opponent needs 0.3 s of CPU on
+    a few moves, with 3 s a move.  Frozen while it waits, the starver takes none of it; not
+    frozen (no cgroups: the control), its children make the opponent lose on time."""
+    caps = capabilities()
+    if caps.freezer_version is None:
+        pytest.skip("no writable freezer cgroup here: a waiting bot is not frozen")
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE / "starver", bots / "starver")
+    (bots / "thinker").mkdir()
+    (bots / "thinker" / "bot.py").write_text(THINKER)
+    (bots / "thinker" / "bot.toml").write_text('command = ["python3", "-S", "bot.py"]\n')
+    jobs = str(len(caps.cores))
+    args = ["run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", jobs, "--move-time", "3", "-q"]
+    fair = cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True, timeout=300)
+    assert "cpu: a waiting bot is frozen" in fair.stdout
+    games = json.loads((tmp_path / "a.json").read_text())["games"]
+    assert len(games) == 2 and all(g["fault"] is None for g in games), games
+    unfair = cli(*args, "--db", tmp_path / "b.sqlite", "--json", tmp_path / "b.json", check=True, timeout=300,
+                 env={"KOTHKIT_NO_CGROUP": "1"})
+    assert "cpu: a waiting bot is NOT frozen" in unfair.stdout
+    games = json.loads((tmp_path / "b.json").read_text())["games"]
+    assert [(g["fault"], g["verdict"]) for g in games] == [("thinker", "timeout")] * 2, games
+    assert processes_touching(bots) == []
 
 
 @pytest.mark.slow
