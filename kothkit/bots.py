@@ -343,7 +343,7 @@ def load_bot_toml(path: Path) -> BotSpec:
         name = check_name(folder.name, path, None, "the folder's name (the bot's name when bot.toml gives none)")
     build = None
     if "build" in data:
-        build = _split_command(data["build"], path, _toml_line(text, "build"), "build")
+        build = _resolve_python(_split_command(data["build"], path, _toml_line(text, "build"), "build"))
     entry = data.get("entry")
     sources = data.get("sources")
     if sources is not None and not (isinstance(sources, list) and all(isinstance(s, str) for s in sources)):

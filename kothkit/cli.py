@@ -42,7 +42,7 @@ def _loaders():
     return loaders
 
 
-def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotError]]:
+def load_and_build(entries: list[str], info, build_time: float | None = None) -> tuple[list[BotSpec], list[BotError]]:
     """Load bots from ``entries``, build those with a build step; report what sits out."""
     from kothkit.tournament import build_bots
 
@@ -54,7 +54,9 @@ def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotErr
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
         else:
             bots.append(b)
-    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build))[:200]}",
+                                                                      markup=False, highlight=False),
+                                     timeout=build_time)
     errors += build_errors
     for e in errors:
         err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
@@ -88,6 +90,7 @@ def run(
     game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
     disk_mb: Annotated[Optional[int], typer.Option(help="Cap on what a bot writes (its /tmp, a file, a stateful bot's folder), in MiB.")] = None,
+    build_time: Annotated[Optional[float], typer.Option(help="Seconds a bot's build may take (default 300); then it is killed and the bot sits out.")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: kothkit.sqlite in the challenge folder, else .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
@@ -123,7 +126,7 @@ def run(
         info.match(Setup(players=("a", "b"), seed=0, rules=rules))
     except (ValueError, TypeError, KeyError) as e:
         fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
-    specs, errors = load_and_build(entries, info)
+    specs, errors = load_and_build(entries, info, build_time)
     if len(specs) < 2:
         fail(f"a tournament needs at least two bots; {len(specs)} loaded")
     limits = info.limits

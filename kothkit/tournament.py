@@ -367,15 +367,15 @@ def _chunks(it, n):
         yield chunk
 
 
-def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None
-               ) -> tuple[list[BotSpec], list[BotError]]:
+def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None,
+               timeout: float | None = None) -> tuple[list[BotSpec], list[BotError]]:
     ok, errors = [], []
-    from kothkit.build import is_built
+    from kothkit.build import BUILD_TIMEOUT, is_built
 
     for b in bots:
         if b.build and on_build is not None and not is_built(b):
             on_build(b)
-        _, err = build(b)
+        _, err = build(b, timeout or BUILD_TIMEOUT)
         if err is None:
             ok.append(b)
         else:
