@@ -577,6 +577,9 @@ class Referee:
 
     # -- the end -----------------------------------------------------------------
     def _final(self, match: Match, outcome: Outcome) -> None:
+        for s in self.seats:
+            if s.jail is not None and s.host is None:
+                s.jail.thaw()  # the game is over: to read its end message and leave within the grace
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
