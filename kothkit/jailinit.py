@@ -44,8 +44,9 @@ SYS_MOUNT_SETATTR = 442  # the same number on every architecture (post-4.20 sysc
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 #: Capabilities a bot keeps: enough to use its own folder whoever owns it, nothing that could
-#: remount, signal or trace outside its namespace.
-KEEP_CAPS = {0, 1, 2, 3}  # CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER
+#: remount, signal or trace outside its namespace; not DAC_READ_SEARCH, which lets
+#: open_by_handle_at open any file of a disk whatever the mounts show.
+KEEP_CAPS = {0, 1, 3}  # CHOWN, DAC_OVERRIDE, FOWNER
 
 libc = ctypes.CDLL(None, use_errno=True)
 

@@ -89,7 +89,7 @@ runpy.run_module("kothkit", run_name="__main__", alter_sys=True)
 def leftover_cgroups(pids: list[int]) -> list[str]:
     caps = capabilities()
     left = []
-    for d in {caps.cgroup_dir, caps.pids_dir} - {None}:
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
         for pid in pids:
             left += [str(p) for p in d.glob(f"kothkit-{pid}-*")]
     return left

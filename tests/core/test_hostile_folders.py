@@ -189,7 +189,7 @@ def test_hostile_folders_are_refused_before_any_game(tmp_path):
     assert int((tmp_path / "rss").read_text()) / 1024 < JUDGE_RSS_MB
     assert left == []
     caps = capabilities()
-    for d in {caps.cgroup_dir, caps.pids_dir} - {None}:
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
         assert not list(d.glob("kothkit-*")), "a cgroup was left"
 
 
