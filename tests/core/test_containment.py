@@ -300,3 +300,33 @@ def test_challenge_limits_hold_inside_the_jail(tmp_path, limit):
         assert (rec.fault, rec.verdict) == ("greedyforit", verdict)
         assert text in rec.reason
     assert processes_touching(tmp_path / "bots") == []
+
+
+@pytest.mark.parametrize("helper", ["C", "Python"])
+def test_escape_by_handle_is_refused_under_each_init(cli, tmp_path, helper):
+    """The handle_escape hostile bot under kothkit's C init and its Python init: the calls are
+    refused, and the run's containment line says what refuses them."""
+    import shutil
+
+    if not CAPS.namespaces:
+        pytest.skip(f"no PID namespace here: {CAPS.why}")
+    if helper == "C" and CAPS.helper != "C":
+        pytest.skip("no C compiler here: the Python init runs the bots")
+    bots = tmp_path / "bots"
+    hostile = Path(__file__).resolve().parents[1] / "bots" / "hostile"
+    shutil.copytree(hostile / "handle_escape", bots / "handle_escape")
+    make_bot(bots, "plain")
+    env = {"KOTHKIT_JAIL_HELPER": "python"} if helper == "Python" else {}
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "1", "--move-time", "5",
+            "--db", tmp_path / "j.sqlite", env=env, check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    assert f"({helper} init)" in line
+    from kothkit.journal import Journal
+
+    with Journal(tmp_path / "j.sqlite") as j:
+        logs = [g.logs["handle_escape"] for g in j.all()]
+    assert len(logs) == 2
+    for log in logs:
+        assert "ESCAPED" not in log and "open_by_handle_at: EPERM" in log
+        if "seccomp filter" in line and "no seccomp filter" not in line:
+            assert "name_to_handle_at: EPERM" in log and "unshare: EPERM" in log and "mount: EPERM" in log
