@@ -449,8 +449,8 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 def _exposed(argv: list[str]) -> list[str]:
     """Paths outside the system folders a bot's command needs, shown read-only in its root: the
     Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
-    (function hosts import it), and the installation of a command found on PATH (node in /opt,
-    say).  Never a path the bot names itself: an absolute command must be a system program's
+    (function hosts import it), and the folder of a command found on PATH (node in /opt/node/bin,
+    say, with /opt/node/lib).  Never a path the bot names itself: an absolute command must be a system program's
     or lie in the bot's folder."""
     paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(sys.executable).parent),
              str(Path(__file__).parent)]
@@ -459,7 +459,9 @@ def _exposed(argv: list[str]) -> list[str]:
         if found:
             for c in (found, os.path.realpath(found)):
                 d = os.path.dirname(c)
-                paths += [d, os.path.dirname(d)] if os.path.basename(d) == "bin" else [d]
+                paths.append(d)
+                if os.path.basename(d) == "bin":  # its libraries, not the whole prefix (~/.local, say)
+                    paths += [os.path.join(os.path.dirname(d), sub) for sub in ("lib", "lib64", "libexec")]
     if argv and argv[0] == sys.executable:
         paths.append(os.path.dirname(os.path.realpath(sys.executable)))
     out: list[str] = []
