@@ -186,7 +186,7 @@ def _pid_alive(pid: int) -> bool:
         return True
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):  # OverflowError: not a pid (another naming): leave it be
         return True
 
 
