@@ -529,7 +529,9 @@ class Jail:
                 self.pids_group = self._mkgroup(caps.pids_dir)
             if lim.processes is not None:
                 (self.pids_group / "pids.max").write_text(str(lim.processes))
-        if self.freezable and caps.freezer_dir is not None:
+        # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
+        # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
+        if self.freezable and caps.freezer_dir is not None and caps.namespaces:
             if caps.freezer_version == "v2":
                 self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
             else:
@@ -585,6 +587,8 @@ class Jail:
         if self.cpu is not None:
             opts.append(f"cpu={self.cpu}")
         opts += [f"cgroup={g / 'cgroup.procs'}" for g in self._groups()]
+        if self.freezer_group is not None:
+            opts.append(f"freezer={self.freezer_group / ('cgroup.freeze' if self.caps.freezer_version == 'v2' else 'freezer.state')}")
         opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
         if self.caps.userns:
             opts.append("userns=1")

@@ -79,6 +79,8 @@ static char *keeps[MAX_LIST]; /* paths the bot's command needs, shown read-only 
 static int nkeeps;
 static char *envs[MAX_LIST]; /* NAME=value set in the bot's environment */
 static int nenvs;
+static char *freezer; /* the bot's freezer file (v1 freezer.state, v2 cgroup.freeze): thawed as the init ends */
+static int freezer_fd = -1;
 static struct { int resource; rlim_t soft, hard; } rlimits[MAX_LIST];
 static int nrlimits;
 
@@ -117,6 +119,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "user")) user = atol(v);
         else if (!strcmp(a, "seccomp")) seccomp_on = !strcmp(v, "1");
         else if (!strcmp(a, "env") && nenvs < MAX_LIST) envs[nenvs++] = v;
+        else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
         else if (!strcmp(a, "folder")) folder = v;
@@ -632,8 +635,27 @@ static void report_full_disk(int err_fd) {
     }
 }
 
+/* The init's end when the leader dies (the judge or its worker died): a bot frozen while it waits
+   (cgroup v1 freezer) would not die of the SIGKILL the kernel then sends, so thaw it first. */
+static void on_leader_death(int sig) {
+    (void)sig;
+    if (freezer_fd >= 0) {
+        const char *thawed = strstr(freezer, "freezer.state") ? "THAWED" : "0";
+        if (write(freezer_fd, thawed, strlen(thawed)) < 0) { /* nothing more to do */ }
+    }
+    _exit(1);
+}
+
 static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (freezer_fd >= 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_leader_death;
+        sigaction(SIGTERM, &sa, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    } else {
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    }
     char c;
     fcntl(life_r, F_SETFL, O_NONBLOCK);
     if (read(life_r, &c, 1) == 0) _exit(1); /* the leader died before PR_SET_PDEATHSIG took */
@@ -679,6 +701,7 @@ int main(int argc, char **argv) {
     int cgroup_fds[MAX_LIST];
     for (int i = 0; i < ncgroups; i++)
         if ((cgroup_fds[i] = open(cgroups[i], O_WRONLY | O_CLOEXEC)) < 0) fail(cgroups[i]);
+    if (freezer && (freezer_fd = open(freezer, O_WRONLY | O_CLOEXEC)) < 0) fail(freezer);
     if (fs && user >= 0 && !userns) {
         /* before the PID namespace: the helper process must not become its init */
         struct stat st;

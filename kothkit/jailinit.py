@@ -302,9 +302,23 @@ def probe_report(cfg):
     os._exit(0)
 
 
-def run_init(cfg, argv, status_w, life_r, cgroup_fds):
+def run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd=None):
     """PID 1 of the namespace: start the bot, reap everything, report the bot's status."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if freezer_fd is not None:
+        # When the leader dies (with the judge), thaw the bot first: frozen (cgroup v1), it would
+        # not die of the SIGKILL the kernel then sends.
+        thawed = b"THAWED" if cfg["freezer"].endswith("freezer.state") else b"0"
+
+        def on_leader_death(*_):
+            try:
+                os.write(freezer_fd, thawed)
+            finally:
+                os._exit(1)
+
+        signal.signal(signal.SIGTERM, on_leader_death)
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    else:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.set_blocking(life_r, False)
     try:
         if os.read(life_r, 1) == b"":  # the leader died before PR_SET_PDEATHSIG took
@@ -315,6 +329,7 @@ def run_init(cfg, argv, status_w, life_r, cgroup_fds):
     bot = os.fork()
     if bot == 0:
         os.close(status_w)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         start_bot(cfg, argv, cgroup_fds)
     for fd in cgroup_fds:
         os.close(fd)
@@ -362,6 +377,7 @@ def main():
         os.sched_setaffinity(0, {cfg["cpu"]})
     # Opened before the mounts turn /sys read-only; the bot writes itself in.
     cgroup_fds = [os.open(p, os.O_WRONLY) for p in cfg.get("cgroups", ())]
+    freezer_fd = os.open(cfg["freezer"], os.O_WRONLY | os.O_CLOEXEC) if cfg.get("freezer") else None
     try:
         enter_namespaces(cfg)
         if cfg.get("fs"):
@@ -377,7 +393,7 @@ def main():
     if init == 0:
         os.close(status_r)
         os.close(life_w)
-        run_init(cfg, argv, status_w, life_r, cgroup_fds)
+        run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd)
     os.close(status_w)
     os.close(life_r)
     for fd in cgroup_fds:

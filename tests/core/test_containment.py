@@ -163,6 +163,57 @@ def test_bots_die_with_a_killed_judge(tmp_path):
     assert wait_gone(tmp_path / "bots") == []
 
 
+@needs_namespaces
+@pytest.mark.parametrize("helper", ["C", "Python"])
+def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
+    """One bot replies (and is frozen: Swap2 allows no pondering) while the other hangs at its
+    second prompt; SIGKILL of the judge: the frozen bot and the children it left die too (a
+    process frozen by a v1 freezer does not die of SIGKILL: the init thaws it as it goes)."""
+    if CAPS.freezer_version is None:
+        pytest.skip("no writable freezer cgroup here: bots are not frozen")
+    if helper == "C" and CAPS.helper != "C":
+        pytest.skip("no C compiler here")
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
+    b = make_bot(tmp_path / "bots", "hanger", setup="""
+    class Second:
+        prompts = 0
+        def readline(self):
+            line = sys.__stdin__.readline()
+            Second.prompts += 1
+            if Second.prompts == 2:
+                time.sleep(3600)
+            return line
+    sys.stdin = Second()
+    """)
+    env = {**os.environ, **({"KOTHKIT_JAIL_HELPER": "python"} if helper == "Python" else {})}
+    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(a), str(b)], stdout=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL, env=env)
+    try:
+        assert judge.stdout.readline() == "playing\n"
+        end = time.monotonic() + 30
+        while not _frozen_groups(judge.pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert _frozen_groups(judge.pid), "the spawner was never frozen"
+    finally:
+        judge.send_signal(signal.SIGKILL)
+        judge.wait(timeout=30)
+        judge.stdout.close()
+    assert wait_gone(tmp_path / "bots") == []
+
+
+def _frozen_groups(judge: int) -> list[Path]:
+    """The judge's freezer cgroups that are frozen."""
+    found = []
+    for g in CAPS.freezer_dir.glob(f"kothkit-{judge}-*"):
+        try:
+            state = (g / "freezer.state").read_text() if CAPS.freezer_version == "v1" else (g / "cgroup.events").read_text()
+        except OSError:
+            continue
+        if "FROZEN" in state or "frozen 1" in state:
+            found.append(g)
+    return found
+
+
 @needs_files
 def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
     marker = f"kothkit-test-{uuid.uuid4().hex}"

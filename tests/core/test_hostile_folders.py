@@ -164,11 +164,13 @@ def test_hostile_folders_are_refused_before_any_game(tmp_path):
              "runpy.run_module('kothkit', run_name='__main__', alter_sys=True)\n")
     t0 = time.monotonic()
     try:
-        r = subprocess.run([sys.executable, "-c", judge, str(tmp_path / "rss"), "run", "gomoku_swap2",
-                            "--bots", str(bots), "--seed", "1", "--jobs", "1", "--move-time", "5",
-                            "--db", str(tmp_path / "j.sqlite"), "--json", str(tmp_path / "out.json"), "-q"],
-                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path,
-                           env={**os.environ, "COLUMNS": "400"})
+        p = subprocess.Popen([sys.executable, "-c", judge, str(tmp_path / "rss"), "run", "gomoku_swap2",
+                              "--bots", str(bots), "--seed", "1", "--jobs", "1", "--move-time", "5",
+                              "--db", str(tmp_path / "j.sqlite"), "--json", str(tmp_path / "out.json"), "-q"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                             cwd=tmp_path, env={**os.environ, "COLUMNS": "400"})
+        stdout, stderr = p.communicate(timeout=120)
+        r = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
         left = processes_touching(bots)
     finally:
         unnest(bots / "deep")
@@ -190,7 +192,7 @@ def test_hostile_folders_are_refused_before_any_game(tmp_path):
     assert left == []
     caps = capabilities()
     for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
-        assert not list(d.glob("kothkit-*")), "a cgroup was left"
+        assert not list(d.glob(f"kothkit-{p.pid}-*")), "a cgroup was left"
 
 
 def test_hash_streams_and_skips_ignored_state(tmp_path):
