@@ -9,10 +9,19 @@ Probed once per judge process (:func:`capabilities`), and said in the
   setsid and double-forked children included.  Without namespaces, a bot's
   process group is killed and, where a cgroup is writable, every process left
   in the bot's cgroup.
-* **Files.**  With namespaces, a bot sees the machine read-only except its own
-  folder and a private /tmp and /dev/shm, and the other bots' folders are
-  hidden (when the bot's parent folder holds only bot folders).  Without, files
-  are not confined, and the summary says so.
+* **Files.**  With namespaces and the C init, a bot sees a minimal root: the
+  system's runtime folders, the interpreter and kothkit (:func:`_exposed`)
+  read-only, its own folder (writable only if stateful), a private /tmp and
+  /dev/shm, its /proc and a few devices.  With the Python init it sees the
+  machine read-only except those, the other bots' folders hidden (when the
+  bot's parent folder holds only bot folders).  Without, files are not
+  confined, and the summary says so.
+* **Privileges.**  With the C init a root judge's bots run as :data:`BOT_UID`,
+  their folder id-mapped to it; in a user namespace, as its root; either way
+  without any capability, with no_new_privs, under a seccomp filter (the
+  Python init: the judge's user, a few capabilities, the same filter).
+* **CPU.**  Without pondering a waiting bot is frozen (:meth:`Jail.freeze`);
+  with it each bot may get its own core (:func:`fair_cpu`).
 * **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
   RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
   stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
