@@ -39,6 +39,11 @@ _CALL_HEAD = '{"op":"call","args":'
 #: Seconds a new function host may take to start and answer its first request (not a move).
 HOST_START_TIME = 20.0
 
+#: A bot that replied is frozen once its opponent has thought this long (a game without
+#: pondering): a fast reply then costs no freezer write (a freeze and thaw take 0.2-0.3 ms on a
+#: cgroup v1 host), and a waiting bot can take at most this much of a long think.
+FREEZE_AFTER = 0.005
+
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
 #: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
 EventFn = Callable[[str, int, str, float | None], None]
@@ -130,6 +135,8 @@ class Referee:
         self.prefix = info.aside_prefix
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.in_process = self.sel is None
+        #: Seats that replied and are to be frozen while they wait (a game without pondering).
+        self._idle: set[int] = set()
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -364,12 +371,14 @@ class Referee:
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
-            s.jail.thaw()  # its turn (a game without pondering froze it after its last reply)
+            self._idle.discard(s.index)
+            s.jail.thaw()  # its turn (a game without pondering froze it while it waited)
             t0 = time.perf_counter()
             s.proc.send(line)
             reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
             elapsed = time.perf_counter() - t0
-            s.jail.freeze()
+            if s.jail.freezer_group is not None:
+                self._idle.add(s.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         if elapsed > allowed + tol:
             raise _Stop(Fault(s.index, late_kind, late_why))
         s.used += elapsed
@@ -482,6 +491,7 @@ class Referee:
     def _wait_line(self, s: _Seat, deadline: float, late_kind: str, late_why: str) -> str:
         """The awaited seat's next reply line; faults (its own or another's) end the game."""
         clock = time.perf_counter
+        freeze_at = clock() + FREEZE_AFTER if self._idle else None
         while True:
             if s.proc.out_buf:
                 line = self._pop(s)
@@ -501,7 +511,16 @@ class Referee:
             for x in self.seats:
                 if x.proc is not None and x.proc.pending:
                     pending = not x.proc.flush() or pending
-            for fd, _ in self.sel.poll(min(left, 0.002) if pending else left):
+            wait = min(left, 0.002) if pending else left
+            if freeze_at is not None:
+                if clock() >= freeze_at:
+                    for i in self._idle:
+                        self.seats[i].jail.freeze()
+                    self._idle.clear()
+                    freeze_at = None
+                else:
+                    wait = min(wait, freeze_at - clock())
+            for fd, _ in self.sel.poll(wait):
                 self._read_ready(fd)
 
     def _read_ready(self, fd: int) -> None:
