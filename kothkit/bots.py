@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,6 +34,42 @@ BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.c
                       "*.go", "*.java", "*.hs", "*.py", "*.js", "*.ts", "*.sh", "*.toml", "*.txt", "*.json")
 BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language"}
 
+# What the judge reads of a bot's folder, before any game, is bounded: bots are code from
+# strangers, and a stateful bot writes its own folder.  Over a cap, the bot sits out.
+#: Files and folders walked in a bot's folder (ignored folders such as state/ are not walked).
+MAX_FILES = 10_000
+#: Bytes hashed in a bot's folder (its sources; build output and state/ are not hashed).
+MAX_BYTES = 512 << 20
+#: Folders nested deeper than this in a bot's folder.
+MAX_DEPTH = 64
+#: Size of a bot.toml or meta file.
+MAX_DESCRIPTION = 64 * 1024
+#: A meta line, and a command's total length (argv is passed to exec).
+MAX_LINE = 4096
+MAX_COMMAND = 64 * 1024
+#: A bot's name: 1-64 letters, digits and ``_ . + -`` (it is printed, stored and shown on web pages).
+NAME = re.compile(r"[\w.+-]{1,64}")
+
+
+def printable(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with control characters (terminal escapes, NUL, bidi overrides...) shown as escapes."""
+    if text.isprintable():
+        return text
+    out = []
+    for c in text:
+        if c.isprintable() or (keep_newlines and c in "\n\t"):
+            out.append(c)
+        else:
+            out.append(repr(c)[1:-1])
+    return "".join(out)
+
+
+def shown(text: str, n: int = 60) -> str:
+    """A stranger's string for a message: escaped, quoted, and cut to ``n`` characters."""
+    cut = text if len(text) <= n else text[:n]
+    more = "" if len(text) <= n else f"... ({len(text)} characters)"
+    return repr(cut) + more
+
 
 class BotError(Exception):
     """A bot that cannot be loaded; ``str()`` names the file (and line) at fault."""
@@ -40,7 +77,8 @@ class BotError(Exception):
     def __init__(self, where: str | Path, message: str, line: int | None = None):
         self.where = str(where)
         self.line = line
-        loc = f"{where}:{line}" if line else str(where)
+        # A folder's name is a stranger's text too: printed escaped.
+        loc = printable(f"{where}:{line}" if line else str(where))
         super().__init__(f"{loc}: {message}")
 
 
@@ -78,29 +116,162 @@ def _ignored(rel: str) -> bool:
     return any(fnmatch.fnmatch(p, pat) for p in parts for pat in HASH_IGNORE)
 
 
-def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
-    """sha256 over the relative paths and bytes of a bot's source files, in sorted order."""
-    h = hashlib.sha256()
-    if folder.is_file():
-        h.update(folder.read_bytes())
-        return h.hexdigest()
-    files = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _ignored(d))
-        for n in names:
-            p = Path(root, n)
-            rel = p.relative_to(folder).as_posix()
-            if _ignored(rel):
-                continue
-            if sources is not None and not any(fnmatch.fnmatch(rel, g) for g in sources):
-                continue
-            files.append((rel, p))
-    for rel, p in sorted(files):
-        h.update(rel.encode() + b"\0")
+def _kind(mode: int) -> str:
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _check_link(path: str, root: str) -> None:
+    """A symlink in a bot's folder may only lead to a file or folder inside it (never followed
+    when hashing; the bot itself follows it in its jail, where the outside is not there)."""
+    target = os.path.realpath(path)
+    if not _inside(target, root):
+        raise BotError(path, f"symlink leads out of the bot's folder (to {shown(target, 200)}); "
+                             "a bot folder holds only its own files")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # dangling or a loop: nothing to read
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise BotError(path, f"symlink leads to {_kind(mode)}; a bot folder holds only regular files")
+
+
+def open_regular(path: Path, root: Path | None = None) -> int:
+    """A read-only fd of ``path``, a regular file (a symlink to one only inside ``root``):
+    never a FIFO (opened non-blocking, checked after opening), a device or a socket."""
+    st = os.lstat(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    if stat.S_ISLNK(st.st_mode):
+        if root is None:
+            raise BotError(path, "is a symlink")
+        _check_link(str(path), os.path.realpath(root))
+    else:
+        flags |= os.O_NOFOLLOW
+        if not stat.S_ISREG(st.st_mode):
+            raise BotError(path, f"is {_kind(st.st_mode)}, not a regular file")
+    fd = os.open(path, flags)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # swapped between lstat and open
+        os.close(fd)
+        raise BotError(path, f"is {_kind(mode)}, not a regular file")
+    return fd
+
+
+def read_small(path: Path, root: Path | None = None, cap: int = MAX_DESCRIPTION) -> str:
+    """The text of a small regular file (bot.toml, meta, a build stamp); longer than ``cap``: BotError."""
+    fd = open_regular(path, root)
+    try:
+        data = os.read(fd, cap + 1)
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise BotError(path, f"is larger than {cap // 1024} KiB")
+    return data.decode("utf-8", errors="replace")
+
+
+def _hash_file(h, path: str, root: Path | None, budget: int) -> int:
+    """Feed ``path`` to ``h`` in chunks (never whole); the bytes read, at most ``budget``."""
+    fd = open_regular(Path(path), root)
+    n = 0
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            n += len(chunk)
+            if n > budget:
+                raise BotError(path, f"the bot's sources are larger than {MAX_BYTES >> 20} MiB")
+            h.update(chunk)
+    finally:
+        os.close(fd)
+    return n
+
+
+def _source_files(folder: Path, sources: Iterable[str] | None) -> list[tuple[str, str, bool]]:
+    """(relative path, path, is a symlink) of the files that make the hash, walked without
+    recursion (a folder nested thousands deep is refused, not a RecursionError)."""
+    root = os.path.realpath(folder)
+    files: list[tuple[str, str, bool]] = []
+    seen = 0
+    stack = [(str(folder), "", 0)]
+    while stack:
+        d, rel, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BotError(d, f"folders nested more than {MAX_DEPTH} deep in a bot's folder")
         try:
-            h.update(p.read_bytes())
+            it = os.scandir(d)
         except OSError:
-            pass
+            continue
+        with it:
+            for e in it:
+                seen += 1
+                if seen > MAX_FILES:
+                    raise BotError(folder, f"holds more than {MAX_FILES} files and folders")
+                r = rel + e.name
+                if _ignored(e.name):
+                    continue
+                if e.is_symlink():
+                    _check_link(e.path, root)
+                    kind = "link"
+                elif e.is_dir(follow_symlinks=False):
+                    stack.append((e.path, r + "/", depth + 1))
+                    continue
+                else:
+                    mode = e.stat(follow_symlinks=False).st_mode
+                    if not stat.S_ISREG(mode):
+                        raise BotError(e.path, f"is {_kind(mode)}; a bot folder holds only regular files")
+                    kind = "file"
+                if sources is not None and not any(fnmatch.fnmatch(r, g) for g in sources):
+                    continue
+                files.append((r, e.path, kind == "link"))
+    return files
+
+
+def folder_bytes(folder: Path, limit: int) -> int:
+    """Disk space the files of ``folder`` take (all of them, state/ too), counted up to just past
+    ``limit`` bytes; a folder with more than ten times MAX_FILES entries counts as over it."""
+    total, seen = 0, 0
+    stack = [str(folder)]
+    while stack and total <= limit:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                seen += 1
+                if seen > 10 * MAX_FILES:
+                    return limit + 1
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(e.path)
+                total += st.st_blocks * 512
+    return total
+
+
+def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
+    """sha256 over the relative paths and bytes of a bot's source files, in sorted order.
+
+    Streamed: a bot's folder is never read whole.  Only regular files are read; a symlink
+    counts by where it points (inside the folder, else the bot is refused), never followed."""
+    h = hashlib.sha256()
+    if not folder.is_dir():
+        _hash_file(h, str(folder), None, MAX_BYTES)
+        return h.hexdigest()
+    budget = MAX_BYTES
+    for rel, path, link in sorted(_source_files(folder, sources)):
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        if link:
+            h.update(b"symlink:" + os.fsencode(os.readlink(path)))
+        else:
+            try:
+                budget -= _hash_file(h, path, folder, budget)
+            except OSError:
+                pass
         h.update(b"\0")
     return h.hexdigest()
 
@@ -117,6 +288,14 @@ def _command_exists(cmd: str, folder: Path, build: bool) -> bool:
     return shutil.which(cmd) is not None
 
 
+def _check_argv(parts, where: Path, line: int | None, key: str) -> None:
+    """An argv that exec can take: no NUL, not too long (checked here, not found at the first game)."""
+    if any("\0" in p for p in parts):
+        raise BotError(where, f"{key} contains a NUL character", line)
+    if sum(len(p.encode("utf-8", "surrogateescape")) + 1 for p in parts) > MAX_COMMAND:
+        raise BotError(where, f"{key} is longer than {MAX_COMMAND // 1024} KiB", line)
+
+
 def _split_command(value, where: Path, line: int | None, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
@@ -126,10 +305,18 @@ def _split_command(value, where: Path, line: int | None, key: str) -> tuple[str,
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         parts = list(value)
     else:
-        raise BotError(where, f"{key} must be a list of strings or a string, got {value!r}", line)
+        raise BotError(where, f"{key} must be a list of strings or a string, got {shown(repr(value))}", line)
     if not parts:
         raise BotError(where, f"{key} is empty", line)
+    _check_argv(parts, where, line, key)
     return tuple(parts)
+
+
+def check_name(name, where: Path, line: int | None = None, what: str = "name") -> str:
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise BotError(where, f"{what} must be 1-64 letters, digits, '_', '.', '+' or '-', "
+                              f"got {shown(name) if isinstance(name, str) else shown(repr(name))}", line)
+    return name
 
 
 def _resolve_python(parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -141,7 +328,7 @@ def _resolve_python(parts: tuple[str, ...]) -> tuple[str, ...]:
 
 def load_bot_toml(path: Path) -> BotSpec:
     folder = path.parent
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_small(path, folder)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -149,23 +336,24 @@ def load_bot_toml(path: Path) -> BotSpec:
         raise BotError(path, f"invalid TOML: {e}", int(m.group(1)) if m else None) from None
     unknown = sorted(set(data) - BOT_TOML_KEYS)
     if unknown:
-        raise BotError(path, f"unknown key {unknown[0]!r} (known: {', '.join(sorted(BOT_TOML_KEYS))})", _toml_line(text, unknown[0]))
-    name = data.get("name", folder.name)
-    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
-        raise BotError(path, f"name must be a non-empty string without spaces, got {name!r}", _toml_line(text, "name"))
+        raise BotError(path, f"unknown key {shown(unknown[0])} (known: {', '.join(sorted(BOT_TOML_KEYS))})", _toml_line(text, unknown[0]))
+    if "name" in data:
+        name = check_name(data["name"], path, _toml_line(text, "name"))
+    else:
+        name = check_name(folder.name, path, None, "the folder's name (the bot's name when bot.toml gives none)")
     build = None
     if "build" in data:
-        build = _split_command(data["build"], path, _toml_line(text, "build"), "build")
+        build = _resolve_python(_split_command(data["build"], path, _toml_line(text, "build"), "build"))
     entry = data.get("entry")
     sources = data.get("sources")
     if sources is not None and not (isinstance(sources, list) and all(isinstance(s, str) for s in sources)):
         raise BotError(path, "sources must be a list of glob strings", _toml_line(text, "sources"))
     submitted = data.get("submitted")
     if submitted is not None:
-        submitted = str(submitted)
+        submitted = printable(str(submitted))[:64]
     for key in ("stderr", "stateful"):
         if key in data and not isinstance(data[key], bool):
-            raise BotError(path, f"{key} must be true or false, got {data[key]!r}", _toml_line(text, key))
+            raise BotError(path, f"{key} must be true or false, got {shown(repr(data[key]))}", _toml_line(text, key))
     common = dict(
         name=name,
         stderr=data.get("stderr", False),
@@ -182,7 +370,7 @@ def load_bot_toml(path: Path) -> BotSpec:
         raise BotError(path, "missing key 'command' (a list such as [\"python3\", \"bot.py\"])")
     command = _resolve_python(_split_command(data["command"], path, _toml_line(text, "command"), "command"))
     if not _command_exists(command[0], folder, build is not None):
-        raise BotError(path, f"command not found: {command[0]!r}", _toml_line(text, "command"))
+        raise BotError(path, f"command not found: {shown(command[0])}", _toml_line(text, "command"))
     return BotSpec(
         path=folder,
         command=command,
@@ -196,24 +384,29 @@ def load_bot_toml(path: Path) -> BotSpec:
 def load_meta(path: Path) -> BotSpec:
     """The Swap2 judge's legacy format: name, command, arguments, stderr flag (0/1), one per line."""
     folder = path.parent
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = read_small(path, folder).splitlines()
     labels = ("name", "command", "arguments", "stderr flag (0 or 1)")
     if len(lines) < 4:
         raise BotError(path, f"missing line {len(lines) + 1}: the {labels[len(lines)]} (meta has 4 lines: name, command, arguments, stderr flag)", len(lines) + 1)
+    for i, l in enumerate(lines[:4]):
+        if len(l) > MAX_LINE:
+            raise BotError(path, f"line {i + 1} (the {labels[i]}) is longer than {MAX_LINE} characters", i + 1)
     name, cmd, args, flag = (l.strip() for l in lines[:4])
-    if not name or any(c.isspace() for c in name):
-        raise BotError(path, f"line 1: the name must be one word, got {name!r}", 1)
+    check_name(name, path, 1, "line 1: the name")
     if not cmd:
         raise BotError(path, "line 2: the command is empty", 2)
     if flag not in ("0", "1"):
-        raise BotError(path, f"line 4: the stderr flag must be 0 or 1, got {flag!r}", 4)
+        raise BotError(path, f"line 4: the stderr flag must be 0 or 1, got {shown(flag)}", 4)
     try:
         argv = shlex.split(cmd) + shlex.split(args)
     except ValueError as e:
         raise BotError(path, f"bad quoting: {e}", 3) from None
+    if not argv:
+        raise BotError(path, "line 2: the command is empty", 2)
+    _check_argv(argv, path, 2, "the command")
     argv = list(_resolve_python(tuple(argv)))
     if not _command_exists(argv[0], folder, False):
-        raise BotError(path, f"line 2: command not found: {argv[0]!r}", 2)
+        raise BotError(path, f"line 2: command not found: {shown(argv[0])}", 2)
     # The legacy judge lets bots keep files in their folder between games.
     return BotSpec(name=name, path=folder, command=tuple(argv), stderr=flag == "1", stateful=True,
                    hash=content_hash(folder), origin=path)
@@ -222,8 +415,10 @@ def load_meta(path: Path) -> BotSpec:
 def _parse_entry(ref: str, where: Path, line: int | None, base: Path) -> tuple[Path, str]:
     file, sep, func = ref.rpartition(":")
     if not sep or not file.endswith(".py") or not func.isidentifier():
-        raise BotError(where, f"a function bot is 'path/to/file.py:function', got {ref!r}", line)
+        raise BotError(where, f"a function bot is 'path/to/file.py:function', got {shown(ref)}", line)
     p = (base / file).resolve()
+    if where.name == "bot.toml" and not _inside(str(p), os.path.realpath(base)):
+        raise BotError(where, f"entry leads out of the bot's folder: {shown(str(p), 200)}", line)
     if not p.is_file():
         raise BotError(where, f"no such file: {p}", line)
     return p, func
@@ -244,13 +439,14 @@ def entry_of(b: BotSpec) -> str:
 
 
 def is_bot_folder(p: Path) -> bool:
-    return (p / "bot.toml").is_file() or (p / "meta").is_file()
+    # lexists: a bot.toml that is a symlink to a device is a bot refused by name, not no bot
+    return os.path.lexists(p / "bot.toml") or os.path.lexists(p / "meta")
 
 
 def load_folder(p: Path) -> BotSpec:
-    if (p / "bot.toml").is_file():
+    if os.path.lexists(p / "bot.toml"):
         return load_bot_toml(p / "bot.toml")
-    if (p / "meta").is_file():
+    if os.path.lexists(p / "meta"):
         return load_meta(p / "meta")
     raise BotError(p, "not a bot folder: no bot.toml and no meta file")
 
@@ -306,7 +502,10 @@ def load_bots(entries: Iterable[str | Path], loaders=None) -> Loaded:
     unique = []
     for b in bots:
         if b.name in seen:
-            errors.append(BotError(b.origin or b.path, f"bot name {b.name!r} is already taken by {seen[b.name].origin or seen[b.name].path}; this one sits out"))
+            first = seen[b.name]
+            errors.append(BotError(b.origin or b.path, f"bot name {b.name!r} is already taken by the bot in "
+                                                       f"{printable(str(first.path))}; this one, in "
+                                                       f"{printable(str(b.path))}, sits out"))
             continue
         seen[b.name] = b
         unique.append(b)

@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 
 import kothkit
 from kothkit import challenge as challenges
-from kothkit.bots import BotError, BotSpec, load_bots
+from kothkit.bots import BotError, BotSpec, load_bots, printable
 from kothkit.game import Setup
 from kothkit.plugins import PluginError, get_game, installed_games, plugin_manager
 from kothkit.seeding import fresh_seed
@@ -124,7 +124,7 @@ def bundled_entries(entries: list[str], info) -> tuple[list[str], list[BotError]
     return resolved, errors
 
 
-def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotError]]:
+def load_and_build(entries: list[str], info, build_time: float | None = None) -> tuple[list[BotSpec], list[BotError]]:
     """Load bots from ``entries`` (paths, or the names of the game's bundled bots), build those
     with a build step; report what sits out."""
     from kothkit.tournament import build_bots
@@ -138,7 +138,9 @@ def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotErr
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
         else:
             bots.append(b)
-    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build))[:200]}",
+                                                                      markup=False, highlight=False),
+                                     timeout=build_time)
     errors += build_errors
     for e in errors:
         err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
@@ -176,6 +178,8 @@ def run(
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
     game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
     memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
+    disk_mb: Annotated[Optional[int], typer.Option(help="Cap on what a bot writes (its /tmp, a file, a stateful bot's folder), in MiB.")] = None,
+    build_time: Annotated[Optional[float], typer.Option(help="Seconds a bot's build may take (default 300); then it is killed and the bot sits out.")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: kothkit.sqlite in the challenge folder, else .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
@@ -212,7 +216,7 @@ def run(
         info.match(Setup(players=("a", "b"), seed=0, rules=rules))
     except (ValueError, TypeError, KeyError) as e:
         fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
-    specs, errors = load_and_build(entries, info)
+    specs, errors = load_and_build(entries, info, build_time)
     if len(specs) < 2:
         fail(f"a tournament needs at least two bots; {len(specs)} loaded")
     limits = info.limits
@@ -220,7 +224,7 @@ def run(
         if ch is not None:
             limits = limits.replace(**ch.limits)
         limits = limits.replace(move_time=move_time, first_reply_time=first_reply_time, game_time=game_time,
-                                memory_mb=memory_mb)
+                                memory_mb=memory_mb, disk_mb=disk_mb)
     except (TypeError, ValueError) as e:
         fail(f"bad limit: {e}")
     journal = db or (ch.journal if ch and ch.journal else (ch.folder / "kothkit.sqlite" if ch else Path(".kothkit") / f"{name}.sqlite"))
@@ -243,6 +247,10 @@ def run(
     if jobs > cores:
         out.print(f"  jobs {jobs} on {cores} cores: games share cores, so bots lose time to each other "
                   f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
+    from kothkit.contain import fair_cpu
+
+    if any(b.kind != "function" for b in specs):
+        out.print(f"cpu: {fair_cpu(info.pondering, jobs, limits.pin_cpu)[1]}", markup=False)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

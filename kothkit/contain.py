@@ -9,10 +9,22 @@ Probed once per judge process (:func:`capabilities`), and said in the
   setsid and double-forked children included.  Without namespaces, a bot's
   process group is killed and, where a cgroup is writable, every process left
   in the bot's cgroup.
-* **Files.**  With namespaces, a bot sees the machine read-only except its own
-  folder and a private /tmp and /dev/shm, and the other bots' folders are
-  hidden (when the bot's parent folder holds only bot folders).  Without, files
-  are not confined, and the summary says so.
+* **Files.**  With namespaces and the C init, a bot sees a minimal root: the
+  system's runtime folders, the interpreter and kothkit (:func:`_exposed`)
+  read-only, its own folder (writable only if stateful), a private /tmp and
+  /dev/shm, its /proc and a few devices.  With the Python init it sees the
+  machine read-only except those, the other bots' folders hidden (when the
+  bot's parent folder holds only bot folders).  Without, files are not
+  confined, and the summary says so.
+* **Privileges.**  With the C init a root judge's bots run as :data:`BOT_UID`,
+  their folder id-mapped to it; in a user namespace, as its root; either way
+  without any capability, with no_new_privs, under a seccomp filter (the
+  Python init: the judge's user, a few capabilities, the same filter).
+* **CPU.**  Without pondering a waiting bot is frozen (:meth:`Jail.freeze`);
+  with it each bot may get its own core (:func:`fair_cpu`).
+* **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
+  RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
+  stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
 * **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
   number of processes (threads count) and lets the jail kill every process of
@@ -45,10 +57,10 @@ import attrs
 from kothkit.limits import Limits
 
 MiB = 1 << 20
+#: How the init's line on a bot's stderr starts when the bot ended with its /tmp or /dev/shm full.
+DISK_FULL = "kothkit: the bot ended with its "
 HELPER = Path(__file__).with_name("jailinit.py")
 HELPER_C = Path(__file__).with_name("jailinit.c")
-#: Private /tmp of a confined bot, in MiB (tmpfs pages count against the memory cap).
-TMP_MB = 256
 
 
 @attrs.frozen
@@ -71,6 +83,17 @@ class Capabilities:
     why: str = ""
     #: The init the bots run under: "C" (compiled here, fast) or "Python".
     helper: str = ""
+    #: Bots see a minimal root (system folders, their own folder, private /tmp), not the machine.
+    minimal: bool = False
+    #: The uid bots run as (the folder id-mapped to it), or None: the judge's uid (root in a user namespace).
+    user: int | None = None
+    #: Bots run with no capability at all (else a few, to use their folder: the judge is root without id-mapping).
+    no_caps: bool = False
+    #: A seccomp filter refuses the calls a bot never needs (open_by_handle_at, mount, ptrace...).
+    seccomp: bool = False
+    #: A writable freezer cgroup directory (v1: the freezer hierarchy; v2: as cgroup_dir), or None.
+    freezer_dir: Path | None = None
+    freezer_version: str | None = None
 
     def describe(self) -> list[str]:
         lines = []
@@ -81,7 +104,11 @@ class Capabilities:
             lines.append(f"processes: no PID namespace ({self.why}); a bot's process group"
                          + (" and cgroup are" if self.pids_dir or self.cgroup_dir else " is")
                          + " killed after its game; children that leave both can survive")
-        if self.files:
+        if self.files and self.minimal:
+            lines.append("files: a minimal root: the system's runtime folders and the interpreter read-only, the "
+                         "bot's own folder (writable if stateful), a private /tmp, /proc of its namespace, "
+                         "/dev null, zero, urandom")
+        elif self.files:
             lines.append("files: read-only machine; a bot writes only its own folder and a private /tmp; "
                          "other bots' folders hidden")
         else:
@@ -95,13 +122,27 @@ class Capabilities:
             lines.append(f"process cap: pids cgroup {self.pids_version} (threads count)")
         else:
             lines.append("process cap: RLIMIT_NPROC (per user; not enforced for root)")
+        lines.append(f"privileges: {self.privileges()}")
+        lines.append(f"waiting bots: frozen (freezer cgroup {self.freezer_version}) in games without pondering"
+                     if self.freezer_version else "waiting bots: NOT frozen (no writable freezer cgroup)")
         lines.append(f"cpu pinning: cores {list(self.cores)}")
         return lines
+
+    def privileges(self) -> str:
+        if not self.namespaces:
+            return "bots run as the judge's user"
+        who = (f"bots run as uid {self.user}" if self.user is not None
+               else "bots run as root in a user namespace" if self.userns else "bots run as root (NOT unprivileged)")
+        caps = "no capabilities" if self.no_caps else "a few capabilities"
+        return f"{who}, {caps}, no_new_privs, " + ("seccomp filter" if self.seccomp else "no seccomp filter")
 
     def summary(self) -> str:
         """One line for the run output: what is enforced, and what is not."""
         parts = [f"PID namespace per bot ({self.helper} init)" if self.namespaces else f"no PID namespace ({self.why})"]
-        parts.append("files read-only outside the bot's folder" if self.files else "files NOT confined")
+        parts.append(("minimal filesystem" if self.minimal else "files read-only outside the bot's folder")
+                     if self.files else "files NOT confined")
+        if self.namespaces:
+            parts.append(self.privileges())
         parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
         parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
         return ", ".join(parts)
@@ -154,7 +195,7 @@ def _pid_alive(pid: int) -> bool:
         return True
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):  # OverflowError: not a pid (another naming): leave it be
         return True
     except (OverflowError, ValueError):  # not a pid at all: a folder named by someone else
         return True
@@ -233,12 +274,29 @@ def helper_command(options: list[str], argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", boot, *options, "--", *argv]
 
 
-def _probe_namespaces() -> tuple[bool, bool, bool, str]:
-    """(namespaces, files, userns, why): run the helper's probe in a scratch layout."""
+@attrs.frozen
+class _Probed:
+    namespaces: bool = False
+    files: bool = False
+    userns: bool = False
+    why: str = ""
+    minimal: bool = False
+    user: int | None = None
+    no_caps: bool = False
+    seccomp: bool = False
+
+
+#: The uid bots run as when the judge is root (nobody): their folder is id-mapped to it.
+BOT_UID = 65534
+
+
+def _probe_namespaces() -> _Probed:
+    """What the jail achieves here: run the helper's probe in a scratch layout, with the most
+    asked of it first, then less."""
     if os.environ.get("KOTHKIT_NO_NAMESPACE") == "1":
-        return False, False, False, "disabled by KOTHKIT_NO_NAMESPACE=1"
+        return _Probed(why="disabled by KOTHKIT_NO_NAMESPACE=1")
     if not sys.platform.startswith("linux"):
-        return False, False, False, "not Linux"
+        return _Probed(why="not Linux")
     userns = os.geteuid() != 0
     tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
     why = ""
@@ -248,10 +306,13 @@ def _probe_namespaces() -> tuple[bool, bool, bool, str]:
         me.mkdir(parents=True)
         other.mkdir()
         (other / "secret").write_text("x")
-        for files in (True, False):
+        attempts = [(True, not userns, True), (True, False, True), (True, False, False), (False, False, False)]
+        for files, as_user, filtered in attempts:
             opts = [f"folder={me}", f"parent={os.getpid()}", "probe=1", f"outside={tmp}", f"sibling={other}"]
             opts += ["userns=1"] if userns else []
-            opts += ["fs=1", f"hide={bots}"] if files else []
+            opts += ["fs=1", "folder_rw=1", f"hide={bots}"] if files else []
+            opts += [f"user={BOT_UID}"] if as_user else []
+            opts += ["seccomp=1"] if filtered else []
             try:
                 done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
                                       timeout=20, stdin=subprocess.DEVNULL)
@@ -263,15 +324,20 @@ def _probe_namespaces() -> tuple[bool, bool, bool, str]:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
+            got = dict(namespaces=True, userns=userns,
+                       user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
+                       no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
+                       seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
             if not files:
-                return True, False, userns, why or "file confinement unavailable"
+                return _Probed(files=False, why=why or "file confinement unavailable", **got)
             own = me / ".kothkit-probe"
             confined = (own.exists() and not (tmp / ".kothkit-probe").exists()
                         and report.get("sibling_hidden") == "True")
             if confined:
-                return True, True, userns, ""
+                # The C init builds a minimal root; the Python one makes the machine read-only.
+                return _Probed(files=True, minimal=compiled_helper() is not None, why="", **got)
             why = "the probe could write outside its folder"
-        return False, False, userns, why or "unshare failed"
+        return _Probed(userns=userns, why=why or "unshare failed")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -279,7 +345,7 @@ def _probe_namespaces() -> tuple[bool, bool, bool, str]:
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
-    mem = mem_v = pids = pids_v = None
+    mem = mem_v = pids = pids_v = frz = frz_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
         d2 = _own_cgroup_v2("memory")
         if d2 is not None and _probe_dir(d2):
@@ -295,12 +361,38 @@ def capabilities() -> Capabilities:
             p1 = _own_cgroup_v1("pids")
             if p1 is not None and _probe_dir(p1):
                 pids, pids_v = p1, "v1"
-        for d in {mem, pids} - {None}:
+        frz = frz_v = None
+        if mem_v == "v2" or pids_v == "v2":
+            frz, frz_v = (mem if mem_v == "v2" else pids), "v2"  # cgroup.freeze in every group
+        else:
+            f1 = _own_cgroup_v1("freezer")
+            if f1 is not None and _probe_dir(f1):
+                frz, frz_v = f1, "v1"
+        for d in {mem, pids, frz} - {None}:
             _sweep(d)
-    namespaces, files, userns, why = _probe_namespaces()
+    p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
-                        namespaces=namespaces, files=files, userns=userns, why=why,
-                        helper=("C" if compiled_helper() else "Python") if namespaces else "")
+                        namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
+                        helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
+                        minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
+                        freezer_dir=frz, freezer_version=frz_v)
+
+
+def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
+    """(cores per job, what the run output says): how a bot is kept from taking its opponent's CPU.
+
+    Without pondering, a waiting bot is frozen.  With it, each bot of a game needs a core of its
+    own: two per job when the machine has them, else the two bots share the job's core."""
+    caps = caps or capabilities()
+    if not pondering:
+        if caps.freezer_version:
+            return 1, f"a waiting bot is frozen (freezer cgroup {caps.freezer_version}): it cannot take its opponent's CPU"
+        return 1, "a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its opponent's core"
+    n = len(caps.cores)
+    if pin_cpu and n >= 2 * jobs:
+        return 2, "the game allows pondering: each bot of a game has a core of its own"
+    return 1, (f"the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to share"
+               + (f" (--jobs {n // 2} gives each bot its own)" if n >= 2 else ""))
 
 
 # -- hiding the other bots -----------------------------------------------------------
@@ -372,17 +464,57 @@ def _kept(argv: list[str]) -> list[str]:
     return kept
 
 
+#: Where the system's programs live: shown to every bot by the init itself.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def _exposed(argv: list[str]) -> list[str]:
+    """Paths outside the system folders a bot's command needs, shown read-only in its root: the
+    Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
+    (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and the folder of a command found on PATH (node in /opt/node/bin,
+    say, with /opt/node/lib).  Never a path the bot names itself: an absolute command must be a system program's
+    or lie in the bot's folder."""
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(sys.executable).parent),
+             str(Path(__file__).parent), *site_dirs()]
+    if argv and "/" not in argv[0]:
+        found = shutil.which(argv[0])
+        if found:
+            for c in (found, os.path.realpath(found)):
+                d = os.path.dirname(c)
+                paths.append(d)
+                if os.path.basename(d) == "bin":  # its libraries, not the whole prefix (~/.local, say)
+                    paths += [os.path.join(os.path.dirname(d), sub) for sub in ("lib", "lib64", "libexec")]
+    if argv and argv[0] == sys.executable:
+        paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    out: list[str] = []
+    for p in paths + [os.path.realpath(p) for p in paths]:
+        p = os.path.normpath(p)
+        if p == "/" or any(p == d or p.startswith(d + "/") for d in SYSTEM_DIRS) or not os.path.exists(p):
+            continue
+        if p not in out:
+            out.append(p)
+    # a path inside another one is shown with it
+    return [p for p in out if not any(q != p and p.startswith(q.rstrip("/") + "/") for q in out)]
+
+
 @attrs.define(eq=False)
 class Jail:
     """The OS-side limits of one bot process for one game."""
 
     limits: Limits
     cpu: int | None = None
+    #: The bot may write its folder (a stateful bot, a build); else its folder is read-only to it.
+    writable: bool = False
+    #: The bot is frozen while it waits (:meth:`freeze`, :meth:`thaw`): needs a freezer cgroup.
+    freezable: bool = False
     caps: Capabilities = attrs.field(factory=capabilities)
     #: The bot's memory cgroup (v1 or v2), or None.
     group: Path | None = None
     #: The bot's pids cgroup (v1; in v2 it is ``group`` when both exist), or None.
     pids_group: Path | None = None
+    #: The bot's freezer cgroup (v1; in v2 the memory or pids group), or None.
+    freezer_group: Path | None = None
+    frozen: bool = False
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
     parent: int = 0
@@ -419,11 +551,38 @@ class Jail:
                 self.pids_group = self._mkgroup(caps.pids_dir)
             if lim.processes is not None:
                 (self.pids_group / "pids.max").write_text(str(lim.processes))
+        # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
+        # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
+        if self.freezable and caps.freezer_dir is not None and caps.namespaces:
+            if caps.freezer_version == "v2":
+                self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
+            else:
+                self.freezer_group = self._mkgroup(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
 
     def _groups(self) -> list[Path]:
-        return [g for g in dict.fromkeys((self.group, self.pids_group)) if g is not None]
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group)) if g is not None]
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until :meth:`thaw` (it waits for its turn)."""
+        if self.freezer_group is not None and not self.frozen:
+            self._set_frozen(True)
+
+    def thaw(self) -> None:
+        if self.freezer_group is not None and self.frozen:
+            self._set_frozen(False)
+
+    def _set_frozen(self, frozen: bool) -> None:
+        g = self.freezer_group
+        try:
+            if self.caps.freezer_version == "v2":
+                (g / "cgroup.freeze").write_text("1" if frozen else "0")
+            else:
+                (g / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+            self.frozen = frozen
+        except OSError:
+            pass
 
     def _rlimits(self) -> list[tuple[str, int, int]]:
         lim, out = self.limits, []
@@ -431,8 +590,8 @@ class Jail:
             out.append(("RLIMIT_DATA", lim.memory_mb * MiB, lim.memory_mb * MiB))
         if lim.cpu_seconds is not None:
             out.append(("RLIMIT_CPU", lim.cpu_seconds, lim.cpu_seconds + 1))
-        if lim.file_size_mb is not None:
-            out.append(("RLIMIT_FSIZE", lim.file_size_mb * MiB, lim.file_size_mb * MiB))
+        fsize = min(lim.file_size_mb or lim.disk_mb, lim.disk_mb)
+        out.append(("RLIMIT_FSIZE", fsize * MiB, fsize * MiB))
         if lim.open_files is not None:
             out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
         if lim.processes is not None and self.pids_group is None:
@@ -450,18 +609,27 @@ class Jail:
         if self.cpu is not None:
             opts.append(f"cpu={self.cpu}")
         opts += [f"cgroup={g / 'cgroup.procs'}" for g in self._groups()]
+        if self.freezer_group is not None:
+            opts.append(f"freezer={self.freezer_group / ('cgroup.freeze' if self.caps.freezer_version == 'v2' else 'freezer.state')}")
         opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
         if self.caps.userns:
             opts.append("userns=1")
+        if self.caps.user is not None:
+            opts.append(f"user={self.caps.user}")
+        if self.caps.seccomp:
+            opts.append("seccomp=1")
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={TMP_MB}"]
-            # The private /tmp must not hide what the bot's command needs from under /tmp: the
-            # interpreter (a venv made there), kothkit itself (function hosts import it), the
-            # program: those folders are bound back read-only.
-            opts += [f"keep={k}" for k in _kept(argv)]
-            hide = hidden_parent(folder)
-            if hide is not None:
-                opts.append(f"hide={hide}")
+            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            if self.caps.minimal:
+                # What the command needs outside the system folders, shown read-only.
+                opts += [f"keep={k}" for k in _exposed(argv)]
+            else:
+                # The Python init's private /tmp must not hide what the bot's command needs from
+                # under /tmp (a venv made there, kothkit itself): bound back read-only.
+                opts += [f"keep={k}" for k in _kept(argv)]
+                hide = hidden_parent(folder)
+                if hide is not None:
+                    opts.append(f"hide={hide}")
         self.wrapped = True
         return helper_command(opts, list(argv))
 
@@ -521,6 +689,7 @@ class Jail:
         groups = self._groups()
         if not groups:
             return True
+        self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         if self.pids_group is not None:
             try:
                 (self.pids_group / "pids.max").write_text("0")
@@ -586,4 +755,4 @@ class Jail:
                     break
                 except OSError:
                     time.sleep(0.005)
-        self.group = self.pids_group = None
+        self.group = self.pids_group = self.freezer_group = None

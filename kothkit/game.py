@@ -161,5 +161,9 @@ class GameInfo:
     render: Callable[[Match], str] | None = None
     #: Default number of rounds (each pair plays two games a round, each bot opening one).
     rounds: int = 1
+    #: The rules let a bot keep thinking while its opponent moves (pondering).  Without, kothkit
+    #: freezes a waiting program bot (cgroup freezer) so that nothing it left running takes CPU
+    #: from its opponent; with, each bot of a game gets its own core where there are enough.
+    pondering: bool = False
     #: An extra, game-specific results table printed after the standings: f(standings) -> text.
     report: Callable[[list], str] | None = None

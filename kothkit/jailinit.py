@@ -11,7 +11,11 @@ it starts before every bot, so it must start fast).  Three processes:
   orphan, and when the bot exits hands its exact wait status to the leader
   and exits, which makes the kernel kill everything left in the namespace;
 * the *bot* (PID 2) joins its cgroups, drops the capabilities that could undo
-  the confinement, takes its resource limits and execs the command.
+  the confinement, takes its resource limits, installs the seccomp filter of
+  jailinit.c (x86_64 and aarch64) and execs the command.
+
+Unlike the C init, it does not build a minimal root nor change the bot's user:
+the machine stays visible, read-only (``kothkit run`` says so).
 
 The leader then ends the way the bot did (same exit code, or killed by the
 same signal), so the judge sees the bot's own fate.  Neither the leader nor
@@ -25,7 +29,8 @@ repeatable), folder, fs=1 (confine files), hide (a folder to hide, the bot's
 own folder shown again inside it), userns=1 (map the caller to root in a user
 namespace; for callers that are not root), tmp_mb, probe=1 (report what a
 bot sees instead of running a command), outside, sibling (paths the probe
-tries).
+tries), seccomp=1, folder_rw=0 (the folder read-only), env (NAME=value;
+repeatable).  user= is the C init's only.
 """
 
 import ctypes
@@ -44,10 +49,31 @@ SYS_MOUNT_SETATTR = 442  # the same number on every architecture (post-4.20 sysc
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 #: Capabilities a bot keeps: enough to use its own folder whoever owns it, nothing that could
-#: remount, signal or trace outside its namespace.
-KEEP_CAPS = {0, 1, 2, 3}  # CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER
+#: remount, signal or trace outside its namespace; not DAC_READ_SEARCH, which lets
+#: open_by_handle_at open any file of a disk whatever the mounts show.
+KEEP_CAPS = {0, 1, 3}  # CHOWN, DAC_OVERRIDE, FOWNER
+
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 
 libc = ctypes.CDLL(None, use_errno=True)
+
+#: Calls a bot never needs, refused with EPERM by the seccomp filter (as in jailinit.c), by number
+#: on the machines whose tables are here; elsewhere the Python init installs no filter.
+REFUSED = ("open_by_handle_at name_to_handle_at ptrace process_vm_readv process_vm_writev mount umount2 unshare "
+           "setns pivot_root chroot keyctl add_key request_key bpf perf_event_open kexec_load kexec_file_load "
+           "init_module finit_module delete_module swapon swapoff reboot acct syslog quotactl userfaultfd").split()
+_X86_64 = (304, 303, 101, 310, 311, 165, 166, 272, 308, 155, 161, 250, 248, 249, 321, 298, 246, 320, 175, 313, 176,
+           167, 168, 169, 163, 103, 179, 323)
+_AARCH64 = (265, 264, 117, 270, 271, 40, 39, 97, 268, 41, 51, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 224,
+            225, 142, 89, 116, 60, 282)
+#: machine -> (AUDIT_ARCH, clone's number, the refused calls' numbers)
+SYSCALLS = {
+    "x86_64": (0xC000003E, 56, _X86_64 + (172, 173)),  # + iopl, ioperm
+    "aarch64": (0xC00000B7, 220, _AARCH64),
+}
+NEW_MOUNT_API = (428, 429, 430, 431, 432, 433, 442)  # open_tree ... fspick, mount_setattr: the same everywhere
+CLONE3 = 435
+NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
 
 class MountAttr(ctypes.Structure):
@@ -141,7 +167,8 @@ def confine_files(cfg, folder_fd):
         mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
     os.makedirs(folder, exist_ok=True)  # inside a tmpfs just mounted over it, or already there
     mount(f"/proc/self/fd/{folder_fd}", folder, None, MS_BIND)
-    set_readonly(folder, False, recursive=False)
+    if cfg.get("folder_rw", True):  # else it stays read-only: only a stateful bot writes its folder
+        set_readonly(folder, False, recursive=False)
     if hide:
         set_readonly(hide, True, recursive=False)
 
@@ -170,6 +197,44 @@ def drop_privileges():
             prctl(PR_CAPBSET_DROP, cap)  # fails harmlessly for caps already gone
 
 
+def seccomp_program(machine):
+    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine."""
+    if machine not in SYSCALLS:
+        return None
+    arch, clone, calls = SYSCALLS[machine]
+    calls = calls + NEW_MOUNT_API
+    n = len(calls)
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (ld, 0, 0, 0)]
+    if machine == "x86_64":
+        prog.append((jge, n + 6, 0, 0x40000000))  # x32
+    else:
+        prog.append((0x05, 0, 0, 0))  # ja +0
+    prog += [(jeq, n - i + 5, 0, nr) for i, nr in enumerate(calls)]
+    prog += [(jeq, 0, 1, CLONE3), (ret, 0, 0, enosys), (jeq, 0, 2, clone), (ld, 0, 0, 16),
+             (jset, 1, 0, NAMESPACE_FLAGS), (ret, 0, 0, allow), (ret, 0, 0, eperm)]
+    return prog
+
+
+def install_seccomp():
+    import platform
+    import struct
+
+    prog = seccomp_program(platform.machine())
+    if prog is None:
+        return False
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    return libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), ctypes.c_ulong(0),
+                      ctypes.c_ulong(0)) == 0
+
+
 def devnull_std():
     fd = os.open(os.devnull, os.O_RDWR)
     for i in (0, 1, 2):
@@ -191,7 +256,12 @@ def start_bot(cfg, argv, cgroup_fds):
 
         for name, soft, hard in cfg.get("rlimits", ()):
             resource.setrlimit(getattr(resource, name), (soft, hard))
+        for kv in cfg.get("envs", ()):
+            key, _, value = kv.partition("=")
+            os.environ[key] = value
         drop_privileges()
+        if cfg.get("seccomp") and not install_seccomp():
+            raise OSError(ctypes.get_errno(), "seccomp filter")
     except OSError as e:
         os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
         os._exit(127)
@@ -216,13 +286,39 @@ def probe_report(cfg):
             except OSError:
                 report[key] = False
     report["sibling_hidden"] = not os.path.exists(cfg["sibling"]) if cfg.get("sibling") else None
+    report["uid"] = os.getuid()
+    with open("/proc/self/status") as f:
+        status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+    report.update(caps=status.get("CapEff", "?"), nnp=status.get("NoNewPrivs", "?"), seccomp=status.get("Seccomp", "?"))
+    import platform
+
+    numbers = SYSCALLS.get(platform.machine())
+    if numbers is not None:
+        handle = ctypes.create_string_buffer(b"\x80" + b"\0" * 135)  # bytes = 128
+        mount_id = ctypes.c_int()
+        r = libc.syscall(numbers[2][1], -100, cfg["folder"].encode(), handle, ctypes.byref(mount_id), 0)
+        report["handle"] = "allowed" if r == 0 else "EPERM" if ctypes.get_errno() == 1 else "other"
     os.write(1, (" ".join(f"{k}={v}" for k, v in report.items()) + "\n").encode())
     os._exit(0)
 
 
-def run_init(cfg, argv, status_w, life_r, cgroup_fds):
+def run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd=None):
     """PID 1 of the namespace: start the bot, reap everything, report the bot's status."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if freezer_fd is not None:
+        # When the leader dies (with the judge), thaw the bot first: frozen (cgroup v1), it would
+        # not die of the SIGKILL the kernel then sends.
+        thawed = b"THAWED" if cfg["freezer"].endswith("freezer.state") else b"0"
+
+        def on_leader_death(*_):
+            try:
+                os.write(freezer_fd, thawed)
+            finally:
+                os._exit(1)
+
+        signal.signal(signal.SIGTERM, on_leader_death)
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    else:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.set_blocking(life_r, False)
     try:
         if os.read(life_r, 1) == b"":  # the leader died before PR_SET_PDEATHSIG took
@@ -233,6 +329,7 @@ def run_init(cfg, argv, status_w, life_r, cgroup_fds):
     bot = os.fork()
     if bot == 0:
         os.close(status_w)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         start_bot(cfg, argv, cgroup_fds)
     for fd in cgroup_fds:
         os.close(fd)
@@ -248,7 +345,7 @@ def run_init(cfg, argv, status_w, life_r, cgroup_fds):
 
 
 def parse(args):
-    cfg = {"cgroups": [], "rlimits": [], "keeps": []}
+    cfg = {"cgroups": [], "rlimits": [], "keeps": [], "envs": []}
     for i, a in enumerate(args):
         if a == "--":
             return cfg, args[i + 1:]
@@ -257,12 +354,14 @@ def parse(args):
             cfg["cgroups"].append(value)
         elif key == "keep":
             cfg["keeps"].append(value)
+        elif key == "env":
+            cfg["envs"].append(value)
         elif key == "rlimit":
             name, soft, hard = value.split(":")
             cfg["rlimits"].append((name, int(soft), int(hard)))
         elif key in ("parent", "cpu", "tmp_mb"):
             cfg[key] = int(value)
-        elif key in ("fs", "userns", "probe"):
+        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw"):
             cfg[key] = value == "1"
         else:
             cfg[key] = value
@@ -278,6 +377,7 @@ def main():
         os.sched_setaffinity(0, {cfg["cpu"]})
     # Opened before the mounts turn /sys read-only; the bot writes itself in.
     cgroup_fds = [os.open(p, os.O_WRONLY) for p in cfg.get("cgroups", ())]
+    freezer_fd = os.open(cfg["freezer"], os.O_WRONLY | os.O_CLOEXEC) if cfg.get("freezer") else None
     try:
         enter_namespaces(cfg)
         if cfg.get("fs"):
@@ -293,7 +393,7 @@ def main():
     if init == 0:
         os.close(status_r)
         os.close(life_w)
-        run_init(cfg, argv, status_w, life_r, cgroup_fds)
+        run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd)
     os.close(status_w)
     os.close(life_r)
     for fd in cgroup_fds:

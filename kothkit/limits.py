@@ -36,6 +36,10 @@ class Limits:
     processes: int | None = attrs.field(default=None, validator=_positive)
     #: Cap on the size of any file a bot writes, in MiB; None: no cap.
     file_size_mb: int | None = attrs.field(default=None, validator=_positive)
+    #: Cap on what a bot writes, in MiB: its private /tmp and /dev/shm (tmpfs of this size each,
+    #: their pages counted by the memory cap too), any one file (RLIMIT_FSIZE), and a stateful
+    #: bot's folder, measured before each of its games.
+    disk_mb: int = attrs.field(default=256, validator=_positive)
     #: Cap on a bot's open file descriptors; None: no cap.
     open_files: int | None = attrs.field(default=None, validator=_positive)
     #: Longest line a bot may write, in bytes; a longer one is an invalid reply.

@@ -20,6 +20,7 @@ CRASH = "crash"
 TIMEOUT = "timeout"
 TIME_BUDGET = "time-budget"
 MEMORY = "memory"
+DISK = "disk"
 OUT_OF_TURN = "out-of-turn"
 
 #: Keys of :attr:`GameRecord.logs` that hold the core's notes on the logs (a key with a space is

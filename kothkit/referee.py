@@ -27,8 +27,8 @@ import attrs
 
 from kothkit import overtime
 from kothkit import records as R
-from kothkit.bots import BotSpec
-from kothkit.contain import Jail
+from kothkit.bots import BotSpec, folder_bytes, printable
+from kothkit.contain import DISK_FULL, Jail
 from kothkit.fastjson import dumps_compact
 from kothkit.funcbots import WRITES, FunctionBot, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
@@ -43,6 +43,11 @@ _CALL_HEAD = '{"op":"call","args":'
 
 #: Seconds a new function host may take to start and answer its first request (not a move).
 HOST_START_TIME = 20.0
+
+#: A bot that replied is frozen once its opponent has thought this long (a game without
+#: pondering): a fast reply then costs no freezer write (a freeze and thaw take 0.2-0.3 ms on a
+#: cgroup v1 host), and a waiting bot can take at most this much of a long think.
+FREEZE_AFTER = 0.005
 
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
 #: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
@@ -59,6 +64,24 @@ class Fault:
 def _short(text: str, n: int = 80) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= n else text[:n] + "..."
+
+
+class _LiveStderr:
+    """A bot's stderr shown live on the judge's stderr (``stderr = true``): escaped, and capped
+    like its log (a flooding bot cannot fill the host's terminal or its log file)."""
+
+    def __init__(self, name: str, cap: int):
+        self.name, self.left, self.told = name, cap, False
+
+    def __call__(self, line: str) -> None:
+        if self.left <= 0:
+            if not self.told:
+                self.told = True
+                print(f"[{self.name}] ... more stderr not shown (the game's log keeps up to its cap)", file=sys.stderr)
+            return
+        line = printable(line[:1000]) + (" ..." if len(line) > 1000 else "")
+        self.left -= len(line) + 1
+        print(f"[{self.name}] {line}", file=sys.stderr)
 
 
 def bot_seed(task_seed: int, seat: int) -> int:
@@ -94,18 +117,22 @@ class _Seat:
     aside_dropped: int = 0
     start_error: str | None = None
     detail: str | None = None  # the traceback of a function bot that raised, for its log
+    start_kind: str = R.CRASH
     acks: int = 0  # pipelined requests to a function host whose answers are still to be read
 
 
 class Referee:
-    def __init__(self, task: GameTask, info: GameInfo, cpu: int | None = None,
+    def __init__(self, task: GameTask, info: GameInfo, cpu: int | tuple[int, ...] | None = None,
                  on_event: EventFn | None = None, hosts: "HostPool | None" = None, boards: bool = False):
         self.task = task
         self.info = info
         #: Emit a "board" event after every move (needs ``on_event`` and a game that renders).
         self.boards = boards and on_event is not None and info.render is not None
         self.limits: Limits = task.limits
-        self.cpu = cpu if self.limits.pin_cpu else None
+        # One core for the game, or one per seat (a game that allows pondering, with cores enough).
+        cpus = cpu if isinstance(cpu, tuple) else (cpu,)
+        self.cpus = cpus if self.limits.pin_cpu else (None,)
+        self.cpu = self.cpus[0]
         self.on_event = on_event
         # Isolated function hosts outlive a game when a worker passes its pool; else they are ours.
         self._own_hosts = hosts is None
@@ -127,6 +154,8 @@ class Referee:
         self._fault: Fault | None = None
         #: Some seat a function called in this process, whose prints are captured for its log.
         self.captures = task.trusted and (self.in_process or any(b.kind == "function" for b in task.players))
+        #: Seats that replied and are to be frozen while they wait (a game without pondering).
+        self._idle: set[int] = set()
 
     # -- events ----------------------------------------------------------------
     def _emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
@@ -184,19 +213,28 @@ class Referee:
                 self._start_process(s)
         for s in self.seats:
             if s.start_error is not None:
-                raise _Stop(Fault(s.index, R.CRASH, s.start_error))
+                raise _Stop(Fault(s.index, s.start_kind, s.start_error))
 
     def _start_process(self, s: _Seat) -> None:
         spec = s.spec
+        if spec.stateful:
+            # What a stateful bot keeps in its folder is capped like its /tmp (disk_mb): over it,
+            # the bot does not start and loses; measured here, before the game, deterministically.
+            cap = self.limits.disk_mb << 20
+            if folder_bytes(spec.path, cap) > cap:
+                s.start_error = f"its folder holds more than disk_mb ({self.limits.disk_mb} MiB)"
+                s.start_kind = R.DISK
+                return
         argv = list(spec.command)
         if self.info.bot_args is not None:
             setup = Setup(players=tuple(b.name for b in self.task.players), seed=self.task.seed,
                           rules={**self.info.rules, **self.task.rules})
             argv += [str(a) for a in self.info.bot_args(setup, s.index, bot_seed(self.task.seed, s.index))]
-        s.jail = Jail(self.limits, cpu=self.cpu)
+        s.jail = Jail(self.limits, cpu=self.cpus[s.index % len(self.cpus)], writable=spec.stateful,
+                      freezable=not self.info.pondering)
         on_err = None
         if spec.stderr and self.on_event is None:
-            on_err = lambda line, n=spec.name: print(f"[{n}] {line}", file=sys.stderr)
+            on_err = _LiveStderr(spec.name, self.limits.stderr_cap)
         elif self.on_event is not None:
             on_err = lambda line, i=s.index: self._emit("stderr", i, line)
         s.proc = LineProcess(argv=argv, cwd=spec.path, max_line=self.limits.max_line,
@@ -210,8 +248,11 @@ class Referee:
             s.proc.start()
             s.jail.started(s.proc.pid)
         except Exception as e:  # exec failure, bad cwd, preexec failure: the bot's fault, not the judge's
-            s.start_error = f"cannot start {argv[0]!r}: {e}"
-            s.proc.proc = None
+            s.start_error = f"cannot start {_short(argv[0])!r}: {_short(str(e), 200)}"
+            if s.proc.proc is not None:
+                s.proc.kill()
+            s.proc = None  # nothing to send to, read or stop
+            s.jail.teardown()  # its cgroups, made before the start failed
             return
         self._register(s.proc.stdout_fd, s, "out")
         self._register(s.proc.stderr_fd, s, "err")
@@ -370,11 +411,15 @@ class Referee:
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
+            self._idle.discard(s.index)
+            s.jail.thaw()  # its turn (a game without pondering froze it while it waited)
             t0 = s.asked_at = time.perf_counter()
             s.proc.send(line)
             reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
             elapsed = time.perf_counter() - t0
             s.asked_at = None
+            if s.jail.freezer_group is not None:
+                self._idle.add(s.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         if elapsed > allowed + tol:
             raise _Stop(Fault(s.index, late_kind, late_why))
         s.used += elapsed
@@ -490,6 +535,7 @@ class Referee:
     def _wait_line(self, s: _Seat, deadline: float, late_kind: str, late_why: str) -> str:
         """The awaited seat's next reply line; faults (its own or another's) end the game."""
         clock = time.perf_counter
+        freeze_at = clock() + FREEZE_AFTER if self._idle else None
         while True:
             if s.proc.out_buf:
                 line = self._pop(s)
@@ -509,7 +555,16 @@ class Referee:
             for x in self.seats:
                 if x.proc is not None and x.proc.pending:
                     pending = not x.proc.flush() or pending
-            for fd, _ in self.sel.poll(min(left, 0.002) if pending else left):
+            wait = min(left, 0.002) if pending else left
+            if freeze_at is not None:
+                if clock() >= freeze_at:
+                    for i in self._idle:
+                        self.seats[i].jail.freeze()
+                    self._idle.clear()
+                    freeze_at = None
+                else:
+                    wait = min(wait, freeze_at - clock())
+            for fd, _ in self.sel.poll(wait):
                 self._read_ready(fd)
 
     def _read_ready(self, fd: int) -> None:
@@ -569,10 +624,20 @@ class Referee:
     def _death(self, s: _Seat) -> Fault:
         s.proc.wait_exit(0.25)
         code = s.proc.poll()
+        for _ in range(16):  # what the bot (and its jail's init) wrote last, bounded
+            before = len(s.proc.err_log) + s.proc.err_dropped
+            s.proc.read_stderr()
+            if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
+                break
         if s.jail is not None and s.jail.oom_killed():
             return Fault(s.index, R.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
         what = describe_exit(code) if code is not None else "closed its output"
-        said = error_line(s.proc.stderr_text(), 120)
+        text = s.proc.stderr_text()
+        tail = [l for l in text.splitlines() if l.strip()]
+        full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
+        if full:  # the jail's init says so (kothkit.contain.DISK_FULL)
+            return Fault(s.index, R.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
+        said = error_line(text, 120)
         if said is not None:
             what += f"; stderr: {said!r}"
         if s.host is not None:
@@ -582,6 +647,9 @@ class Referee:
     # -- the end -----------------------------------------------------------------
     def _final(self, match: Match, outcome: Outcome) -> None:
         self._over = 1
+        for s in self.seats:
+            if s.jail is not None and s.host is None:
+                s.jail.thaw()  # the game is over: to read its end message and leave within the grace
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
@@ -592,6 +660,7 @@ class Referee:
             return
         procs = [s for s in self.seats if s.proc is not None and s.host is None and s.proc.proc is not None]
         for s in procs:
+            s.jail.thaw()  # to read its final message and leave within the grace
             s.proc.close_stdin()
         end = time.monotonic() + self.limits.grace
         fault = self._fault
@@ -812,7 +881,7 @@ def _end_host(p: LineProcess, jail: Jail) -> None:
     jail.teardown()
 
 
-def play_game(task: GameTask, *, cpu: int | None = None, on_event: EventFn | None = None,
+def play_game(task: GameTask, *, cpu: int | tuple[int, ...] | None = None, on_event: EventFn | None = None,
               hosts: HostPool | None = None, info: GameInfo | None = None, boards: bool = False) -> GameRecord:
     """Play ``task`` to its end and return its record; never leaves a process behind."""
     return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts, boards=boards).run()

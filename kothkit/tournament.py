@@ -34,6 +34,7 @@ import attrs
 from kothkit import overtime
 from kothkit.bots import BotError, BotSpec, entry_of
 from kothkit.build import build
+from kothkit.contain import fair_cpu
 from kothkit.cores import claim as claim_cores
 from kothkit.funcbots import capture_output, release_output
 from kothkit.game import GameInfo
@@ -49,7 +50,8 @@ FAST_BATCH = 1000
 #: Batches grow or shrink towards taking this many seconds (see :func:`dispatch`).
 BATCH_SECONDS = 0.1
 
-_CPU: int | None = None
+#: This worker's core, or its cores (one per seat: a game that allows pondering).
+_CPU: int | tuple[int, ...] | None = None
 _HOSTS = None
 
 
@@ -71,7 +73,7 @@ def _init_worker(counter, cores: Sequence[int] | None) -> None:
         counter.value += 1
     if cores:
         _CPU = cores[slot % len(cores)]
-        _pin_self(_CPU)
+        _pin_self(_CPU[0] if isinstance(_CPU, tuple) else _CPU)
     # A trusted bot that swallows every interruption past its time ends this worker; the
     # judge plays the worker's games again with their bots isolated.
     overtime.give_up = lambda: os._exit(70)
@@ -135,7 +137,7 @@ class _Inline:
 
     def submit(self, fn, *args, **kwargs):
         f: cf.Future = cf.Future()
-        free = None if self.cpu is None else _pin_self(self.cpu)
+        free = None if self.cpu is None else _pin_self(self.cpu[0] if isinstance(self.cpu, tuple) else self.cpu)
         try:
             f.set_result(fn(*args, cpu=self.cpu, **kwargs))
         except BaseException as e:  # re-raised by the caller's .result()
@@ -165,7 +167,7 @@ def make_pool(jobs: int, cores: Sequence[int] | None):
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
              on_done: Callable[[list[GameTask], list], None], rows: bool = False,
-             on_notice: Callable[[str], None] | None = None) -> None:
+             on_notice: Callable[[str], None] | None = None, cores_per_job: int = 1) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
@@ -186,13 +188,18 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
     """
     notice = on_notice or (lambda text: None)
-    claimed = claim_cores(jobs) if pin_cpu else None
+    claimed = claim_cores(jobs * cores_per_job) if pin_cpu else None
     shared = sorted(set(claimed.cores) - set(claimed.held)) if claimed is not None else []
     if shared:
         # Bots that share a core lose time to each other: the host should know.
         notice(f"jobs on cores {claimed.cores}: another judge also plays on cores {shared} "
                f"(fewer jobs, or one judge at a time, keep move times fair)")
-    pool = make_pool(jobs, claimed.cores if claimed else None)
+    slots = None
+    if claimed is not None:
+        # With two cores a job (pondering), a job's seats get one each: (seat 0's, seat 1's).
+        slots = (claimed.cores if cores_per_job == 1 else
+                 [tuple(claimed.cores[i * cores_per_job:(i + 1) * cores_per_job]) for i in range(jobs)])
+    pool = make_pool(jobs, slots)
     pending = iter(tasks)
     window: deque[GameTask] = deque()
     busy: set[str] = set()
@@ -272,7 +279,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 notice(f"a worker died: {sum(map(len, lost))} games in flight are played again, "
                        f"their bots isolated")
                 pool.shutdown(wait=True)
-                pool = make_pool(jobs, claimed.cores if claimed else None)
+                pool = make_pool(jobs, slots)
                 # Nothing else starts until these are played: a worker that dies now died
                 # of one of them.
                 for games in lost:
@@ -369,15 +376,15 @@ def _chunks(it, n):
         yield chunk
 
 
-def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None
-               ) -> tuple[list[BotSpec], list[BotError]]:
+def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | None = None,
+               timeout: float | None = None) -> tuple[list[BotSpec], list[BotError]]:
     ok, errors = [], []
-    from kothkit.build import is_built
+    from kothkit.build import BUILD_TIMEOUT, is_built
 
     for b in bots:
         if b.build and on_build is not None and not is_built(b):
             on_build(b)
-        _, err = build(b)
+        _, err = build(b, timeout or BUILD_TIMEOUT)
         if err is None:
             ok.append(b)
         else:
@@ -485,8 +492,10 @@ def run_tournament(
                 if on_record is not None:
                     on_record(r, False)
 
+        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if any(b.kind != "function" for b in bots) else 1
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
-                 batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+                 batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
+                 cores_per_job=per_job)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,

@@ -27,6 +27,7 @@ INFO = GameInfo(
     seats=2,
     aside_prefix="DEBUG",
     render=render,
+    pondering=True,  # the course's rules bind each brain to a core of its own and let it think on
 )
 
 

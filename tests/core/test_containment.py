@@ -51,12 +51,13 @@ AFTER
 '''
 
 
-def make_bot(folder: Path, name: str, setup: str = "", after: str = "") -> Path:
+def make_bot(folder: Path, name: str, setup: str = "", after: str = "", stateful: bool = False) -> Path:
     d = folder / name
     d.mkdir(parents=True)
     code = PLAYER.replace("SETUP", textwrap.dedent(setup).strip()).replace("AFTER", textwrap.dedent(after).strip())
     (d / "bot.py").write_text(code)
-    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n')
+    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n'
+                                + ("stateful = true\n" if stateful else ""))
     return d
 
 
@@ -162,6 +163,57 @@ def test_bots_die_with_a_killed_judge(tmp_path):
     assert wait_gone(tmp_path / "bots") == []
 
 
+@needs_namespaces
+@pytest.mark.parametrize("helper", ["C", "Python"])
+def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
+    """One bot replies (and is frozen: Swap2 allows no pondering) while the other hangs at its
+    second prompt; SIGKILL of the judge: the frozen bot and the children it left die too (a
+    process frozen by a v1 freezer does not die of SIGKILL: the init thaws it as it goes)."""
+    if CAPS.freezer_version is None:
+        pytest.skip("no writable freezer cgroup here: bots are not frozen")
+    if helper == "C" and CAPS.helper != "C":
+        pytest.skip("no C compiler here")
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
+    b = make_bot(tmp_path / "bots", "hanger", setup="""
+    class Second:
+        prompts = 0
+        def readline(self):
+            line = sys.__stdin__.readline()
+            Second.prompts += 1
+            if Second.prompts == 2:
+                time.sleep(3600)
+            return line
+    sys.stdin = Second()
+    """)
+    env = {**os.environ, **({"KOTHKIT_JAIL_HELPER": "python"} if helper == "Python" else {})}
+    judge = subprocess.Popen([sys.executable, "-c", JUDGE, str(a), str(b)], stdout=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL, env=env)
+    try:
+        assert judge.stdout.readline() == "playing\n"
+        end = time.monotonic() + 30
+        while not _frozen_groups(judge.pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert _frozen_groups(judge.pid), "the spawner was never frozen"
+    finally:
+        judge.send_signal(signal.SIGKILL)
+        judge.wait(timeout=30)
+        judge.stdout.close()
+    assert wait_gone(tmp_path / "bots") == []
+
+
+def _frozen_groups(judge: int) -> list[Path]:
+    """The judge's freezer cgroups that are frozen."""
+    found = []
+    for g in CAPS.freezer_dir.glob(f"kothkit-{judge}-*"):
+        try:
+            state = (g / "freezer.state").read_text() if CAPS.freezer_version == "v1" else (g / "cgroup.events").read_text()
+        except OSError:
+            continue
+        if "FROZEN" in state or "frozen 1" in state:
+            found.append(g)
+    return found
+
+
 @needs_files
 def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
     marker = f"kothkit-test-{uuid.uuid4().hex}"
@@ -177,7 +229,7 @@ def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
               attempt("/var/tmp/{marker}"), str(os.path.exists("../plain")), str(len(os.listdir("/proc")) < 60)]
     sys.stderr.write("report: " + " ".join(report) + "\\n")
     """
-    a = make_bot(tmp_path / "bots", "prober", setup=probe)
+    a = make_bot(tmp_path / "bots", "prober", setup=probe, stateful=True)
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
     try:
@@ -273,7 +325,7 @@ LIMITED = {
     # limit: (setup code run at start, expected verdict, text in the reason or the bot's log)
     "cpu_seconds": ("while True: pass", "crash", "killed by SIGXCPU"),
     # Python ignores SIGXFSZ, so the write fails (EFBIG) and the bot dies of the exception
-    "file_size_mb": ("open('big.bin', 'wb').write(b'x' * (3 << 20))", "crash", "File too large"),
+    "file_size_mb": ("open('/tmp/big.bin', 'wb').write(b'x' * (3 << 20))", "crash", "File too large"),
     "open_files": ("""
     held = []
     try:
@@ -299,3 +351,33 @@ def test_challenge_limits_hold_inside_the_jail(tmp_path, limit):
         assert (rec.fault, rec.verdict) == ("greedyforit", verdict)
         assert text in rec.reason
     assert processes_touching(tmp_path / "bots") == []
+
+
+@pytest.mark.parametrize("helper", ["C", "Python"])
+def test_escape_by_handle_is_refused_under_each_init(cli, tmp_path, helper):
+    """The handle_escape hostile bot under kothkit's C init and its Python init: the calls are
+    refused, and the run's containment line says what refuses them."""
+    import shutil
+
+    if not CAPS.namespaces:
+        pytest.skip(f"no PID namespace here: {CAPS.why}")
+    if helper == "C" and CAPS.helper != "C":
+        pytest.skip("no C compiler here: the Python init runs the bots")
+    bots = tmp_path / "bots"
+    hostile = Path(__file__).resolve().parents[1] / "bots" / "hostile"
+    shutil.copytree(hostile / "handle_escape", bots / "handle_escape")
+    make_bot(bots, "plain")
+    env = {"KOTHKIT_JAIL_HELPER": "python"} if helper == "Python" else {}
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "1", "--move-time", "5",
+            "--db", tmp_path / "j.sqlite", env=env, check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    assert f"({helper} init)" in line
+    from kothkit.journal import Journal
+
+    with Journal(tmp_path / "j.sqlite") as j:
+        logs = [g.logs["handle_escape"] for g in j.all()]
+    assert len(logs) == 2
+    for log in logs:
+        assert "ESCAPED" not in log and "open_by_handle_at: EPERM" in log
+        if "seccomp filter" in line and "no seccomp filter" not in line:
+            assert "name_to_handle_at: EPERM" in log and "unshare: EPERM" in log and "mount: EPERM" in log

@@ -56,11 +56,19 @@ EXPECTED = {
     "answers_twice": ("out-of-turn", "when no reply was due"),
     "memory_hog": ("memory", f"more than {MEMORY_MB} MiB"),
     "flood_stderr": (None, ""),
+    "loud_stderr": (None, ""),
     "child": (None, ""),
     "setsid_grandchild": (None, ""),
     "ignores_sigterm": (None, ""),
     "write_parent": (None, ""),
+    "handle_escape": (None, ""),
+    "journal_reader": (None, ""),
+    "starver": (None, ""),
+    "fills_tmp": ("disk", "with its /tmp full (16 MiB) (disk_mb)"),
+    "fills_folder": ("disk", "its folder holds more than disk_mb (16 MiB)"),
 }
+#: Extra options of a bot's tournament.
+OPTIONS = {"fills_tmp": ["--disk-mb", "16"], "fills_folder": ["--disk-mb", "16"]}
 
 #: Runs the judge and writes its own peak RSS (not its children's) to the file named by argv[1].
 #: VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would report the (large) pytest process
@@ -81,7 +89,7 @@ runpy.run_module("kothkit", run_name="__main__", alter_sys=True)
 def leftover_cgroups(pids: list[int]) -> list[str]:
     caps = capabilities()
     left = []
-    for d in {caps.cgroup_dir, caps.pids_dir} - {None}:
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
         for pid in pids:
             left += [str(p) for p in d.glob(f"kothkit-{pid}-*")]
     return left
@@ -107,11 +115,12 @@ def arena(tmp_path_factory):
             name = pending.pop(0)
             out = tmp / name
             out.mkdir()
-            move_time = FLOOD_MOVE_TIME if name == "flood_stderr" else MOVE_TIME
+            move_time = FLOOD_MOVE_TIME if name in ("flood_stderr", "loud_stderr") else MOVE_TIME
             cmd = [sys.executable, "-c", JUDGE, str(out / "rss"), "run", "gomoku_swap2",
                    "--bots", str(bots / name), "--bots", str(good), "--seed", "7", "--jobs", "1",
                    "--move-time", str(move_time), "--memory-mb", str(MEMORY_MB),
-                   "--db", str(out / "journal.sqlite"), "--json", str(out / "result.json"), "-q"]
+                   "--db", str(out / "journal.sqlite"), "--json", str(out / "result.json"), "-q",
+                   *OPTIONS.get(name, [])]
             with open(out / "stdout", "w") as log:
                 p = subprocess.Popen(cmd, cwd=out, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env=env)
@@ -157,6 +166,9 @@ def test_hostile_bot_gets_its_verdict(arena, name):
     games = res["doc"]["games"]
     assert len(games) == 2
     assert {g["players"][0] for g in games} == {name, "greedy"}  # it opened one game and answered one
+    if name == "fills_folder":  # its folder is measured before each game: the first one is fair
+        first, games = sorted(games, key=lambda g: g["index"])[0], sorted(games, key=lambda g: g["index"])[1:]
+        assert first["fault"] is None and first["reason"] == "five in a row", first
     for g in games:
         if kind is None:
             assert g["fault"] is None and g["verdict"] is None, g
@@ -192,6 +204,17 @@ def test_stderr_flood_is_capped_in_the_journal(arena):
 
 
 @pytest.mark.slow
+def test_live_stderr_is_capped_and_escaped_on_the_terminal(arena):
+    """loud_stderr (stderr = true) writes 16 MiB with terminal escapes per game: the judge shows
+    its log's cap of it, escaped, and says the rest is not shown."""
+    out = arena["results"]["loud_stderr"]["stdout"]
+    assert len(out.encode()) < 200 * 1024
+    assert "\x1b" not in out
+    assert "[loud_stderr] \\x1b[2J\\x1b[31mLOUD" in out
+    assert out.count("[loud_stderr] ... more stderr not shown") == 2  # once a game
+
+
+@pytest.mark.slow
 def test_bot_writes_only_its_own_folder(arena):
     caps = capabilities()
     bots = arena["bots"]
@@ -203,8 +226,99 @@ def test_bot_writes_only_its_own_folder(arena):
     assert not (bots / "escaped.txt").exists()
     for log in logs:
         assert "own: written" in log
-        assert "parent: denied (Read-only file system)" in log
+        assert "parent: denied (" in log  # read-only, or not the bot's to write
         assert "siblings: write_parent\n" in log  # the other hostile bots' folders are hidden
+
+
+def _logs(arena, name):
+    with Journal(arena["results"][name]["journal"]) as j:
+        return [r.logs[name] for r in j.all()]
+
+
+@pytest.mark.slow
+def test_escape_by_file_handle_is_refused(arena):
+    """open_by_handle_at let a root bot open any file of the disk, whatever its mounts show: the
+    call is refused, by the seccomp filter (EPERM for name_to_handle_at already) or, without one,
+    for want of CAP_DAC_READ_SEARCH."""
+    caps = capabilities()
+    if not caps.namespaces:
+        pytest.skip(f"no jail here: {caps.why}")
+    for log in _logs(arena, "handle_escape"):
+        assert "ESCAPED" not in log
+        assert "open_by_handle_at: EPERM" in log
+        if caps.seccomp:
+            for call in ("name_to_handle_at", "mount", "unshare", "ptrace"):
+                assert f"{call}: EPERM" in log, log
+        else:
+            assert not caps.no_caps or "mount: EPERM" in log
+
+
+@pytest.mark.slow
+def test_journal_and_home_folders_are_invisible(arena):
+    caps = capabilities()
+    if not caps.minimal:
+        pytest.skip("no minimal root here (" + (caps.why or f"the {caps.helper} init makes the machine read-only") + ")")
+    assert arena["results"]["journal_reader"]["journal"].exists()
+    for log in _logs(arena, "journal_reader"):
+        for what in ("journal", "wal", "pwd", "proc1cwd"):
+            assert f"{what}: hidden" in log, log
+        # /root shows only what the bot's interpreter needs (pyenv's prefix, when Python lives there)
+        root = next(l for l in log.splitlines() if l.startswith("root: "))
+        assert root in ("root: hidden (No such file or directory)", "root: ", "root: .pyenv"), root
+        assert "parent: journal_reader\n" in log  # the other bots' folders are not there
+
+
+#: Plays like the others, but thinks 0.3 s of its own CPU time on its moves 17 to 19: by then the
+#: starver has 16 children spinning, which would leave it a seventeenth of its core.
+THINKER = """
+import re, sys, time
+moves = 0
+for raw in iter(sys.stdin.readline, ""):
+    tag, _, rest = raw.strip().partition(" ")
+    if tag == "EXIT":
+        break
+    moves += 1
+    if 17 <= moves <= 19:
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+    if tag == "A":
+        out = "(0,0) (2,0) (1,0)"
+    elif tag in ("B", "C"):
+        out = "B"
+    else:
+        taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
+        out = "(%d,%d)" % next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+    sys.stdout.write(out + "\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.slow
+def test_starving_child_does_not_cost_its_opponent_a_game(cli, tmp_path):
+    """The starver leaves children spinning after each reply; its opponent needs 0.3 s of CPU on
+    a few moves, with 3 s a move.  Frozen while it waits, the starver takes none of it; not
+    frozen (no cgroups: the control), its children make the opponent lose on time."""
+    caps = capabilities()
+    if caps.freezer_version is None:
+        pytest.skip("no writable freezer cgroup here: a waiting bot is not frozen")
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE / "starver", bots / "starver")
+    (bots / "thinker").mkdir()
+    (bots / "thinker" / "bot.py").write_text(THINKER)
+    (bots / "thinker" / "bot.toml").write_text('command = ["python3", "-S", "bot.py"]\n')
+    jobs = str(len(caps.cores))
+    args = ["run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", jobs, "--move-time", "3", "-q"]
+    fair = cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True, timeout=300)
+    assert "cpu: a waiting bot is frozen" in fair.stdout
+    games = json.loads((tmp_path / "a.json").read_text())["games"]
+    assert len(games) == 2 and all(g["fault"] is None for g in games), games
+    unfair = cli(*args, "--db", tmp_path / "b.sqlite", "--json", tmp_path / "b.json", check=True, timeout=300,
+                 env={"KOTHKIT_NO_CGROUP": "1"})
+    assert "cpu: a waiting bot is NOT frozen" in unfair.stdout
+    games = json.loads((tmp_path / "b.json").read_text())["games"]
+    assert [(g["fault"], g["verdict"]) for g in games] == [("thinker", "timeout")] * 2, games
+    assert processes_touching(bots) == []
 
 
 @pytest.mark.slow
