@@ -37,6 +37,7 @@ from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
+from kothkit.ratings import PairTally, Ratings, pair_key
 from kothkit.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
@@ -156,7 +157,7 @@ def make_pool(jobs: int, cores: Sequence[int] | None):
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
              on_done: Callable[[list[GameTask], list], None], rows: bool = False,
-             on_notice: Callable[[str], None] | None = None) -> None:
+             on_notice: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
@@ -175,6 +176,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     deterministic bots, the same games as trusted otherwise), and a bot that does is
     played isolated from then on.  Should a worker die
     during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
+
+    Once ``stop()`` is true (asked after each finished batch), no further game starts: the
+    batches in flight finish and are handed to ``on_done`` (a match that its SPRT decided).
     """
     notice = on_notice or (lambda text: None)
     claimed = claim_cores(jobs) if pin_cpu else None
@@ -202,6 +206,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     suspects: set[str] = set()
     try:
         while True:
+            if stop is not None and not exhausted and stop():
+                exhausted = True
+                window.clear()
             while not exhausted and len(window) < window_size:
                 t = next(pending, None)
                 if t is None:
@@ -347,6 +354,8 @@ class TournamentResult:
     journal: Path
     schedule: Schedule
     errors: tuple[BotError, ...] = ()
+    #: Elo ratings with 95% intervals from all the games (see kothkit.ratings).
+    ratings: Ratings | None = None
 
     def records(self, journal: Journal) -> Iterable[GameRecord]:
         """The games of this tournament from ``journal``, in schedule order (streamed)."""
@@ -409,14 +418,18 @@ def run_tournament(
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
         tally = Tally(info.scoring, [b.name for b in bots])
+        # The same games by game pair (indices 2k and 2k + 1 of the schedule), for the ratings.
+        pairs = PairTally()
         seatings: dict[str, tuple[str, ...]] = {}
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
             for chunk in _chunks(schedule, 256):
                 found = list(j.results([t.id for t in chunk]))
+                index = {t.id: t.index for t in chunk} if found else None
                 for r in found:
                     tally.add(r.players, r.winner)
+                    pairs.add(r.players, r.winner, pair_key(r.players, index[r.id]))
                     if on_record is not None:
                         on_record(r, True)
                 reused += len(found)
@@ -432,6 +445,7 @@ def run_tournament(
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)
+                pairs.add(r.players, r.winner, pair_key(r.players, row[2]))
                 if on_record is not None:
                     on_record(r, False)
 
@@ -440,4 +454,5 @@ def run_tournament(
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
-                            reused=reused, total=schedule.total, journal=jpath, schedule=schedule)
+                            reused=reused, total=schedule.total, journal=jpath, schedule=schedule,
+                            ratings=pairs.rate([b.name for b in bots]))
