@@ -152,7 +152,7 @@ def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
         return True
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # a group named with a number no pid can be
         return False
     except PermissionError:
         return True

@@ -39,6 +39,8 @@ from kothkit.seeding import derive, fresh_seed
 DEFAULT_GAMES = 100
 #: Pairs looked up in the journal at a time.
 CHUNK = 32
+#: Most games of function bots per batch under an SPRT (tens of milliseconds of play).
+SPRT_BATCH = 32
 
 
 @attrs.define
@@ -184,7 +186,8 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
             for row in rows:
                 note(h2h.add(row[2], result_of(row, seatings).winner))
 
-        batch = FAST_BATCH if all(b.kind == "function" for b in bots) else 1
+        # Under an SPRT, small batches: games already handed out when it decides are played for nothing.
+        batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == "function" for b in bots) else 1
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
                  stop=lambda: h2h.decided)
