@@ -178,3 +178,9 @@ def test_bad_input_is_one_clear_line(tmp_path, args, message):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and message in errors[0], proc.stderr
+
+
+def test_kothkit_verify_replays_a_match_journal(tmp_path):
+    match(tmp_path, bot("q75"), bot("q25"), "--games", "20", "--seed", "4", name="v")
+    proc = kothkit(tmp_path, "verify", str(tmp_path / "v.sqlite"), "--bots", bot("q75"), "--bots", bot("q25"))
+    assert "verified 20 games: 20 identical, 0 differ" in proc.stdout
