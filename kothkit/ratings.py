@@ -359,59 +359,68 @@ PRIOR_DRAWS = 1.0
 
 @attrs.define
 class PairTally:
-    """Sufficient statistics of games for :func:`rate`, added one game at a time; memory grows with
-    the number of bot pairs and of pairs waiting for their second game, not with the games."""
+    """Games for :func:`rate`, added one at a time (a tournament adds thousands a second).
 
-    _edges: dict[tuple[str, str], list[float]] = attrs.field(factory=dict)
-    _open: dict[Hashable, list] = attrs.field(factory=dict)
-    _games: dict[str, int] = attrs.field(factory=dict)
-    _wide: int = 0
+    A game waits for the other game of its pair; a finished pair is counted by its shape (both
+    games' seats and winners), so memory grows with the distinct shapes and the pairs waiting for
+    their second game, not with the games.  Two games with one key make a pair; None: a unit alone.
+    """
 
-    def add(self, players: Sequence[str], winner: str | None, pair: Hashable = None) -> None:
-        if len(players) != 2:
-            self._wide += 1
-            return
-        a, b = players
-        if a == b:
-            return
-        x, y = (a, b) if a < b else (b, a)
-        s = 0.5 if winner is None else 1.0 if winner == x else 0.0
-        if pair is None:
-            self._unit(x, y, 1, s)
-            return
-        key = (x, y, pair)
-        unit = self._open.pop(key, None)
-        if unit is None:
-            self._open[key] = [1, s]
+    _open: dict[Hashable, tuple] = attrs.field(factory=dict)
+    _shapes: dict[tuple, int] = attrs.field(factory=dict)
+
+    def add(self, players: tuple[str, ...], winner: str | None, pair: Hashable = None) -> None:
+        game = (players, winner)
+        if pair is not None:
+            first = self._open.pop(pair, None)
+            if first is None:
+                self._open[pair] = game
+                return
+            shape = (first, game)
         else:
-            self._unit(x, y, unit[0] + 1, unit[1] + s)
-
-    def _unit(self, x: str, y: str, n: int, s: float) -> None:
-        e = self._edges.get((x, y))
-        if e is None:
-            e = self._edges[(x, y)] = [0.0] * 6
-        # games, score of x, units, sum of s^2, sum of n*s, sum of n^2: the sandwich needs only these.
-        e[0] += n
-        e[1] += s
-        e[2] += 1
-        e[3] += s * s
-        e[4] += n * s
-        e[5] += n * n
-        self._games[x] = self._games.get(x, 0) + n
-        self._games[y] = self._games.get(y, 0) + n
+            shape = (game,)
+        self._shapes[shape] = self._shapes.get(shape, 0) + 1
 
     def rate(self, bots: Iterable[str] | None = None) -> Ratings:
-        """Ratings of ``bots`` (default: every bot seen) from the games added so far."""
-        tally = self
-        if self._open:  # pairs still missing a game: each game left is a unit of its own
-            tally = PairTally()
-            tally._edges = {k: list(v) for k, v in self._edges.items()}
-            tally._games = dict(self._games)
-            tally._wide = self._wide
-            for (x, y, _), (n, s) in self._open.items():
-                tally._unit(x, y, n, s)
-        return _fit(tally._edges, tally._games, list(bots) if bots is not None else sorted(tally._games),
-                    tally._wide)
+        """Ratings of ``bots`` (default: every bot seen) from the games added so far; a game still
+        waiting for the other game of its pair counts as a unit of its own."""
+        edges: dict[tuple[str, str], list[float]] = {}
+        games: dict[str, int] = {}
+        wide = 0
+        shapes = list(self._shapes.items()) + [((g,), 1) for g in self._open.values()]
+        for shape, count in shapes:
+            if any(len(p) != 2 for p, _ in shape):
+                wide += count * len(shape)
+                continue
+            x, y = sorted(shape[0][0])
+            if x == y or any(set(p) != {x, y} for p, _ in shape):
+                # a bot against itself tells nothing; a "pair" of two different bot pairs: units alone
+                if x != y:
+                    for g in shape:
+                        _add_unit(edges, games, *sorted(g[0]), 1, _score(sorted(g[0])[0], g[1]), count)
+                continue
+            _add_unit(edges, games, x, y, len(shape), sum(_score(x, w) for _, w in shape), count)
+        return _fit(edges, games, list(bots) if bots is not None else sorted(games), wide)
+
+
+def _score(x: str, winner: str | None) -> float:
+    return 0.5 if winner is None else 1.0 if winner == x else 0.0
+
+
+def _add_unit(edges: dict, games: dict, x: str, y: str, n: int, s: float, count: int) -> None:
+    """``count`` units of ``n`` games between x and y (x < y) in which x scored ``s``."""
+    e = edges.get((x, y))
+    if e is None:
+        e = edges[(x, y)] = [0.0] * 6
+    # games, score of x, units, sum of s^2, sum of n*s, sum of n^2: all the sandwich needs.
+    e[0] += count * n
+    e[1] += count * s
+    e[2] += count
+    e[3] += count * s * s
+    e[4] += count * n * s
+    e[5] += count * n * n
+    games[x] = games.get(x, 0) + count * n
+    games[y] = games.get(y, 0) + count * n
 
 
 def rate(games: Iterable[RatedGame | tuple], bots: Iterable[str] | None = None) -> Ratings:
@@ -419,7 +428,7 @@ def rate(games: Iterable[RatedGame | tuple], bots: Iterable[str] | None = None) 
     (:class:`RatedGame` or ``(players, winner[, pair])`` tuples).  See docs/ratings.md."""
     tally = PairTally()
     for g in games:
-        tally.add(g[0], g[1], g[2] if len(g) > 2 else None)
+        tally.add(tuple(g[0]), g[1], g[2] if len(g) > 2 else None)
     return tally.rate(bots)
 
 

@@ -37,7 +37,7 @@ from kothkit.cores import claim as claim_cores
 from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
-from kothkit.ratings import PairTally, Ratings, pair_key
+from kothkit.ratings import PairTally, Ratings
 from kothkit.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
@@ -418,7 +418,7 @@ def run_tournament(
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
         tally = Tally(info.scoring, [b.name for b in bots])
-        # The same games by game pair (indices 2k and 2k + 1 of the schedule), for the ratings.
+        # The same games by game pair (indices 2k and 2k + 1 of the schedule, key k), for the ratings.
         pairs = PairTally()
         seatings: dict[str, tuple[str, ...]] = {}
 
@@ -429,7 +429,7 @@ def run_tournament(
                 index = {t.id: t.index for t in chunk} if found else None
                 for r in found:
                     tally.add(r.players, r.winner)
-                    pairs.add(r.players, r.winner, pair_key(r.players, index[r.id]))
+                    pairs.add(r.players, r.winner, index[r.id] >> 1)
                     if on_record is not None:
                         on_record(r, True)
                 reused += len(found)
@@ -445,7 +445,7 @@ def run_tournament(
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)
-                pairs.add(r.players, r.winner, pair_key(r.players, row[2]))
+                pairs.add(r.players, r.winner, row[2] >> 1)
                 if on_record is not None:
                     on_record(r, False)
 
