@@ -60,7 +60,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         cells = [str(i), s.bot, pts, str(s.wins), str(s.draws), str(s.losses), str(s.games)]
         if rated:
             r = ratings.of(s.bot)
-            cells += ([f"{r.elo:+.0f}", f"{r.error:.0f}", f"{'=' if r.rank in shared else ''}{r.rank}"]
+            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}", f"{'=' if r.rank in shared else ''}{r.rank}"]
                       if r is not None else ["-", "-", "-"])
         t.add_row(*cells)
     return t
