@@ -56,6 +56,11 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _round(x: float) -> float | None:
+    """``x`` to two decimals for JSON; None where it is infinite (an error that cannot be estimated)."""
+    return round(x, 2) if math.isfinite(x) else None
+
+
 # -- head-to-head: pentanomial statistics ----------------------------------------------------
 
 
@@ -345,8 +350,8 @@ class Ratings:
         return {
             "model": "Bradley-Terry (logistic Elo), draws as half a win, centred on the field's mean",
             "interval": "95%, sandwich covariance with game pairs as clusters",
-            "bots": [{"bot": r.bot, "elo": round(r.elo, 2), "error": round(r.error, 2), "low": round(r.low, 2),
-                      "high": round(r.high, 2), "rank": r.rank, "games": r.games} for r in self.ratings],
+            "bots": [{"bot": r.bot, "elo": round(r.elo, 2), "error": _round(r.error), "low": _round(r.low),
+                      "high": _round(r.high), "rank": r.rank, "games": r.games} for r in self.ratings],
             "los": {a: {b: round(x, 4) for b, x in row.items()} for a, row in self.los.items()},
             "notes": list(self.notes),
         }
@@ -498,7 +503,10 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
     # A small-sample correction, as HC1/CR1 do: n - 1 ratings were fitted to these units.
     dof = total_units / (total_units - (n - 1)) if total_units > n - 1 else math.inf
     hinv = np.linalg.pinv(bread)  # the pseudo-inverse: covariance of the ratings centred on their mean
-    cov = hinv @ meat @ hinv * dof
+    if math.isfinite(dof):
+        cov = hinv @ meat @ hinv * dof
+    else:  # as many ratings as pairs: nothing is left to measure the spread with
+        cov = np.diag(np.full(n, np.inf))
     sd = np.sqrt(np.clip(np.diag(cov), 0, None))
     err = Z95 * sd
     order = sorted(range(n), key=lambda k: (-r[k], names[k]))
@@ -515,7 +523,10 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
             if a != b:
                 v = cov[a, a] + cov[b, b] - 2 * cov[a, b]
                 d = r[a] - r[b]
-                row[names[b]] = float(ndtr(d / math.sqrt(v))) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
+                if math.isinf(v):
+                    row[names[b]] = 0.5
+                else:
+                    row[names[b]] = float(ndtr(d / math.sqrt(v))) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
     if total_units <= n - 1:
         notes.append("too few game pairs for an error estimate")
     return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units), games=int(g.sum()))

@@ -60,7 +60,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         cells = [str(i), s.bot, pts, str(s.wins), str(s.draws), str(s.losses), str(s.games)]
         if rated:
             r = ratings.of(s.bot)
-            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}", f"{'=' if r.rank in shared else ''}{r.rank}"]
+            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if r.error < 1e300 else "-", f"{'=' if r.rank in shared else ''}{r.rank}"]
                       if r is not None else ["-", "-", "-"])
         t.add_row(*cells)
     return t
@@ -80,7 +80,8 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], g
     """Stream the document to ``path`` (games are written one by one, never all held in memory)."""
     def elo(bot: str) -> dict:
         r = ratings.of(bot) if ratings is not None else None
-        return {} if r is None else {"elo": round(r.elo, 2), "elo_error": round(r.error, 2), "elo_rank": r.rank}
+        return {} if r is None else {"elo": round(r.elo, 2), "elo_error": round(r.error, 2) if r.error < 1e300 else None,
+                                     "elo_rank": r.rank}
 
     head = {
         "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,

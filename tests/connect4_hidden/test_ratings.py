@@ -184,3 +184,10 @@ def test_kothkit_verify_replays_a_match_journal(tmp_path):
     match(tmp_path, bot("q75"), bot("q25"), "--games", "20", "--seed", "4", name="v")
     proc = kothkit(tmp_path, "verify", str(tmp_path / "v.sqlite"), "--bots", bot("q75"), "--bots", bot("q25"))
     assert "verified 20 games: 20 identical, 0 differ" in proc.stdout
+
+
+def test_the_logistic_sprt_model_on_request(tmp_path):
+    doc = match(tmp_path, bot("q100"), bot("q25"), "--sprt", "0,10", "--sprt-model", "logistic", "--games", "2000",
+                "--seed", "3")
+    assert doc["sprt"]["model"] == "logistic" and doc["sprt"]["decision"] == "H1"
+    assert "(logistic)" in doc["_stdout"] and doc["counted"] < 400

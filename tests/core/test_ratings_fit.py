@@ -141,3 +141,10 @@ def test_journal_records_pair_by_their_schedule_index():
 
     got = list(games_of([R(("x", "y"), "x", 4), R(("y", "x"), None, 5)]))
     assert got[0].pair == got[1].pair == pair_key(("y", "x"), 5)
+
+
+def test_one_pair_of_two_bots_has_no_error_estimate():
+    r = rate(two_bot_games([2]))
+    assert r.of("a").elo > 0 and math.isinf(r.of("a").error) and r.los["a"]["b"] == 0.5
+    assert [x.rank for x in r.ratings] == [1, 1] and "too few game pairs" in r.notes[-1]
+    assert r.to_json()["bots"][0]["error"] is None
