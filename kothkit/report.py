@@ -25,6 +25,7 @@ journal records exactly.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -60,8 +61,9 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         cells = [str(i), s.bot, pts, str(s.wins), str(s.draws), str(s.losses), str(s.games)]
         if rated:
             r = ratings.of(s.bot)
-            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if r.error < 1e300 else "-", f"{'=' if r.rank in shared else ''}{r.rank}"]
-                      if r is not None else ["-", "-", "-"])
+            # No error estimate (as many ratings as pairs) shows as "-".
+            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if math.isfinite(r.error) else "-",
+                       f"{'=' if r.rank in shared else ''}{r.rank}"] if r is not None else ["-", "-", "-"])
         t.add_row(*cells)
     return t
 
@@ -80,8 +82,10 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], g
     """Stream the document to ``path`` (games are written one by one, never all held in memory)."""
     def elo(bot: str) -> dict:
         r = ratings.of(bot) if ratings is not None else None
-        return {} if r is None else {"elo": round(r.elo, 2), "elo_error": round(r.error, 2) if r.error < 1e300 else None,
-                                     "elo_rank": r.rank}
+        if r is None:
+            return {}
+        return {"elo": round(r.elo, 2), "elo_error": round(r.error, 2) if math.isfinite(r.error) else None,
+                "elo_rank": r.rank}
 
     head = {
         "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,
