@@ -199,3 +199,13 @@ def test_statistics_of_no_pairs_and_of_one_sided_pairs():
     assert match_stats(Pentanomial()).elo is None
     s = match_stats(Pentanomial(ww=10), wins=20)
     assert s.score == 1 and s.elo is None and s.nelo is None and s.points == 20
+
+
+def test_the_report_leaves_draws_out_for_a_game_without_draws():
+    from kothkit.headtohead import block
+
+    s = match_stats(Pentanomial(1, 0, 3, 0, 2), wins=7, losses=5, draws=0)
+    with_draws, without = block("a vs b", s, draws=True), block("a vs b", s, draws=False)
+    assert "DrawRatio: 0.00 %" in with_draws and "Draws: 0" in with_draws
+    assert "DrawRatio" not in without and "Draws" not in without
+    assert "Ptnml(0-2): [1, 0, 3, 0, 2]" in without and "Points: 7.0 (58.33 %)" in without
