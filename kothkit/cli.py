@@ -291,7 +291,10 @@ def run(
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
         raise typer.Exit(1)
-    out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean))
+    out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
+                              ratings=result.ratings))
+    for note in result.ratings.notes if result.ratings else ():
+        out.print(f"ratings: {note}", markup=False)
     if info.report is not None:
         out.print(info.report(result.standings), markup=False, highlight=False)
     for line in faults.lines():
@@ -307,7 +310,7 @@ def run(
         with Journal(journal) as j:
             write_json(json_path, game=name, seed=seed, standings=result.standings, games=result.records(j),
                        played=result.played, reused=result.reused, total=result.total, journal=journal,
-                       errors=[str(e) for e in errors])
+                       errors=[str(e) for e in errors], ratings=result.ratings)
         out.print(f"results written to {json_path}")
 
 
@@ -367,7 +370,8 @@ def debug(
 
 def main() -> None:
     # Command modules register themselves on `app` when imported.
-    for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold", "kothkit.show", "kothkit.export", "kothkit.site"):
+    for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold", "kothkit.show", "kothkit.export", "kothkit.site",
+                "kothkit.headtohead"):
         try:
             __import__(mod)
         except ModuleNotFoundError as e:

@@ -195,9 +195,9 @@ def _pid_alive(pid: int) -> bool:
         return True
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError):  # OverflowError: not a pid (another naming): leave it be
+    except PermissionError:
         return True
-    except (OverflowError, ValueError):  # not a pid at all: a folder named by someone else
+    except (OverflowError, ValueError):  # not a pid at all: a folder named by someone else, left alone
         return True
 
 

@@ -155,6 +155,8 @@ class GameInfo:
     function_bots: bool = False
     #: Number of seats in one game.
     seats: int = 2
+    #: Whether a game can end in a draw (if not, match statistics leave the draw ratio out).
+    draws: bool = True
     #: Lines starting with this prefix are diagnostics: logged, never a reply, never out of turn.
     aside_prefix: str | None = None
     #: Renders a match state for humans (debug transcripts, replays); optional.

@@ -806,13 +806,19 @@ _FUNCTIONS: dict[tuple[str, str], Any] = {}
 def _function_cache(spec: BotSpec, load_time: float):
     """The bot of ``spec`` loaded in this process, loaded now if it is not yet; a module
     that takes more than ``load_time`` s to load is interrupted (overtime.Overtime)."""
-    key = (spec.entry or "", spec.hash)
+    key = _host_key(spec)
     found = _FUNCTIONS.get(key)
     if found is None:
         with overtime.within(load_time):
             found = FunctionBot(spec)
         _FUNCTIONS[key] = found
     return found
+
+
+def _host_key(spec: BotSpec) -> tuple[str, str, str]:
+    # By name too: the same function bot may sit in both seats of one game (a match of a bot
+    # against itself), and each seat needs a host of its own.
+    return (spec.name, spec.entry or "", spec.hash)
 
 
 class HostPool:
@@ -824,19 +830,19 @@ class HostPool:
     """
 
     def __init__(self) -> None:
-        self._hosts: dict[tuple[str, str], tuple[LineProcess, Jail]] = {}
-        self._fresh: set[tuple[str, str]] = set()
+        self._hosts: dict[tuple[str, str, str], tuple[LineProcess, Jail]] = {}
+        self._fresh: set[tuple[str, str, str]] = set()
 
     def fresh(self, spec: BotSpec) -> bool:
         """True once after a host was started for ``spec`` (it has not answered anything yet)."""
-        key = (spec.entry or "", spec.hash)
+        key = _host_key(spec)
         if key in self._fresh:
             self._fresh.discard(key)
             return True
         return False
 
     def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None) -> LineProcess:
-        key = (spec.entry or "", spec.hash)
+        key = _host_key(spec)
         found = self._hosts.get(key)
         if found is not None and (found[0].eof or found[0].poll() is not None):
             self.discard(spec)
@@ -861,11 +867,11 @@ class HostPool:
         return found[0]
 
     def jail(self, spec: BotSpec) -> Jail | None:
-        found = self._hosts.get((spec.entry or "", spec.hash))
+        found = self._hosts.get(_host_key(spec))
         return found[1] if found else None
 
     def discard(self, spec: BotSpec) -> None:
-        found = self._hosts.pop((spec.entry or "", spec.hash), None)
+        found = self._hosts.pop(_host_key(spec), None)
         if found is not None:
             _end_host(*found)
 

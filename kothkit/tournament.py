@@ -41,6 +41,7 @@ from kothkit.game import GameInfo
 from kothkit.journal import Journal, result_of
 from kothkit.limits import Limits
 from kothkit.plugins import game_code
+from kothkit.ratings import PairTally, Ratings
 from kothkit.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
 from kothkit.schedule import Schedule, settings_of
 from kothkit.scoring import Standing, Tally
@@ -167,7 +168,8 @@ def make_pool(jobs: int, cores: Sequence[int] | None):
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
              on_done: Callable[[list[GameTask], list], None], rows: bool = False,
-             on_notice: Callable[[str], None] | None = None, cores_per_job: int = 1) -> None:
+             on_notice: Callable[[str], None] | None = None, cores_per_job: int = 1,
+             stop: Callable[[], bool] | None = None) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
@@ -186,6 +188,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     deterministic bots, the same games as trusted otherwise), and a bot that does is
     played isolated from then on.  Should a worker die
     during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
+
+    Once ``stop()`` is true (asked after each finished batch), no further game starts: the
+    batches in flight finish and are handed to ``on_done`` (a match that its SPRT decided).
     """
     notice = on_notice or (lambda text: None)
     claimed = claim_cores(jobs * cores_per_job) if pin_cpu else None
@@ -218,6 +223,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     suspects: set[str] = set()
     try:
         while True:
+            if stop is not None and not exhausted and stop():
+                exhausted = True
+                window.clear()
             while not exhausted and len(window) < window_size:
                 t = next(pending, None)
                 if t is None:
@@ -363,6 +371,8 @@ class TournamentResult:
     journal: Path
     schedule: Schedule
     errors: tuple[BotError, ...] = ()
+    #: Elo ratings with 95% intervals from all the games (see kothkit.ratings).
+    ratings: Ratings | None = None
 
     def records(self, journal: Journal) -> Iterable[GameRecord]:
         """The games of this tournament from ``journal``, in schedule order (streamed)."""
@@ -464,6 +474,8 @@ def run_tournament(
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
         tally = Tally(info.scoring, [b.name for b in bots])
+        # The same games by game pair (indices 2k and 2k + 1 of the schedule, key k), for the ratings.
+        pairs = PairTally()
         seatings: dict[str, tuple[str, ...]] = {}
 
         def unplayed() -> Iterator[GameTask]:
@@ -471,9 +483,10 @@ def run_tournament(
             for chunk in _chunks(schedule, 256):
                 found = list(j.results([t.id for t in chunk]))
                 # A reused game's place is the one it has in this schedule (bots come and go).
-                places = {t.id: t.index for t in chunk} if found and on_record is not None else {}
+                places = {t.id: t.index for t in chunk} if found else {}
                 for r in found:
                     tally.add(r.players, r.winner)
+                    pairs.add(r.players, r.winner, places[r.id] >> 1)
                     if on_record is not None:
                         on_record(r._replace(index=places[r.id]), True)
                 reused += len(found)
@@ -489,6 +502,7 @@ def run_tournament(
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)
+                pairs.add(r.players, r.winner, row[2] >> 1)
                 if on_record is not None:
                     on_record(r, False)
 
@@ -499,4 +513,5 @@ def run_tournament(
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
-                            reused=reused, total=schedule.total, journal=jpath, schedule=schedule)
+                            reused=reused, total=schedule.total, journal=jpath, schedule=schedule,
+                            ratings=pairs.rate([b.name for b in bots]))

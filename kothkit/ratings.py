@@ -1,0 +1,551 @@
+"""Ratings with error bars: Bradley–Terry ratings of a field, and the statistics of head-to-head game pairs.
+
+Two kinds of numbers live here (docs/ratings.md explains each in plain words):
+
+* :func:`rate` fits Elo ratings to all games of a field (a Bradley–Terry
+  model, a draw counted as half a win), centred on the field's mean, with a
+  95% interval from a sandwich (cluster-robust) covariance in which the game
+  pairs of the schedule are the clusters, a likelihood-of-superiority matrix
+  and ranks that are tied where intervals overlap.
+* :func:`match_stats` and :class:`SPRT` are the head-to-head statistics of
+  game pairs as fastchess prints them (Elo ± error, nElo, LOS, pentanomial
+  counts) and fishtest's generalized SPRT (vdbergh's pentanomial LLR,
+  normalized or logistic Elo).
+
+Everything here is pure computation on counts: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+import attrs
+import numpy as np
+from scipy import optimize
+from scipy.special import ndtr
+
+#: The two-sided 95% quantile of the normal distribution.
+Z95 = 1.959963984540054
+#: Normalized Elo per unit of t-value (fishtest's ``nelo_divided_by_nt``).
+NELO_PER_T = 800 / math.log(10)
+#: d(score)/d(Elo) scale of the logistic curve: p = 1 / (1 + exp(-C * elo)).
+C = math.log(10) / 400
+#: A game pair's score for each pentanomial class, per game: [LL, LD, WL+DD, WD, WW].
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: What fishtest and fastchess put in place of an empty pentanomial class.
+REGULARIZE = 1e-3
+
+
+def elo_of(score: float) -> float:
+    """The logistic Elo difference of an expected score (±inf at 0 and 1)."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def score_of(elo: float) -> float:
+    """The expected score of a logistic Elo difference."""
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _round(x: float) -> float | None:
+    """``x`` to two decimals for JSON; None where it is infinite (an error that cannot be estimated)."""
+    return round(x, 2) if math.isfinite(x) else None
+
+
+# -- head-to-head: pentanomial statistics ----------------------------------------------------
+
+
+@attrs.frozen
+class Pentanomial:
+    """Counts of game pairs by the first bot's points over the pair: 0, ½, 1, 1½, 2."""
+
+    ll: int = 0
+    ld: int = 0
+    wl_dd: int = 0
+    wd: int = 0
+    ww: int = 0
+
+    @property
+    def counts(self) -> tuple[int, int, int, int, int]:
+        return (self.ll, self.ld, self.wl_dd, self.wd, self.ww)
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    def add(self, points: float) -> "Pentanomial":
+        """These counts and one more pair in which the first bot scored ``points`` (0 to 2)."""
+        c = list(self.counts)
+        c[round(points * 2)] += 1
+        return Pentanomial(*c)
+
+    def __add__(self, other: "Pentanomial") -> "Pentanomial":
+        return Pentanomial(*(a + b for a, b in zip(self.counts, other.counts)))
+
+
+@attrs.frozen
+class MatchStats:
+    """The fastchess statistics of one bot against another (or a field), from game pairs.
+
+    ``score``, Elo, nElo and LOS are from the complete pairs (the pentanomial);
+    the game counts are of the same games.  Values that are not defined (every
+    pair won, say) are None.
+    """
+
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    penta: Pentanomial
+    score: float | None
+    elo: float | None
+    elo_error: float | None
+    nelo: float | None
+    nelo_error: float | None
+    los: float | None
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+    @property
+    def draw_ratio(self) -> float | None:
+        return self.draws / self.games if self.games else None
+
+    def to_json(self) -> dict:
+        return {"games": self.games, "wins": self.wins, "losses": self.losses, "draws": self.draws,
+                "points": self.points, "score": self.score, "elo": self.elo, "elo_error": self.elo_error,
+                "nelo": self.nelo, "nelo_error": self.nelo_error, "los": self.los, "draw_ratio": self.draw_ratio,
+                "pentanomial": list(self.penta.counts)}
+
+
+def match_stats(penta: Pentanomial, wins: int = 0, losses: int = 0, draws: int = 0) -> MatchStats:
+    """Elo ± 95% error, nElo ± error and LOS of ``penta``, as fastchess computes them.
+
+    Per pair, the score is the mean of the classes' per-game scores and the
+    variance that of the pair score (per game): the unit of the error is the
+    pair, whose two games share a seed slot and are not independent.
+    """
+    n = penta.pairs
+    nothing = MatchStats(wins + losses + draws, wins, losses, draws, penta, None, None, None, None, None, None)
+    if n == 0:
+        return nothing
+    p = np.array(penta.counts, dtype=float) / n
+    a = np.array(PAIR_SCORES)
+    score = float(p @ a)
+    var = float(p @ (a - score) ** 2)  # of one pair's per-game score
+    sd_mean = math.sqrt(var / n)
+    hi, lo = score + Z95 * sd_mean, score - Z95 * sd_mean
+    elo = elo_of(score)
+    err = (elo_of(hi) - elo_of(lo)) / 2 if 0 < lo and hi < 1 else math.inf
+    if var > 0:
+        nelo = (score - 0.5) / math.sqrt(2 * var) * NELO_PER_T
+        nerr = Z95 * sd_mean / math.sqrt(2 * var) * NELO_PER_T
+        los = float(ndtr((score - 0.5) / sd_mean))
+    else:  # every pair the same: no spread to measure anything against
+        nelo = nerr = los = math.nan
+    return MatchStats(wins + losses + draws, wins, losses, draws, penta, score, _finite(elo), _finite(err),
+                      _finite(nelo), _finite(nerr), _finite(los))
+
+
+def _pdf(counts: Sequence[float]) -> tuple[float, np.ndarray, np.ndarray]:
+    """(N, outcome values in [0, 1], their frequencies): fishtest's ``results_to_pdf``, empty classes
+    regularized to 1e-3 (so that the MLE below has a solution)."""
+    c = np.array([x if x else REGULARIZE for x in counts], dtype=float)
+    n = c.sum()
+    return n, np.linspace(0, 1, len(c)), c / n
+
+
+def _secular(phi: np.ndarray, p: np.ndarray) -> float:
+    """The root x of sum_i p_i phi_i / (1 + x phi_i) = 0 between its poles (phi has both signs)."""
+    lo, hi = -1 / phi.max(), -1 / phi.min()
+    eps = 1e-12 * (hi - lo)
+
+    def f(x):
+        return float(np.sum(p * phi / (1 + x * phi)))
+
+    return optimize.brentq(f, lo + eps, hi - eps, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+def mle_expectation(a: np.ndarray, p: np.ndarray, s: float) -> np.ndarray:
+    """The distribution on ``a`` nearest the empirical ``p`` (maximum likelihood) whose mean is ``s``
+    (vdbergh, "support_MLE_multinomial", Proposition 1.1)."""
+    phi = a - s
+    x = _secular(phi, p)
+    return p / (1 + x * phi)
+
+
+def mle_t_value(a: np.ndarray, p: np.ndarray, ref: float, t: float) -> np.ndarray:
+    """The maximum likelihood distribution on ``a`` given the empirical ``p`` with t-value
+    (mu - ref) / sigma equal to ``t`` (vdbergh, "normalized_elo_practical", section 4.1: a fixed point,
+    iterated from the uniform distribution until it stops moving)."""
+    q = np.full(len(a), 1 / len(a))
+    for _ in range(1000):
+        mu = float(q @ a)
+        sigma = math.sqrt(float(q @ (a - mu) ** 2))
+        phi = a - ref - t * sigma * (1 + ((mu - a) / sigma) ** 2) / 2
+        x = _secular(phi, p)
+        new = p / (1 + x * phi)
+        if np.max(np.abs(new - q)) < 1e-14:
+            return new
+        q = new
+    return q
+
+
+def llr_logistic(elo0: float, elo1: float, counts: Sequence[float]) -> float:
+    """The generalized log-likelihood ratio of logistic Elo ``elo1`` against ``elo0`` for pentanomial
+    (or trinomial L, D, W) ``counts``: fishtest's ``LLR_logistic``."""
+    n, a, p = _pdf(counts)
+    p0, p1 = (mle_expectation(a, p, score_of(e)) for e in (elo0, elo1))
+    return n * float(p @ (np.log(p1) - np.log(p0)))
+
+
+def llr_normalized(nelo0: float, nelo1: float, counts: Sequence[float]) -> float:
+    """The generalized log-likelihood ratio of normalized Elo ``nelo1`` against ``nelo0`` for pentanomial
+    (or trinomial) ``counts``: fishtest's ``LLR_normalized`` (the t-value statistic; a pair's t-value is
+    sqrt(2) times a game's)."""
+    scale = math.sqrt(2) if len(counts) == 5 else 1.0
+    n, a, p = _pdf(counts)
+    p0, p1 = (mle_t_value(a, p, 0.5, scale * e / NELO_PER_T) for e in (nelo0, nelo1))
+    return n * float(p @ (np.log(p1) - np.log(p0)))
+
+
+MODELS = ("normalized", "logistic")
+
+
+class SPRTError(ValueError):
+    """An SPRT that cannot be set up: the message says what is wrong, in one line."""
+
+
+@attrs.frozen
+class SPRT:
+    """Wald's sequential probability ratio test of H0: Elo = elo0 against H1: Elo = elo1."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = "normalized"
+
+    def __attrs_post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise SPRTError(f"elo0 ({self.elo0:g}) must be less than elo1 ({self.elo1:g})")
+        for name in ("alpha", "beta"):
+            v = getattr(self, name)
+            if not 0 < v < 0.5:
+                raise SPRTError(f"{name} must be between 0 and 0.5 (exclusive), got {v:g}")
+        if self.model not in MODELS:
+            raise SPRTError(f"the SPRT model is 'normalized' or 'logistic', got {self.model!r}")
+
+    @classmethod
+    def parse(cls, text: str, model: str = "normalized") -> "SPRT":
+        """From ``elo0,elo1[,alpha,beta]`` (SPRTError for anything else)."""
+        parts = [x.strip() for x in text.split(",")]
+        if len(parts) not in (2, 4):
+            raise SPRTError(f"expected elo0,elo1 or elo0,elo1,alpha,beta, got {text!r}")
+        try:
+            values = [float(x) for x in parts]
+        except ValueError:
+            raise SPRTError(f"expected numbers elo0,elo1[,alpha,beta], got {text!r}") from None
+        if not all(math.isfinite(v) for v in values):
+            raise SPRTError(f"expected finite numbers, got {text!r}")
+        return cls(*values, model=model)
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, penta: Pentanomial) -> float:
+        if penta.pairs == 0:
+            return 0.0
+        f = llr_normalized if self.model == "normalized" else llr_logistic
+        return f(self.elo0, self.elo1, penta.counts)
+
+    def decision(self, llr: float) -> str | None:
+        """"H1", "H0", or None while the test goes on."""
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None
+
+
+# -- a field: Bradley–Terry ratings ---------------------------------------------------------
+
+
+class RatedGame(NamedTuple):
+    """One game for :func:`rate`: ``winner`` is a player's name or None for a draw; games with the same
+    ``pair`` key are one unit of the error estimate (None: a unit of its own)."""
+
+    players: tuple[str, ...]
+    winner: str | None
+    pair: Hashable = None
+
+
+def pair_key(players: Sequence[str], index: int) -> tuple:
+    """The game pair a scheduled game belongs to: kothkit's schedules (round robins, matches, gauntlets)
+    give the two games of a pair the indices 2k and 2k + 1."""
+    return (tuple(sorted(players)), index // 2)
+
+
+def games_of(records: Iterable[Any]) -> Iterable[RatedGame]:
+    """:class:`RatedGame` of journal records (anything with ``players``, ``winner`` and ``index``)."""
+    for r in records:
+        yield RatedGame(tuple(r.players), r.winner, pair_key(r.players, r.index))
+
+
+@attrs.frozen
+class Rating:
+    bot: str
+    #: Elo, relative to the field's mean (0).
+    elo: float
+    #: Half the width of the 95% interval.
+    error: float
+    #: 1 + the number of bots whose interval lies wholly above this one's: equal where intervals overlap.
+    rank: int
+    games: int
+
+    @property
+    def low(self) -> float:
+        return self.elo - self.error
+
+    @property
+    def high(self) -> float:
+        return self.elo + self.error
+
+
+@attrs.frozen
+class Ratings:
+    """Ratings of a field, best first; ``los[a][b]`` is the likelihood that a is stronger than b.
+
+    Empty (with ``notes`` saying why) when the games cannot be rated.
+    """
+
+    ratings: tuple[Rating, ...] = ()
+    los: dict[str, dict[str, float]] = attrs.field(factory=dict)
+    notes: tuple[str, ...] = ()
+    #: The pairs (units of the error estimate) and games rated.
+    units: int = 0
+    games: int = 0
+
+    def of(self, bot: str) -> Rating | None:
+        return next((r for r in self.ratings if r.bot == bot), None)
+
+    def to_json(self) -> dict:
+        return {
+            "model": "Bradley-Terry (logistic Elo), draws as half a win, centred on the field's mean",
+            "interval": "95%, sandwich covariance with game pairs as clusters",
+            "bots": [{"bot": r.bot, "elo": round(r.elo, 2), "error": _round(r.error), "low": _round(r.low),
+                      "high": _round(r.high), "rank": r.rank, "games": r.games} for r in self.ratings],
+            "los": {a: {b: round(x, 4) for b, x in row.items()} for a, row in self.los.items()},
+            "notes": list(self.notes),
+        }
+
+
+#: Virtual drawn games given to every pair of bots that met: a prior that keeps the ratings of a bot
+#: that won (or lost) every game finite (BayesElo's prior is virtual draws too).
+PRIOR_DRAWS = 1.0
+
+
+@attrs.define
+class PairTally:
+    """Games for :func:`rate`, added one at a time (a tournament adds thousands a second).
+
+    A game waits for the other game of its pair; a finished pair is counted by its shape (both
+    games' seats and winners), so memory grows with the distinct shapes and the pairs waiting for
+    their second game, not with the games.  Two games with one key make a pair; None: a unit alone.
+    """
+
+    _open: dict[Hashable, tuple] = attrs.field(factory=dict)
+    _shapes: dict[tuple, int] = attrs.field(factory=dict)
+
+    def add(self, players: tuple[str, ...], winner: str | None, pair: Hashable = None) -> None:
+        game = (players, winner)
+        if pair is not None:
+            first = self._open.pop(pair, None)
+            if first is None:
+                self._open[pair] = game
+                return
+            shape = (first, game)
+        else:
+            shape = (game,)
+        self._shapes[shape] = self._shapes.get(shape, 0) + 1
+
+    def rate(self, bots: Iterable[str] | None = None) -> Ratings:
+        """Ratings of ``bots`` (default: every bot seen) from the games added so far; a game still
+        waiting for the other game of its pair counts as a unit of its own."""
+        edges: dict[tuple[str, str], list[float]] = {}
+        games: dict[str, int] = {}
+        wide = 0
+        shapes = list(self._shapes.items()) + [((g,), 1) for g in self._open.values()]
+        for shape, count in shapes:
+            if any(len(p) != 2 for p, _ in shape):
+                wide += count * len(shape)
+                continue
+            x, y = sorted(shape[0][0])
+            if x == y or any(set(p) != {x, y} for p, _ in shape):
+                # a bot against itself tells nothing; a "pair" of two different bot pairs: units alone
+                if x != y:
+                    for g in shape:
+                        _add_unit(edges, games, *sorted(g[0]), 1, _score(sorted(g[0])[0], g[1]), count)
+                continue
+            _add_unit(edges, games, x, y, len(shape), sum(_score(x, w) for _, w in shape), count)
+        return _fit(edges, games, list(bots) if bots is not None else sorted(games), wide)
+
+
+def _score(x: str, winner: str | None) -> float:
+    return 0.5 if winner is None else 1.0 if winner == x else 0.0
+
+
+def _add_unit(edges: dict, games: dict, x: str, y: str, n: int, s: float, count: int) -> None:
+    """``count`` units of ``n`` games between x and y (x < y) in which x scored ``s``."""
+    e = edges.get((x, y))
+    if e is None:
+        e = edges[(x, y)] = [0.0] * 6
+    # games, score of x, units, sum of s^2, sum of n*s, sum of n^2: all the sandwich needs.
+    e[0] += count * n
+    e[1] += count * s
+    e[2] += count
+    e[3] += count * s * s
+    e[4] += count * n * s
+    e[5] += count * n * n
+    games[x] = games.get(x, 0) + count * n
+    games[y] = games.get(y, 0) + count * n
+
+
+def rate(games: Iterable[RatedGame | tuple], bots: Iterable[str] | None = None) -> Ratings:
+    """Bradley–Terry ratings of ``bots`` (default: every player) from ``games``
+    (:class:`RatedGame` or ``(players, winner[, pair])`` tuples).  See docs/ratings.md."""
+    tally = PairTally()
+    for g in games:
+        tally.add(tuple(g[0]), g[1], g[2] if len(g) > 2 else None)
+    return tally.rate(bots)
+
+
+def _connected(names: list[str], edges: Iterable[tuple[str, str]]) -> bool:
+    seen, todo = {names[0]}, [names[0]]
+    nbrs: dict[str, set[str]] = {n: set() for n in names}
+    for x, y in edges:
+        if x in nbrs and y in nbrs:
+            nbrs[x].add(y)
+            nbrs[y].add(x)
+    while todo:
+        for m in nbrs[todo.pop()] - seen:
+            seen.add(m)
+            todo.append(m)
+    return len(seen) == len(names)
+
+
+def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
+    notes = []
+    if wide:
+        notes.append(f"{wide} games of more than two seats are not rated (the Bradley-Terry model rates "
+                     "two-player games)")
+    names = list(dict.fromkeys(names))
+    if len(names) < 2:
+        return Ratings(notes=(*notes, "ratings need at least two bots"))
+    idx = {n: i for i, n in enumerate(names)}
+    used = [(idx[x], idx[y], e) for (x, y), e in sorted(edges.items()) if x in idx and y in idx and e[0] > 0]
+    if not used or not _connected(names, [(names[i], names[j]) for i, j, _ in used]):
+        missing = sorted(n for n in names if not games.get(n))
+        why = f"{', '.join(missing)} played no games" if missing else "some bots never met, directly or through others"
+        return Ratings(notes=(*notes, f"ratings left out: {why}"))
+    n = len(names)
+    i_ = np.array([u[0] for u in used])
+    j_ = np.array([u[1] for u in used])
+    e = np.array([u[2] for u in used], dtype=float)
+    g, s = e[:, 0], e[:, 1]
+    gp, sp = g + PRIOR_DRAWS, s + PRIOR_DRAWS / 2  # with the virtual draws
+
+    def unpack(x):
+        return np.concatenate(([0.0], x))
+
+    def nll(x):
+        r = unpack(x)
+        z = C * (r[i_] - r[j_])
+        # -log p = logaddexp(0, -z), -log(1 - p) = logaddexp(0, z): stable for any z.
+        f = float(np.sum(sp * np.logaddexp(0, -z) + (gp - sp) * np.logaddexp(0, z)))
+        resid = C * (sp - gp * _sigmoid(z))
+        grad = np.zeros(n)
+        np.add.at(grad, i_, -resid)
+        np.add.at(grad, j_, resid)
+        return f, grad[1:]
+
+    def hess(x):
+        return _laplacian(n, i_, j_, C * C * gp * _pq(C * (unpack(x)[i_] - unpack(x)[j_])))[1:, 1:]
+
+    res = optimize.minimize(nll, np.zeros(n - 1), jac=True, hess=hess, method="trust-exact",
+                            options={"gtol": 1e-9, "maxiter": 500})
+    r = unpack(res.x)
+    r -= r.mean()
+    z = C * (r[i_] - r[j_])
+    p = _sigmoid(z)
+    bread = _laplacian(n, i_, j_, C * C * gp * _pq(z))
+    # Per edge: sum over its units (pairs) of (s_u - n_u p)^2, each unit's score residual.
+    units = e[:, 2]
+    meat = _laplacian(n, i_, j_, C * C * (e[:, 3] - 2 * p * e[:, 4] + p * p * e[:, 5]))
+    total_units = float(units.sum())
+    # A small-sample correction, as HC1/CR1 do: n - 1 ratings were fitted to these units.
+    dof = total_units / (total_units - (n - 1)) if total_units > n - 1 else math.inf
+    hinv = np.linalg.pinv(bread)  # the pseudo-inverse: covariance of the ratings centred on their mean
+    if math.isfinite(dof):
+        cov = hinv @ meat @ hinv * dof
+    else:  # as many ratings as pairs: nothing is left to measure the spread with
+        cov = np.diag(np.full(n, np.inf))
+    sd = np.sqrt(np.clip(np.diag(cov), 0, None))
+    err = Z95 * sd
+    order = sorted(range(n), key=lambda k: (-r[k], names[k]))
+    low, high = r - err, r + err
+    ratings = []
+    for k in order:
+        rank = 1 + sum(1 for m in range(n) if m != k and low[m] > high[k])
+        ratings.append(Rating(bot=names[k], elo=float(r[k]), error=float(err[k]), rank=rank,
+                              games=int(games.get(names[k], 0))))
+    los: dict[str, dict[str, float]] = {}
+    for a in order:
+        row = los[names[a]] = {}
+        for b in order:
+            if a != b:
+                v = cov[a, a] + cov[b, b] - 2 * cov[a, b]
+                d = r[a] - r[b]
+                if math.isinf(v):
+                    row[names[b]] = 0.5
+                else:
+                    row[names[b]] = float(ndtr(d / math.sqrt(v))) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
+    if total_units <= n - 1:
+        notes.append("too few game pairs for an error estimate")
+    return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units), games=int(g.sum()))
+
+
+def _sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def _pq(z):
+    p = _sigmoid(z)
+    return p * (1 - p)
+
+
+def _laplacian(n: int, i_: np.ndarray, j_: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sum over edges of w (e_i - e_j)(e_i - e_j)^T."""
+    m = np.zeros((n, n))
+    np.add.at(m, (i_, i_), w)
+    np.add.at(m, (j_, j_), w)
+    np.add.at(m, (i_, j_), -w)
+    np.add.at(m, (j_, i_), -w)
+    return m
