@@ -415,6 +415,9 @@ def test_the_seed_style_table_matches_the_seed_controllers_printout():
     standings = [Standing(bot=n, points=0.0, wins=c[2], draws=c[0], losses=c[1]) for n, c in zip(names, counts)]
     ours = INFO.report(standings)
     theirs = seed.table(funcs, counts)
-    assert ours.splitlines() == [line.rstrip() for line in theirs.splitlines()]
-    assert ours.splitlines()[2] == "better_constant_player: 0     28665  71335  0.427"
+    # The same cells in the same order as the seed's printout; the numbers right-aligned under their
+    # headings (the seed left-aligns them, so a negative score sticks out).
+    assert [line.split() for line in ours.splitlines()] == [line.split() for line in theirs.splitlines()]
+    assert ours.splitlines()[2] == "better_constant_player:     0  28665 71335  0.427"
+    assert ours.splitlines()[5] == "random_player:            199  75411 24390 -0.510"
     assert INFO.rounds == 10000
