@@ -264,3 +264,21 @@ def test_debug_shows_the_board_after_every_move(tmp_path):
     assert "turn 1: seat 1 (O) to move" in text and "over, winner" in text
     quiet = debug("--no-boards")
     assert "0  1  2  3  4  5  6" not in quiet and quiet.count(" -> judge (") == replies
+
+
+HOSTILE_VALUES = ["bad_len", "bad_iter", "long_iter", "bad_mapping", "bad_repr", "bad_index", "bad_repr_not_a_pair"]
+
+
+@pytest.mark.parametrize("mode", ["trusted", "isolated"])
+def test_hostile_return_values_are_invalid_replies_and_never_end_the_judge(tmp_path, mode):
+    # A list subclass whose __len__ raises, a tuple whose __iter__ calls sys.exit, a reply whose
+    # __repr__ or __index__ exits...: trusted, these are read in the judge's own process.
+    args = [a for f in HOSTILE_VALUES for a in ("--bots", str(BOTS / f"hostile_values.py:{f}"))]
+    doc = run(tmp_path, *args, "--bots", str(BUNDLED / "constant_player"), "--rounds", "1", "--seed", "4",
+              "--jobs", "1", *(["--trusted"] if mode == "trusted" else []))
+    found = verdicts(doc)
+    # Every game has one of them in it, and whichever moved first lost it by an invalid reply.
+    assert sum(found.values()) == len(doc["games"]) == 8 * 7
+    assert {kind for _, kind in found} == {"invalid-reply"}
+    assert {bot for bot, _ in found} == set(HOSTILE_VALUES)
+    assert {s["bot"]: s["losses"] for s in doc["standings"]}["constant_player"] == 0
