@@ -184,7 +184,8 @@ def run(
             progress.update(task, completed=shown[0])
             progress.refresh()
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished games are in {journal}; run again to resume")
+        err.print(f"interrupted: every game that finished is in {journal} (the games in play were "
+                  f"stopped); run again to resume", markup=False, soft_wrap=True)
         raise typer.Exit(130)
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)

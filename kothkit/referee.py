@@ -123,6 +123,7 @@ class Referee:
         match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
+        ended = False
         try:
             try:
                 self._start_all()
@@ -132,8 +133,10 @@ class Referee:
                 outcome = match.forfeit(fault.seat, fault.kind, fault.reason)
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
+            ended = True
         finally:
-            self._stop_all()
+            # Interrupted (Ctrl-C): the bots are killed at once, without their grace period.
+            self._stop_all(ended)
         winner = names[outcome.winner] if outcome.winner is not None else None
         # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
         # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
@@ -536,7 +539,7 @@ class Referee:
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
-    def _stop_all(self) -> None:
+    def _stop_all(self, ended: bool = True) -> None:
         if self.in_process:
             if self._own_hosts:
                 self.hosts.close()
@@ -544,7 +547,12 @@ class Referee:
         procs = [s for s in self.seats if s.proc is not None and s.host is None and s.proc.proc is not None]
         for s in procs:
             s.proc.close_stdin()
-        end = time.monotonic() + self.limits.grace
+        if not ended:  # a game cut short: no grace, and a host may be in the middle of a call
+            for s in self.seats:
+                if s.host is not None:
+                    s.acks = 0
+                    self.hosts.discard(s.spec)
+        end = time.monotonic() + (self.limits.grace if ended else 0.0)
         for s in procs:
             s.proc.wait_exit(max(0.0, end - time.monotonic()))
         for s in procs:
