@@ -94,10 +94,17 @@ def run(
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     from kothkit.contain import capabilities
-    from kothkit.journal import Journal
+    import sqlite3
+
+    from kothkit.journal import Journal, JournalError
+    from kothkit.journal import check as check_journal
     from kothkit.report import standings_table, write_json
     from kothkit.tournament import WorkerLost, run_tournament
 
+    for flag, value, least, most in (("--seed", seed, 0, challenges.MAX_SEED), ("--jobs", jobs, 1, challenges.MAX_JOBS),
+                                     ("--rounds", rounds, 1, challenges.MAX_ROUNDS)):
+        if value is not None and not least <= value <= most:
+            fail(f"{flag} must be an integer from {least} to {most}, got {value}")
     ch = None
     if os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file():
         try:
@@ -129,11 +136,19 @@ def run(
     try:
         if ch is not None:
             limits = limits.replace(**ch.limits)
-        limits = limits.replace(move_time=move_time, first_reply_time=first_reply_time, game_time=game_time,
-                                memory_mb=memory_mb)
     except (TypeError, ValueError) as e:
-        fail(f"bad limit: {e}")
+        fail(f"{ch.path}: [limits]: {e}")
+    for flag, key, value in (("--move-time", "move_time", move_time), ("--first-reply-time", "first_reply_time", first_reply_time),
+                             ("--game-time", "game_time", game_time), ("--memory-mb", "memory_mb", memory_mb)):
+        try:
+            limits = limits.replace(**{key: value})
+        except (TypeError, ValueError) as e:
+            fail(f"{flag}: {e}")
     journal = db or (ch.journal if ch and ch.journal else (ch.folder / "kothkit.sqlite" if ch else Path(".kothkit") / f"{name}.sqlite"))
+    try:
+        check_journal(journal)
+    except JournalError as e:
+        fail(str(e))
     seed_note = ""
     if seed is None and ch is not None and ch.seed is not None and not new_seed:
         seed, seed_note = ch.seed, f" (from {ch.path})"
@@ -190,6 +205,8 @@ def run(
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
         raise typer.Exit(1)
+    except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
+        fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean))
     if info.report is not None:
         out.print(info.report(result.standings), markup=False, highlight=False)

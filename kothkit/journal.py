@@ -176,11 +176,78 @@ class _Checkpointer:
         self._thread.join(timeout)
 
 
+class JournalError(Exception):
+    """The file is not a journal kothkit can use (not SQLite, truncated, another program's database)."""
+
+
+#: Each table of a journal and its columns, as SCHEMA makes them.
+_COLUMNS = {"games": ["id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict",
+                      "moves", "logs", "seconds", "finished_at"],
+            "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
+
+
+def _check_file(path: Path) -> None:
+    """Before SQLite touches ``path``: JournalError if it is not an SQLite database, or is one cut short
+    (what SQLite would only notice when it reads the missing pages, mid-run)."""
+    try:
+        size = path.stat().st_size
+        if size == 0:
+            return  # SQLite makes a new database of an empty file
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise JournalError(f"{path}: cannot read the journal: {e.strerror or e}") from None
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\0"):
+        raise JournalError(f"{path}: not a kothkit journal (not an SQLite database)")
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    # The header's page count holds when it was written with the current change counter.
+    if head[24:28] == head[92:96] and size < pages * page:
+        raise JournalError(f"{path}: the journal is truncated ({size} bytes; its header says {pages * page})")
+
+
+def _check_schema(db: sqlite3.Connection, path: Path) -> None:
+    """JournalError unless ``db`` is empty or has a journal's tables (read only: nothing is changed)."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables.discard("sqlite_sequence")
+    if not tables:
+        return
+    for table, columns in _COLUMNS.items():
+        found = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        if found != columns:
+            raise JournalError(f"{path}: not a kothkit journal (its tables: {', '.join(sorted(tables))})")
+
+
+def check(path: str | Path) -> None:
+    """JournalError if the file at ``path`` exists and is not a journal kothkit can use; reads only."""
+    path = Path(path)
+    _check_file(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
+            _check_schema(db, path)
+    except sqlite3.DatabaseError as e:
+        raise JournalError(f"{path}: not a usable kothkit journal ({e})") from None
+
+
 class Journal:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _check_file(self.path)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        try:
+            _check_schema(self.db, self.path)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise JournalError(f"{self.path}: not a usable kothkit journal ({e})") from None
+        except JournalError:
+            self.db.close()
+            raise
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -116,14 +117,20 @@ def verify(
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
     """Re-play every game of a journal from its seed with the same bots and list the games that differ."""
-    from kothkit.journal import Journal
+    from kothkit.journal import Journal, JournalError, check
     from kothkit.plugins import PluginError, get_game
 
     if not journal.is_file():
         fail(f"no such journal: {journal}")
-    with Journal(journal) as j:
-        runs = [dict(r) for r in j.db.execute("SELECT * FROM runs ORDER BY id")]
-        records = list(j.all())
+    try:
+        check(journal)
+        with Journal(journal) as j:
+            runs = [dict(r) for r in j.db.execute("SELECT * FROM runs ORDER BY id")]
+            records = list(j.all())
+    except JournalError as e:
+        fail(str(e))
+    except sqlite3.DatabaseError as e:
+        fail(f"{journal}: the journal cannot be read: {e}")
     if not records:
         fail(f"{journal} holds no games")
     settings = _Settings(runs)

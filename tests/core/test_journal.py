@@ -46,3 +46,31 @@ def test_checkpoints_run_beside_the_writer_and_stop_with_the_journal(tmp_path, m
     assert _checkpointers() == before
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == len(rows)
+
+
+def _made_journal(tmp_path: Path, cli) -> bytes:
+    """The bytes of a real journal of a small connect4 tournament."""
+    db = tmp_path / "made.sqlite"
+    cli("run", "connect4_hidden", "--rounds", "20", "--seed", "1", "--jobs", "1", "--db", db, "-q", check=True)
+    return db.read_bytes()
+
+
+def test_a_corrupt_journal_is_one_line_naming_it_and_is_left_as_it_was(cli, tmp_path):
+    import os
+
+    good = _made_journal(tmp_path, cli)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE scores (who TEXT, points INTEGER)")
+    bad = {"truncated": good[: len(good) // 2], "random": os.urandom(40_000), "other": other.read_bytes()}
+    for name, data in bad.items():
+        path = tmp_path / f"{name}.sqlite"
+        path.write_bytes(data)
+        for args in (["run", "connect4_hidden", "--rounds", "1", "--seed", "1", "--db", path, "-q"],
+                     ["run", "connect4_hidden", "--rounds", "1", "--db", path, "-q"],  # the seed read from it
+                     ["verify", path]):
+            r = cli(*args)
+            lines = r.stderr.strip().splitlines()
+            assert r.returncode == 1 and len(lines) == 1 and str(path) in lines[0], (name, args, r.stderr)
+            assert path.read_bytes() == data, name
+            assert sorted(p.name for p in tmp_path.glob(f"{name}.sqlite*")) == [f"{name}.sqlite"]
