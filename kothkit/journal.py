@@ -12,6 +12,7 @@ tournament writes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -131,6 +132,13 @@ def stored_count(path: str | Path) -> int:
 #: two fsyncs) was half the cost of storing games that take microseconds; one a
 #: second costs little.  Committed games are durable in the log either way.
 CHECKPOINT_EVERY = 1.0
+#: Bytes the write-ahead log may reach before a checkpoint that empties it (a TRUNCATE one, which
+#: holds the next commit back for as long as it takes).  The passive checkpoints alone rarely
+#: empty it while games keep coming: a long connect4 run grew it to 837 MB in 20 s.
+#: ``KOTHKIT_WAL_LIMIT_MB`` sets another (tests use a small one).
+WAL_LIMIT = int(float(os.environ.get("KOTHKIT_WAL_LIMIT_MB") or 32) * 1024 * 1024)
+#: Seconds between looks at the log's size.
+WAL_LOOK_EVERY = 0.1
 
 
 class _Checkpointer:
@@ -154,17 +162,30 @@ class _Checkpointer:
         self._wake.set()
 
     def _run(self) -> None:
-        db = sqlite3.connect(str(self._path), timeout=30, isolation_level=None)
+        # A short busy timeout: a reader holding an old snapshot (a leaderboard) must not hold
+        # the judge's commits back for long; the log is emptied at a later look instead.
+        db = sqlite3.connect(str(self._path), timeout=2, isolation_level=None)
+        wal = Path(f"{self._path}-wal")
         try:
             while not self._stopping:
-                if not self._wake.wait(timeout=1.0):
-                    continue
-                self._wake.clear()
+                woken = self._wake.wait(timeout=WAL_LOOK_EVERY)
                 if self._stopping:
                     break
+                if woken:
+                    self._wake.clear()
                 try:
-                    # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    size = wal.stat().st_size
+                except OSError:
+                    size = 0
+                try:
+                    if size > WAL_LIMIT:
+                        # Copies every frame, waits for the writer's commit in progress, and then
+                        # empties the log: a passive checkpoint never catches up with a writer that
+                        # keeps appending, so the log would only grow.
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    elif woken:
+                        # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 except sqlite3.Error:
                     pass  # the next one, or the journal's close, copies it
         finally:
@@ -253,6 +274,8 @@ class Journal:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        # When the log starts over, its file is cut back to this size (else it keeps its peak size).
+        self.db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         # Game ids are hashes, so each batch of games lands all over the id index: with
         # SQLite's default 2 MB page cache, a journal of 100,000 games reads its index back
         # from the disk cache for every batch.  64 MB holds the index of about a million.
