@@ -52,9 +52,11 @@ def load_and_build(entries: list[str], info) -> tuple[list[BotSpec], list[BotErr
     for b in loaded.bots:
         if b.kind == "function" and not info.function_bots:
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
+        elif b.name in info.reserved_names:
+            errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))
         else:
             bots.append(b)
-    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}", markup=False, highlight=False))
     errors += build_errors
     for e in errors:
         err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
@@ -162,7 +164,7 @@ def run(
     jobs = jobs or (ch.jobs if ch and ch.jobs else None) or os.cpu_count() or 1
     rounds = rounds or (ch.rounds if ch and ch.rounds else None) or info.rounds
     trusted = trusted or bool(ch and ch.trusted)
-    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}")
+    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
     out.print(f"containment: {capabilities().summary()}", markup=False)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -217,7 +219,7 @@ def run(
             write_json(json_path, game=name, seed=seed, standings=result.standings, games=result.records(j),
                        played=result.played, reused=result.reused, total=result.total, journal=journal,
                        errors=[str(e) for e in errors])
-        out.print(f"results written to {json_path}")
+        out.print(f"results written to {json_path}", markup=False)
 
 
 @app.command()

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.table import Table
+from rich.text import Text
 
 import kothkit
 from kothkit.records import GameRecord
@@ -37,7 +38,8 @@ def _num(x: float):
 
 
 def standings_table(rows: list[Standing], title: str, mean: bool = False) -> Table:
-    t = Table(title=title)
+    # Names are the bots' own: Text, so that "[red]" in one is shown, not taken for markup.
+    t = Table(title=Text(title))
     t.add_column("#", justify="right")
     t.add_column("bot")
     t.add_column("score" if mean else "points", justify="right")
@@ -45,7 +47,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False) -> Tab
         t.add_column(c, justify="right")
     for i, s in enumerate(rows, 1):
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
-        t.add_row(str(i), s.bot, pts, str(s.wins), str(s.draws), str(s.losses), str(s.games))
+        t.add_row(str(i), Text(s.bot), pts, str(s.wins), str(s.draws), str(s.losses), str(s.games))
     return t
 
 
