@@ -639,16 +639,26 @@ def _function_cache(spec: BotSpec, load_time: float):
     return found
 
 
+#: Most function hosts one worker keeps (each is three processes: jail leader, init, Python).
+#: Past it, the host used least lately is stopped; the schedule plays many bots block by
+#: block (kothkit.schedule.BLOCK) so that this rarely costs a restart.  ``KOTHKIT_MAX_HOSTS``
+#: sets another (at least 2: the two bots of a game).
+MAX_HOSTS = max(2, int(os.environ.get("KOTHKIT_MAX_HOSTS") or 64))
+
+
 class HostPool:
     """Isolated function hosts kept alive across games (one per bot) within one worker process.
 
     Each host runs in its own jail (PID namespace, files, memory cap where the machine
     allows), so a function bot is contained like a program bot; what it starts lives until
-    its host is discarded (a fault, or the end of the worker), not just until a game ends.
+    its host is discarded (a fault, eviction past :data:`MAX_HOSTS`, or the end of the
+    worker), not just until a game ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
+        # In the order of last use: the first is the one to evict.
         self._hosts: dict[tuple[str, str], tuple[LineProcess, Jail]] = {}
+        self.limit = max(2, limit or MAX_HOSTS)
         self._fresh: set[tuple[str, str]] = set()
 
     def fresh(self, spec: BotSpec) -> bool:
@@ -665,7 +675,16 @@ class HostPool:
         if found is not None and (found[0].eof or found[0].poll() is not None):
             self.discard(spec)
             found = None
-        if found is None:
+        if found is not None:
+            self._hosts[key] = self._hosts.pop(key)  # now the last used
+        else:
+            while len(self._hosts) >= self.limit:
+                # The game's other bot was got just before this one: it is never the first.
+                old = next(iter(self._hosts))
+                p, jail = self._hosts.pop(old)
+                self._fresh.discard(old)
+                p.kill()
+                jail.teardown()
             folder = spec.path.parent
             jail = Jail(limits, cpu=cpu)
             jail.setup()

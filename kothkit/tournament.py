@@ -21,6 +21,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import threading
@@ -102,6 +103,9 @@ def _init_worker(counter, cores: Sequence[int] | None) -> None:
     _STOP[0] = False
     _CALM[0] = 1
     signal.signal(signal.SIGINT, _on_interrupt)
+    # A worker that ends normally stops its function hosts and removes their cgroups; one that
+    # is killed leaves them to the judge's sweep (kothkit.contain.sweep_cgroups).
+    multiprocessing.util.Finalize(None, close_hosts, exitpriority=10)
 
 
 def _set_parent_death_signal() -> None:
@@ -319,6 +323,12 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
         pool.shutdown(wait=True, cancel_futures=True)
         if claimed is not None:
             claimed.release()
+        if jobs > 1:
+            # The cgroups of workers that were killed (Ctrl-C, a dead worker's pool) go now,
+            # not at the next judge's start.
+            from kothkit.contain import sweep_cgroups
+
+            sweep_cgroups()
         if interrupts is not None:
             signal.signal(signal.SIGINT, interrupts)
 
