@@ -402,8 +402,9 @@ def _scratch_root(path: Path) -> Path | None:
     return None
 
 
-def _kept(argv: list[str]) -> list[str]:
-    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent]
+def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent,
+             *readable]
     if argv and os.path.isabs(argv[0]):
         paths.append(Path(argv[0]).parent)
     kept: list[str] = []
@@ -484,8 +485,10 @@ class Jail:
             out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
         return out
 
-    def wrap(self, argv: list[str], folder: Path) -> list[str]:
-        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``."""
+    def wrap(self, argv: list[str], folder: Path, readable: tuple[Path, ...] = ()) -> list[str]:
+        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``.
+
+        ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
         if not self.caps.namespaces:
             return list(argv)
         folder = Path(folder).resolve()
@@ -501,7 +504,7 @@ class Jail:
             # The private /tmp must not hide what the bot's command needs from under /tmp: the
             # interpreter (a venv made there), kothkit itself (function hosts import it), the
             # program: those folders are bound back read-only.
-            opts += [f"keep={k}" for k in _kept(argv)]
+            opts += [f"keep={k}" for k in _kept(argv, tuple(readable))]
             hide = hidden_parent(folder)
             if hide is not None:
                 opts.append(f"hide={hide}")

@@ -685,10 +685,14 @@ class HostPool:
                 self._fresh.discard(old)
                 p.kill()
                 jail.teardown()
-            folder = spec.path.parent
+            folder = spec.workdir or spec.path.parent
+            if spec.workdir is not None:
+                folder.mkdir(parents=True, exist_ok=True)
             jail = Jail(limits, cpu=cpu)
             jail.setup()
-            argv = jail.wrap([sys.executable, "-m", "kothkit.funchost", spec.entry], folder)
+            # A bot working in a private folder still reads its own file, from the shared folder.
+            argv = jail.wrap([sys.executable, "-m", "kothkit.funchost", spec.entry], folder,
+                             readable=(spec.path.parent,) if spec.workdir is not None else ())
             p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
                             preexec=jail.preexec if jail.needs_preexec() else None)
             try:

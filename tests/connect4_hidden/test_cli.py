@@ -282,3 +282,24 @@ def test_hostile_return_values_are_invalid_replies_and_never_end_the_judge(tmp_p
     assert {kind for _, kind in found} == {"invalid-reply"}
     assert {bot for bot, _ in found} == set(HOSTILE_VALUES)
     assert {s["bot"]: s["losses"] for s in doc["standings"]}["constant_player"] == 0
+
+
+def test_function_bots_in_one_folder_cannot_rewrite_each_others_files(tmp_path):
+    # rewriter tries to append to victim.py (another bot's file in its folder) and to its own
+    # file, which its twin also plays from: both files are read-only to both.  Each still has
+    # a folder of its own to keep files in (its working folder).
+    from kothkit.contain import capabilities
+
+    if not capabilities().files:
+        pytest.skip(f"files are not confined on this machine: {capabilities().why}")
+    d = tmp_path / "d"
+    d.mkdir()
+    for f in ("rewriter.py", "victim.py"):
+        (d / f).write_bytes((BOTS / f).read_bytes())
+    doc = run(tmp_path, "--bots", f"{d / 'rewriter.py'}:rewriter", "--bots", f"{d / 'rewriter.py'}:twin",
+              "--bots", f"{d / 'victim.py'}:victim", "--rounds", "1", "--seed", "1", "--jobs", "1")
+    assert not verdicts(doc), verdicts(doc)  # nobody crashed: the rewrites failed quietly
+    for f in ("rewriter.py", "victim.py"):
+        assert (d / f).read_bytes() == (BOTS / f).read_bytes(), f
+    kept = sorted(p.parent.name.split("-")[0] for p in d.glob(".kothkit-private/*/kept.txt"))
+    assert kept == ["rewriter", "twin"]
