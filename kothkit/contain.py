@@ -159,9 +159,10 @@ def _pid_alive(pid: int) -> bool:
 
 
 # -- cgroup names, and sweeping those of dead judges ---------------------------------
-# A bot's cgroup is named kothkit-NS-PID-START-RANDOM after the process that made it (a judge
+# A bot's cgroup is named kothkit-nsNS-PID-START-RANDOM after the process that made it (a judge
 # or one of its workers): its PID namespace, PID and start time (/proc/PID/stat, clock ticks
-# since boot).  A group whose maker is gone -- no process with that PID, or another one that
+# since boot).  ("ns" keeps judges of older versions, which read the field after "kothkit-"
+# as their maker's PID, from taking the namespace for a dead PID and removing a live group.)  A group whose maker is gone -- no process with that PID, or another one that
 # reused it, in the same namespace -- is stale, whatever happened to the maker (SIGKILL, OOM).
 _OWNER: tuple[int, str] | None = None
 
@@ -187,7 +188,7 @@ def _group_name() -> str:
     global _OWNER
     pid = os.getpid()
     if _OWNER is None or _OWNER[0] != pid:  # a forked worker names its groups after itself
-        _OWNER = (pid, f"kothkit-{_pid_namespace()}-{pid}-{_start_time(pid) or 0}")
+        _OWNER = (pid, f"kothkit-ns{_pid_namespace()}-{pid}-{_start_time(pid) or 0}")
     return f"{_OWNER[1]}-{uuid.uuid4().hex[:12]}"
 
 
@@ -195,8 +196,8 @@ def _stale(name: str) -> bool:
     """Whether the group ``name`` was made by a process that is gone (never one of this process)."""
     parts = name.split("-")
     try:
-        if len(parts) == 5:
-            ns, pid, start = parts[1], int(parts[2]), parts[3]
+        if len(parts) == 5 and parts[1].startswith("ns"):
+            ns, pid, start = parts[1][2:], int(parts[2]), parts[3]
             # Another PID namespace's PIDs mean nothing here: its groups are its own to sweep.
             return ns == _pid_namespace() and pid != os.getpid() and _start_time(pid) != start
         if len(parts) == 3:  # named by an older kothkit: kothkit-PID-RANDOM

@@ -11,52 +11,19 @@ its own, when it ends).
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from kothkit.contain import capabilities
+from kothkit.testing.procs import cgroups_made_by as groups_of
+from kothkit.testing.procs import descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "plugins" / "connect4_hidden" / "bots"
 BOTS = 150
 MAX_HOSTS = 36  # per worker; a block of the schedule (two groups of 16 bots) fits
-
-
-def children() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            kids.setdefault(ppid, []).append(int(entry.name))
-    return kids
-
-
-def descendants(pid: int) -> set[int]:
-    kids, found, todo = children(), set(), [pid]
-    while todo:
-        for k in kids.get(todo.pop(), []):
-            if k not in found:
-                found.add(k)
-                todo.append(k)
-    return found
-
-
-def groups_of(pids: set[int]) -> list[str]:
-    """The cgroups (by name) made by any of ``pids`` (kothkit-NS-PID-START-RANDOM)."""
-    caps = capabilities()
-    found = []
-    for d in {caps.cgroup_dir, caps.pids_dir} - {None}:
-        for g in d.glob("kothkit-*"):
-            parts = g.name.split("-")
-            if len(parts) == 5 and parts[2].isdigit() and int(parts[2]) in pids:
-                found.append(str(g))
-    return found
 
 
 def make_bots(folder: Path) -> None:

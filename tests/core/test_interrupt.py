@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kothkit.journal import Journal, stored_count
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import cgroups_made_by, descendants, processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
 PLODDER = ROOT / "tests" / "bots" / "connect4" / "plodder.py"
@@ -60,6 +60,7 @@ def test_ctrl_c_stores_the_finished_games_and_stops_within_a_second(tmp_path, jo
         started(db)
         time.sleep(2.0)  # a few games finish; at --jobs 1 they are all in one batch still being played
         before = stored_count(db)
+        family = descendants(judge.pid) | {judge.pid}
         sent = time.monotonic()
         if target == "group":
             os.killpg(judge.pid, signal.SIGINT)
@@ -78,6 +79,7 @@ def test_ctrl_c_stores_the_finished_games_and_stops_within_a_second(tmp_path, jo
     assert kept >= max(before, 1), (before, kept)
     assert kept < GAMES  # the run was cut short
     assert not processes_touching(bots), processes_touching(bots)
+    assert cgroups_made_by(family) == []  # the killed workers' too: the judge removed them
     # The stored games are whole games, and the run resumes with them: only the others are played.
     again = subprocess.run(command(bots, db, jobs), cwd=tmp_path, capture_output=True, text=True, timeout=120,
                            stdin=subprocess.DEVNULL)
