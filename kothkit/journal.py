@@ -207,26 +207,23 @@ _COLUMNS = {"games": ["id", "game", "idx", "players", "hashes", "seed", "winner"
             "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
 
 
-def _check_file(path: Path) -> None:
-    """Before SQLite touches ``path``: JournalError if it is not an SQLite database, or is one cut short
-    (what SQLite would only notice when it reads the missing pages, mid-run)."""
+def _check_file(db: sqlite3.Connection, path: Path) -> None:
+    """JournalError if ``db`` (at ``path``) is cut short: its header counts more pages than the
+    file holds (SQLite would only notice when it reads the missing pages, mid-run).  A file that
+    is not an SQLite database fails here too, on the first read.
+
+    Read through SQLite, never by opening the file: closing any other descriptor of it would
+    drop the locks this process's connections hold on it (POSIX record locks).
+    """
     try:
         size = path.stat().st_size
-        if size == 0:
-            return  # SQLite makes a new database of an empty file
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except FileNotFoundError:
+        wal = Path(f"{path}-wal").stat().st_size if Path(f"{path}-wal").exists() else 0
+    except OSError:
         return
-    except OSError as e:
-        raise JournalError(f"{path}: cannot read the journal: {e.strerror or e}") from None
-    if len(head) < 100 or not head.startswith(b"SQLite format 3\0"):
-        raise JournalError(f"{path}: not a kothkit journal (not an SQLite database)")
-    page = int.from_bytes(head[16:18], "big")
-    page = 65536 if page == 1 else page
-    pages = int.from_bytes(head[28:32], "big")
-    # The header's page count holds when it was written with the current change counter.
-    if head[24:28] == head[92:96] and size < pages * page:
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    # With a write-ahead log, the database may reach past its file until the log is copied in.
+    if wal == 0 and size < pages * page:
         raise JournalError(f"{path}: the journal is truncated ({size} bytes; its header says {pages * page})")
 
 
@@ -245,11 +242,12 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
 def check(path: str | Path) -> None:
     """JournalError if the file at ``path`` exists and is not a journal kothkit can use; reads only."""
     path = Path(path)
-    _check_file(path)
     if not path.is_file() or path.stat().st_size == 0:
         return
     try:
-        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
+        # immutable: reads the file alone, and makes no -wal or -shm file beside it.
+        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro&immutable=1", uri=True, timeout=30)) as db:
+            _check_file(db, path)
             _check_schema(db, path)
     except sqlite3.DatabaseError as e:
         raise JournalError(f"{path}: not a usable kothkit journal ({e})") from None
@@ -259,9 +257,9 @@ class Journal:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _check_file(self.path)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
         try:
+            _check_file(self.db, self.path)
             _check_schema(self.db, self.path)
         except sqlite3.DatabaseError as e:
             self.db.close()
@@ -281,7 +279,7 @@ class Journal:
         # from the disk cache for every batch.  64 MB holds the index of about a million.
         self.db.execute("PRAGMA cache_size=-65536")
         self._checkpointed = time.monotonic()
-        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows that needs it
+        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -301,11 +299,11 @@ class Journal:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        if self._checkpointer is None:  # from the first games on: it also watches the log's size
+            self._checkpointer = _Checkpointer(self.path)
         now = time.monotonic()
         if now - self._checkpointed >= CHECKPOINT_EVERY:
             self._checkpointed = now
-            if self._checkpointer is None:
-                self._checkpointer = _Checkpointer(self.path)
             self._checkpointer.request()
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:
