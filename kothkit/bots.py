@@ -27,7 +27,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 #: Files and folders never part of a bot's content hash (build output, state, caches).
-HASH_IGNORE = (".kothkit-build", "state", "__pycache__", "*.pyc", "*.log", ".git", "node_modules")
+HASH_IGNORE = (".kothkit-build", ".kothkit-private", "state", "__pycache__", "*.pyc", "*.log", ".git", "node_modules")
 #: What counts as source in a bot with a build step when bot.toml gives no ``sources``
 #: (so the build's own outputs never change the hash).
 BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.rs",
@@ -109,6 +109,10 @@ class BotSpec:
     hash: str = ""
     #: The file the bot was described by (bot.toml, meta or the .py file).
     origin: Path | None = None
+    #: An isolated function bot's folder, when not its file's folder: that one holds another
+    #: bot's files too (or the same file serves two bots), so neither may write it (see
+    #: :func:`private_folders`).
+    workdir: Path | None = None
 
 
 def _ignored(rel: str) -> bool:
@@ -509,4 +513,32 @@ def load_bots(entries: Iterable[str | Path], loaders=None) -> Loaded:
             continue
         seen[b.name] = b
         unique.append(b)
-    return Loaded(bots=tuple(unique), errors=tuple(errors))
+    return Loaded(bots=tuple(private_folders(unique)), errors=tuple(errors))
+
+
+#: Inside a folder that holds several bots' files: one folder per function bot, its own to write.
+PRIVATE = ".kothkit-private"
+
+
+def private_folders(bots: list[BotSpec]) -> list[BotSpec]:
+    """``bots``, each function bot whose folder another bot also lives in given a folder of its own.
+
+    An isolated function bot may write its folder (its working directory).  With
+    ``--bots d/a.py:a --bots d/b.py:b``, that would let ``a`` rewrite ``b.py``; with
+    ``d/x.py:a`` and ``d/x.py:b``, either could rewrite the other's code.  Such a bot works in
+    ``d/.kothkit-private/NAME-…`` instead, and ``d`` (its files included) is read-only to it.
+    """
+    def home(b: BotSpec) -> Path:
+        return (b.path.parent if b.kind == "function" else b.path).resolve()
+
+    homes = [home(b) for b in bots]
+    out = []
+    for i, b in enumerate(bots):
+        mine = homes[i]
+        shared = any(j != i and (h == mine or mine in h.parents or h in mine.parents) for j, h in enumerate(homes))
+        if b.kind == "function" and shared:
+            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", b.name).lstrip(".")[:40]
+            tag = hashlib.sha256(b.name.encode()).hexdigest()[:8]
+            b = attrs.evolve(b, workdir=mine / PRIVATE / f"{safe}-{tag}")
+        out.append(b)
+    return out

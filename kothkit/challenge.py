@@ -35,6 +35,10 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 FILE = "kothkit.toml"
+#: Seeds are stored as SQLite integers (signed 64-bit).
+MAX_SEED = (1 << 63) - 1
+MAX_ROUNDS = 1 << 31
+MAX_JOBS = 1024
 TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules"}
 
 
@@ -99,17 +103,17 @@ def load(path: str | Path) -> Challenge:
     if not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
         raise err("bots must be a list of folder paths", "bots")
 
-    def intkey(k: str, minimum: int) -> int | None:
+    def intkey(k: str, minimum: int, maximum: int) -> int | None:
         v = data.get(k)
         if v is None:
             return None
-        if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
-            raise err(f"{k} must be an integer >= {minimum}, got {v!r}", k)
+        if not isinstance(v, int) or isinstance(v, bool) or not minimum <= v <= maximum:
+            raise err(f"{k} must be an integer from {minimum} to {maximum}, got {v!r}", k)
         return v
 
-    seed = intkey("seed", 0)
-    rounds = intkey("rounds", 1)
-    gpp = intkey("games_per_pair", 2)
+    seed = intkey("seed", 0, MAX_SEED)
+    rounds = intkey("rounds", 1, MAX_ROUNDS)
+    gpp = intkey("games_per_pair", 2, 2 * MAX_ROUNDS)
     if gpp is not None:
         if gpp % 2:
             raise err(f"games_per_pair must be even (each bot opens half), got {gpp}", "games_per_pair")
@@ -138,7 +142,7 @@ def load(path: str | Path) -> Challenge:
     journal = data.get("journal")
     return Challenge(
         path=p, game=data["game"], bots=tuple((p.parent / b) for b in bots), seed=seed, rounds=rounds,
-        jobs=intkey("jobs", 1), journal=(p.parent / journal) if journal else None, trusted=trusted,
+        jobs=intkey("jobs", 1, MAX_JOBS), journal=(p.parent / journal) if journal else None, trusted=trusted,
         limits=limits, rules=rules,
     )
 

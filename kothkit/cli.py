@@ -136,6 +136,8 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
     for b in loaded.bots:
         if b.kind == "function" and not info.function_bots:
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
+        elif b.name in info.reserved_names:
+            errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))
         else:
             bots.append(b)
     built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build))[:200]}",
@@ -188,10 +190,17 @@ def run(
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     from kothkit.contain import capabilities
-    from kothkit.journal import Journal
+    import sqlite3
+
+    from kothkit.journal import Journal, JournalError
+    from kothkit.journal import check as check_journal
     from kothkit.report import standings_table, write_json
     from kothkit.tournament import WorkerLost, run_tournament
 
+    for flag, value, least, most in (("--seed", seed, 0, challenges.MAX_SEED), ("--jobs", jobs, 1, challenges.MAX_JOBS),
+                                     ("--rounds", rounds, 1, challenges.MAX_ROUNDS)):
+        if value is not None and not least <= value <= most:
+            fail(f"{flag} must be an integer from {least} to {most}, got {value}")
     ch = None
     if os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file():
         try:
@@ -223,11 +232,20 @@ def run(
     try:
         if ch is not None:
             limits = limits.replace(**ch.limits)
-        limits = limits.replace(move_time=move_time, first_reply_time=first_reply_time, game_time=game_time,
-                                memory_mb=memory_mb, disk_mb=disk_mb)
     except (TypeError, ValueError) as e:
-        fail(f"bad limit: {e}")
+        fail(f"{ch.path}: [limits]: {e}")
+    for flag, key, value in (("--move-time", "move_time", move_time), ("--first-reply-time", "first_reply_time", first_reply_time),
+                             ("--game-time", "game_time", game_time), ("--memory-mb", "memory_mb", memory_mb),
+                             ("--disk-mb", "disk_mb", disk_mb)):
+        try:
+            limits = limits.replace(**{key: value})
+        except (TypeError, ValueError) as e:
+            fail(f"{flag}: {e}")
     journal = db or (ch.journal if ch and ch.journal else (ch.folder / "kothkit.sqlite" if ch else Path(".kothkit") / f"{name}.sqlite"))
+    try:
+        check_journal(journal)
+    except JournalError as e:
+        fail(str(e))
     seed_note = ""
     if seed is None and ch is not None and ch.seed is not None and not new_seed:
         seed, seed_note = ch.seed, f" (from {ch.path})"
@@ -241,7 +259,7 @@ def run(
     jobs = jobs or (ch.jobs if ch and ch.jobs else None) or os.cpu_count() or 1
     rounds = rounds or (ch.rounds if ch and ch.rounds else None) or info.rounds
     trusted = trusted or bool(ch and ch.trusted)
-    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}")
+    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
     out.print(f"containment: {capabilities().summary()}", markup=False)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if jobs > cores:
@@ -286,11 +304,14 @@ def run(
             progress.update(task, completed=pace.done, pace=pace.summary())
             progress.refresh()
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished games are in {journal}; run again to resume")
+        err.print(f"interrupted: every game that finished is in {journal} (the games in play were "
+                  f"stopped); run again to resume", markup=False, soft_wrap=True)
         raise typer.Exit(130)
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
         raise typer.Exit(1)
+    except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
+        fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
                               ratings=result.ratings))
     for note in result.ratings.notes if result.ratings else ():
@@ -311,7 +332,7 @@ def run(
             write_json(json_path, game=name, seed=seed, standings=result.standings, games=result.records(j),
                        played=result.played, reused=result.reused, total=result.total, journal=journal,
                        errors=[str(e) for e in errors], ratings=result.ratings)
-        out.print(f"results written to {json_path}")
+        out.print(f"results written to {json_path}", markup=False)
 
 
 @app.command()

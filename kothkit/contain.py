@@ -201,22 +201,85 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def _sweep(d: Path) -> None:
-    """Remove empty groups left by judges that were killed (named kothkit-PID-...)."""
+# -- cgroup names, and sweeping those of dead judges ---------------------------------
+# A bot's cgroup is named kothkit-nsNS-PID-START-RANDOM after the process that made it (a judge
+# or one of its workers): its PID namespace, PID and start time (/proc/PID/stat, clock ticks
+# since boot).  ("ns" keeps judges of older versions, which read the field after "kothkit-"
+# as their maker's PID, from taking the namespace for a dead PID and removing a live group.)  A group whose maker is gone -- no process with that PID, or another one that
+# reused it, in the same namespace -- is stale, whatever happened to the maker (SIGKILL, OOM).
+_OWNER: tuple[int, str] | None = None
+
+
+def _start_time(pid: int) -> str | None:
+    """Field 22 of /proc/PID/stat, or None if there is no such process."""
     try:
-        entries = list(d.glob("kothkit-*-*"))
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command name may hold spaces and ')'
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_namespace() -> str:
+    try:
+        return "".join(c for c in os.readlink("/proc/self/ns/pid") if c.isdigit()) or "0"
+    except OSError:
+        return "0"
+
+
+def _group_name() -> str:
+    global _OWNER
+    pid = os.getpid()
+    if _OWNER is None or _OWNER[0] != pid:  # a forked worker names its groups after itself
+        _OWNER = (pid, f"kothkit-ns{_pid_namespace()}-{pid}-{_start_time(pid) or 0}")
+    return f"{_OWNER[1]}-{uuid.uuid4().hex[:12]}"
+
+
+def _stale(name: str) -> bool:
+    """Whether the group ``name`` was made by a process that is gone (never one of this process)."""
+    parts = name.split("-")
+    try:
+        if len(parts) == 5 and parts[1].startswith("ns"):
+            ns, pid, start = parts[1][2:], int(parts[2]), parts[3]
+            # Another PID namespace's PIDs mean nothing here: its groups are its own to sweep.
+            return ns == _pid_namespace() and pid != os.getpid() and _start_time(pid) != start
+        if len(parts) == 3:  # named by an older kothkit: kothkit-PID-RANDOM
+            pid = int(parts[1])
+            return pid != os.getpid() and not _pid_alive(pid)
+    except ValueError:
+        pass
+    return False
+
+
+def _sweep(d: Path) -> None:
+    """Remove the groups of judges (and workers) that are gone, killing what is left in them."""
+    try:
+        entries = [g for g in d.glob("kothkit-*") if g.is_dir()]
     except OSError:
         return
     for g in entries:
-        try:
-            pid = int(g.name.split("-")[1])
-        except (IndexError, ValueError):
+        if not _stale(g.name):
             continue
-        if pid != os.getpid() and not _pid_alive(pid):
-            try:
-                g.rmdir()
-            except OSError:
-                pass
+        try:
+            g.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            # Processes left behind by a dead judge's bot: thawed (a frozen process dies only once
+            # thawed), killed (forks blocked first), then removed.
+            for name, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                try:
+                    (g / name).write_text(value)
+                except OSError:
+                    pass
+            Jail(Limits(), caps=None, pids_group=g).teardown()
+
+
+def sweep_cgroups() -> None:
+    """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
+    caps = capabilities()
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+        _sweep(d)
 
 
 def _cache_dir() -> Path | None:
@@ -450,8 +513,9 @@ def _scratch_root(path: Path) -> Path | None:
     return None
 
 
-def _kept(argv: list[str]) -> list[str]:
-    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent]
+def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, Path(__file__).parent.parent,
+             *readable]
     paths += [Path(p) for p in site_dirs()]
     if argv and os.path.isabs(argv[0]):
         paths.append(Path(argv[0]).parent)
@@ -520,7 +584,7 @@ class Jail:
     parent: int = 0
 
     def _mkgroup(self, base: Path) -> Path:
-        g = base / f"kothkit-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        g = base / _group_name()
         g.mkdir()
         return g
 
@@ -600,8 +664,10 @@ class Jail:
             out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
         return out
 
-    def wrap(self, argv: list[str], folder: Path) -> list[str]:
-        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``."""
+    def wrap(self, argv: list[str], folder: Path, readable: tuple[Path, ...] = ()) -> list[str]:
+        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``.
+
+        ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
         if not self.caps.namespaces:
             return list(argv)
         folder = Path(folder).resolve()
@@ -621,12 +687,13 @@ class Jail:
         if self.caps.files:
             opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
             if self.caps.minimal:
-                # What the command needs outside the system folders, shown read-only.
-                opts += [f"keep={k}" for k in _exposed(argv)]
+                # What the command needs outside the system folders, shown read-only (and the
+                # folders ``readable`` names: a function bot's shared source folder).
+                opts += [f"keep={k}" for k in _exposed(argv) + [str(Path(r).resolve()) for r in readable]]
             else:
                 # The Python init's private /tmp must not hide what the bot's command needs from
                 # under /tmp (a venv made there, kothkit itself): bound back read-only.
-                opts += [f"keep={k}" for k in _kept(argv)]
+                opts += [f"keep={k}" for k in _kept(argv, tuple(readable))]
                 hide = hidden_parent(folder)
                 if hide is not None:
                     opts.append(f"hide={hide}")

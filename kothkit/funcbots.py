@@ -249,16 +249,23 @@ class FunctionBot:
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
             raise _failure(CRASH, "raised ", e) from None
-        if type(result) is tuple and len(result) == 2:
-            reply, self.state = result
-        # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
-        elif isinstance(result, (tuple, list)) and len(result) == 2:
-            reply, self.state = result
-        else:
-            raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
-        if type(reply) is int:  # the usual reply, tested first
-            return reply
-        return portable_reply(reply)
+        # What a bot returns is read as untrusted too: a list subclass whose __len__ raises, a
+        # dict whose items() exits... is an invalid reply, never an exception out of the judge.
+        try:
+            if type(result) is tuple and len(result) == 2:
+                reply, self.state = result
+            # The seed's controller unpacks ``move, state = f(...)``: a list of two passes too.
+            elif isinstance(result, (tuple, list)) and len(result) == 2:
+                reply, self.state = result
+            else:
+                raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+            if type(reply) is int:  # the usual reply, tested first
+                return reply
+            return portable_reply(reply)
+        except (FunctionBotError, KeyboardInterrupt, Overtime):
+            raise
+        except BaseException as e:
+            raise FunctionBotError(INVALID_REPLY, f"reading the returned value raised {short_repr(e)}") from None
 
     def keep(self, text: str) -> None:
         """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
@@ -411,7 +418,9 @@ def short_repr(x: Any, n: int = 80) -> str:
     """
     try:
         s = repr(x)
-    except Exception:
+    except (KeyboardInterrupt, Overtime):
+        raise
+    except BaseException:  # SystemExit from a bot's __repr__ too
         s = f"<{type(x).__qualname__} object>"
     s = _MODULE.sub("", _ADDRESS.sub("", s))
     return s if len(s) <= n else s[: n - 3] + "..."

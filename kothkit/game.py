@@ -169,3 +169,6 @@ class GameInfo:
     pondering: bool = False
     #: An extra, game-specific results table printed after the standings: f(standings) -> text.
     report: Callable[[list], str] | None = None
+    #: Bot names the game's protocol uses for something else (Swap2's ``EXIT TIE``): a bot so
+    #: named is left out of a tournament, with a message saying why.
+    reserved_names: frozenset[str] = frozenset()

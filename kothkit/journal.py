@@ -12,6 +12,7 @@ tournament writes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -138,6 +139,13 @@ def stored_count(path: str | Path) -> int:
 #: two fsyncs) was half the cost of storing games that take microseconds; one a
 #: second costs little.  Committed games are durable in the log either way.
 CHECKPOINT_EVERY = 1.0
+#: Bytes the write-ahead log may reach before a checkpoint that empties it (a TRUNCATE one, which
+#: holds the next commit back for as long as it takes).  The passive checkpoints alone rarely
+#: empty it while games keep coming: a long connect4 run grew it to 837 MB in 20 s.
+#: ``KOTHKIT_WAL_LIMIT_MB`` sets another (tests use a small one).
+WAL_LIMIT = int(float(os.environ.get("KOTHKIT_WAL_LIMIT_MB") or 32) * 1024 * 1024)
+#: Seconds between looks at the log's size.
+WAL_LOOK_EVERY = 0.1
 
 
 class _Checkpointer:
@@ -161,17 +169,30 @@ class _Checkpointer:
         self._wake.set()
 
     def _run(self) -> None:
-        db = sqlite3.connect(str(self._path), timeout=30, isolation_level=None)
+        # A short busy timeout: a reader holding an old snapshot (a leaderboard) must not hold
+        # the judge's commits back for long; the log is emptied at a later look instead.
+        db = sqlite3.connect(str(self._path), timeout=2, isolation_level=None)
+        wal = Path(f"{self._path}-wal")
         try:
             while not self._stopping:
-                if not self._wake.wait(timeout=1.0):
-                    continue
-                self._wake.clear()
+                woken = self._wake.wait(timeout=WAL_LOOK_EVERY)
                 if self._stopping:
                     break
+                if woken:
+                    self._wake.clear()
                 try:
-                    # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    size = wal.stat().st_size
+                except OSError:
+                    size = 0
+                try:
+                    if size > WAL_LIMIT:
+                        # Copies every frame, waits for the writer's commit in progress, and then
+                        # empties the log: a passive checkpoint never catches up with a writer that
+                        # keeps appending, so the log would only grow.
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    elif woken:
+                        # PASSIVE never waits for readers or writers; what it cannot copy now, a later one does.
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 except sqlite3.Error:
                     pass  # the next one, or the journal's close, copies it
         finally:
@@ -183,11 +204,77 @@ class _Checkpointer:
         self._thread.join(timeout)
 
 
+class JournalError(Exception):
+    """The file is not a journal kothkit can use (not SQLite, truncated, another program's database)."""
+
+
+#: Each table of a journal and its columns, as SCHEMA makes them.
+_COLUMNS = {"games": ["id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict",
+                      "moves", "logs", "seconds", "finished_at"],
+            "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
+
+
+def _check_file(db: sqlite3.Connection, path: Path) -> None:
+    """JournalError if ``db`` (at ``path``) is cut short: its header counts more pages than the
+    file holds (SQLite would only notice when it reads the missing pages, mid-run).  A file that
+    is not an SQLite database fails here too, on the first read.
+
+    Read through SQLite, never by opening the file: closing any other descriptor of it would
+    drop the locks this process's connections hold on it (POSIX record locks).
+    """
+    try:
+        size = path.stat().st_size
+        wal = Path(f"{path}-wal").stat().st_size if Path(f"{path}-wal").exists() else 0
+    except OSError:
+        return
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    # With a write-ahead log, the database may reach past its file until the log is copied in.
+    if wal == 0 and size < pages * page:
+        raise JournalError(f"{path}: the journal is truncated ({size} bytes; its header says {pages * page})")
+
+
+def _check_schema(db: sqlite3.Connection, path: Path) -> None:
+    """JournalError unless ``db`` is empty or has a journal's tables (read only: nothing is changed)."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    tables.discard("sqlite_sequence")
+    if not tables:
+        return
+    for table, columns in _COLUMNS.items():
+        found = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        if found != columns:
+            raise JournalError(f"{path}: not a kothkit journal (its tables: {', '.join(sorted(tables))})")
+
+
+def check(path: str | Path) -> None:
+    """JournalError if the file at ``path`` exists and is not a journal kothkit can use; reads only."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        # immutable: reads the file alone, and makes no -wal or -shm file beside it.
+        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro&immutable=1", uri=True, timeout=30)) as db:
+            _check_file(db, path)
+            _check_schema(db, path)
+    except sqlite3.DatabaseError as e:
+        raise JournalError(f"{path}: not a usable kothkit journal ({e})") from None
+
+
 class Journal:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        try:
+            # (The page count is checked by check(), before a run: this connection sees the log's
+            # pages too, which a judge killed mid-checkpoint leaves past the end of the file.)
+            _check_schema(self.db, self.path)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise JournalError(f"{self.path}: not a usable kothkit journal ({e})") from None
+        except JournalError:
+            self.db.close()
+            raise
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -199,12 +286,14 @@ class Journal:
         if self.db.execute("PRAGMA user_version").fetchone()[0] == 0:
             self.db.execute(f"PRAGMA user_version={JOURNAL_VERSION}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        # When the log starts over, its file is cut back to this size (else it keeps its peak size).
+        self.db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         # Game ids are hashes, so each batch of games lands all over the id index: with
         # SQLite's default 2 MB page cache, a journal of 100,000 games reads its index back
         # from the disk cache for every batch.  64 MB holds the index of about a million.
         self.db.execute("PRAGMA cache_size=-65536")
         self._checkpointed = time.monotonic()
-        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows that needs it
+        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -224,11 +313,11 @@ class Journal:
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        if self._checkpointer is None:  # from the first games on: it also watches the log's size
+            self._checkpointer = _Checkpointer(self.path)
         now = time.monotonic()
         if now - self._checkpointed >= CHECKPOINT_EVERY:
             self._checkpointed = now
-            if self._checkpointer is None:
-                self._checkpointer = _Checkpointer(self.path)
             self._checkpointer.request()
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:

@@ -8,26 +8,51 @@ line received; ``tolerance`` is added to each limit before a bot is ruled late.
 
 from __future__ import annotations
 
+import math
+
 import attrs
+
+#: The longest time any limit may give (a week): larger ones overflow the waits' timeouts.
+MAX_SECONDS = 7 * 24 * 3600.0
+#: The largest count or size (in its unit) a limit may give: caps go into kernel interfaces.
+MAX_COUNT = 1 << 31
+
+
+def _seconds(minimum_exclusive: bool):
+    """A time in seconds: a real, finite number (nan and inf are not), positive or at least 0."""
+
+    def check(inst, attribute, value):
+        if value is None and attribute.default is None:
+            return
+        if type(value) not in (int, float) or not math.isfinite(value) or not (
+                0 < value if minimum_exclusive else 0 <= value) or value > MAX_SECONDS:
+            least = "> 0" if minimum_exclusive else ">= 0"
+            raise ValueError(f"{attribute.name} must be a number of seconds {least} and at most {MAX_SECONDS:g}, "
+                             f"got {value!r}")
+
+    return check
 
 
 def _positive(inst, attribute, value):
-    if value is not None and value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, got {value!r}")
+    """A count or size: a whole number (300.5 MiB is not) from 1 to :data:`MAX_COUNT`."""
+    if value is None and attribute.default is None:
+        return
+    if type(value) is not int or not 0 < value <= MAX_COUNT:
+        raise ValueError(f"{attribute.name} must be a whole number from 1 to {MAX_COUNT}, got {value!r}")
 
 
 @attrs.frozen
 class Limits:
     #: Seconds for one reply (every wait has a deadline, so this is never unlimited).
-    move_time: float = attrs.field(default=5.0, validator=_positive)
+    move_time: float = attrs.field(default=5.0, validator=_seconds(True))
     #: Seconds for a reply to a prompt with ``clock="first"`` (e.g. START -> OK); None: move_time.
-    first_reply_time: float | None = attrs.field(default=None, validator=_positive)
+    first_reply_time: float | None = attrs.field(default=None, validator=_seconds(True))
     #: Seconds of a bot's own reply time in one game, summed; None: no budget.
-    game_time: float | None = attrs.field(default=None, validator=_positive)
+    game_time: float | None = attrs.field(default=None, validator=_seconds(True))
     #: Added to every time limit before a reply counts as late (pipe and scheduling jitter).
-    tolerance: float = 0.05
+    tolerance: float = attrs.field(default=0.05, validator=_seconds(False))
     #: Seconds a bot gets after the final message before its process group is killed.
-    grace: float = attrs.field(default=0.5, validator=attrs.validators.ge(0))
+    grace: float = attrs.field(default=0.5, validator=_seconds(False))
     #: Cap on the resident memory of a bot and its children, in MiB; None: no cap.
     memory_mb: int | None = attrs.field(default=None, validator=_positive)
     #: Cap on a bot's CPU seconds over one game (RLIMIT_CPU); None: no cap.
@@ -45,13 +70,13 @@ class Limits:
     #: Longest line a bot may write, in bytes; a longer one is an invalid reply.
     max_line: int = attrs.field(default=1 << 16, validator=_positive)
     #: Longest diagnostic (aside) line kept, in bytes; the rest of it is cut.
-    aside_line_cap: int = 16 * 1024
+    aside_line_cap: int = attrs.field(default=16 * 1024, validator=_positive)
     #: Diagnostic bytes kept per bot and game; more are counted and dropped.
-    aside_total_cap: int = 32 * 1024
+    aside_total_cap: int = attrs.field(default=32 * 1024, validator=_positive)
     #: stderr bytes kept per bot and game in the record; more are counted and dropped.
-    stderr_cap: int = 32 * 1024
+    stderr_cap: int = attrs.field(default=32 * 1024, validator=_positive)
     #: Bind each running game's bots to one CPU core (core = job slot).
-    pin_cpu: bool = True
+    pin_cpu: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
 
     @property
     def first_time(self) -> float:

@@ -175,6 +175,7 @@ class Referee:
         # finds it done): what trusted function bots print goes to their logs.
         saved = capture_output() if self.captures else None
         writes = WRITES[0]
+        ended = False
         try:
             try:
                 self._start_all()
@@ -188,10 +189,12 @@ class Referee:
                         self._emit("stderr", fault.seat, line)
                 self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
             self._final(match, outcome)
+            ended = True
         finally:
             self._fault = fault
             try:
-                self._stop_all()
+                # Interrupted (Ctrl-C): the bots are killed at once, without their grace period.
+                self._stop_all(ended)
             finally:
                 if saved is not None:
                     release_output(saved)
@@ -653,7 +656,7 @@ class Referee:
         for m in match.final(outcome):
             self._notify(match, m.seat, m.payload, "final")
 
-    def _stop_all(self) -> None:
+    def _stop_all(self, ended: bool = True) -> None:
         if self.in_process:
             if self._own_hosts:
                 self.hosts.close()
@@ -662,9 +665,14 @@ class Referee:
         for s in procs:
             s.jail.thaw()  # to read its final message and leave within the grace
             s.proc.close_stdin()
-        end = time.monotonic() + self.limits.grace
+        if not ended:  # a game cut short: no grace, and a host may be in the middle of a call
+            for s in self.seats:
+                if s.host is not None:
+                    s.acks = 0
+                    self.hosts.discard(s.spec)
+        end = time.monotonic() + (self.limits.grace if ended else 0.0)
         fault = self._fault
-        if fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
+        if ended and fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
             self._await_late(self.seats[fault.seat], end)
         for s in procs:
             s.proc.wait_exit(max(0.0, end - time.monotonic()))
@@ -821,16 +829,26 @@ def _host_key(spec: BotSpec) -> tuple[str, str, str]:
     return (spec.name, spec.entry or "", spec.hash)
 
 
+#: Most function hosts one worker keeps (each is three processes: jail leader, init, Python).
+#: Past it, the host used least lately is stopped; the schedule plays many bots block by
+#: block (kothkit.schedule.BLOCK) so that this rarely costs a restart.  ``KOTHKIT_MAX_HOSTS``
+#: sets another (at least 2: the two bots of a game).
+MAX_HOSTS = max(2, int(os.environ.get("KOTHKIT_MAX_HOSTS") or 64))
+
+
 class HostPool:
     """Isolated function hosts kept alive across games (one per bot) within one worker process.
 
     Each host runs in its own jail (PID namespace, files, memory cap where the machine
     allows), so a function bot is contained like a program bot; what it starts lives until
-    its host is discarded (a fault, or the end of the worker), not just until a game ends.
+    its host is discarded (a fault, eviction past :data:`MAX_HOSTS`, or the end of the
+    worker), not just until a game ends.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = None) -> None:
+        # In the order of last use: the first is the one to evict.
         self._hosts: dict[tuple[str, str, str], tuple[LineProcess, Jail]] = {}
+        self.limit = max(2, limit or MAX_HOSTS)
         self._fresh: set[tuple[str, str, str]] = set()
 
     def fresh(self, spec: BotSpec) -> bool:
@@ -847,11 +865,22 @@ class HostPool:
         if found is not None and (found[0].eof or found[0].poll() is not None):
             self.discard(spec)
             found = None
-        if found is None:
-            folder = spec.path.parent
+        if found is not None:
+            self._hosts[key] = self._hosts.pop(key)  # now the last used
+        else:
+            while len(self._hosts) >= self.limit:
+                # The game's other bot was got just before this one: it is never the first.
+                old = next(iter(self._hosts))
+                self._fresh.discard(old)
+                _end_host(*self._hosts.pop(old))
+            folder = spec.workdir or spec.path.parent
+            if spec.workdir is not None:
+                folder.mkdir(parents=True, exist_ok=True)
             jail = Jail(limits, cpu=cpu)
             jail.setup()
-            argv = jail.wrap([sys.executable, "-m", "kothkit.funchost", spec.entry], folder)
+            # A bot working in a private folder still reads its own file, from the shared folder.
+            argv = jail.wrap([sys.executable, "-m", "kothkit.funchost", spec.entry], folder,
+                             readable=(spec.path.parent,) if spec.workdir is not None else ())
             p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
                             preexec=jail.preexec if jail.needs_preexec() else None)
             try:

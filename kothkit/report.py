@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.table import Table
+from rich.text import Text
 
 import kothkit
 from kothkit.ratings import Ratings
@@ -49,7 +50,8 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
     bot's Elo, its 95% interval and its Elo rank beside the points (the rank is shared, "=", where
     intervals overlap)."""
     matches = bool(rows) and rows[0].match_wins is not None
-    t = Table(title=title)
+    # Names are the bots' own: Text, so that "[red]" in one is shown, not taken for markup.
+    t = Table(title=Text(title))
     t.add_column("#", justify="right")
     t.add_column("bot")
     t.add_column("score" if mean else "match points" if matches else "points", justify="right")
@@ -67,7 +69,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells = [str(i), s.bot, pts, *map(str, counts)]
+        cells = [str(i), Text(s.bot), pts, *map(str, counts)]
         if rated:
             r = ratings.of(s.bot)
             # No error estimate (as many ratings as pairs) shows as "-".

@@ -2,6 +2,8 @@
 
 Every pair of bots plays ``2 * rounds`` games; the opener (seat 0) of the
 pair's first game is drawn from the seed, and openers alternate after that.
+Within a round, pairs come in a seeded order (by blocks of :data:`BLOCK` bots
+when there are more).
 Each game's seed and its place in the order come from its slot (the pair's
 names and the game's number), so the schedule of a pair never depends on
 which other bots take part.  A game's id adds the game, its settings (with the
@@ -24,6 +26,14 @@ from kothkit.bots import BotSpec
 from kothkit.limits import Limits
 from kothkit.records import GameTask
 from kothkit.seeding import derive, deriver
+
+
+#: Bots per group: with more bots than this, a round plays the pairs of two groups (a block of
+#: the pairing table) before the next block, in a snake over the table, so that an isolated
+#: function bot's host, kept by each worker in a bounded pool (kothkit.referee.HostPool), serves
+#: many games before it is evicted.  Fixed, not tied to the pool's size: the order decides what
+#: a stateful bot sees, so it must be the same on every machine.
+BLOCK = 16
 
 
 def game_key(game: str, settings: Mapping[str, Any]) -> str:
@@ -108,7 +118,15 @@ class Schedule:
             orders = ((first, second), (second, first))
             plans.append((a.name, b.name, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
                           deriver(seed, "game", a.name, b.name)))
+        # With many bots, a round goes block by block (see BLOCK); the key is the same for every
+        # pair of a smaller tournament, whose order is then the seeded one alone.
+        group = {b.name: i // BLOCK for i, b in enumerate(sorted(self.bots, key=lambda b: b.name))}
+
+        def block(p) -> tuple[int, int]:
+            i, j = group[p[0]], group[p[1]]
+            return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
+
         for r in range(self.rounds):
-            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: derive(seed, "order", r, p[0], p[1])):
+            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1]))):
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed

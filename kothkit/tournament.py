@@ -22,7 +22,10 @@ import concurrent.futures as cf
 import itertools
 import json
 import multiprocessing
+import multiprocessing.util
 import os
+import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -54,6 +57,22 @@ BATCH_SECONDS = 0.1
 #: This worker's core, or its cores (one per seat: a game that allows pondering).
 _CPU: int | tuple[int, ...] | None = None
 _HOSTS = None
+#: Set by the first Ctrl-C (SIGINT, see :func:`_on_interrupt`): no game starts after it.
+_STOP = [False]
+#: Above 0 while an interrupt must not raise here (the judge storing games, a worker between
+#: batches); it is then acted on where that ends.
+_CALM = [0]
+
+
+def _on_interrupt(signum, frame) -> None:
+    """SIGINT in the judge and its workers: stop; the game being played is cut short.
+
+    Only the first one counts (a second Ctrl-C must neither be needed nor break the clean-up)."""
+    if _STOP[0]:
+        return
+    _STOP[0] = True
+    if not _CALM[0]:
+        raise KeyboardInterrupt
 
 
 def _pin_self(cpu: int) -> set[int] | None:
@@ -85,7 +104,14 @@ def _init_worker(counter, cores: Sequence[int] | None) -> None:
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C reaches the workers (from the terminal, or forwarded by the judge): a worker cuts
+    # its game short and hands back the games of its batch that finished (see play_batch).
+    _STOP[0] = False
+    _CALM[0] = 1
+    signal.signal(signal.SIGINT, _on_interrupt)
+    # A worker that ends normally stops its function hosts and removes their cgroups; one that
+    # is killed leaves them to the judge's sweep (kothkit.contain.sweep_cgroups).
+    multiprocessing.util.Finalize(None, close_hosts, exitpriority=10)
 
 
 def _set_parent_death_signal() -> None:
@@ -116,9 +142,19 @@ def play_batch(tasks: Sequence[GameTask], cpu: int | None = None, rows: bool = F
     # What trusted function bots print goes to their logs: the streams are swapped once a batch
     # (swapping sys.stdout costs about a microsecond, a good part of a game of microseconds).
     saved = capture_output() if tasks and tasks[0].trusted else None
+    # Ctrl-C cuts the game in play short (its bots are killed) and ends the batch: the games
+    # that finished are returned, to be stored, and none starts after it.
+    records = []
+    calm, _CALM[0] = _CALM[0], 0
     try:
-        records = [play_game(t, cpu=cpu, hosts=_HOSTS) for t in tasks]
+        for t in tasks:
+            if _STOP[0]:
+                break
+            records.append(play_game(t, cpu=cpu, hosts=_HOSTS))
+    except KeyboardInterrupt:
+        _STOP[0] = True
     finally:
+        _CALM[0] = calm
         release_output(saved)
     return [row_of(r) for r in records] if rows else records
 
@@ -141,7 +177,7 @@ class _Inline:
         free = None if self.cpu is None else _pin_self(self.cpu[0] if isinstance(self.cpu, tuple) else self.cpu)
         try:
             f.set_result(fn(*args, cpu=self.cpu, **kwargs))
-        except BaseException as e:  # re-raised by the caller's .result()
+        except Exception as e:  # re-raised by the caller's .result(); an interrupt goes on now
             f.set_exception(e)
         finally:
             if free is not None:
@@ -221,8 +257,11 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     replaying: set[cf.Future] = set()
     replayed: set[str] = set()
     suspects: set[str] = set()
+    interrupts = _catch_interrupts()
     try:
         while True:
+            if _STOP[0]:
+                raise KeyboardInterrupt  # Ctrl-C while this process played a batch or stored one
             if stop is not None and not exhausted and stop():
                 exhausted = True
                 window.clear()
@@ -256,6 +295,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 # perhaps finished.  Keep those; play the others again.
                 done = cf.wait(list(inflight))[0]
             lost: list[list[GameTask]] = []
+            _CALM[0] += 1  # games being stored are stored whole; Ctrl-C is acted on above, after
             for fut in done:
                 picked, started = inflight.pop(fut)
                 if isinstance(fut.exception(), BrokenProcessPool):
@@ -281,6 +321,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     size = min(batch, size * 2)
                 elif took > BATCH_SECONDS * 2:
                     size = max(1, size // 2)
+            _CALM[0] -= 1
             if lost:
                 if replayed.intersection(t.id for games in lost for t in games):
                     raise WorkerLost(lost)
@@ -296,10 +337,71 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     fut = _submit(pool, again, rows)
                     inflight[fut] = (again, time.monotonic())
                     replaying.add(fut)
+    except KeyboardInterrupt:
+        _wind_down(pool, inflight, on_done)
+        raise
     finally:
+        _CALM[0] = 0
         pool.shutdown(wait=True, cancel_futures=True)
         if claimed is not None:
             claimed.release()
+        if jobs > 1:
+            # The cgroups of workers that were killed (Ctrl-C, a dead worker's pool) go now,
+            # not at the next judge's start.
+            from kothkit.contain import sweep_cgroups
+
+            sweep_cgroups()
+        if interrupts is not None:
+            signal.signal(signal.SIGINT, interrupts)
+
+
+#: Seconds the workers get, after Ctrl-C, to hand back the games they finished before they are killed.
+WIND_DOWN = 0.5
+
+
+def _catch_interrupts():
+    """Take SIGINT over for a tournament (see :func:`_on_interrupt`); the handler it replaced,
+    or None where this is not the main thread (signals are then not ours to take)."""
+    _STOP[0] = False
+    _CALM[0] = 0
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGINT, _on_interrupt)
+    except ValueError:  # pragma: no cover - not the main interpreter
+        return None
+
+
+def _wind_down(pool, inflight: dict, on_done: Callable[[list[GameTask], list], None]) -> None:
+    """After Ctrl-C: store every game that finished, and kill the rest.
+
+    Each worker gets SIGINT (the terminal sends it one too; a second is ignored): it cuts its
+    game short and hands back its batch's finished games, which are stored as they come for
+    :data:`WIND_DOWN` seconds.  Then the workers are killed, and their bots with them.
+    """
+    _STOP[0] = True
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        try:
+            os.kill(proc.pid, signal.SIGINT)
+        except OSError:
+            pass
+    end = time.monotonic() + WIND_DOWN
+    waiting = set(inflight)
+    while waiting:
+        done, waiting = cf.wait(waiting, timeout=max(0.0, end - time.monotonic()),
+                                return_when=cf.FIRST_COMPLETED)
+        for fut in done:
+            picked, _ = inflight.pop(fut)
+            if not fut.cancelled() and fut.exception() is None:
+                on_done(picked, fut.result())
+        if time.monotonic() >= end:
+            break
+    for proc in procs:
+        try:
+            proc.kill()
+        except OSError:
+            pass
 
 
 def _submit(pool, tasks: list[GameTask], rows: bool) -> cf.Future:

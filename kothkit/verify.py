@@ -295,13 +295,19 @@ def verify(
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
     """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
-    from kothkit.journal import Journal
+    from kothkit.journal import Journal, JournalError, check
     from kothkit.plugins import PluginError, game_code, get_game
 
     t = _target(target, db)
-    with Journal(t.journal) as j:
-        runs = j.runs()
-        records = list(j.all(t.game))
+    try:
+        check(t.journal)
+        with Journal(t.journal) as j:
+            runs = j.runs()
+            records = list(j.all(t.game))
+    except JournalError as e:
+        fail(str(e))
+    except sqlite3.DatabaseError as e:
+        fail(f"{t.journal}: the journal cannot be read: {e}")
     if not records:
         fail(f"{t.journal} holds no games" + (f" of {t.game}" if t.game else ""))
     settings = _Settings(runs)

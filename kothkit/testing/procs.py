@@ -27,3 +27,39 @@ def processes_touching(*folders: Path | str) -> list[str]:
         if any(cwd == r or cwd.startswith(r + "/") or r in cmd for r in roots):
             found.append(f"{entry.name}: cwd={cwd} cmd={cmd[:120]}")
     return found
+
+
+def descendants(pid: int) -> set[int]:
+    """The PIDs of every live process descended from ``pid`` (from /proc's parent links)."""
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            if k not in found:
+                found.add(k)
+                todo.append(k)
+    return found
+
+
+def cgroups_made_by(pids: set[int]) -> list[str]:
+    """The bots' cgroups still there that one of ``pids`` made (named kothkit-nsNS-PID-START-RANDOM,
+    see kothkit.contain)."""
+    from kothkit.contain import capabilities
+
+    caps = capabilities()
+    wanted = {str(p) for p in pids}
+    found = []
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+        for g in d.glob("kothkit-*"):
+            parts = g.name.split("-")
+            if len(parts) == 5 and parts[2] in wanted:
+                found.append(str(g))
+    return found

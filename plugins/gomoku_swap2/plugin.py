@@ -26,6 +26,8 @@ INFO = GameInfo(
     bots=Path(__file__).parent / "bots",
     bot_args=bot_args,
     render=render,
+    # "EXIT TIE" ends a drawn game: a bot named TIE would make every draw read as its win.
+    reserved_names=frozenset({"TIE"}),
 )
 
 

@@ -336,3 +336,40 @@ def test_debug_shows_what_a_function_bot_prints_and_the_traceback_of_a_raise(tmp
         f'raiser [stderr]:   File "{BOTS / "raiser.py"}", line 6, in raiser',
         'raiser [stderr]:     raise ValueError("raiser gives up on turn %d" % turn)',
         f"raiser [stderr]: ValueError: raiser gives up on turn {turn}"]
+HOSTILE_VALUES = ["bad_len", "bad_iter", "long_iter", "bad_mapping", "bad_repr", "bad_index", "bad_repr_not_a_pair"]
+
+
+@pytest.mark.parametrize("mode", ["trusted", "isolated"])
+def test_hostile_return_values_are_invalid_replies_and_never_end_the_judge(tmp_path, mode):
+    # A list subclass whose __len__ raises, a tuple whose __iter__ calls sys.exit, a reply whose
+    # __repr__ or __index__ exits...: trusted, these are read in the judge's own process.
+    args = [a for f in HOSTILE_VALUES for a in ("--bots", str(BOTS / f"hostile_values.py:{f}"))]
+    doc = run(tmp_path, *args, "--bots", str(BUNDLED / "constant_player"), "--rounds", "1", "--seed", "4",
+              "--jobs", "1", *(["--trusted"] if mode == "trusted" else []))
+    found = verdicts(doc)
+    # Every game has one of them in it, and whichever moved first lost it by an invalid reply.
+    assert sum(found.values()) == len(doc["games"]) == 8 * 7
+    assert {kind for _, kind in found} == {"invalid-reply"}
+    assert {bot for bot, _ in found} == set(HOSTILE_VALUES)
+    assert {s["bot"]: s["losses"] for s in doc["standings"]}["constant_player"] == 0
+
+
+def test_function_bots_in_one_folder_cannot_rewrite_each_others_files(tmp_path):
+    # rewriter tries to append to victim.py (another bot's file in its folder) and to its own
+    # file, which its twin also plays from: both files are read-only to both.  Each still has
+    # a folder of its own to keep files in (its working folder).
+    from kothkit.contain import capabilities
+
+    if not capabilities().files:
+        pytest.skip(f"files are not confined on this machine: {capabilities().why}")
+    d = tmp_path / "d"
+    d.mkdir()
+    for f in ("rewriter.py", "victim.py"):
+        (d / f).write_bytes((BOTS / f).read_bytes())
+    doc = run(tmp_path, "--bots", f"{d / 'rewriter.py'}:rewriter", "--bots", f"{d / 'rewriter.py'}:twin",
+              "--bots", f"{d / 'victim.py'}:victim", "--rounds", "1", "--seed", "1", "--jobs", "1")
+    assert not verdicts(doc), verdicts(doc)  # nobody crashed: the rewrites failed quietly
+    for f in ("rewriter.py", "victim.py"):
+        assert (d / f).read_bytes() == (BOTS / f).read_bytes(), f
+    kept = sorted(p.parent.name.split("-")[0] for p in d.glob(".kothkit-private/*/kept.txt"))
+    assert kept == ["rewriter", "twin"]

@@ -63,3 +63,35 @@ def test_unknown_rule(cli, tmp_path):
 def test_unknown_game(cli):
     r = cli("run", "no_such_game")
     assert r.returncode == 1 and "no game named 'no_such_game'" in r.stderr
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("line, key", [
+    ("move_time = nan", "move_time"),
+    ("move_time = inf", "move_time"),
+    ("memory_mb = 300.5", "memory_mb"),
+    ("tolerance = -10.0", "tolerance"),
+    ("seed = 18446744073709551617", "seed"),  # 2**64 + 1: more than SQLite's integers hold
+])
+def test_a_bad_value_is_one_line_naming_file_and_key_and_changes_nothing(cli, tmp_path, line, key):
+    # seed and move_time are in GOOD already; the other limits go at its end, in [limits].
+    text = {"seed": GOOD.replace("seed = 7", line), "move_time": GOOD.replace("move_time = 3.0", line)}.get(
+        key, GOOD + line + "\n")
+    ch = write(tmp_path, text)
+    r = cli("run", ch)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    number = text.splitlines().index(line) + 1
+    assert f"{ch / 'kothkit.toml'}:{number}:" in lines[0] and key in lines[0], lines[0]
+    assert not (ch / "kothkit.sqlite").exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--move-time", "nan"), ("--move-time", "inf"), ("--game-time", "-1"),
+                                         ("--seed", str(2**64 + 1)), ("--jobs", "0"), ("--rounds", "-3")])
+def test_a_bad_flag_is_one_line_naming_it_and_changes_nothing(cli, tmp_path, flag, value):
+    r = cli("run", "gomoku_swap2", flag, value, "--db", tmp_path / "j.sqlite")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and flag in lines[0], r.stderr
+    assert not (tmp_path / "j.sqlite").exists()

@@ -90,8 +90,9 @@ def leftover_cgroups(pids: list[int]) -> list[str]:
     caps = capabilities()
     left = []
     for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
-        for pid in pids:
-            left += [str(p) for p in d.glob(f"kothkit-{pid}-*")]
+        # Named kothkit-nsNS-PID-START-RANDOM after the process that made them (kothkit.contain).
+        left += [str(g) for g in d.glob("kothkit-*") if len(g.name.split("-")) == 5
+                 and g.name.split("-")[2] in {str(pid) for pid in pids}]
     return left
 
 

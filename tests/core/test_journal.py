@@ -46,3 +46,67 @@ def test_checkpoints_run_beside_the_writer_and_stop_with_the_journal(tmp_path, m
     assert _checkpointers() == before
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == len(rows)
+
+
+def _made_journal(tmp_path: Path, cli) -> bytes:
+    """The bytes of a real journal of a small connect4 tournament."""
+    db = tmp_path / "made.sqlite"
+    cli("run", "connect4_hidden", "--rounds", "20", "--seed", "1", "--jobs", "1", "--db", db, "-q", check=True)
+    return db.read_bytes()
+
+
+def test_a_corrupt_journal_is_one_line_naming_it_and_is_left_as_it_was(cli, tmp_path):
+    import os
+
+    good = _made_journal(tmp_path, cli)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE scores (who TEXT, points INTEGER)")
+    bad = {"truncated": good[: len(good) // 2], "random": os.urandom(40_000), "other": other.read_bytes()}
+    for name, data in bad.items():
+        path = tmp_path / f"{name}.sqlite"
+        path.write_bytes(data)
+        for args in (["run", "connect4_hidden", "--rounds", "1", "--seed", "1", "--db", path, "-q"],
+                     ["run", "connect4_hidden", "--rounds", "1", "--db", path, "-q"],  # the seed read from it
+                     ["verify", path]):
+            r = cli(*args)
+            lines = r.stderr.strip().splitlines()
+            assert r.returncode == 1 and len(lines) == 1 and str(path) in lines[0], (name, args, r.stderr)
+            assert path.read_bytes() == data, name
+            assert sorted(p.name for p in tmp_path.glob(f"{name}.sqlite*")) == [f"{name}.sqlite"]
+
+
+def test_the_write_ahead_log_stays_bounded_during_a_long_run(tmp_path):
+    # A real long connect4 run (trusted: thousands of games a second), with a small bound so that
+    # ten seconds of it on a loaded machine is enough to go past it many times over.
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "long.sqlite"
+    wal = tmp_path / "long.sqlite-wal"
+    judge = subprocess.Popen(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "100000000", "--trusted",
+         "--jobs", "2", "--seed", "3", "--db", str(db), "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "KOTHKIT_WAL_LIMIT_MB": "0.5"})
+    peak, emptied, last = 0, 0, 0
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end and judge.poll() is None:
+            try:
+                size = wal.stat().st_size
+            except OSError:
+                size = 0
+            peak = max(peak, size)
+            emptied += size < last // 2  # the log starting over
+            last = size
+            time.sleep(0.01)
+    finally:
+        os.killpg(judge.pid, signal.SIGINT)
+        judge.wait(timeout=30)
+    stored = journal.stored_count(db)
+    # 0.5 MB, plus what is written between two looks at the log's size (0.1 s) and one checkpoint.
+    assert peak < 2 * 1024 * 1024, peak
+    assert emptied >= 2 and stored > 1000, (emptied, stored)

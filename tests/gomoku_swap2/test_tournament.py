@@ -58,3 +58,25 @@ def test_debug_shows_the_whole_transcript(cli, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     text = " ".join(r.stdout.split())
     assert "A []" in text and "EXIT" in text and "scout" in text and "threat" in text
+
+
+def test_text_from_bots_is_printed_as_it_is_and_tie_is_a_reserved_name(cli, tmp_path):
+    # A bot named like rich markup, with a build command full of brackets, and a bot named TIE
+    # (Swap2 ends a drawn game with "EXIT TIE"): the first plays under its own name, printed as
+    # is; the second is left out, saying why.
+    import shutil
+
+    threat = Path(__file__).resolve().parents[2] / "plugins" / "gomoku_swap2" / "bots" / "threat"
+    bots = tmp_path / "bots"
+    for folder, name, build in (("marked", "[bold]x[/bold]", '["python3", "-c", "import sys; [sys.exit(0)]"]'),
+                                ("tie", "TIE", None), ("plain", "plain", None)):
+        shutil.copytree(threat, bots / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        toml = (threat / "bot.toml").read_text().replace('name = "threat"', f"name = '{name}'")
+        (bots / folder / "bot.toml").write_text(toml + (f"build = {build}\n" if build else ""))
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--rounds", "1", "--seed", "2", "--jobs", "1",
+            "--db", tmp_path / "j.sqlite", check=True, timeout=300)
+    assert "building [bold]x[/bold]: python3 -c import sys; [sys.exit(0)]" in r.stderr, r.stderr
+    assert "'TIE' is reserved" in r.stderr and str(bots / "tie") in r.stderr, r.stderr
+    table = [line for line in r.stdout.splitlines() if "[bold]x[/bold]" in line]
+    assert table, r.stdout  # its row of the standings, the name as it is
+    assert "games: 2 played" in r.stdout
