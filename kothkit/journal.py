@@ -242,7 +242,8 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
         return
     for table, columns in _COLUMNS.items():
         found = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
-        if found != columns:
+        # The columns added since (RUNS_ADDED) come after these, and are added when it is opened.
+        if found[:len(columns)] != columns or not set(found[len(columns):]) <= set(RUNS_ADDED):
             raise JournalError(f"{path}: not a kothkit journal (its tables: {', '.join(sorted(tables))})")
 
 

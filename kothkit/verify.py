@@ -23,7 +23,6 @@ import json
 import os
 import sqlite3
 from collections import defaultdict
-from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -179,12 +178,12 @@ def _target(target: str, db: Optional[Path]) -> _Target:
         fail(f"no such journal, challenge folder or game: {target}")
     if not journal.is_file():
         fail(f"no such journal: {journal}" + (" (run the tournament first)" if game else ""))
-    try:  # read-only first: a file that is not a journal is not turned into one
-        with closing(sqlite3.connect(f"file:{journal.resolve()}?mode=ro", uri=True, timeout=30)) as c:
-            c.execute("SELECT id, game, players, hashes, seed FROM games LIMIT 1").fetchall()
-            c.execute("SELECT game, seed, settings, bots FROM runs LIMIT 1").fetchall()
-    except sqlite3.Error as e:
-        fail(f"{journal}: not a kothkit journal ({e})")
+    from kothkit.journal import JournalError, check
+
+    try:  # read-only first (and no -wal beside it): a file that is not a journal is not turned into one
+        check(journal)
+    except JournalError as e:
+        fail(str(e))
     return _Target(journal=journal, challenge=ch, game=game)
 
 

@@ -85,7 +85,7 @@ def test_verify_refuses_a_missing_journal_or_a_file_that_is_not_one(cli, tmp_pat
     (tmp_path / "notes.txt").write_text("not a database\n")
     r = cli("verify", tmp_path / "notes.txt")
     assert r.returncode == 1
-    assert "notes.txt: not a kothkit journal" in r.stderr
+    assert "notes.txt: not a usable kothkit journal" in r.stderr
 
 
 def test_a_journal_from_before_bot_places_and_rounds_were_recorded_verifies(cli, swap2_journal):

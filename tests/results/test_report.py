@@ -4,8 +4,10 @@ replay pages, all linked) and ``--markdown``'s leaderboard, from real tournament
 from __future__ import annotations
 
 import json
+from contextlib import closing
 import re
 import shutil
+import sqlite3
 
 from urllib.parse import unquote, urlparse
 
@@ -79,9 +81,17 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
     bots = tmp_path / "bots"
     shutil.copytree(TB / "classic12" / "steady", bots / "steady")
     shutil.copytree(TB / "classic12" / "steady", bots / "evil")
-    (bots / "evil" / "bot.toml").write_text('name = "<script>alert(1)</script>|../x"\ncommand = ["python3", "brain.py"]\n')
+    (bots / "evil" / "bot.toml").write_text('name = "evil"\ncommand = ["python3", "brain.py"]\n')
     db = tmp_path / "j.sqlite"
     kothkit("run", "gomoku_classic12", "--bots", bots, "--seed", "1", "--db", db, "-q", cwd=tmp_path)
+    # `kothkit run` refuses such a name (kothkit.bots), but a journal is a file anyone can hand
+    # over: the name is put in the stored games and runs afterwards.
+    evil = "<script>alert(1)</script>|../x"
+    with closing(sqlite3.connect(db)) as c, c:
+        c.execute("UPDATE games SET players = replace(players, '\"evil\"', ?), "
+                  "winner = CASE winner WHEN 'evil' THEN ? ELSE winner END, "
+                  "fault = CASE fault WHEN 'evil' THEN ? ELSE fault END", (json.dumps(evil), evil, evil))
+        c.execute("UPDATE runs SET bots = replace(bots, '\"evil\"', ?)", (json.dumps(evil),))
     site = tmp_path / "site"
     kothkit("report", db, "--out", site, cwd=tmp_path)
     for page in site.rglob("*.html"):
