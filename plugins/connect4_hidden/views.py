@@ -67,9 +67,10 @@ def human(prompt):
     mark = _MARK[prompt.seat + 1]
 
     def parse(text: str) -> int:
-        if not (text.strip().isdigit() and 0 <= int(text) < COLS):
+        digits = text.strip().lstrip("+-")
+        if not (digits.isdigit() and digits.isascii() and len(digits) <= 6):
             raise Mistake(f"cannot read {text!r}: a move is a column number, 0 to {COLS - 1}")
-        return int(text)
+        return int(text)  # the game judges the number: off the board is its ruling
 
     board = (f"{render(view)}\nturn {turn}, you are {mark}; # a taped row: there you see only your own "
              "stones")
