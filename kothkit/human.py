@@ -40,6 +40,15 @@ class Turn:
     choices: str = ""
     #: A reply given without asking (a handshake such as START -> OK), or None to ask.
     auto: Any = None
+    # -- for the page of ``kothkit play --web`` (optional: without, the page shows ``board`` and a box)
+    #: The board as this seat may see it, as a :class:`kothkit.picture.Grid` whose cells can be clicked.
+    picture: Any = None
+    #: A clicked cell (row, col of ``picture``) -> its text in an entry, e.g. ``"7,8"``.
+    cell: Callable[[int, int], str] | None = None
+    #: How many clicked cells make an entry (the page sends it then).
+    clicks: int = 1
+    #: Buttons: (label, text, cells still to click); 0 cells: the text is sent as the entry at once.
+    buttons: tuple[tuple[str, str, int], ...] = ()
 
 
 class NoHumanPlay(Exception):

@@ -114,6 +114,8 @@ def play(
     seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal the game is stored in (default: .kothkit/GAME-play.sqlite).")] = None,
     name: Annotated[str, typer.Option(help="Your name in the game's record.")] = "you",
+    web: Annotated[bool, typer.Option("--web", help="Play on a local web page, clicking on the board, instead of in the terminal.")] = False,
+    port: Annotated[int, typer.Option(help="With --web: the page's port on 127.0.0.1 (0: any free port).")] = 0,
 ) -> None:
     """Play one game yourself against a bot: the board after every move, your moves typed in the game's notation."""
     from kothkit.journal import Journal, row_of
@@ -170,14 +172,28 @@ def play(
         run_id = j.start_run(game, seed, settings, list(bots.values()))
     task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
                     limits=limits, rules=rules, index=k)
-    term = Terminal(info, names, seat, hidden_information(probe))
-    term.say(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; type quit to leave")
+    server = None
+    if web:
+        from kothkit.playweb import WebSeat, serve
+
+        term = WebSeat(info, names, seat, hidden_information(probe))
+        try:
+            server = serve(term, port)
+        except OSError as e:
+            fail(f"--port {port}: cannot serve the page: {e}")
+        term.say(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
+    else:
+        term = Terminal(info, names, seat, hidden_information(probe))
+    term.say(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
+             f"{'the page has no quit: Ctrl-C here' if web else 'type quit'} to leave")
     try:
         rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
     except (Abandoned, KeyboardInterrupt):
         term.say("game abandoned: nothing stored")
         with Journal(journal) as j:
             j.finish_run(run_id, 0, 0)
+        if server is not None:
+            server.shutdown()
         raise typer.Exit(130)
     if term.match is not None and info.render is not None:
         if term.hidden:
@@ -190,3 +206,8 @@ def play(
         j.finish_run(run_id, 1, 0)
     term.say(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
              f"kothkit verify {journal})")
+    if server is not None:
+        from kothkit.playweb import linger
+
+        term.finish(info, f"{result}: {rec.reason}")
+        linger(server)

@@ -74,5 +74,8 @@ def human(prompt):
 
     board = (f"{render(view)}\nturn {turn}, you are {mark}; # a taped row: there you see only your own "
              "stones")
+    grid = Grid(rows=_rows(view), pieces=COLOURS, style=CELLS, title=f"your view ({mark}), turn {turn}",
+                shaded_rows=tuple(ROWS - 1 - r for r in HIDDEN_ROWS), col_labels=tuple(str(c) for c in range(COLS)))
     return Turn(board=board, asks=f"your move ({mark}): a column 0-{COLS - 1}", parse=parse,
-                choices=f"type a column from 0 to {COLS - 1} (a full column is a pass)")
+                choices=f"type a column from 0 to {COLS - 1} (a full column is a pass)", picture=grid,
+                cell=lambda row, col: str(col))

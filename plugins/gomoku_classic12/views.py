@@ -92,4 +92,5 @@ def human(match: ClassicMatch, prompt):
         return codec.move(*cell)
 
     return Turn(board=render(match), asks=f"your move ({mark}): row col, e.g. 5 6", parse=parse,
-                choices=f"type an empty cell: row and column, each 0 to {SIZE - 1}")
+                choices=f"type an empty cell: row and column, each 0 to {SIZE - 1}", picture=picture(match),
+                cell=lambda row, col: f"{row} {col}")

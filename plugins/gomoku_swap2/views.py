@@ -129,4 +129,8 @@ def human(match: Swap2Match, prompt):
             raise Mistake(f"cannot read {text!r}: expected {_TYPED[kind]}")
         return reply
 
-    return Turn(board=render(match), asks=asks, parse=parse, choices=f"type {_TYPED[kind]}")
+    clicks = {"A": 3, "B": 2, "C": 0}.get(kind, 1)
+    buttons = {"B": (("swap: play black", "B", 0), ("take white: then click a cell for a white stone", "W", 1)),
+               "C": (("play black", "B", 0), ("play white", "W", 0))}.get(kind, ())
+    return Turn(board=render(match), asks=asks, parse=parse, choices=f"type {_TYPED[kind]}", picture=picture(match),
+                cell=lambda row, col: f"{col},{row}", clicks=clicks, buttons=buttons)
