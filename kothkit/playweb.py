@@ -60,7 +60,9 @@ class WebSeat(Terminal):
         cells = None
         if grid is not None and turn.cell is not None and turn.clicks > 0:
             cells = [[str(turn.cell(r, c)) for c in range(len(grid.rows[r]))] for r in range(len(grid.rows))]
-        shown = dict(waiting=True, asks=turn.asks, choices=turn.choices, message="", board=turn.board,
+        # ``turn`` numbers the questions: the page starts a new entry when it changes.
+        shown = dict(waiting=True, turn=self.state.get("turn", 0) + 1, asks=turn.asks, choices=turn.choices,
+                     message="", board=turn.board,
                      picture=[to_json(grid)] if grid is not None else None, cells=cells, clicks=turn.clicks,
                      buttons=[[str(label), str(text), int(n)] for label, text, n in turn.buttons])
         self.publish(**shown)
@@ -273,9 +275,10 @@ PAGE = """<!doctype html>
   function poll() {
     return fetch("/state").then(function (r) { return r.json(); }).then(function (st) {
       if (st.seq !== seq) {
-        var wasWaiting = state && state.waiting;
+        // A new question (the page may never see the bot's turn in between): start its entry afresh.
+        var fresh = !state || state.turn !== st.turn;
         seq = st.seq; state = st;
-        if (!wasWaiting || !st.waiting) { prefix = ""; pending = []; need = st.clicks || 1; }
+        if (fresh) { prefix = ""; pending = []; need = st.clicks || 1; }
         render(st);
       }
     }).catch(function () {});
