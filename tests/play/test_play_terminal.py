@@ -41,6 +41,10 @@ def check_journal(cli, db, games: int) -> None:
     shown = cli("show", db)
     assert shown.returncode == 0, shown.stderr
     assert "you" in shown.stdout
+    exported = cli("export", db, "--format", "html", "--out", "pages")
+    assert exported.returncode == 0, exported.stderr
+    pages = list((cli.tmp / "pages").glob("*.html"))
+    assert len(pages) == games and all("you" in p.read_text() for p in pages)
 
 
 def test_swap2_against_threat(cli, tmp_path):
@@ -103,6 +107,27 @@ def test_connect4_sees_only_its_view_twice_in_one_journal(cli, tmp_path):
         assert re.search(r"deducer moved \(", s.text) and "deducer played" not in s.text
         assert "# a taped row: there you see only your own stones" in s.text
     check_journal(cli, "p.sqlite", 2)
+
+
+def test_verify_replays_the_bot_against_the_recorded_person(cli, tmp_path):
+    """A person's replies come from the record, the bot's are played again: a bot reply or an
+    outcome changed in the journal is found."""
+    columns = itertools.cycle(range(7))
+    s = Screen(["play", "connect4_hidden", "--against", "better_constant_player", "--seed", "8", "--db", "p.sqlite"],
+               tmp_path)
+    try:
+        play_out(s, lambda ask: str(next(columns)))
+        stored(s)
+    finally:
+        s.close()
+    check_journal(cli, "p.sqlite", 1)
+    with closing(sqlite3.connect(tmp_path / "p.sqlite")) as c, c:
+        moves = json.loads(c.execute("SELECT moves FROM games").fetchone()[0])
+        bot = next(i for i, m in enumerate(moves) if m[0] == 1)
+        moves[bot][1] = (moves[bot][1] + 1) % 7
+        c.execute("UPDATE games SET moves = ?", (json.dumps(moves),))
+    r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 1 and f"move {bot + 1} differs" in r.stdout, r.stdout + r.stderr
 
 
 def test_typed_quit_stores_nothing(cli, tmp_path):

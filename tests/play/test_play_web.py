@@ -90,3 +90,15 @@ def test_swap2_by_clicking(browser, cli, tmp_path):
     assert any("not allowed: (7,7) is already taken" in m for m in messages), messages
     r = cli("verify", "p.sqlite", timeout=120)
     assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
+
+
+def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
+    # An opening stone first (occupied: explained, asked again), then the cells in order.
+    cells = itertools.chain([(5, 5)], ((r, c) for r in range(12) for c in range(12)))
+    result, messages, s = run_page(browser, tmp_path, ["gomoku_classic12", "--against", "threat", "--seat", "1"],
+                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))])
+    assert result.startswith("result: ")
+    assert any("not allowed: (5, 5) is occupied" in m for m in messages), messages
+    assert "threat played" in s.text
+    r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
