@@ -16,6 +16,7 @@ a round robin's game; the person's seat is recorded with the content hash
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional, TextIO
@@ -94,7 +95,10 @@ def _bot(info: GameInfo, against: str | None) -> BotSpec:
     if against is None:
         if info.bots is None:
             fail(f"{info.name} has no bundled bots: give --against BOT")
-        against = sorted(p.name for p in info.bots.iterdir() if p.is_dir())[0]
+        folders = sorted(p for p in info.bots.iterdir() if p.is_dir())
+        if not folders:
+            fail(f"{info.name} has no bundled bots: give --against BOT")
+        against = str(folders[0])
     return _resolve(info, against)
 
 
@@ -160,12 +164,10 @@ def play(
         # The run names every bot of the earlier plays under this seed and settings too, so that
         # their games still count as the journal's current games (kothkit verify, prune).
         bots = {me.name: {"name": me.name, "hash": me.hash}}
-        if last is not None and last["seed"] == seed:
-            import json
-
-            if json.loads(last["settings"]) == json.loads(json.dumps(settings)):
-                for entry in json.loads(last["bots"]):
-                    bots.setdefault(entry["name"], entry)
+        same = last is not None and last["seed"] == seed
+        if same and json.loads(last["settings"]) == json.loads(json.dumps(settings)):
+            for entry in json.loads(last["bots"]):
+                bots.setdefault(entry["name"], entry)
         from kothkit.tournament import _where
 
         bots[bot.name] = {"name": bot.name, "hash": bot.hash, "where": _where(bot, journal)}

@@ -131,8 +131,9 @@ def test_verify_replays_the_bot_against_the_recorded_person(cli, tmp_path):
 
 
 def test_typed_quit_stores_nothing(cli, tmp_path):
-    s = Screen(["play", "connect4_hidden", "--against", "random_player", "--db", "p.sqlite"], tmp_path)
+    s = Screen(["play", "connect4_hidden", "--db", "p.sqlite"], tmp_path)  # the first bundled bot
     try:
+        s.expect("against better_constant_player")
         s.expect(ASK)
         s.type("quit")
         s.expect("game abandoned: nothing stored")
