@@ -392,7 +392,7 @@ def debug(
 def main() -> None:
     # Command modules register themselves on `app` when imported.
     for mod in ("kothkit.verify", "kothkit.check", "kothkit.scaffold", "kothkit.show", "kothkit.export", "kothkit.site",
-                "kothkit.headtohead"):
+                "kothkit.headtohead", "kothkit.play"):
         try:
             __import__(mod)
         except ModuleNotFoundError as e:

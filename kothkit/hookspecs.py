@@ -91,3 +91,21 @@ def kothkit_exporters(game):
         returns the file's text; the file is named ``<game>-<index>-<id>.<name>``.  Formats of
         all plugins are merged (``json`` is the core's own, for every game).
     """
+
+
+@hookspec(firstresult=True)
+def kothkit_human(game, match, prompt):
+    """Return what a person playing a seat sees and may type at ``prompt``, or None for another
+    plugin's game.
+
+    :param game: the :class:`kothkit.game.GameInfo` of the match.
+    :param match: the match, waiting for ``prompt``'s reply: read it, never change it.
+    :param prompt: the :class:`kothkit.game.Prompt` the person's seat answers (``prompt.seat``).
+    :return: a :class:`kothkit.human.Turn`: the board as that seat may see it (in a
+        hidden-information game, only what the prompt shows a bot), what to type, the legal
+        choices in words, and ``parse(text)``, the person's entry to the reply a bot would give,
+        raising :class:`kothkit.human.Mistake` with a helpful message for a bad entry; or a
+        ``Turn`` with ``auto`` set to answer a handshake without asking.  Optional: without it
+        ``kothkit play`` refuses the game.  The core tries a parsed reply on a copy of the match
+        and asks again if the game rejects it, so ``parse`` need not check the rules.
+    """

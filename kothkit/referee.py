@@ -49,6 +49,9 @@ HOST_START_TIME = 20.0
 #: cgroup v1 host), and a waiting bot can take at most this much of a long think.
 FREEZE_AFTER = 0.005
 
+#: A seat played by a person or a record: f(match, prompt) -> the reply (see Referee's ``people``).
+PersonFn = Callable[[Match, Prompt], Any]
+
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
 #: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
 EventFn = Callable[[str, int, str, float | None], None]
@@ -123,9 +126,12 @@ class _Seat:
 
 class Referee:
     def __init__(self, task: GameTask, info: GameInfo, cpu: int | tuple[int, ...] | None = None,
-                 on_event: EventFn | None = None, hosts: "HostPool | None" = None, boards: bool = False):
+                 on_event: EventFn | None = None, hosts: "HostPool | None" = None, boards: bool = False,
+                 people: "dict[int, PersonFn] | None" = None):
         self.task = task
         self.info = info
+        #: Seats whose replies come from a person (kothkit play) or a record (kothkit verify): untimed.
+        self.people = people or {}
         #: Emit a "board" event after every move (needs ``on_event`` and a game that renders).
         self.boards = boards and on_event is not None and info.render is not None
         self.limits: Limits = task.limits
@@ -210,6 +216,8 @@ class Referee:
 
     def _start_all(self) -> None:
         for s in self.seats:
+            if s.index in self.people:
+                continue  # nothing to start: the replies come from ``people``
             if s.spec.kind == "function":
                 self._start_function(s)
             else:
@@ -306,7 +314,8 @@ class Referee:
 
     # -- the game loop -----------------------------------------------------------
     def _loop(self, match: Match) -> Outcome:
-        if self.on_event is None and all(s.func is not None or s.host is not None for s in self.seats):
+        if self.on_event is None and not self.people and all(s.func is not None or s.host is not None
+                                                              for s in self.seats):
             return self._loop_functions(match)
         while True:
             step = match.next()
@@ -404,6 +413,8 @@ class Referee:
 
     def _ask(self, match: Match, step: Prompt) -> tuple[Any, float]:
         s = self.seats[step.seat]
+        if s.index in self.people:
+            return self._ask_person(match, s, step)
         allowed, late_kind, late_why = self._time_allowed(s, step)
         tol = self.limits.tolerance
         if s.func is not None:
@@ -427,6 +438,19 @@ class Referee:
             raise _Stop(Fault(s.index, late_kind, late_why))
         s.used += elapsed
         ms = round(elapsed * 1000, 3)
+        self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
+        return reply, ms
+
+    def _ask_person(self, match: Match, s: _Seat, step: Prompt) -> tuple[Any, float]:
+        """A person's reply (no time limit: a person thinks as long as they like; the bots that
+        wait are frozen meanwhile where the game allows no pondering)."""
+        for i in self._idle:
+            self.seats[i].jail.freeze()
+        self._idle.clear()
+        self._emit("send", s.index, match.encode(step.payload))
+        t0 = time.perf_counter()
+        reply = self.people[s.index](match, step)
+        ms = round((time.perf_counter() - t0) * 1000, 3)
         self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
         return reply, ms
 
@@ -917,6 +941,11 @@ def _end_host(p: LineProcess, jail: Jail) -> None:
 
 
 def play_game(task: GameTask, *, cpu: int | tuple[int, ...] | None = None, on_event: EventFn | None = None,
-              hosts: HostPool | None = None, info: GameInfo | None = None, boards: bool = False) -> GameRecord:
-    """Play ``task`` to its end and return its record; never leaves a process behind."""
-    return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts, boards=boards).run()
+              hosts: HostPool | None = None, info: GameInfo | None = None, boards: bool = False,
+              people: dict[int, PersonFn] | None = None) -> GameRecord:
+    """Play ``task`` to its end and return its record; never leaves a process behind.
+
+    ``people``: seats whose replies come from ``f(match, prompt)`` instead of a bot (a person at the
+    terminal, or a recorded person's replies), with no time limit."""
+    return Referee(task, info or get_game(task.game), cpu=cpu, on_event=on_event, hosts=hosts, boards=boards,
+                   people=people).run()

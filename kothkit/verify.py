@@ -32,6 +32,7 @@ import typer
 from kothkit import challenge as challenges
 from kothkit.bots import BotSpec, entry_of, load_bots
 from kothkit.cli import _loaders, app, err, fail, out
+from kothkit.human import HUMAN_HASH
 from kothkit.limits import Limits
 from kothkit.records import GameRecord, GameTask
 from kothkit.schedule import game_id
@@ -140,6 +141,19 @@ def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> No
 
 
 
+def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:
+    """Play ``task`` again, each person's seat giving the replies the record holds for it, in order
+    (None once they run out: the game then rejects it, and the replay differs)."""
+    from kothkit.referee import play_game
+
+    people = {}
+    for i, b in enumerate(task.players):
+        if b.kind == "human":
+            replies = iter([m.reply for m in record.moves if m.seat == i])
+            people[i] = lambda match, prompt, it=replies: next(it, None)
+    return play_game(task, info=info, people=people)
+
+
 @attrs.frozen
 class _Target:
     """What ``verify`` and ``prune`` work on: a journal, and the challenge or game it was named by."""
@@ -242,7 +256,7 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
     """
     from kothkit.tournament import build_bots
 
-    needed = {n for r in games for n in r.players}
+    needed = {n for r in games for n, h in zip(r.players, r.hashes) if h != HUMAN_HASH}
     game = info.name
     recorded = _recorded(runs, game, t.journal)
     if bots:
@@ -261,7 +275,7 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
     # The bot of each (name, hash) the games need, built; or why there is none.
     usable: dict[tuple[str, str], BotSpec] = {}
     missing: dict[tuple[str, str], str] = {}
-    for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes)}):
+    for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes) if h != HUMAN_HASH}):
         spec = next((s for s in candidates[name] if s.hash == h), None)
         if spec is not None:
             usable[name, h] = spec
@@ -342,7 +356,9 @@ def verify(
                 continue
             if s.get("game") is not None:
                 codes.add(json.dumps(s["game"], sort_keys=True))
-            tasks.append(GameTask(id=r.id, game=game, players=tuple(usable[n, h] for n, h in zip(r.players, r.hashes)),
+            players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind="human", hash=h)
+                            for n, h in zip(r.players, r.hashes))
+            tasks.append(GameTask(id=r.id, game=game, players=players,
                                   seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
                                   trusted=trusted))
             originals[r.id] = r
@@ -370,7 +386,11 @@ def verify(
             else:
                 differ.append(Difference(r, describe(r, replay)))
 
-        _replay(sorted(tasks, key=lambda t_: t_.index), jobs, stateful, on_done)
+        # A person's games (kothkit play) are re-played here, the person's seat giving its recorded replies.
+        people = [t_ for t_ in tasks if any(b.kind == "human" for b in t_.players)]
+        _replay(sorted((t_ for t_ in tasks if t_ not in people), key=lambda t_: t_.index), jobs, stateful, on_done)
+        for t_ in sorted(people, key=lambda t_: t_.index):
+            on_done(t_, _replay_person(t_, originals[t_.id], info))
     for d in sorted(differ, key=lambda d: d.record.index):
         r = d.record
         out.print(f"DIFFERS  game {r.id[:16]} (#{r.index}, {' vs '.join(r.players)}, seed {r.seed}): {d.what}",

@@ -38,3 +38,12 @@ def kothkit_picture(game, match):
     from kothkit_connect4_hidden.views import picture
 
     return picture(match)
+
+
+@hookimpl
+def kothkit_human(game, match, prompt):
+    if game.name != INFO.name:
+        return None
+    from kothkit_connect4_hidden.views import human
+
+    return human(prompt)

@@ -1,11 +1,12 @@
 """Blindfold Connect-4 for people: the replay picture shows the true board and, side by side, what
-each player saw (its view, the taped rows hatched: there it sees only its own stones)."""
+each player saw (its view, the taped rows hatched: there it sees only its own stones); and what a person
+playing it sees (its own view, as a bot would) and types (``kothkit play``)."""
 
 from __future__ import annotations
 
 from kothkit.picture import CELLS, Grid
 from kothkit_connect4_hidden.match import Connect4Match
-from kothkit_connect4_hidden.rules import COLS, HIDDEN_ROWS, ROWS
+from kothkit_connect4_hidden.rules import COLS, HIDDEN_ROWS, ROWS, render
 
 COLOURS = {"X": "#d62828", "O": "#f2b705"}
 _MARK = {0: ".", 1: "X", 2: "O"}
@@ -52,3 +53,29 @@ def picture(match: Connect4Match) -> list[Grid]:
                            title=f"what {names[seat]} ({_MARK[seat + 1]}) saw", last=top([last]) if seen else (),
                            shaded_rows=shaded, col_labels=tuple(str(c) for c in range(COLS))))
     return panels
+
+
+# -- play by a person (kothkit play) ------------------------------------------------------------
+
+
+def human(prompt):
+    """A person's turn, built from the prompt alone (its view and turn): the person sees what a
+    bot would, the opponent's stones in the taped rows (marked #) not at all."""
+    from kothkit.human import Mistake, Turn
+
+    view, turn = prompt.payload
+    mark = _MARK[prompt.seat + 1]
+
+    def parse(text: str) -> int:
+        digits = text.strip().lstrip("+-")
+        if not (digits.isdigit() and digits.isascii() and len(digits) <= 6):
+            raise Mistake(f"cannot read {text!r}: a move is a column number, 0 to {COLS - 1}")
+        return int(text)  # the game judges the number: off the board is its ruling
+
+    board = (f"{render(view)}\nturn {turn}, you are {mark}; # a taped row: there you see only your own "
+             "stones")
+    grid = Grid(rows=_rows(view), pieces=COLOURS, style=CELLS, title=f"your view ({mark}), turn {turn}",
+                shaded_rows=tuple(ROWS - 1 - r for r in HIDDEN_ROWS), col_labels=tuple(str(c) for c in range(COLS)))
+    return Turn(board=board, asks=f"your move ({mark}): a column 0-{COLS - 1}", parse=parse,
+                choices=f"type a column from 0 to {COLS - 1} (a full column is a pass)", picture=grid,
+                cell=lambda row, col: str(col))

@@ -52,3 +52,12 @@ def kothkit_exporters(game):
     from . import views
 
     return {"psq": views.psq, "sgf": views.sgf}
+
+
+@hookimpl
+def kothkit_human(game, match, prompt):
+    if game.name != INFO.name:
+        return None
+    from .views import human
+
+    return human(match, prompt)

@@ -1,5 +1,6 @@
 """The course's Gomoku for people: its board as a picture for replay pages (the opening's four
-stones, the last move, the five that won), and its games as Piskvork ``.psq`` and SGF files."""
+stones, the last move, the five that won), its games as Piskvork ``.psq`` and SGF files, and what a
+person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from kothkit import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
 
-from .match import ClassicMatch
+from . import codec
+from .match import ClassicMatch, render
 from .rules import BLACK, DIRECTIONS, EMPTY, OPENINGS, SIZE, on_board
 
 COLOURS = {"X": "#111111", "O": "#f5f5f5"}
@@ -69,3 +71,26 @@ def sgf(t) -> str:
     date = (iso_time(t.finished_at) or "")[:10] or None
     return formats.sgf(SIZE, SIZE, _stones(t), r.players[0], r.players[1], formats.sgf_result(won, r.verdict), date,
                        comment=r.reason, game_name=f"{r.game} #{r.index} {r.id[:12]}")
+
+
+# -- play by a person (kothkit play) ------------------------------------------------------------
+
+
+def human(match: ClassicMatch, prompt):
+    """A person's turn: START is answered OK for them; at TURN they type ``row col`` (``row,col`` too)."""
+    from kothkit.human import Mistake, Turn
+
+    if match.ready < 2:
+        return Turn(board="", asks="", parse=lambda text: "OK", auto="OK")
+    mark = "X black" if prompt.seat == 0 else "O white"
+
+    def parse(text: str) -> str:
+        cell = codec.parse_move(text.replace(",", " "))
+        if cell is None:
+            raise Mistake(f"cannot read {text!r}: a move is two numbers, the row (down the left) then the "
+                          f"column (across the top), e.g. 5 6")
+        return codec.move(*cell)
+
+    return Turn(board=render(match), asks=f"your move ({mark}): row col, e.g. 5 6", parse=parse,
+                choices=f"type an empty cell: row and column, each 0 to {SIZE - 1}", picture=picture(match),
+                cell=lambda row, col: f"{row} {col}")

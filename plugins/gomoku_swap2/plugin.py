@@ -52,3 +52,12 @@ def kothkit_exporters(game):
     from kothkit_gomoku_swap2 import views
 
     return {"psq": views.psq, "sgf": views.sgf}
+
+
+@hookimpl
+def kothkit_human(game, match, prompt):
+    if game.name != INFO.name:
+        return None
+    from kothkit_gomoku_swap2.views import human
+
+    return human(match, prompt)

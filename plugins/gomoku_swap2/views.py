@@ -1,13 +1,17 @@
 """The Swap2 game for people: its board as a picture for replay pages, and its games as Piskvork
-``.psq`` and SGF files (the opening's stones in the order they were placed)."""
+``.psq`` and SGF files (the opening's stones in the order they were placed), and what a person playing
+it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
+
+import re
 
 from kothkit import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
 
-from kothkit_gomoku_swap2.match import Swap2Match
+from kothkit_gomoku_swap2.codec import format_reply, read_reply
+from kothkit_gomoku_swap2.match import Swap2Match, render
 from kothkit_gomoku_swap2.rules import BLACK, SIZE
 
 COLOURS = {"X": "#111111", "O": "#f5f5f5"}
@@ -67,3 +71,66 @@ def sgf(t) -> str:
     date = (iso_time(t.finished_at) or "")[:10] or None
     return formats.sgf(SIZE, SIZE, stones, black, white, formats.sgf_result(won, t.record.verdict), date,
                        comment=t.record.reason, game_name=f"{t.record.game} #{t.record.index} {t.record.id[:12]}")
+
+
+# -- play by a person (kothkit play) ------------------------------------------------------------
+
+#: A cell as a person types it: "7,8", "7 8" or the protocol's "(7,8)".
+_CELL = re.compile(r"\(?\s*(-?\d{1,6})\s*(?:,\s*|\s+)(-?\d{1,6})\s*\)?")
+_TYPED = {
+    "A": "three cells x,y: two black stones, then one white (e.g. 7,7 8,8 7,8)",
+    "B": "b (swap: take black, the opener plays white), w x,y (take white and place a white stone), "
+         "or x,y x,y (add two: a black stone, then a white one; the opener then chooses the colour)",
+    "C": "b (take black) or w (take white)",
+    "N": "one empty cell x,y (x across, y down, 0 to 14)",
+}
+_ASKS = {
+    "A": "Swap2 opening, place three: two black stones and one white, as x,y x,y x,y",
+    "B": "Swap2 opening, choose: 'b' to swap (play black), 'w x,y' to play white adding a white "
+         "stone, or 'x,y x,y' to add two stones and let the opener choose",
+    "C": "Swap2 opening, choose your colour: 'b' (black, moves next) or 'w' (white)",
+}
+
+
+def _entry(text: str) -> list:
+    """A person's entry as protocol tokens: an optional leading b/w, then cells."""
+    from kothkit.human import Mistake
+
+    tokens: list = []
+    rest = text.strip()
+    if rest[:1].lower() in ("b", "w") and not rest[1:2].isalpha():
+        tokens.append(rest[0].upper())
+        rest = rest[1:]
+    pos = 0
+    while pos < len(rest):
+        if rest[pos] in " \t,":
+            pos += 1
+            continue
+        m = _CELL.match(rest, pos)
+        if m is None:
+            raise Mistake(f"cannot read {text!r}: a cell is x,y (two numbers), a colour b or w")
+        tokens.append((int(m.group(1)), int(m.group(2))))
+        pos = m.end()
+    return tokens
+
+
+def human(match: Swap2Match, prompt):
+    """What a person sees and types at ``prompt``: the board, and the opening's choices as choices."""
+    from kothkit.human import Mistake, Turn
+
+    kind = match._kind()
+    colour = match.color_of(prompt.seat)
+    asks = _ASKS.get(kind) or f"your move ({'black X' if colour == BLACK else 'white O'}): a cell x,y, e.g. 7,7"
+
+    def parse(text: str) -> str:
+        tokens = _entry(text)
+        reply = format_reply(tokens)
+        if isinstance(read_reply(reply, kind), str):
+            raise Mistake(f"cannot read {text!r}: expected {_TYPED[kind]}")
+        return reply
+
+    clicks = {"A": 3, "B": 2, "C": 0}.get(kind, 1)
+    buttons = {"B": (("swap: play black", "B", 0), ("take white: then click a cell for a white stone", "W", 1)),
+               "C": (("play black", "B", 0), ("play white", "W", 0))}.get(kind, ())
+    return Turn(board=render(match), asks=asks, parse=parse, choices=f"type {_TYPED[kind]}", picture=picture(match),
+                cell=lambda row, col: f"{col},{row}", clicks=clicks, buttons=buttons)

@@ -1,0 +1,104 @@
+"""``kothkit play --web``: a person plays whole games on the local page in the system's Chromium,
+clicking on the board (an occupied cell is explained and asked again, as is a mistyped entry);
+the game is stored and ``kothkit verify`` re-plays it."""
+
+from __future__ import annotations
+
+import itertools
+import signal
+
+import pytest
+
+from tests.play.screen import Screen
+
+SETTLED = "['waiting', 'over'].includes(document.body.dataset.state)"
+
+
+def click_through(page, pick, messages: list[str]) -> str:
+    """Click until the game is over: ``pick(asks)`` gives the selectors to click for one entry;
+    the page's messages (mistakes explained) are added to ``messages``."""
+    for _ in range(300):
+        page.wait_for_function(SETTLED, timeout=60_000)
+        if page.get_attribute("body", "data-state") == "over":
+            return page.text_content("#result")
+        seq = page.get_attribute("body", "data-seq")
+        messages.append("boards: " + page.text_content("#boards"))
+        for selector in pick(page.text_content("#asks")):
+            page.click(selector)
+        try:
+            page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=60_000)
+        except Exception as e:
+            raise AssertionError(f"the page did not move on: entry {page.input_value('#entry')!r}, asks "
+                                 f"{page.text_content('#asks')!r}, log {page.text_content('#log')[-800:]!r}") from e
+        messages.append(page.text_content("#message"))
+    raise AssertionError("the game did not end after 300 entries")
+
+
+def run_page(browser, tmp_path, args, pick, mistype: str | None = None) -> tuple[str, list[str], Screen]:
+    s = Screen(["play", *args, "--web", "--db", "p.sqlite"], tmp_path)
+    page = browser.new_page()
+    errors: list[str] = []
+    messages: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        url = s.expect(r"open (http://127\.0\.0\.1:\d+/) to play", 60).group(1)
+        page.goto(url)
+        if mistype is not None:
+            page.wait_for_function("document.body.dataset.state === 'waiting'", timeout=60_000)
+            page.fill("#entry", mistype)
+            page.press("#entry", "Enter")
+            page.wait_for_function("document.getElementById('message').textContent.includes('cannot read')",
+                                   timeout=30_000)
+        result = click_through(page, pick, messages)
+        s.expect(r"stored as game [0-9a-f]+ in", 30)
+        s.expect("Ctrl-C to stop", 30)
+        s.proc.send_signal(signal.SIGINT)
+        assert s.wait() == 0
+    finally:
+        page.close()
+        s.close()
+    assert not errors, errors
+    return result, messages, s
+
+
+def test_connect4_by_clicking(browser, cli, tmp_path):
+    columns = itertools.cycle(range(7))
+    result, messages, s = run_page(browser, tmp_path, ["connect4_hidden", "--against", "deducer"],
+                            lambda asks: [f'rect.target[data-cell="0,{next(columns)}"]'], mistype="x")
+    assert result.startswith("result: ")
+    assert "deducer moved" in s.text
+    # While the game is on, the page shows only the person's own view, never the true board.
+    boards = [m for m in messages if m.startswith("boards: ")]
+    assert boards and all("your view (O)" in b or "your view (X)" in b for b in boards), boards[:3]
+    assert not any("true board" in b for b in boards)
+    r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
+
+
+def test_swap2_by_clicking(browser, cli, tmp_path):
+    # The opening's three stones, then the first of them again: explained, and asked again.
+    cells = itertools.chain([(7, 7), (8, 8), (8, 7), (7, 7)], ((r, c) for r in range(15) for c in range(15)))
+
+    def pick(asks: str) -> list[str]:
+        if "choose" in asks:
+            return ["#buttons button >> nth=0"]  # swap / play black
+        n = 3 if "place three" in asks else 1
+        return [f'rect.target[data-cell="{r},{c}"]' for r, c in itertools.islice(cells, n)]
+
+    result, messages, s = run_page(browser, tmp_path, ["gomoku_swap2", "--against", "threat"], pick)
+    assert result.startswith("result: ")
+    assert any("not allowed: (7,7) is already taken" in m for m in messages), messages
+    r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
+
+
+def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
+    # An opening stone first (occupied: explained, asked again), then the cells in order.
+    cells = itertools.chain([(5, 5)], ((r, c) for r in range(12) for c in range(12)))
+    result, messages, s = run_page(browser, tmp_path, ["gomoku_classic12", "--against", "threat", "--seat", "1"],
+                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))])
+    assert result.startswith("result: ")
+    assert any("not allowed: (5, 5) is occupied" in m for m in messages), messages
+    assert "threat played" in s.text
+    r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
