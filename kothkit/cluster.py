@@ -1,0 +1,251 @@
+"""Games played on a Dask distributed cluster (``kothkit run --cluster ADDRESS`` or ``local:N``).
+
+The judge stays where it is started: it builds the schedule, hands batches of games to the
+cluster through :func:`kothkit.tournament.dispatch` (a :class:`ClusterPool` stands in for
+its process pool: submit a batch, get a future of its journal rows) and stores every game in
+its journal as the rows come back.  Resume, incremental re-runs, ``verify`` and determinism
+are therefore those of ``--jobs``: a game's id and outcome do not depend on where it ran.
+
+A worker plays a batch with :func:`kothkit.tournament.play_batch`, the function the local
+pool's workers run: same referee, limits and containment.  What travels to a worker is the
+batch's :class:`~kothkit.records.GameTask` list (game name, seeds, limits, rules, and each
+bot's spec: its name, command, *path* and content hash); what comes back is journal rows.
+Bots travel by path and content hash: before any game, every worker hashes each bot's folder
+at that path and must find the judge's hash (a worker on this machine, or one that sees the
+same folders through a shared file system at the same paths); a worker that does not, or that
+runs another kothkit version, or lacks the game's plugin (or has other code for it), is named
+in a :class:`ClusterError`.
+
+Differences from ``--jobs``, and why:
+
+* ``--trusted`` function bots are played isolated: a Dask worker runs tasks in a thread, where
+  an in-process bot that overruns could not be interrupted (see :mod:`kothkit.overtime`).
+  A deterministic bot plays the same games either way.
+* Stateful bots are refused: their state is files in their folder, and games spread over
+  machines would each see another folder's state.
+* Workers are not pinned to cores by the judge (start one single-threaded worker per core).
+* A worker that dies mid-batch: the scheduler gives its batches to another worker (Dask's
+  retries); only the result that comes back is stored, once (rows are also stored by game id
+  with ``INSERT OR REPLACE``, so a game can never be in the journal twice).  A batch that kills
+  workers again and again (Dask's ``allowed-failures``) is played once more with its bots
+  isolated, as when a local worker dies.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import threading
+import uuid
+from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from kothkit.bots import BotSpec
+from kothkit.game import GameInfo
+
+#: Prefix of a local cluster's address: ``local:N`` starts N single-threaded worker processes.
+LOCAL = "local:"
+#: Seconds to reach a scheduler, and for workers to show up.
+CONNECT_TIMEOUT = 30.0
+#: Seconds every worker has to answer the pre-flight check.
+CHECK_TIMEOUT = 120.0
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot play this tournament (no workers, a worker that lacks what it needs)."""
+
+
+def _bot_hash(b: BotSpec) -> str:
+    """``b``'s content hash computed from its path here (as :mod:`kothkit.bots` does on load)."""
+    from kothkit.bots import BUILD_SOURCE_GLOBS, content_hash
+
+    path = Path(b.path)
+    if not path.exists():
+        return "missing"
+    if path.is_file():
+        return content_hash(path)
+    return content_hash(path, b.sources or (BUILD_SOURCE_GLOBS if b.build else None))
+
+
+def probe(game: str, bots: Sequence[tuple[str, str, tuple[str, ...] | None, bool]]) -> dict:
+    """What this process (a worker) has for ``game`` and ``bots`` ((name, path, sources, has a
+    build) each): kothkit's version, the game's code (see :func:`kothkit.plugins.game_code`) or
+    why it cannot load, and each bot's content hash as found at its path."""
+    import kothkit
+
+    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}}
+    try:
+        from kothkit.plugins import game_code, get_game
+
+        out["code"] = game_code(get_game(game))
+    except Exception as e:  # a missing or broken plugin: reported by the judge, naming this worker
+        out["error"] = f"{type(e).__name__}: {e}"
+    from kothkit.bots import BotSpec
+
+    for name, path, sources, build in bots:
+        try:
+            spec = BotSpec(name=name, path=Path(path), sources=sources, build=("true",) if build else None)
+            out["bots"][name] = _bot_hash(spec)
+        except Exception as e:
+            out["bots"][name] = f"unreadable ({type(e).__name__}: {e})"
+    return out
+
+
+def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str]) -> list[str]:
+    found = []
+    if seen.get("kothkit") != version:
+        found.append(f"worker {worker} runs kothkit {seen.get('kothkit')}, the judge {version}")
+    if seen.get("error"):
+        found.append(f"worker {worker} cannot load the game: {seen['error']}")
+    elif seen.get("code") != code:
+        found.append(f"worker {worker} has other code for the game's plugin "
+                     f"({(seen.get('code') or {}).get('plugin')}; the judge: {code.get('plugin')})")
+    for name, h in want.items():
+        there = seen.get("bots", {}).get(name)
+        if there != h:
+            what = "no such path" if there == "missing" else there if str(there).startswith("unreadable") else \
+                "other content"
+            found.append(f"worker {worker} does not have bot {name} as the judge does ({what})")
+    return found
+
+
+class ClusterPool:
+    """Where a tournament's batches run on a Dask cluster: ``submit(play_batch, tasks, rows=...)``
+    gives a :class:`concurrent.futures.Future`, as :func:`kothkit.tournament.dispatch` expects."""
+
+    def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as e:
+            raise ClusterError("--cluster needs Dask distributed: pip install 'kothkit[cluster]'") from e
+        self.address = address
+        self.cluster = None
+        self._futures: dict[str, object] = {}
+        self._lock = threading.Lock()
+        try:
+            if address.startswith(LOCAL):
+                try:
+                    n = int(address[len(LOCAL):])
+                except ValueError:
+                    raise ClusterError(f"--cluster {address}: give local:N, N a number of workers") from None
+                if n < 1:
+                    raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
+                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster, timeout=timeout)
+            else:
+                self.client = Client(address, timeout=timeout)
+            self.client.wait_for_workers(1, timeout=timeout)
+        except ClusterError:
+            self.close()
+            raise
+        except (OSError, TimeoutError, ValueError) as e:
+            self.close()
+            raise ClusterError(f"cannot use the Dask cluster at {address}: {e}") from None
+
+    def __enter__(self) -> ClusterPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def workers(self) -> list[str]:
+        return sorted(self.client.scheduler_info(n_workers=-1)["workers"]) if hasattr(self, "client") else []
+
+    def check(self, info: GameInfo, bots: Sequence[BotSpec], code: dict) -> int:
+        """Refuse what the cluster cannot play, naming the worker: run :func:`probe` on every
+        worker and compare with this process.  Returns the number of workers."""
+        import kothkit
+
+        stateful = sorted(b.name for b in bots if b.stateful)
+        if stateful:
+            raise ClusterError(f"stateful bots cannot play on a cluster (their state is files in their folder, "
+                               f"which games on several machines would split): {', '.join(stateful)}; "
+                               f"run them with --jobs")
+        want = {b.name: _bot_hash(b) for b in bots}
+        args = [(b.name, str(b.path), b.sources, bool(b.build)) for b in bots]
+        try:
+            seen = self.client.run(probe, info.name, args, on_error="return")
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
+        if not seen:
+            raise ClusterError(f"the Dask cluster at {self.address} has no workers")
+        problems = []
+        for worker, got in sorted(seen.items()):
+            if isinstance(got, BaseException):
+                problems.append(f"worker {worker} failed the check: {type(got).__name__}: {got}")
+            else:
+                problems += _problems(worker, got, kothkit.__version__, code, want)
+        if problems:
+            shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
+            raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))
+        return len(seen)
+
+    def submit(self, fn, tasks, **kwargs) -> cf.Future:
+        from kothkit.tournament import _isolated
+
+        tasks = [_isolated(t) for t in tasks]
+        out: cf.Future = cf.Future()
+        key = f"kothkit-batch-{uuid.uuid4().hex}"
+        fut = self.client.submit(fn, tasks, key=key, pure=False, **kwargs)
+        with self._lock:
+            self._futures[key] = fut
+
+        def done(f) -> None:
+            with self._lock:
+                self._futures.pop(key, None)
+            if not out.set_running_or_notify_cancel():
+                return
+            try:
+                out.set_result(f.result())
+            except BaseException as e:
+                from distributed import KilledWorker
+
+                # Workers died playing this batch more times than the scheduler allows: the judge
+                # plays it again with its bots isolated, as for a local worker that died.
+                out.set_exception(BrokenProcessPool(str(e)) if isinstance(e, KilledWorker) else e)
+
+        fut.add_done_callback(done)
+        return out
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Cancel the batches still queued or running (the cluster itself stays up: :meth:`close`)."""
+        with self._lock:
+            pending = list(self._futures.values())
+            self._futures.clear()
+        if pending and hasattr(self, "client"):
+            try:
+                self.client.cancel(pending)
+            except Exception:  # a cluster already gone has nothing left to cancel
+                pass
+
+    def close(self) -> None:
+        self.shutdown()
+        client = getattr(self, "client", None)
+        if client is not None:
+            try:
+                client.close(timeout=10)
+            except Exception:
+                pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=10)
+            except Exception:
+                pass
+            self.cluster = None
+
+
+def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None) -> ClusterPool:
+    """A checked :class:`ClusterPool` on ``address`` for a tournament of ``info`` between ``bots``
+    (close it when done); :class:`ClusterError` names what is wrong."""
+    from kothkit.plugins import game_code
+
+    pool = ClusterPool(address)
+    try:
+        pool.check(info, bots, code if code is not None else game_code(info))
+    except BaseException:
+        pool.close()
+        raise
+    return pool
