@@ -1,0 +1,158 @@
+"""``kothkit run --cluster``: a real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1.
+
+A tournament on two workers gives the same games and standings as ``--jobs 2``; a worker
+killed with SIGKILL mid-tournament loses no game and stores none twice; a worker that cannot
+load the game's plugin (started without the site folder's ``.pth`` files, so the editable
+install's plugin packages cannot be imported while their entry points are still listed) is
+named in a clear error before any game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+DASK = Path(sys.executable).parent / "dask"
+SWAP2 = ROOT / "plugins" / "gomoku_swap2" / "bots"
+STARTUP = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_workers(address: str, n: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout=STARTUP) as client:
+        client.wait_for_workers(n, timeout=STARTUP)
+
+
+@contextlib.contextmanager
+def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False):
+    """A scheduler and ``workers`` single-threaded workers, started here, killed and reaped at the
+    end.  Yields (address, worker processes).  ``broken``: the workers run without the site
+    folder's .pth files (``python -S``), so the bundled game plugins cannot be imported."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs: list[subprocess.Popen] = []
+    log = open(tmp / "dask.log", "ab")
+    try:
+        procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                       "--no-dashboard"], stdout=log, stderr=log, stdin=subprocess.DEVNULL))
+        env = dict(os.environ)
+        cmd = [str(DASK)]
+        if broken:
+            site = sysconfig.get_paths()["purelib"]
+            env["PYTHONPATH"] = os.pathsep.join([site, str(ROOT)])
+            cmd = [sys.executable, "-S", "-m", "distributed.cli.dask_worker"]
+        else:
+            cmd.append("worker")
+        started = [subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                     "--host", "127.0.0.1"], stdout=log, stderr=log, env=env,
+                                    stdin=subprocess.DEVNULL) for _ in range(workers)]
+        procs += started
+        _wait_workers(address, workers)
+        yield address, started
+    finally:
+        for p in reversed(procs):
+            p.kill()
+        for p in procs:
+            p.wait(timeout=30)
+        log.close()
+
+
+def _games(db: Path) -> list[tuple]:
+    """Every stored game's outcome and moves (no timings), by id."""
+    from kothkit.journal import Journal
+
+    with sqlite3.connect(db) as c:
+        ids = [r[0] for r in c.execute("SELECT id FROM games ORDER BY id")]
+    with Journal(db) as j:
+        return [r.result_key() for r in j.get(ids)]
+
+
+def _standings(doc: dict) -> list:
+    return [(s["bot"], s["wins"], s["draws"], s["losses"], s["games"]) for s in doc["standings"]]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as (address, _):
+        yield address
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, extra", [
+    ("connect4_hidden", ["--rounds", "2"]),
+    ("gomoku_swap2", ["--bots", str(SWAP2 / "greedy"), "--bots", str(SWAP2 / "scout"), "--rounds", "1"]),
+])
+def test_cluster_plays_the_games_of_jobs_2(cli, cluster, game, extra):
+    local = cli.run_json("run", game, *extra, "--seed", "11", "--jobs", "2", "-q", "--db", cli.tmp / "local.sqlite",
+                         timeout=300)
+    remote = cli.run_json("run", game, *extra, "--seed", "11", "--cluster", cluster, "-q",
+                          "--db", cli.tmp / "remote.sqlite", timeout=300)
+    assert remote["played"] == local["played"] == local["total"] > 0
+    assert _standings(remote) == _standings(local)
+    assert _games(cli.tmp / "remote.sqlite") == _games(cli.tmp / "local.sqlite")
+    # Run again on the cluster: every game is reused from the journal, none played.
+    again = cli.run_json("run", game, *extra, "--seed", "11", "--cluster", cluster, "-q",
+                         "--db", cli.tmp / "remote.sqlite", timeout=300)
+    assert (again["played"], again["reused"]) == (0, local["total"])
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(tmp_path):
+    db = tmp_path / "j.sqlite"
+    with dask_cluster(tmp_path) as (address, workers):
+        run = subprocess.Popen([sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "10",
+                                "--seed", "3", "--cluster", address, "-q", "--db", str(db)],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            stored = 0
+            while time.monotonic() < deadline and run.poll() is None:
+                if db.exists():
+                    with contextlib.suppress(sqlite3.Error), sqlite3.connect(db, timeout=1) as c:
+                        stored = c.execute("SELECT count(*) FROM games").fetchone()[0]
+                if stored:
+                    break
+                time.sleep(0.02)
+            assert stored and run.poll() is None, "the tournament ended before a worker could be killed"
+            workers[0].send_signal(signal.SIGKILL)
+            out, _ = run.communicate(timeout=300)
+        finally:
+            if run.poll() is None:
+                run.kill()
+            run.wait(timeout=30)
+    assert run.returncode == 0, out
+    total = 5 * 4 * 10
+    # Each game stored once: the count of rows the judge stored is the schedule's size.
+    assert f"games: {total} played, 0 reused, {total} in all" in out
+    assert len(_games(db)) == total
+
+
+def test_a_worker_without_the_plugin_is_named_before_any_game(cli, tmp_path):
+    with dask_cluster(tmp_path, workers=1, broken=True) as (address, _):
+        proc = cli("run", "connect4_hidden", "--rounds", "1", "--seed", "1", "--cluster", address,
+                   "--db", tmp_path / "j.sqlite", timeout=120)
+    assert proc.returncode == 1
+    assert "cannot load the game" in proc.stderr and "worker tcp://127.0.0.1:" in proc.stderr, proc.stderr
+    assert "kothkit_connect4_hidden" in proc.stderr
+    assert not (tmp_path / "j.sqlite").exists() or not _games(tmp_path / "j.sqlite")
