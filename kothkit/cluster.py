@@ -23,7 +23,9 @@ Differences from ``--jobs``, and why:
   A deterministic bot plays the same games either way.
 * Stateful bots are refused: their state is files in their folder, and games spread over
   machines would each see another folder's state.
-* Workers are not pinned to cores by the judge (start one single-threaded worker per core).
+* Cores are claimed by the workers, not the judge: a worker's first batch claims a free core of
+  its machine (:mod:`kothkit.cores`) and it plays, with its bots, on that core from then on
+  (start one single-threaded worker per core).
 * A worker that dies mid-batch: the scheduler gives its batches to another worker (Dask's
   retries); only the result that comes back is stored, once (rows are also stored by game id
   with ``INSERT OR REPLACE``, so a game can never be in the journal twice).  A batch that kills
@@ -50,6 +52,30 @@ LOCAL = "local:"
 CONNECT_TIMEOUT = 30.0
 #: Seconds every worker has to answer the pre-flight check.
 CHECK_TIMEOUT = 120.0
+
+
+#: Batches on a cluster grow towards this many seconds of play (see kothkit.tournament.dispatch):
+#: a batch's round trip through a scheduler costs milliseconds, not the local pool's ~0.3 ms.
+BATCH_SECONDS = 0.5
+
+#: This worker's claimed core (kothkit.cores.Claim), once its first batch asked for pinning.
+_CLAIM = None
+
+
+def play(tasks, rows: bool = False) -> list:
+    """What a worker runs for a batch: :func:`kothkit.tournament.play_batch`, on this worker's own
+    core when the games' limits pin (claimed at the first batch, held while the worker lives)."""
+    from kothkit import tournament
+    from kothkit.cores import claim
+
+    global _CLAIM
+    if tasks and tasks[0].limits.pin_cpu:
+        if _CLAIM is None:
+            _CLAIM = claim(1)
+            tournament._CPU = _CLAIM.cores[0]
+        # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
+        tournament._pin_self(tournament._CPU)
+    return tournament.play_batch(tasks, rows=rows)
 
 
 class ClusterError(RuntimeError):
@@ -114,6 +140,8 @@ class ClusterPool:
     """Where a tournament's batches run on a Dask cluster: ``submit(play_batch, tasks, rows=...)``
     gives a :class:`concurrent.futures.Future`, as :func:`kothkit.tournament.dispatch` expects."""
 
+    batch_seconds = BATCH_SECONDS
+
     def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
         try:
             from distributed import Client, LocalCluster
@@ -131,8 +159,13 @@ class ClusterPool:
                     raise ClusterError(f"--cluster {address}: give local:N, N a number of workers") from None
                 if n < 1:
                     raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
-                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.ERROR)
+                import dask
+
+                # Batches go to workers at once, each queued behind the one it plays (as in the
+                # local pool), instead of waiting at the scheduler for a worker to ask.
+                with dask.config.set({"distributed.scheduler.worker-saturation": "inf"}):
+                    self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                dashboard_address=None, silence_logs=logging.ERROR)
                 self.client = Client(self.cluster, timeout=timeout)
             else:
                 self.client = Client(address, timeout=timeout)
@@ -184,11 +217,13 @@ class ClusterPool:
         return len(seen)
 
     def submit(self, fn, tasks, **kwargs) -> cf.Future:
-        from kothkit.tournament import _isolated
+        from kothkit.tournament import _isolated, play_batch
 
         tasks = [_isolated(t) for t in tasks]
         out: cf.Future = cf.Future()
         key = f"kothkit-batch-{uuid.uuid4().hex}"
+        if fn is play_batch:
+            fn = play
         fut = self.client.submit(fn, tasks, key=key, pure=False, **kwargs)
         with self._lock:
             self._futures[key] = fut

@@ -209,6 +209,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
         slots = (claimed.cores if cores_per_job == 1 else
                  [tuple(claimed.cores[i * cores_per_job:(i + 1) * cores_per_job]) for i in range(jobs)])
     given = pool
+    target = getattr(given, "batch_seconds", BATCH_SECONDS)
     pool = given if given is not None else make_pool(jobs, slots)
     pending = iter(tasks)
     window: deque[GameTask] = deque()
@@ -282,9 +283,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 on_done(picked, records)
                 # Measured from submission: a batch queued behind another shows about twice its time.
                 took = time.monotonic() - started
-                if took < BATCH_SECONDS / 2 and len(picked) == size:
+                if took < target / 2 and len(picked) == size:
                     size = min(batch, size * 2)
-                elif took > BATCH_SECONDS * 2:
+                elif took > target * 2:
                     size = max(1, size // 2)
             if lost:
                 if replayed.intersection(t.id for games in lost for t in games):
