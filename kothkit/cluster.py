@@ -21,8 +21,10 @@ Differences from ``--jobs``, and why:
 * ``--trusted`` function bots are played isolated: a Dask worker runs tasks in a thread, where
   an in-process bot that overruns could not be interrupted (see :mod:`kothkit.overtime`).
   A deterministic bot plays the same games either way.
-* Stateful bots are refused: their state is files in their folder, and games spread over
-  machines would each see another folder's state.
+* Stateful bots play only when every worker runs on the judge's machine (same kernel boot id,
+  e.g. ``local:N``): their state is files in their folder, which workers on other machines would
+  each keep apart.  There :func:`~kothkit.tournament.dispatch` gives a stateful bot its games one
+  batch at a time in schedule order, as with ``--jobs``; elsewhere the run refuses them, saying so.
 * Cores are claimed by the workers, not the judge: a worker's first batch claims a free core of
   its machine (:mod:`kothkit.cores`) and it plays, with its bots, on that core from then on
   (start one single-threaded worker per core).
@@ -82,6 +84,16 @@ class ClusterError(RuntimeError):
     """The cluster cannot play this tournament (no workers, a worker that lacks what it needs)."""
 
 
+def machine() -> str:
+    """This machine's identity while it runs: the kernel's boot id (else the host name)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        import socket
+
+        return socket.gethostname()
+
+
 def _bot_hash(b: BotSpec) -> str:
     """``b``'s content hash computed from its path here (as :mod:`kothkit.bots` does on load)."""
     from kothkit.bots import BUILD_SOURCE_GLOBS, content_hash
@@ -100,7 +112,7 @@ def probe(game: str, bots: Sequence[tuple[str, str, tuple[str, ...] | None, bool
     why it cannot load, and each bot's content hash as found at its path."""
     import kothkit
 
-    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}}
+    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "machine": machine()}
     try:
         from kothkit.plugins import game_code, get_game
 
@@ -192,11 +204,6 @@ class ClusterPool:
         worker and compare with this process.  Returns the number of workers."""
         import kothkit
 
-        stateful = sorted(b.name for b in bots if b.stateful)
-        if stateful:
-            raise ClusterError(f"stateful bots cannot play on a cluster (their state is files in their folder, "
-                               f"which games on several machines would split): {', '.join(stateful)}; "
-                               f"run them with --jobs")
         want = {b.name: _bot_hash(b) for b in bots}
         args = [(b.name, str(b.path), b.sources, bool(b.build)) for b in bots]
         try:
@@ -211,6 +218,12 @@ class ClusterPool:
                 problems.append(f"worker {worker} failed the check: {type(got).__name__}: {got}")
             else:
                 problems += _problems(worker, got, kothkit.__version__, code, want)
+        stateful = sorted(b.name for b in bots if b.stateful)
+        away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
+        if stateful and away and not problems:
+            problems.append(f"stateful bots ({', '.join(stateful)}) keep their state in their folder, so all "
+                            f"their games must run on one machine, and workers {', '.join(away[:5])} run on "
+                            f"another than the judge's: run them with --jobs, or with workers on this machine")
         if problems:
             shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
             raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))

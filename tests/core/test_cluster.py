@@ -156,3 +156,28 @@ def test_a_worker_without_the_plugin_is_named_before_any_game(cli, tmp_path):
     assert "cannot load the game" in proc.stderr and "worker tcp://127.0.0.1:" in proc.stderr, proc.stderr
     assert "kothkit_connect4_hidden" in proc.stderr
     assert not (tmp_path / "j.sqlite").exists() or not _games(tmp_path / "j.sqlite")
+
+
+def _arena(folder: Path) -> Path:
+    """The determinism test's swap2 arena: the bundled bots and ``diary``, a stateful bot whose play
+    depends on how many games it has seen (so on the order it sees them)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kothkit_test_determinism", Path(__file__).with_name(
+        "test_determinism.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.arena(folder)
+
+
+@pytest.mark.slow
+def test_a_stateful_bot_sees_its_games_in_order_on_workers_of_this_machine(cli, cluster, tmp_path):
+    runs = {}
+    for how in (["--jobs", "2"], ["--cluster", cluster]):
+        bots = _arena(tmp_path / how[0].strip("-"))
+        doc = cli.run_json("run", "gomoku_swap2", "--bots", bots, "--seed", "2024", "--rounds", "1", "--move-time",
+                           "5", *how, "-q", "--db", tmp_path / f"{how[0].strip('-')}.sqlite", timeout=300)
+        runs[how[0]] = (_standings(doc), _games(tmp_path / f"{how[0].strip('-')}.sqlite"),
+                        (bots / "diary" / "state" / "diary.txt").read_text())
+    assert runs["--cluster"] == runs["--jobs"]
+    assert len(runs["--jobs"][2].splitlines()) == 3 * 2  # the diary saw each of its games once
