@@ -106,27 +106,48 @@ def _bot_hash(b: BotSpec) -> str:
     return content_hash(path, b.sources or (BUILD_SOURCE_GLOBS if b.build else None))
 
 
-def probe(game: str, bots: Sequence[tuple[str, str, tuple[str, ...] | None, bool]]) -> dict:
-    """What this process (a worker) has for ``game`` and ``bots`` ((name, path, sources, has a
-    build) each): kothkit's version, the game's code (see :func:`kothkit.plugins.game_code`) or
-    why it cannot load, and each bot's content hash as found at its path."""
+def _build_here(b: BotSpec) -> str | None:
+    """Build ``b`` on this machine unless it is built (its build cached by content hash, as on the
+    judge's); one worker of a machine builds while the others wait.  Why it failed, or None."""
+    import fcntl
+    import tempfile
+
+    from kothkit.build import build
+
+    lock = Path(tempfile.gettempdir()) / f"kothkit-build-{b.hash[:32]}.lock"
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            _, err = build(b)
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+    return None if err is None else str(err).splitlines()[0]
+
+
+def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = None) -> dict:
+    """What this process (a worker) has for ``game`` and ``bots``: kothkit's version, the game's
+    code (see :func:`kothkit.plugins.game_code`) or why it cannot load, and each bot's content
+    hash as found at its path.  A bot found as the judge has it (``hashes``: the judge's) that
+    has a build step is built here if it is not (``builds``: the failures)."""
     import kothkit
 
-    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "machine": machine()}
+    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "builds": {},
+                 "machine": machine()}
     try:
         from kothkit.plugins import game_code, get_game
 
         out["code"] = game_code(get_game(game))
     except Exception as e:  # a missing or broken plugin: reported by the judge, naming this worker
         out["error"] = f"{type(e).__name__}: {e}"
-    from kothkit.bots import BotSpec
-
-    for name, path, sources, build in bots:
+    for b in bots:
         try:
-            spec = BotSpec(name=name, path=Path(path), sources=sources, build=("true",) if build else None)
-            out["bots"][name] = _bot_hash(spec)
+            out["bots"][b.name] = _bot_hash(b)
+            if b.build and hashes is not None and out["bots"][b.name] == hashes.get(b.name):
+                failed = _build_here(b)
+                if failed:
+                    out["builds"][b.name] = failed
         except Exception as e:
-            out["bots"][name] = f"unreadable ({type(e).__name__}: {e})"
+            out["bots"][b.name] = f"unreadable ({type(e).__name__}: {e})"
     return out
 
 
@@ -145,6 +166,8 @@ def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str,
             what = "no such path" if there == "missing" else there if str(there).startswith("unreadable") else \
                 "other content"
             found.append(f"worker {worker} does not have bot {name} as the judge does ({what})")
+    for name, why in seen.get("builds", {}).items():
+        found.append(f"worker {worker} could not build bot {name}: {why}")
     return found
 
 
@@ -204,10 +227,11 @@ class ClusterPool:
         worker and compare with this process.  Returns the number of workers."""
         import kothkit
 
-        want = {b.name: _bot_hash(b) for b in bots}
-        args = [(b.name, str(b.path), b.sources, bool(b.build)) for b in bots]
+        # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
+        # (a bot loader of a plugin must hash as kothkit.bots.content_hash does for --cluster).
+        want = {b.name: b.hash or _bot_hash(b) for b in bots}
         try:
-            seen = self.client.run(probe, info.name, args, on_error="return")
+            seen = self.client.run(probe, info.name, list(bots), want, on_error="return")
         except (OSError, TimeoutError) as e:
             raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
         if not seen:

@@ -181,3 +181,31 @@ def test_a_stateful_bot_sees_its_games_in_order_on_workers_of_this_machine(cli, 
                         (bots / "diary" / "state" / "diary.txt").read_text())
     assert runs["--cluster"] == runs["--jobs"]
     assert len(runs["--jobs"][2].splitlines()) == 3 * 2  # the diary saw each of its games once
+
+
+def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tmp_path):
+    import shutil
+
+    from kothkit.bots import load_bots
+    from kothkit.cluster import ClusterError, connect
+    from kothkit.plugins import get_game
+    from kothkit.tournament import build_bots
+
+    for name in ("one", "two"):
+        shutil.copytree(ROOT / "benchmarks" / "bots" / "instant", tmp_path / name,
+                        ignore=shutil.ignore_patterns(".kothkit-build", "bot"))
+        toml = tmp_path / name / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "instant"', f'name = "{name}"'))
+    bots, errors = build_bots(load_bots([tmp_path / "one", tmp_path / "two"]).bots)
+    assert not errors and (tmp_path / "one" / "bot").exists()
+    info = get_game("gomoku_swap2")
+    # A worker that finds a bot unbuilt (a copied folder without its build output) builds it there.
+    (tmp_path / "one" / "bot").unlink()
+    connect(cluster, info, bots).close()
+    assert (tmp_path / "one" / "bot").exists()
+    # A bot whose sources on the worker are not the judge's: named, with the worker.
+    with open(tmp_path / "two" / "bot.c", "a") as f:
+        f.write("\n/* edited after the judge loaded it */\n")
+    with pytest.raises(ClusterError, match=r"worker tcp://127\.0\.0\.1:\d+ does not have bot two as the judge "
+                                           r"does \(other content\)"):
+        connect(cluster, info, bots).close()
