@@ -73,7 +73,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--c4-rounds", type=int, default=300)
-    ap.add_argument("--swap2-rounds", type=int, default=10)
+    ap.add_argument("--swap2-rounds", type=int, default=30)
     args = ap.parse_args()
 
     from kothkit.bots import load_bots

@@ -26,8 +26,9 @@ Differences from ``--jobs``, and why:
   each keep apart.  There :func:`~kothkit.tournament.dispatch` gives a stateful bot its games one
   batch at a time in schedule order, as with ``--jobs``; elsewhere the run refuses them, saying so.
 * Cores are claimed by the workers, not the judge: a worker's first batch claims a free core of
-  its machine (:mod:`kothkit.cores`) and it plays, with its bots, on that core from then on
-  (start one single-threaded worker per core).
+  its machine (:mod:`kothkit.cores`), two for a game that allows pondering (one per seat), and
+  it plays, with its bots, there from then on (start one single-threaded worker per core, or
+  per two cores for such a game).
 * A worker that dies mid-batch: the scheduler gives its batches to another worker (Dask's
   retries); only the result that comes back is stored, once (rows are also stored by game id
   with ``INSERT OR REPLACE``, so a game can never be in the journal twice).  A batch that kills
@@ -73,10 +74,18 @@ def play(tasks, rows: bool = False) -> list:
     global _CLAIM
     if tasks and tasks[0].limits.pin_cpu:
         if _CLAIM is None:
-            _CLAIM = claim(1)
-            tournament._CPU = _CLAIM.cores[0]
+            from kothkit.plugins import get_game
+
+            # A game that allows pondering: each seat's bot gets a core of its own, as with --jobs.
+            if get_game(tasks[0].game).pondering:
+                _CLAIM = claim(2)
+                tournament._CPU = tuple(_CLAIM.cores)
+            else:
+                _CLAIM = claim(1)
+                tournament._CPU = _CLAIM.cores[0]
         # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
-        tournament._pin_self(tournament._CPU)
+        cpu = tournament._CPU
+        tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
     return tournament.play_batch(tasks, rows=rows)
 
 
