@@ -200,7 +200,7 @@ class ClusterPool:
                 try:
                     n = int(address[len(LOCAL):])
                 except ValueError:
-                    raise ClusterError(f"--cluster {address}: give local:N, N a number of workers") from None
+                    raise ClusterError(f"--cluster {address} is not local:N (N a number of workers)") from None
                 if n < 1:
                     raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
                 import dask
