@@ -10,11 +10,13 @@ A worker plays a batch with :func:`kothkit.tournament.play_batch`, the function 
 pool's workers run: same referee, limits and containment.  What travels to a worker is the
 batch's :class:`~kothkit.records.GameTask` list (game name, seeds, limits, rules, and each
 bot's spec: its name, command, *path* and content hash); what comes back is journal rows.
-Bots travel by path and content hash: before any game, every worker hashes each bot's folder
-at that path and must find the judge's hash (a worker on this machine, or one that sees the
-same folders through a shared file system at the same paths); a worker that does not, or that
-runs another kothkit version, or lacks the game's plugin (or has other code for it), is named
-in a :class:`ClusterError`.
+Bots travel by content hash: before any game, every worker hashes each bot's folder at that
+path and must find the judge's hash (a worker on this machine, or one that sees the same
+folders through a shared file system at the same paths).  A worker that finds no such path is
+sent the bot as a tar (:func:`receive`: unpacked once per machine under :func:`shipped_root`
+by hash, checked, built there) and plays that copy.  A worker with other content at the path,
+another kothkit version, or without the game's plugin (or with other code for it), is named in
+a :class:`ClusterError`.
 
 Differences from ``--jobs``, and why:
 
@@ -86,7 +88,92 @@ def play(tasks, rows: bool = False) -> list:
         # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
         cpu = tournament._CPU
         tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
-    return tournament.play_batch(tasks, rows=rows)
+    return tournament.play_batch([_here(t) for t in tasks], rows=rows)
+
+
+#: Where this worker finds a bot, by content hash: None at the judge's path, else the copy it was
+#: sent (see :func:`receive`; looked up on disk too, for a worker restarted since).
+_WHERE: dict[str, Path | None] = {}
+
+
+def _place(b: BotSpec) -> Path | None:
+    if b.hash not in _WHERE:
+        sent = shipped_root() / b.hash / Path(b.path).name
+        _WHERE[b.hash] = sent if not Path(b.path).exists() and sent.exists() else None
+    return _WHERE[b.hash]
+
+
+def shipped_root() -> Path:
+    """Where a worker keeps the bots it was sent, by content hash (one folder per user)."""
+    import os
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"kothkit-shipped-{os.getuid()}"
+
+
+def _moved(b: BotSpec, where: Path) -> BotSpec:
+    import attrs
+
+    entry = b.entry
+    if b.kind == "function" and entry:
+        entry = f"{where}:{entry.rpartition(':')[2]}"
+    return attrs.evolve(b, path=where, entry=entry)
+
+
+def _here(task):
+    """``task`` with the bots this worker was sent at their place here."""
+    import attrs
+
+    players = tuple(_moved(b, where) if (where := _place(b)) is not None else b for b in task.players)
+    return attrs.evolve(task, players=players) if players != task.players else task
+
+
+def _pack(b: BotSpec) -> bytes:
+    """``b``'s folder (or a function bot's file) as a gzipped tar, its state and build output left out."""
+    import fnmatch
+    import io
+    import tarfile
+
+    from kothkit.bots import HASH_IGNORE
+
+    def keep(info):
+        parts = Path(info.name).parts[1:]
+        return None if any(fnmatch.fnmatch(p, pat) for p in parts for pat in HASH_IGNORE) else info
+
+    path = Path(b.path)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(path, arcname=path.name, recursive=True, filter=keep)
+    return buf.getvalue()
+
+
+def receive(b: BotSpec, packed: bytes) -> str | None:
+    """On a worker: unpack ``b`` sent by the judge under :func:`shipped_root` by its hash (once per
+    machine), check its hash, build it there, and play it from there from now on.  Why not, or None."""
+    import fcntl
+    import io
+    import shutil
+    import tarfile
+
+    root = shipped_root()
+    root.mkdir(mode=0o700, exist_ok=True)
+    home = root / b.hash
+    where = home / Path(b.path).name
+    with open(root / f"{b.hash}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not where.exists():
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir()
+            with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
+                tar.extractall(home, filter="data")
+    moved = _moved(b, where)
+    if _bot_hash(moved) != b.hash:
+        return "the copy sent has other content"
+    failed = _build_here(moved) if b.build else None
+    if failed:
+        return failed
+    _WHERE[b.hash] = where
+    return None
 
 
 class ClusterError(RuntimeError):
@@ -245,7 +332,7 @@ class ClusterPool:
             raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
         if not seen:
             raise ClusterError(f"the Dask cluster at {self.address} has no workers")
-        problems = []
+        problems = self._ship(seen, bots, want)
         for worker, got in sorted(seen.items()):
             if isinstance(got, BaseException):
                 problems.append(f"worker {worker} failed the check: {type(got).__name__}: {got}")
@@ -261,6 +348,27 @@ class ClusterPool:
             shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
             raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))
         return len(seen)
+
+    def _ship(self, seen: dict, bots: Sequence[BotSpec], want: dict[str, str]) -> list[str]:
+        """Send each bot a worker lacks (no such path there) as a tar; what went wrong, by worker."""
+        problems = []
+        for b in bots:
+            lacking = sorted(w for w, got in seen.items()
+                             if isinstance(got, dict) and got.get("bots", {}).get(b.name) == "missing")
+            if not lacking:
+                continue
+            if b.stateful:
+                problems.append(f"workers {', '.join(lacking[:5])} lack stateful bot {b.name}, whose state "
+                                f"cannot travel")
+                continue
+            packed = _pack(b)
+            got = self.client.run(receive, b, packed, workers=lacking, on_error="return")
+            for w, why in sorted(got.items()):
+                if why is not None:
+                    problems.append(f"worker {w} could not take bot {b.name} sent there: {why}")
+                else:
+                    seen[w]["bots"][b.name] = want[b.name]
+        return problems
 
     def submit(self, fn, tasks, **kwargs) -> cf.Future:
         from kothkit.tournament import _isolated, play_batch

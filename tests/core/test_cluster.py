@@ -44,10 +44,11 @@ def _wait_workers(address: str, n: int) -> None:
 
 
 @contextlib.contextmanager
-def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False):
+def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False, hide: Path | None = None):
     """A scheduler and ``workers`` single-threaded workers, started here, killed and reaped at the
     end.  Yields (address, worker processes).  ``broken``: the workers run without the site
-    folder's .pth files (``python -S``), so the bundled game plugins cannot be imported."""
+    folder's .pth files (``python -S``), so the bundled game plugins cannot be imported.  ``hide``:
+    the workers see an empty folder there (a private mount namespace: as on another machine)."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
@@ -63,6 +64,9 @@ def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False):
             cmd = [sys.executable, "-S", "-m", "distributed.cli.dask_worker"]
         else:
             cmd.append("worker")
+        if hide is not None:
+            cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs none "$0" && exec "$@"',
+                   str(hide), *cmd]
         started = [subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
                                      "--host", "127.0.0.1"], stdout=log, stderr=log, env=env,
                                     stdin=subprocess.DEVNULL) for _ in range(workers)]
@@ -209,3 +213,29 @@ def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tm
     with pytest.raises(ClusterError, match=r"worker tcp://127\.0\.0\.1:\d+ does not have bot two as the judge "
                                            r"does \(other content\)"):
         connect(cluster, info, bots).close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode,
+                    reason="needs a private mount namespace (root and unshare) to hide a folder from workers")
+def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path):
+    import shutil
+
+    from kothkit.bots import load_bots
+    from kothkit.cluster import connect, shipped_root
+    from kothkit.plugins import get_game
+    from kothkit.tournament import run_tournament
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    for name in ("random_player", "deducer"):
+        shutil.copytree(bots_dir / name, tmp_path / "here" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    bots = load_bots([tmp_path / "here" / "random_player", tmp_path / "here" / "deducer"]).bots
+    info = get_game("connect4_hidden")
+    local = run_tournament(info, bots, seed=5, journal=tmp_path / "local.sqlite", jobs=2, rounds=3)
+    # Workers that see an empty folder where the judge has its bots (as on another machine): the
+    # judge sends them the bots.
+    with dask_cluster(tmp_path, hide=tmp_path / "here") as (address, _), connect(address, info, bots) as pool:
+        remote = run_tournament(info, bots, seed=5, journal=tmp_path / "remote.sqlite", rounds=3, cluster=pool)
+    assert remote.played == local.played == 6
+    assert [(s.bot, s.wins, s.losses) for s in remote.standings] == [(s.bot, s.wins, s.losses) for s in local.standings]
+    assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
+    assert all((shipped_root() / b.hash / Path(b.path).name).exists() for b in bots)
