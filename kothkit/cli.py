@@ -175,6 +175,7 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers (needs kothkit[cluster]; see docs/tournaments.md).")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
@@ -259,10 +260,20 @@ def run(
     jobs = jobs or (ch.jobs if ch and ch.jobs else None) or os.cpu_count() or 1
     rounds = rounds or (ch.rounds if ch and ch.rounds else None) or info.rounds
     trusted = trusted or bool(ch and ch.trusted)
-    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
+    pool = None
+    if cluster is not None:
+        from kothkit.cluster import ClusterError, connect
+
+        try:
+            pool = connect(cluster, info, specs)
+        except ClusterError as e:
+            fail(str(e))
+        jobs = len(pool.workers)
+    where = f"cluster {cluster} ({jobs} workers)" if pool is not None else f"jobs {jobs}"
+    out.print(f"{name}: {len(specs)} bots, seed {seed}{seed_note}, {where}, journal {journal}", markup=False)
     out.print(f"containment: {capabilities().summary()}", markup=False)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if jobs > cores:
+    if jobs > cores and pool is None:
         out.print(f"  jobs {jobs} on {cores} cores: games share cores, so bots lose time to each other "
                   f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
     from kothkit.contain import fair_cpu
@@ -300,7 +311,8 @@ def run(
         with progress:
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
                                     rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record,
-                                    on_notice=lambda text: progress.console.print(f"  {text}", markup=False))
+                                    on_notice=lambda text: progress.console.print(f"  {text}", markup=False),
+                                    cluster=pool)
             progress.update(task, completed=pace.done, pace=pace.summary())
             progress.refresh()
     except KeyboardInterrupt:
@@ -312,6 +324,9 @@ def run(
         raise typer.Exit(1)
     except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
         fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
+    finally:
+        if pool is not None:
+            pool.close()
     out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
                               ratings=result.ratings))
     for note in result.ratings.notes if result.ratings else ():

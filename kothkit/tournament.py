@@ -205,7 +205,7 @@ def make_pool(jobs: int, cores: Sequence[int] | None):
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
              on_done: Callable[[list[GameTask], list], None], rows: bool = False,
              on_notice: Callable[[str], None] | None = None, cores_per_job: int = 1,
-             stop: Callable[[], bool] | None = None) -> None:
+             stop: Callable[[], bool] | None = None, pool=None) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
     up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
     (journal rows instead of records with ``rows``).
@@ -227,6 +227,10 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
 
     Once ``stop()`` is true (asked after each finished batch), no further game starts: the
     batches in flight finish and are handed to ``on_done`` (a match that its SPRT decided).
+
+    ``pool``: where batches run instead of a pool of ``jobs`` local workers (a
+    :class:`kothkit.cluster.ClusterPool`; ``jobs`` is then its number of workers).  It is not
+    replaced when a batch reports a dead worker, only its unfinished batches cancelled at the end.
     """
     notice = on_notice or (lambda text: None)
     claimed = claim_cores(jobs * cores_per_job) if pin_cpu else None
@@ -240,7 +244,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
         # With two cores a job (pondering), a job's seats get one each: (seat 0's, seat 1's).
         slots = (claimed.cores if cores_per_job == 1 else
                  [tuple(claimed.cores[i * cores_per_job:(i + 1) * cores_per_job]) for i in range(jobs)])
-    pool = make_pool(jobs, slots)
+    given = pool
+    target = getattr(given, "batch_seconds", BATCH_SECONDS)
+    pool = given if given is not None else make_pool(jobs, slots)
     pending = iter(tasks)
     window: deque[GameTask] = deque()
     busy: set[str] = set()
@@ -317,9 +323,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 on_done(picked, records)
                 # Measured from submission: a batch queued behind another shows about twice its time.
                 took = time.monotonic() - started
-                if took < BATCH_SECONDS / 2 and len(picked) == size:
+                if took < target / 2 and len(picked) == size:
                     size = min(batch, size * 2)
-                elif took > BATCH_SECONDS * 2:
+                elif took > target * 2:
                     size = max(1, size // 2)
             _CALM[0] -= 1
             if lost:
@@ -327,8 +333,9 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     raise WorkerLost(lost)
                 notice(f"a worker died: {sum(map(len, lost))} games in flight are played again, "
                        f"their bots isolated")
-                pool.shutdown(wait=True)
-                pool = make_pool(jobs, slots)
+                if given is None:
+                    pool.shutdown(wait=True)
+                    pool = make_pool(jobs, slots)
                 # Nothing else starts until these are played: a worker that dies now died
                 # of one of them.
                 for games in lost:
@@ -553,12 +560,14 @@ def run_tournament(
     trusted: bool = False,
     on_record: Callable[[GameResult, bool], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    cluster=None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
     ``on_record(result, reused)`` is called with each game's :class:`GameResult` as it is stored or found;
     ``on_notice(text)`` with what the host should know of the run itself (see :func:`dispatch`).
-    Bots must already be built (see :func:`build_bots`).
+    Bots must already be built (see :func:`build_bots`).  ``cluster``: a checked
+    :class:`kothkit.cluster.ClusterPool` that plays the games instead of ``jobs`` local workers.
     """
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
@@ -573,6 +582,10 @@ def run_tournament(
                              [{"name": b.name, "hash": b.hash, "where": _where(b, jpath)} for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
+        if cluster is not None:
+            # A batch to another machine costs a millisecond or so: batches of any game grow
+            # towards BATCH_SECONDS of play (see dispatch).
+            jobs, batch = len(cluster.workers), FAST_BATCH
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
         tally = Tally(info.scoring, [b.name for b in bots])
@@ -609,9 +622,10 @@ def run_tournament(
                     on_record(r, False)
 
         per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if any(b.kind != "function" for b in bots) else 1
-        dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
+        dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu and cluster is None,
+                 stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
-                 cores_per_job=per_job)
+                 cores_per_job=per_job, pool=cluster)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
