@@ -39,7 +39,7 @@ def _plain(param, ctx):
 
 
 #: Metavars by option name where the type alone says too little (options ending in _time: S).
-_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "listen": "S", "progress_every": "S"}
+_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
 
 
 class _Group(TyperGroup):
@@ -60,8 +60,9 @@ class _Group(TyperGroup):
 
 app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+# emoji=False: ":x:" in a bot's name or a path is text, not an emoji.
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # an error is one line, in a log too
 
 
 def _show_version(value: bool) -> None:
