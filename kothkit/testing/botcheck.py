@@ -268,10 +268,12 @@ class CheckReferee(Referee):
         self._emit("extra", s.index, line)
         raise _Stop(Fault(s.index, R.OUT_OF_TURN, f"wrote {_text(line)!r} when no reply was due"))
 
-    def _stop_all(self) -> None:
+    def _stop_all(self, ended: bool = True) -> None:
         s = self.seats[self.me]
         if s.proc is not None and s.host is None and s.proc.proc is not None:
             self.partial = bytes(s.proc.out_buf)
+            if s.jail is not None:
+                s.jail.thaw()  # a game without pondering froze it while it waited
             s.proc.close_stdin()
             self.exited = s.proc.wait_exit(self.limits.grace)
             self.exit_code = s.proc.poll() if self.exited else None
@@ -282,7 +284,7 @@ class CheckReferee(Referee):
                     if s.proc.eof:
                         break
                 self.late = bytes(s.proc.out_buf[len(self.partial):])
-        super()._stop_all()
+        super()._stop_all(ended)
 
 
 # -- explaining --------------------------------------------------------------------

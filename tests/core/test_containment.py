@@ -204,7 +204,7 @@ def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
 def _frozen_groups(judge: int) -> list[Path]:
     """The judge's freezer cgroups that are frozen."""
     found = []
-    for g in CAPS.freezer_dir.glob(f"kothkit-{judge}-*"):
+    for g in CAPS.freezer_dir.glob(f"kothkit-ns*-{judge}-*"):  # named after their maker (kothkit.contain)
         try:
             state = (g / "freezer.state").read_text() if CAPS.freezer_version == "v1" else (g / "cgroup.events").read_text()
         except OSError:

@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from kothkit.bots import MAX_DEPTH, MAX_FILES, load_bots
-from kothkit.contain import capabilities
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import cgroups_made_by, processes_touching
 
 JUDGE_RSS_MB = 200
 
@@ -190,9 +189,7 @@ def test_hostile_folders_are_refused_before_any_game(tmp_path):
     assert doc["played"] == 6
     assert int((tmp_path / "rss").read_text()) / 1024 < JUDGE_RSS_MB
     assert left == []
-    caps = capabilities()
-    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
-        assert not list(d.glob(f"kothkit-{p.pid}-*")), "a cgroup was left"
+    assert cgroups_made_by({p.pid}) == [], "a cgroup was left"
 
 
 def test_hash_streams_and_skips_ignored_state(tmp_path):
