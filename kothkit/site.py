@@ -1,7 +1,8 @@
 """``kothkit report``: a journal as a static web site, or its leaderboard as Markdown.
 
 The site is plain files any static host serves (and a browser opens from
-``file://``): ``index.html`` with the leaderboard and the crosstable (each
+``file://``): ``index.html`` with the leaderboard (points and Elo ratings, see
+:mod:`kothkit.ratings`), the likelihood-of-superiority matrix and the crosstable (each
 pair's wins, draws and losses), one page per bot (its games, its faults by
 verdict, its reply times: median, 95th percentile and maximum, and the share
 of the game's time budget it used), and a replay page per game
@@ -30,6 +31,7 @@ import typer
 
 from kothkit.archive import Archive, ArchiveError, journal_path, open_journal
 from kothkit.cli import app, out
+from kothkit.ratings import Ratings, games_of, rate
 from kothkit.show import fail
 from kothkit.records import GameRecord
 from kothkit.scoring import Scoring, Standing, Tally
@@ -57,6 +59,8 @@ class Board:
     standings: tuple[Standing, ...]
     #: The per-game thinking-time budget (seconds) of the run, or None.
     game_time: float | None
+    #: Elo ratings of the standings' games (kothkit.ratings), as ``kothkit run`` shows them.
+    ratings: Ratings | None = None
 
 
 def boards_of(archive: Archive) -> list[Board]:
@@ -85,7 +89,8 @@ def boards_of(archive: Archive) -> list[Board]:
         tally = Tally(scoring, names)
         for r in games:
             tally.add(r.players, r.winner)
-        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings()), game_time))
+        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings()), game_time,
+                          rate(games_of(games), names)))
     return out_
 
 
@@ -95,12 +100,30 @@ def _points(s: Standing, scoring: Scoring) -> str:
     return str(int(s.points)) if float(s.points).is_integer() else f"{s.points:.2f}"
 
 
+def _elo_cells(board: Board, bot: str) -> list[str] | None:
+    """Elo, half its 95% interval and the Elo rank ("=" where intervals overlap), or None when the
+    games could not be rated."""
+    rated = board.ratings
+    if rated is None or not rated.ratings:
+        return None
+    r = rated.of(bot)
+    if r is None:
+        return ["-", "-", "-"]
+    shared = sum(x.rank == r.rank for x in rated.ratings) > 1
+    return [f"{round(r.elo):+d}", f"{round(r.error)}" if math.isfinite(r.error) else "-",
+            f"{'=' if shared else ''}{r.rank}"]
+
+
 def markdown(board: Board) -> str:
     head = "score" if board.scoring.mean else "points"
-    lines = [f"| # | bot | {head} | wins | draws | losses | games |", "|---:|---|---:|---:|---:|---:|---:|"]
+    rated = board.ratings is not None and bool(board.ratings.ratings)
+    lines = [f"| # | bot | {head} | wins | draws | losses | games |" + (" Elo | ±95% | Elo rank |" if rated else ""),
+             "|---:|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if rated else "")]
     for i, s in enumerate(board.standings, 1):
         name = s.bot.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-        lines.append(f"| {i} | {name} | {_points(s, board.scoring)} | {s.wins} | {s.draws} | {s.losses} | {s.games} |")
+        elo = _elo_cells(board, s.bot)
+        lines.append(f"| {i} | {name} | {_points(s, board.scoring)} | {s.wins} | {s.draws} | {s.losses} | {s.games} |"
+                     + ("".join(f" {c} |" for c in elo) if elo else ""))
     return "\n".join(lines)
 
 
@@ -158,11 +181,29 @@ def _index(board: Board, bot_file, replay_file) -> str:
     rows = "".join(
         f"<tr><td class=\"n\">{i}</td><td><a href=\"bots/{_e(bot_file(s.bot))}\">{_e(s.bot)}</a></td>"
         f"<td class=\"n\">{_points(s, board.scoring)}</td><td class=\"n\">{s.wins}</td><td class=\"n\">{s.draws}</td>"
-        f"<td class=\"n\">{s.losses}</td><td class=\"n\">{s.games}</td></tr>"
+        f"<td class=\"n\">{s.losses}</td><td class=\"n\">{s.games}</td>"
+        + "".join(f"<td class=\"n\">{_e(c)}</td>" for c in _elo_cells(board, s.bot) or ()) + "</tr>"
         for i, s in enumerate(board.standings, 1))
     head = "score" if board.scoring.mean else "points"
+    rated = board.ratings is not None and bool(board.ratings.ratings)
     leader = (f"<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>{head}</th><th>wins</th><th>draws</th>"
-              f"<th>losses</th><th>games</th></tr>{rows}</table>")
+              f"<th>losses</th><th>games</th>" + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated else "")
+              + f"</tr>{rows}</table>")
+    if rated:
+        leader += ("<p class=\"muted\">Elo: a Bradley&ndash;Terry fit of these games, centred on the field's mean, "
+                   "with half its 95% interval; ranks are shared (=) where intervals overlap.</p>")
+        los = board.ratings.los
+        order = [r.bot for r in board.ratings.ratings]
+        if los:
+            grid = "<tr><th></th>" + "".join(f"<th>{_e(b)}</th>" for b in order) + "</tr>"
+            for a in order:
+                grid += f"<tr><th>{_e(a)}</th>" + "".join(
+                    "<td class=\"muted\">&mdash;</td>" if a == b else
+                    f"<td class=\"n\">{los.get(a, {}).get(b, float('nan')):.2f}</td>" for b in order) + "</tr>"
+            leader += ("<h2>Likelihood of superiority</h2><p class=\"muted\">how likely the row's bot is stronger "
+                       f"than the column's</p><table>{grid}</table>")
+    for note in board.ratings.notes if board.ratings else ():
+        leader += f"<p class=\"muted\">ratings: {_e(note)}</p>"
     # The crosstable: the row bot's wins-draws-losses against the column bot.
     wdl: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in board.games:

@@ -35,6 +35,8 @@ def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
     rows = markdown_rows(text)
     assert [[int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6])] for r in rows] == [
         [s["rank"], s["bot"], s["points"], s["wins"], s["draws"], s["losses"], s["games"]] for s in doc["standings"]]
+    # The Elo beside the points is the one `kothkit run` gave (the same fit of the same games).
+    assert [(r[1], int(r[7])) for r in rows] == [(s["bot"], round(s["elo"])) for s in doc["standings"]]
     assert not (tmp_path / "report").exists()  # --markdown writes nothing
 
 
