@@ -42,3 +42,12 @@ class CLI:
 @pytest.fixture
 def cli(tmp_path) -> CLI:
     return CLI(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """The system's Chromium, headless, driven by Playwright: one for the whole session, shared by
+    every page test (a second sync Playwright in the same thread refuses to start)."""
+    from tests.results.browser import launch_browser
+
+    yield from launch_browser()

@@ -61,22 +61,22 @@ def test_debug_shows_the_whole_transcript(cli, tmp_path):
 
 
 def test_text_from_bots_is_printed_as_it_is_and_tie_is_a_reserved_name(cli, tmp_path):
-    # A bot named like rich markup, with a build command full of brackets, and a bot named TIE
-    # (Swap2 ends a drawn game with "EXIT TIE"): the first plays under its own name, printed as
-    # is; the second is left out, saying why.
+    # A build command full of brackets, a bot named like rich markup (refused: names are plain
+    # words, and the refusal quotes it), and a bot named TIE (Swap2 ends a drawn game with
+    # "EXIT TIE"): the first plays, its build printed as is; the others are left out, saying why.
     import shutil
 
     threat = Path(__file__).resolve().parents[2] / "plugins" / "gomoku_swap2" / "bots" / "threat"
     bots = tmp_path / "bots"
-    for folder, name, build in (("marked", "[bold]x[/bold]", '["python3", "-c", "import sys; [sys.exit(0)]"]'),
-                                ("tie", "TIE", None), ("plain", "plain", None)):
+    for folder, name, build in (("marked", "x", '["python3", "-c", "import sys; [sys.exit(0)]"]'),
+                                ("markup", "[bold]y[/bold]", None), ("tie", "TIE", None), ("plain", "plain", None)):
         shutil.copytree(threat, bots / folder, ignore=shutil.ignore_patterns("__pycache__"))
         toml = (threat / "bot.toml").read_text().replace('name = "threat"', f"name = '{name}'")
         (bots / folder / "bot.toml").write_text(toml + (f"build = {build}\n" if build else ""))
     r = cli("run", "gomoku_swap2", "--bots", bots, "--rounds", "1", "--seed", "2", "--jobs", "1",
             "--db", tmp_path / "j.sqlite", check=True, timeout=300)
-    assert "building [bold]x[/bold]: python3 -c import sys; [sys.exit(0)]" in r.stderr, r.stderr
+    assert "-c import sys; [sys.exit(0)]" in r.stderr and "building x: " in r.stderr, r.stderr  # python3: the judge's
+    assert "got '[bold]y[/bold]'" in r.stderr, r.stderr
     assert "'TIE' is reserved" in r.stderr and str(bots / "tie") in r.stderr, r.stderr
-    table = [line for line in r.stdout.splitlines() if "[bold]x[/bold]" in line]
-    assert table, r.stdout  # its row of the standings, the name as it is
+    assert [line for line in r.stdout.splitlines() if "│ x " in line], r.stdout  # its row of the standings
     assert "games: 2 played" in r.stdout

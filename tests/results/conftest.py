@@ -56,11 +56,3 @@ def connect4(tmp_path_factory) -> Path:
             "--bots", f"{TB / 'connect4' / 'garbage.py'}:word_column", "--rounds", "1", "--seed", "3",
             "--jobs", "2", "--db", d / "j.sqlite", "-q", cwd=d)
     return d / "j.sqlite"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """The system's Chromium, headless, driven by Playwright (one for the whole session)."""
-    from tests.results.browser import launch_browser
-
-    yield from launch_browser()

@@ -52,7 +52,10 @@ def test_the_site_opens_offline_and_links_every_bot_and_replay(browser, classic1
         board = p.locator("table").first.locator("tr").all_inner_texts()
         assert [row.split("\t")[1] for row in board[1:]] == ["steady", "tardy", "malformed", "out_of_turn"]
         # the crosstable: steady won both its games against each other bot
-        cross = p.locator("table").nth(1).locator("tr").nth(1).all_inner_texts()[0].split("\t")
+        cross = (p.locator("xpath=//h2[text()='Crosstable']/following-sibling::table[1]").locator("tr").nth(1)
+                 .all_inner_texts()[0].split("\t"))
+        los = p.locator("xpath=//h2[text()='Likelihood of superiority']/following-sibling::table[1]").locator("tr")
+        assert los.count() == 5 and los.nth(1).inner_text().split("\t")[0] == "steady"
         assert cross[0] == "steady" and cross[2:] == ["2-0-0", "2-0-0", "2-0-0"]
         links = [a.get_attribute("href") for a in p.locator("a").all()]
         games = [h for h in links if h.startswith("games/")]
