@@ -150,7 +150,10 @@ def bench_swap2(rounds: int, repeat: int, games: int, tmp: Path) -> None:
     ingame = sorted(f["ingame"] for f in figs)
     startstop = sorted(f["startstop"] for f in figs)
     print(f"   from bench_referee, {repeat} x {games} single games of {figs[0]['moves']} moves "
-          f"(bare round trip {statistics.median(f['raw'] for f in figs):.1f} us):")
+          f"(medians of each run, lowest-highest):")
+    for key, label in (("raw", "bare round trip (baseline)"), ("reply", "reply time, as measured")):
+        xs = sorted(f[key] for f in figs)
+        print(f"   {label:26} {xs[0]:6.1f}-{xs[-1]:6.1f} us")
     print(f"   judge overhead per move    {ingame[0]:6.1f}-{ingame[-1]:6.1f} us   target <= 50 us: "
           f"{verdict(statistics.median(ingame), 50, False)}")
     print(f"   start and stop, both bots  {startstop[0]:6.2f}-{startstop[-1]:6.2f} ms a game   target <= 2 ms: "
