@@ -59,40 +59,45 @@ def raw_round_trips(bot: Path, prompts: list[str], repeat: int = 20) -> list[flo
     return times
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=20, help="single games measured for the per-move figures")
-    ap.add_argument("--rounds", type=int, default=5, help="rounds of the 4-bot tournament for games/s")
-    args = ap.parse_args()
-    info = get_game("gomoku_swap2")
-    tmp = Path(tempfile.mkdtemp(prefix="kothkit-bench-"))
+def instant_bots(tmp: Path, n: int = 4) -> list:
+    """``n`` copies of the instant-reply C bot under ``tmp/bots``, named instant0.., built."""
+    bots_dir = tmp / "bots"
+    for i in range(n):
+        shutil.copytree(HERE / "bots" / "instant", bots_dir / f"i{i}")
+        toml = bots_dir / f"i{i}" / "bot.toml"
+        toml.write_text(toml.read_text().replace('name = "instant"', f'name = "instant{i}"'))
+    loaded = load_bots([bots_dir])
+    assert not loaded.errors, loaded.errors
+    specs = list(loaded.bots)
+    for s in specs:
+        _, err = build(s)
+        assert err is None, err
+    return specs
+
+
+def per_move(info, specs: list, games: int) -> dict[str, float]:
+    """The per-move figures of ``games`` single games between the first two of ``specs``.
+
+    Medians: ``raw`` the bare round trip (us), ``reply`` the referee's measured reply time (us),
+    ``ingame`` the judge's overhead a move during play (us), ``overhead`` the same with the start
+    and stop of both bots spread over the moves (us), ``startstop`` (ms a game), ``wall`` (ms a
+    game); ``moves`` a game.
+    """
+    # Single games run as a tournament job runs them: this process and both bots on one core
+    # (a job's worker shares its core with its bots), the baseline's bot too.
+    core = min(os.sched_getaffinity(0))
+    all_cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
     try:
-        bots_dir = tmp / "bots"
-        for i in range(4):
-            shutil.copytree(HERE / "bots" / "instant", bots_dir / f"i{i}")
-            toml = bots_dir / f"i{i}" / "bot.toml"
-            toml.write_text(toml.read_text().replace('name = "instant"', f'name = "instant{i}"'))
-        loaded = load_bots([bots_dir])
-        assert not loaded.errors, loaded.errors
-        specs = list(loaded.bots)
-        for s in specs:
-            _, err = build(s)
-            assert err is None, err
-        # Single games run as a tournament job runs them: this process and both bots on one core
-        # (a job's worker shares its core with its bots), the baseline's bot too.
-        core = min(os.sched_getaffinity(0))
-        all_cores = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {core})
         # The baseline: the very prompts of a real game, sent to the same bot by a bare loop.
         sent: list[str] = []
         probe = GameTask(id="probe", game=info.name, players=(specs[0], specs[1]), seed=0, limits=info.limits)
         play_game(probe, info=info, on_event=lambda kind, seat, text, ms: sent.append(text) if kind == "send" else None)
         raw = raw_round_trips(specs[0].path, sent)
-        raw_med = statistics.median(raw) * 1e6
         raw_game = sum(raw)
         limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
-        per_move, overhead, ingame, startstop, walls = [], [], [], [], []
-        for g in range(args.games):
+        replies, overhead, ingame, startstop, walls = [], [], [], [], []
+        for g in range(games):
             task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=0, limits=limits)
             marks: list[float] = []
             t0 = time.perf_counter()
@@ -100,7 +105,7 @@ def main() -> None:
                             on_event=lambda kind, *_: marks.append(time.perf_counter()))
             wall = time.perf_counter() - t0
             moves = len(rec.moves)
-            per_move.extend(m.ms * 1000 for m in rec.moves)
+            replies.extend(m.ms * 1000 for m in rec.moves)
             # The judge's own time: everything but the bots' own time, which is at most a bare
             # round trip per move (the bots answer instantly). Every game replays
             # the probe's game (same seed, deterministic bots), so the baseline is exact.
@@ -109,15 +114,32 @@ def main() -> None:
             ingame.append(((marks[-1] - marks[0]) - raw_game) / moves * 1e6)
             startstop.append((wall - (marks[-1] - marks[0])) * 1000)
             walls.append(wall)
-        print(f"baseline: bare round trip of the game's prompts to the bot, median {raw_med:6.1f} us")
-        print(f"referee: measured reply time per move, median                 {statistics.median(per_move):8.1f} us "
-              f"(ratio to baseline {statistics.median(per_move) / raw_med:.2f})")
-        print(f"judge overhead per move during play (no start/stop), median  {statistics.median(ingame):8.1f} us")
-        print(f"judge overhead per move, start and stop of both bots included {statistics.median(overhead):8.1f} us "
-              f"({moves} moves a game)")
-        print(f"start and stop of both bots (jailed where the machine allows)  {statistics.median(startstop):8.1f} ms a game")
-        print(f"a game's wall time, median                                    {statistics.median(walls) * 1000:8.1f} ms")
+    finally:
         os.sched_setaffinity(0, all_cores)
+    med = statistics.median
+    return {"raw": med(raw) * 1e6, "reply": med(replies), "ingame": med(ingame), "overhead": med(overhead),
+            "startstop": med(startstop), "wall": med(walls) * 1000, "moves": moves}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=20, help="single games measured for the per-move figures")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the 4-bot tournament for games/s")
+    args = ap.parse_args()
+    info = get_game("gomoku_swap2")
+    tmp = Path(tempfile.mkdtemp(prefix="kothkit-bench-"))
+    try:
+        specs = instant_bots(tmp)
+        m = per_move(info, specs, args.games)
+        print(f"baseline: bare round trip of the game's prompts to the bot, median {m['raw']:6.1f} us")
+        print(f"referee: measured reply time per move, median                 {m['reply']:8.1f} us "
+              f"(ratio to baseline {m['reply'] / m['raw']:.2f})")
+        print(f"judge overhead per move during play (no start/stop), median  {m['ingame']:8.1f} us")
+        print(f"judge overhead per move, start and stop of both bots included {m['overhead']:8.1f} us "
+              f"({m['moves']} moves a game)")
+        print(f"start and stop of both bots (jailed where the machine allows)  {m['startstop']:8.1f} ms a game")
+        print(f"a game's wall time, median                                    {m['wall']:8.1f} ms")
+        limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
         rates = {}
         for jobs in (1, 2):
             db = tmp / f"j{jobs}.sqlite"

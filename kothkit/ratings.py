@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
-import numpy as np
-from scipy import optimize
-from scipy.special import ndtr
+
+# numpy and scipy are imported where they are used, not here: importing them takes 0.4-0.9 s on
+# the development VM (scipy.optimize most of it), and every kothkit command imports this module
+# (through headtohead's commands), most of them (--version, games, show) without fitting anything.
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The two-sided 95% quantile of the normal distribution.
 Z95 = 1.959963984540054
@@ -135,6 +138,9 @@ def match_stats(penta: Pentanomial, wins: int = 0, losses: int = 0, draws: int =
     variance that of the pair score (per game): the unit of the error is the
     pair, whose two games share a seed slot and are not independent.
     """
+    import numpy as np
+    from scipy.special import ndtr
+
     n = penta.pairs
     nothing = MatchStats(wins + losses + draws, wins, losses, draws, penta, None, None, None, None, None, None)
     if n == 0:
@@ -160,6 +166,8 @@ def match_stats(penta: Pentanomial, wins: int = 0, losses: int = 0, draws: int =
 def _pdf(counts: Sequence[float]) -> tuple[float, np.ndarray, np.ndarray]:
     """(N, outcome values in [0, 1], their frequencies): fishtest's ``results_to_pdf``, empty classes
     regularized to 1e-3 (so that the MLE below has a solution)."""
+    import numpy as np
+
     c = np.array([x if x else REGULARIZE for x in counts], dtype=float)
     n = c.sum()
     return n, np.linspace(0, 1, len(c)), c / n
@@ -167,6 +175,9 @@ def _pdf(counts: Sequence[float]) -> tuple[float, np.ndarray, np.ndarray]:
 
 def _secular(phi: np.ndarray, p: np.ndarray) -> float:
     """The root x of sum_i p_i phi_i / (1 + x phi_i) = 0 between its poles (phi has both signs)."""
+    import numpy as np
+    from scipy import optimize
+
     lo, hi = -1 / phi.max(), -1 / phi.min()
     eps = 1e-12 * (hi - lo)
 
@@ -188,6 +199,8 @@ def mle_t_value(a: np.ndarray, p: np.ndarray, ref: float, t: float) -> np.ndarra
     """The maximum likelihood distribution on ``a`` given the empirical ``p`` with t-value
     (mu - ref) / sigma equal to ``t`` (vdbergh, "normalized_elo_practical", section 4.1: a fixed point,
     iterated from the uniform distribution until it stops moving)."""
+    import numpy as np
+
     q = np.full(len(a), 1 / len(a))
     for _ in range(1000):
         mu = float(q @ a)
@@ -204,6 +217,8 @@ def mle_t_value(a: np.ndarray, p: np.ndarray, ref: float, t: float) -> np.ndarra
 def llr_logistic(elo0: float, elo1: float, counts: Sequence[float]) -> float:
     """The generalized log-likelihood ratio of logistic Elo ``elo1`` against ``elo0`` for pentanomial
     (or trinomial L, D, W) ``counts``: fishtest's ``LLR_logistic``."""
+    import numpy as np
+
     n, a, p = _pdf(counts)
     p0, p1 = (mle_expectation(a, p, score_of(e)) for e in (elo0, elo1))
     return n * float(p @ (np.log(p1) - np.log(p0)))
@@ -213,6 +228,8 @@ def llr_normalized(nelo0: float, nelo1: float, counts: Sequence[float]) -> float
     """The generalized log-likelihood ratio of normalized Elo ``nelo1`` against ``nelo0`` for pentanomial
     (or trinomial) ``counts``: fishtest's ``LLR_normalized`` (the t-value statistic; a pair's t-value is
     sqrt(2) times a game's)."""
+    import numpy as np
+
     scale = math.sqrt(2) if len(counts) == 5 else 1.0
     n, a, p = _pdf(counts)
     p0, p1 = (mle_t_value(a, p, 0.5, scale * e / NELO_PER_T) for e in (nelo0, nelo1))
@@ -452,6 +469,10 @@ def _connected(names: list[str], edges: Iterable[tuple[str, str]]) -> bool:
 
 
 def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
+    import numpy as np
+    from scipy import optimize
+    from scipy.special import ndtr
+
     notes = []
     if wide:
         notes.append(f"{wide} games of more than two seats are not rated (the Bradley-Terry model rates "
@@ -533,6 +554,8 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
 
 
 def _sigmoid(z):
+    import numpy as np
+
     return 1 / (1 + np.exp(-z))
 
 
@@ -543,6 +566,8 @@ def _pq(z):
 
 def _laplacian(n: int, i_: np.ndarray, j_: np.ndarray, w: np.ndarray) -> np.ndarray:
     """sum over edges of w (e_i - e_j)(e_i - e_j)^T."""
+    import numpy as np
+
     m = np.zeros((n, n))
     np.add.at(m, (i_, i_), w)
     np.add.at(m, (j_, j_), w)

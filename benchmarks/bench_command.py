@@ -1,0 +1,186 @@
+"""The whole `kothkit run` command as users time it, against the seed's own controller.
+
+Run by hand from the repository root::
+
+    python benchmarks/bench_command.py                 # 2,000 rounds, 3 runs of each
+    python benchmarks/bench_command.py --rounds 500 --repeat 2
+
+Everything is timed in this one run, as wall time of a subprocess, start-up included:
+
+1. start-up: ``kothkit --version`` and ``kothkit games``;
+2. connect4_hidden on the seed's four example bots, ``--rounds`` rounds (12 games each):
+   the seed's controller (tests/connect4_hidden/seed_controller.py, a faithful copy, run
+   as ``python -c`` the way ``python3 controller.py`` runs: one process, no journal) against
+   ``kothkit run connect4_hidden --trusted`` at ``--jobs 1`` and ``--jobs 2``, each with a
+   fresh journal; the runs alternate, so that the moods of this shared machine fall on all
+   alike.  ``--json`` is left out of those and timed apart: an extra ``--jobs 1`` run with
+   ``--json`` in each repetition, its cost the difference of the medians;
+3. gomoku_swap2 between four instant-reply C bots (benchmarks/bots/instant): ``kothkit run``
+   at ``--jobs 1`` and ``--jobs 2`` (their ratio), and from bench_referee.py the judge's
+   overhead per move and the start and stop of both bots per game.
+
+It prints best and median of each, and the ratios against the targets of issue 20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import bench_referee  # noqa: E402  (beside this file)
+
+SEED_CTL = ROOT / "tests" / "connect4_hidden" / "seed_controller.py"
+C4_BOTS = ROOT / "plugins" / "connect4_hidden" / "bots"
+EXAMPLES = ("random_player", "constant_player", "better_random_player", "better_constant_player")
+
+# The seed's controller as `python3 controller.py` runs it: import, play, print the table.
+SEED_RUN = """
+import importlib.util, random, sys
+spec = importlib.util.spec_from_file_location("controller", sys.argv[1])
+c = importlib.util.module_from_spec(spec); spec.loader.exec_module(c)
+print(c.table(c.players, c.run_tournament(c.players, rounds=int(sys.argv[2]))))
+"""
+
+
+def kothkit_cmd() -> list[str]:
+    """The `kothkit` console script of this Python, as users run it."""
+    script = Path(sys.executable).parent / "kothkit"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kothkit"]
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    """Wall seconds of ``cmd``; a failure stops the benchmark with the command's output."""
+    t = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
+    took = time.perf_counter() - t
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
+    return took
+
+
+def summary(xs: list[float]) -> tuple[float, float]:
+    return min(xs), statistics.median(xs)
+
+
+def verdict(value: float, target: float, higher: bool) -> str:
+    ok = value >= target if higher else value <= target
+    return "meets" if ok else "misses"
+
+
+def bench_startup(repeat: int, tmp: Path) -> None:
+    k = kothkit_cmd()
+    print("1. start-up, wall time of the command")
+    for args in (["--version"], ["games"]):
+        times = [timed(k + args, tmp) for _ in range(repeat)]
+        best, med = summary(times)
+        print(f"   kothkit {' '.join(args):10}  best {best * 1000:7.0f} ms   median {med * 1000:7.0f} ms")
+    times = [timed([sys.executable, "-c", "pass"], tmp) for _ in range(repeat)]
+    print(f"   (python -c pass: best {min(times) * 1000:.0f} ms)")
+
+
+def bench_connect4(rounds: int, repeat: int, tmp: Path) -> None:
+    k = kothkit_cmd()
+    bots = [a for n in EXAMPLES for a in ("--bots", str(C4_BOTS / n))]
+    games = rounds * 12
+
+    def run(jobs: int, name: str, json: bool = False) -> float:
+        db = tmp / f"{name}.sqlite"
+        cmd = k + ["run", "connect4_hidden", "--trusted", "--jobs", str(jobs), "--rounds", str(rounds),
+                   "--seed", "1", "--db", str(db), "--quiet", *bots]
+        if json:
+            cmd += ["--json", str(tmp / f"{name}.json")]
+        took = timed(cmd, tmp)
+        for f in tmp.glob(f"{name}.*"):
+            f.unlink()
+        return took
+
+    print(f"2. connect4_hidden, the seed's four example bots, {rounds:,} rounds ({games:,} games), "
+          f"{repeat} runs of each, alternating; whole commands, wall time")
+    t: dict[str, list[float]] = {"seed": [], "j1": [], "j2": [], "json": []}
+    for r in range(repeat):
+        t["seed"].append(timed([sys.executable, "-c", SEED_RUN, str(SEED_CTL), str(rounds)], tmp))
+        t["j1"].append(run(1, f"j1_{r}"))
+        t["j2"].append(run(2, f"j2_{r}"))
+        t["json"].append(run(1, f"json_{r}", json=True))
+    labels = {"seed": "seed controller (python -c)", "j1": "kothkit run --trusted --jobs 1",
+              "j2": "kothkit run --trusted --jobs 2", "json": "the same --jobs 1 with --json"}
+    for key, label in labels.items():
+        best, med = summary(t[key])
+        print(f"   {label:32} best {best:6.2f} s ({games / best:7,.0f} games/s)   median {med:6.2f} s")
+    sb, sm = summary(t["seed"])
+    for key, target in (("j1", 2.0), ("j2", 3.0)):
+        b, m = summary(t[key])
+        print(f"   {labels[key]:32} {sb / b:.2f}x the controller best/best, {sm / m:.2f}x median/median;  "
+              f"target >= {target:.0f}x: {verdict(sm / m, target, True)}")
+    print(f"   --json costs {statistics.median(t['json']) - statistics.median(t['j1']):+.2f} s (median minus median)")
+
+
+def bench_swap2(rounds: int, repeat: int, games: int, tmp: Path) -> None:
+    from kothkit.plugins import get_game
+
+    info = get_game("gomoku_swap2")
+    specs = bench_referee.instant_bots(tmp)  # built here, so that no run below pays the build
+    k = kothkit_cmd()
+    n = rounds * 12
+    print(f"3. gomoku_swap2, four instant C bots, {rounds} rounds ({n} games), {repeat} runs of each, alternating")
+    t: dict[int, list[float]] = {1: [], 2: []}
+    for r in range(repeat):
+        for jobs in (1, 2):
+            db = tmp / f"s{jobs}_{r}.sqlite"
+            t[jobs].append(timed(k + ["run", "gomoku_swap2", "--bots", str(tmp / "bots"), "--jobs", str(jobs),
+                                      "--rounds", str(rounds), "--seed", "1", "--db", str(db), "--quiet"], tmp))
+    for jobs in (1, 2):
+        best, med = summary(t[jobs])
+        print(f"   kothkit run --jobs {jobs}   best {best:6.2f} s ({n / best:6.1f} games/s)   median {med:6.2f} s")
+    ratio = statistics.median(t[1]) / statistics.median(t[2])
+    print(f"   --jobs 2 / --jobs 1: {min(t[1]) / min(t[2]):.2f}x best/best, {ratio:.2f}x median/median;  "
+          f"target >= 1.8x: {verdict(ratio, 1.8, True)}")
+    figs = [bench_referee.per_move(info, specs, games) for _ in range(repeat)]
+    ingame = sorted(f["ingame"] for f in figs)
+    startstop = sorted(f["startstop"] for f in figs)
+    print(f"   from bench_referee, {repeat} x {games} single games of {figs[0]['moves']} moves "
+          f"(medians of each run, lowest-highest):")
+    for key, label in (("raw", "bare round trip (baseline)"), ("reply", "reply time, as measured")):
+        xs = sorted(f[key] for f in figs)
+        print(f"   {label:26} {xs[0]:6.1f}-{xs[-1]:6.1f} us")
+    print(f"   judge overhead per move    {ingame[0]:6.1f}-{ingame[-1]:6.1f} us   target <= 50 us: "
+          f"{verdict(statistics.median(ingame), 50, False)}")
+    print(f"   start and stop, both bots  {startstop[0]:6.2f}-{startstop[-1]:6.2f} ms a game   target <= 2 ms: "
+          f"{verdict(statistics.median(startstop), 2, False)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=2000, help="connect4_hidden rounds (12 games each)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each command")
+    ap.add_argument("--swap2-rounds", type=int, default=10, help="gomoku_swap2 rounds (12 games each)")
+    ap.add_argument("--games", type=int, default=20, help="single Swap2 games for the per-move figures, a run")
+    ap.add_argument("--only", choices=("startup", "connect4", "swap2"), help="run one part only")
+    args = ap.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+    tmp = Path(tempfile.mkdtemp(prefix="kothkit-bench-command-"))
+    try:
+        if args.only in (None, "startup"):
+            bench_startup(max(5, args.repeat), tmp)
+        if args.only in (None, "connect4"):
+            bench_connect4(args.rounds, args.repeat, tmp)
+        if args.only in (None, "swap2"):
+            bench_swap2(args.swap2_rounds, args.repeat, args.games, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
