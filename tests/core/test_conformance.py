@@ -8,6 +8,7 @@ of the kit is proven by a game it fails.
 from __future__ import annotations
 
 import random
+import os
 import subprocess
 import sys
 import textwrap
@@ -359,6 +360,8 @@ def test_the_pytest_plugin_option_and_test_class(tmp_path):
         "    assert kothkit_kit('gomoku_classic12').seeds == [0, 1, 2]\n")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--kothkit-seeds", "3",
                            "test_kit.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL,
+                          # The outer run's options (.ci/run's -q, say) are not the inner one's.
+                          env={k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "12 passed" in done.stdout
