@@ -70,11 +70,18 @@ def test_150_isolated_bots_run_with_bounded_processes_and_leave_no_cgroup(tmp_pa
     # The killed judge's workers left their groups behind ...
     time.sleep(0.5)
     assert groups_of(seen | {first.pid}), "the SIGKILLed judge's workers left no cgroup to sweep"
+    # The workers notice their judge is gone and die (on a loaded machine that can take a while);
+    # a group is stale once its maker is gone.
+    end = time.monotonic() + 60
+    while any(os.path.exists(f"/proc/{p}") for p in seen) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not [p for p in seen if os.path.exists(f"/proc/{p}")], "processes of the killed judge live on"
     # ... and the next judge removes them at its start, and its own at its end.
     second = judge(tmp_path, [str(BUNDLED / "constant_player"), str(BUNDLED / "random_player")],
                    tmp_path / "two.sqlite")
     mine: set[int] = set()
-    while second.poll() is None:
+    end = time.monotonic() + 120
+    while second.poll() is None and time.monotonic() < end:
         mine |= descendants(second.pid)
         time.sleep(0.05)
     out, err = second.communicate(timeout=120)
