@@ -201,7 +201,12 @@ def test_a_debug_line_over_the_line_caps_is_cut_and_the_game_goes_on(cli, brain,
     # and neither loses the game (both lines are longer than max_line, 64 KB).  A roomy move
     # time: only the caps are under test, not how fast 10 MB cross a pipe on a loaded machine.
     db = cli.tmp / f"{brain}.sqlite"
-    doc = cli.run_json("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(TB / brain),
+    folder = cli.tmp / brain
+    # One source (debug_long's), the line's size from its command line.
+    shutil.copytree(TB / "debug_long", folder, ignore=shutil.ignore_patterns("brain", ".kothkit-build"))
+    (folder / "bot.toml").write_text(f'name = "{brain}"\nbuild = ["gcc", "-O2", "-o", "brain", "brain.c"]\n'
+                                     f'command = ["./brain", "{size}"]\n')
+    doc = cli.run_json("run", "gomoku_classic12", "--bots", str(STEADY), "--bots", str(folder),
                        "--seed", "3", "--jobs", "1", "--move-time", "10", "--db", str(db), timeout=180)
     assert doc["errors"] == [] and len(doc["games"]) == 2
     for g in doc["games"]:
