@@ -5,7 +5,7 @@ Run by hand from the repository root (needs ``pip install -e '.[cluster]'``)::
     python benchmarks/bench_cluster.py                 # both workloads, 3 runs each
     python benchmarks/bench_cluster.py --repeat 5
 
-Workloads, each a whole tournament through ``kothkit.tournament.run_tournament`` (referee,
+Workloads, each a whole tournament through ``kothkit.playing.tournament.run_tournament`` (referee,
 limits, containment, journal), best of ``--repeat`` runs, the two ways alternating:
 
 1. connect4_hidden, the seed's four example bots, isolated (function bots in hosts);
@@ -34,8 +34,8 @@ INSTANT = ROOT / "benchmarks" / "bots" / "instant"
 
 
 def instant_bots(folder: Path, n: int):
-    from kothkit.bots import load_bots
-    from kothkit.tournament import build_bots
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.tournament import build_bots
 
     for i in range(n):
         dst = folder / f"instant{i}"
@@ -49,7 +49,7 @@ def instant_bots(folder: Path, n: int):
 
 
 def rate(info, bots, rounds: int, tmp: Path, tag: str, pool=None) -> tuple[float, int]:
-    from kothkit.tournament import run_tournament
+    from kothkit.playing.tournament import run_tournament
 
     t = time.perf_counter()
     res = run_tournament(info, bots, seed=7, journal=tmp / f"{tag}-{time.monotonic_ns()}.sqlite", jobs=2,
@@ -60,7 +60,7 @@ def rate(info, bots, rounds: int, tmp: Path, tag: str, pool=None) -> tuple[float
 
 def empty_batches(pool, n: int) -> float:
     """Seconds per empty batch sent and answered, one at a time."""
-    from kothkit.tournament import play_batch
+    from kothkit.playing.tournament import play_batch
 
     pool.submit(play_batch, [], rows=True).result()  # warm up (imports on the worker)
     t = time.perf_counter()
@@ -76,10 +76,10 @@ def main() -> None:
     ap.add_argument("--swap2-rounds", type=int, default=30)
     args = ap.parse_args()
 
-    from kothkit.bots import load_bots
-    from kothkit.cluster import connect
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import connect
     from kothkit.plugins import get_game
-    from kothkit.tournament import make_pool
+    from kothkit.playing.tournament import make_pool
 
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)

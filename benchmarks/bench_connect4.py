@@ -16,8 +16,8 @@ All figures come from this one run, on the seed's four example bots
    alike.  Our loop reseeds each random bot's generator before every game (the
    seed's controller never does), which is part of the price of reproducibility.
 2. the isolated worker protocol alone: call round trips per second through
-   ``python -m kothkit.funchost`` over pipes.
-3. whole tournaments through ``kothkit.tournament.run_tournament`` (referee,
+   ``python -m kothkit.bots.funchost`` over pipes.
+3. whole tournaments through ``kothkit.playing.tournament.run_tournament`` (referee,
    limits, journal): in-process (trusted, 5,000 rounds) and isolated (500
    rounds), at jobs 1 and 2, several runs of each, alternating; each with the
    cores the whole machine kept busy.  Beside them the machine's own scaling:
@@ -107,7 +107,7 @@ def bench_inprocess(rounds: int, repeat: int) -> tuple[float, float]:
 
 def bench_funchost(calls: int) -> None:
     entry = f"{inproc.BOTS / 'better_constant_player' / 'bot.py'}:better_constant_player"
-    p = subprocess.Popen([sys.executable, "-m", "kothkit.funchost", entry], stdin=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", "kothkit.bots.funchost", entry], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, cwd=ROOT)
     try:
         view = [[0] * 7 for _ in range(6)]
@@ -140,7 +140,7 @@ def busy_jiffies() -> int:
 
 def _free_play(tasks, cpu: int, out) -> None:
     """A process of the machine baseline: play ``tasks`` as a pinned worker does, nothing else."""
-    import kothkit.tournament as tournament
+    import kothkit.playing.tournament as tournament
 
     os.sched_setaffinity(0, {cpu})
     tournament._HOSTS = None  # this process's own function hosts
@@ -171,17 +171,17 @@ def free_rate(tasks, procs: int) -> float:
 
 def bench_tournaments(trusted_rounds: int, isolated_rounds: int, repeat: int, seed_best: float) -> None:
     try:
-        from kothkit.bots import load_bots
+        from kothkit.bots.folders import load_bots
         from kothkit.plugins import get_game
-        from kothkit.schedule import Schedule
-        from kothkit.tournament import run_tournament
+        from kothkit.playing.schedule import Schedule
+        from kothkit.playing.tournament import run_tournament
     except ImportError as e:  # the core's tournament is not there
         print(f"3. tournaments: skipped ({e})")
         return
     info = get_game("connect4_hidden")
     bots = load_bots([inproc.BOTS / n for n in inproc.EXAMPLES]).bots
     two = len(os.sched_getaffinity(0)) >= 2
-    print(f"3. kothkit.tournament.run_tournament, referee and journal included: {trusted_rounds:,} rounds "
+    print(f"3. kothkit.playing.tournament.run_tournament, referee and journal included: {trusted_rounds:,} rounds "
           f"({trusted_rounds * 12:,} games) in-process, {isolated_rounds:,} isolated; {repeat} runs of each, "
           f"alternating")
     # Runs alternate (jobs 1, jobs 2, the baseline's one and two processes), so that the

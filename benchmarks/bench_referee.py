@@ -28,12 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from kothkit.bots import load_bots
-from kothkit.build import build
+from kothkit.bots.folders import load_bots
+from kothkit.bots.build import build
 from kothkit.plugins import get_game
-from kothkit.records import GameTask
-from kothkit.referee import play_game
-from kothkit.tournament import run_tournament
+from kothkit.store.records import GameTask
+from kothkit.playing.referee import play_game
+from kothkit.playing.tournament import run_tournament
 
 HERE = Path(__file__).resolve().parent
 

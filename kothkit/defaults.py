@@ -1,7 +1,7 @@
 """The core's own hook implementations, registered before any entry point."""
 
 from kothkit import hookimpl
-from kothkit.bots import default_loader
+from kothkit.bots.folders import default_loader
 
 
 @hookimpl

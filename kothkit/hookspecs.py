@@ -32,7 +32,7 @@ def kothkit_bot_loaders():
 
     Called once when bots are loaded.  Each loader is tried in turn on every
     entry given to ``--bots``; the first that returns a ``BotSpec`` (or a list)
-    wins, one that returns None passes, one that raises ``kothkit.bots.BotError``
+    wins, one that returns None passes, one that raises ``kothkit.bots.folders.BotError``
     reports a broken bot (that bot sits out).  pluggy calls the last registered
     plugin first, so a plugin's loaders are tried before the core's own, which
     read ``bot.toml``, the legacy ``meta`` file and ``file.py:function`` references.
@@ -42,7 +42,7 @@ def kothkit_bot_loaders():
 @hookspec
 def kothkit_tournament_finished(game, standings, journal):
     """Called by ``kothkit run`` after a tournament's last game is stored (e.g. to
-    publish a leaderboard).  :func:`kothkit.tournament.run_tournament` itself
+    publish a leaderboard).  :func:`kothkit.playing.tournament.run_tournament` itself
     does not call it.
 
     :param game: the :class:`kothkit.game.GameInfo` played.
@@ -87,7 +87,7 @@ def kothkit_exporters(game):
 
     :param game: the :class:`kothkit.game.GameInfo` being exported.
     :return: ``{name: exporter}``; ``exporter(transcript)`` gets a
-        :class:`kothkit.archive.Transcript` (the record re-played: setup, rules, every step) and
+        :class:`kothkit.results.archive.Transcript` (the record re-played: setup, rules, every step) and
         returns the file's text; the file is named ``<game>-<index>-<id>.<name>``.  Formats of
         all plugins are merged (``json`` is the core's own, for every game).
     """

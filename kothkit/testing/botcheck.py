@@ -32,12 +32,12 @@ from typing import Any
 
 import attrs
 
-from kothkit import records as R
-from kothkit.bots import BotSpec, load_bots
+from kothkit.bots.folders import BotSpec, load_bots
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
-from kothkit.records import GameRecord, GameTask, Move
-from kothkit.referee import Fault, Referee, _Stop
+from kothkit.playing.referee import Fault, Referee, _Stop
+from kothkit.store import records as R
+from kothkit.store.records import GameRecord, GameTask, Move
 from kothkit.testing.scenarios import Scenario, shapes
 
 #: How long the check listens for extra output after each of the bot's first replies (seconds).
@@ -435,7 +435,7 @@ def _findings_of(record: GameRecord, ref: CheckReferee, t: _Transcript, me: int,
             out.append(Finding(WARNING, f"your bot was still running {limits.grace:g} s after the end of the game "
                                         "(the end message and end of input); it was killed. Exit when the game is over."))
         elif ref.exit_code not in (0, None):
-            from kothkit.proc import describe_exit
+            from kothkit.procs.pipes import describe_exit
 
             tail = f"; last stderr line: {_quote(t.stderr[-1])}" if t.stderr else ""
             out.append(Finding(WARNING, f"after the end of the game your bot {describe_exit(ref.exit_code)}{tail}. "
@@ -541,8 +541,8 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
     with each finished run (for live output).  Raises :class:`CheckError` when
     the game is unknown or the bot does not load or build.
     """
+    from kothkit.playing.tournament import build_bots
     from kothkit.plugins import PluginError, get_game, plugin_manager
-    from kothkit.tournament import build_bots
 
     try:
         info = game if isinstance(game, GameInfo) else get_game(game)
@@ -610,7 +610,7 @@ def _load(entry: str, pm: Any) -> BotSpec:
 def _bundled(info: GameInfo, spec: BotSpec) -> list[BotSpec]:
     if info.bots is None:
         return []
-    from kothkit.tournament import build_bots
+    from kothkit.playing.tournament import build_bots
 
     loaded = load_bots([info.bots])
     candidates = [b for b in loaded.bots if b.kind != "function" or info.function_bots]

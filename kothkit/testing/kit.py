@@ -20,7 +20,15 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, GameInfo, Match, Outcome, Prompt, Rejected
+from kothkit.game import (
+    ILLEGAL_MOVE,
+    INVALID_REPLY,
+    GameInfo,
+    Match,
+    Outcome,
+    Prompt,
+    Rejected,
+)
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES, describe, hostile_values
 from kothkit.testing.playout import (
     MAX_STEPS,
@@ -179,7 +187,7 @@ class Kit:
         if type(info.rounds) is not int or info.rounds < 1:
             raise ConformanceError(f"{where}: GameInfo.rounds must be a positive int, got {info.rounds!r}")
         if info.bots is not None:
-            from kothkit.bots import load_bots
+            from kothkit.bots.folders import load_bots
 
             if not info.bots.is_dir():
                 raise ConformanceError(f"{where}: GameInfo.bots is {info.bots}, which is not a folder")
@@ -557,11 +565,11 @@ class Kit:
 
     def check_bundled_bots(self, games: int = 2) -> None:
         """Two bundled bots play ``games`` real games through the referee without a fault."""
-        from kothkit.bots import load_bots
-        from kothkit.records import GameTask
-        from kothkit.referee import play_game
-        from kothkit.schedule import game_id, settings_of
-        from kothkit.tournament import build_bots
+        from kothkit.bots.folders import load_bots
+        from kothkit.playing.referee import play_game
+        from kothkit.playing.schedule import game_id, settings_of
+        from kothkit.playing.tournament import build_bots
+        from kothkit.store.records import GameTask
 
         if self.info.bots is None:
             return

@@ -51,8 +51,8 @@ def descendants(pid: int) -> set[int]:
 
 def cgroups_made_by(pids: set[int]) -> list[str]:
     """The bots' cgroups still there that one of ``pids`` made (named kothkit-nsNS-PID-START-RANDOM,
-    see kothkit.contain)."""
-    from kothkit.contain import capabilities
+    see kothkit.procs.contain)."""
+    from kothkit.procs.contain import capabilities
 
     caps = capabilities()
     wanted = {str(p) for p in pids}

@@ -4,7 +4,7 @@ person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
-from kothkit import formats
+from kothkit.results import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
 
@@ -64,7 +64,7 @@ def psq(t) -> str:
 
 
 def sgf(t) -> str:
-    from kothkit.archive import iso_time
+    from kothkit.results.archive import iso_time
 
     r = t.record
     won = None if r.winner is None else r.winner == r.players[0]

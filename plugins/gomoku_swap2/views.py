@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from kothkit import formats
+from kothkit.results import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
 
@@ -64,7 +64,7 @@ def psq(t) -> str:
 
 
 def sgf(t) -> str:
-    from kothkit.archive import iso_time
+    from kothkit.results.archive import iso_time
 
     stones, match = _stones(t)
     black, white, won = _colours(t, match)

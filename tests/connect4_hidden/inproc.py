@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kothkit.funcbots import FunctionBot, FunctionBotError
+from kothkit.bots.functions import FunctionBot, FunctionBotError
 from kothkit.game import Outcome, Setup
 from kothkit_connect4_hidden.match import Connect4Match
 

@@ -8,7 +8,7 @@ import c4_inproc as inproc
 import c4_seed_controller as seed
 import pytest
 
-from kothkit.funcbots import FunctionBot
+from kothkit.bots.functions import FunctionBot
 from kothkit.game import Prompt, Setup
 from kothkit_connect4_hidden.match import Connect4Match
 from kothkit_connect4_hidden.rules import view_of

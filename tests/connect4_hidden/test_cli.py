@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal
+from kothkit.store.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "bots" / "connect4"
@@ -229,7 +229,7 @@ def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_go
 @pytest.mark.parametrize("mode,jobs", [("trusted", 1), ("trusted", 2), ("isolated", 2)])
 def test_a_bot_that_never_returns_loses_on_time(tmp_path, mode, jobs):
     # Called in the judge's own processes too, a call that never ends is interrupted once
-    # past its time (kothkit.overtime), even if the bot catches the first interruptions.
+    # past its time (kothkit.bots.overtime), even if the bot catches the first interruptions.
     doc = run(tmp_path, "--bots", str(BOTS / "spinner.py:spinner"), "--bots", str(BOTS / "stubborn.py:stubborn"),
               "--bots", str(BUNDLED / "constant_player"), "--rounds", "1", "--seed", "5", "--jobs", str(jobs),
               *(["--trusted"] if mode == "trusted" else []), name=mode, timeout=90)
@@ -358,7 +358,7 @@ def test_function_bots_in_one_folder_cannot_rewrite_each_others_files(tmp_path):
     # rewriter tries to append to victim.py (another bot's file in its folder) and to its own
     # file, which its twin also plays from: both files are read-only to both.  Each has a
     # working folder of its own (read-only too, as neither is stateful).
-    from kothkit.contain import capabilities
+    from kothkit.procs.contain import capabilities
 
     if not capabilities().files:
         pytest.skip(f"files are not confined on this machine: {capabilities().why}")

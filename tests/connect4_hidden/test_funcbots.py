@@ -1,6 +1,6 @@
 """Python function bots: FunctionBot in this process, and the isolated worker over real pipes.
 
-The worker (``python -m kothkit.funchost FILE.py:FUNC``) is started as a real
+The worker (``python -m kothkit.bots.funchost FILE.py:FUNC``) is started as a real
 subprocess and spoken to line by line, with a deadline on every read.  The
 misbehaving bots are in tests/bots/connect4/.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import c4_inproc as inproc
 import pytest
 
-from kothkit.bots import load_bots
-from kothkit.funcbots import BotRandom, FunctionBot, FunctionBotError
+from kothkit.bots.folders import load_bots
+from kothkit.bots.functions import BotRandom, FunctionBot, FunctionBotError
 from kothkit.game import Outcome, Setup
 from kothkit_connect4_hidden.match import Connect4Match
 
@@ -38,7 +38,7 @@ class Host:
     def __init__(self, entry: str, timeout: float = 20.0) -> None:
         self.timeout = timeout
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kothkit.funchost", entry], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-m", "kothkit.bots.funchost", entry], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=ROOT,
         )
         self._buf = b""
@@ -187,7 +187,7 @@ def test_a_raising_bot_is_a_crash_with_its_traceback():
 
 
 def test_in_this_process_a_bots_prints_go_to_its_log_and_the_judges_own_do_not(capsys):
-    from kothkit.funcbots import capture_output, release_output
+    from kothkit.bots.functions import capture_output, release_output
 
     bot = FunctionBot(ref("printer.py", "printer"))  # loaded with nothing captured: printed as usual
     saved = capture_output()
@@ -253,8 +253,8 @@ def test_a_bot_that_cannot_load_is_a_crash(entry, words):
 def test_a_module_that_never_finishes_loading_is_interrupted():
     # Loaded in this (the main) thread, as a trusted bot is: the watchdog interrupts the
     # import past its allowance, and nothing of the module is left registered.
-    from kothkit import overtime
-    from kothkit.referee import _function_cache
+    from kothkit.bots import overtime
+    from kothkit.playing.referee import _function_cache
 
     spec = load_bots([ref("endless_import.py", "endless")]).bots[0]
     before = set(sys.modules)
@@ -270,8 +270,8 @@ def test_a_watched_trusted_game_interrupts_a_call_that_never_returns():
     # With someone watching (on_event), the referee takes its general loop: the call there
     # is interrupted the same way, in this (the main) thread.
     from kothkit.plugins import get_game
-    from kothkit.records import GameTask
-    from kothkit.referee import play_game
+    from kothkit.store.records import GameTask
+    from kothkit.playing.referee import play_game
 
     info = get_game("connect4_hidden")
     spinner, other = load_bots([ref("spinner.py", "spinner"), ref("counter.py", "counter")]).bots

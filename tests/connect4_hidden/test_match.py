@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kothkit.bots import load_bots
+from kothkit.bots.folders import load_bots
 from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Outcome, Prompt, Rejected, Setup
 from kothkit_connect4_hidden import codec, rules
 from kothkit_connect4_hidden.match import DRAW_FULL, DRAW_TURNS, WIN, Connect4Match, render_match

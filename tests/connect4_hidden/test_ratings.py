@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from kothkit.journal import stored_count
+from kothkit.store.journal import stored_count
 
 ROOT = Path(__file__).resolve().parents[2]
 STRENGTH = ROOT / "tests" / "bots" / "connect4" / "strength.py"

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from kothkit.contain import capabilities
+from kothkit.procs.contain import capabilities
 from kothkit.testing.procs import cgroups_made_by as groups_of
 from kothkit.testing.procs import descendants
 

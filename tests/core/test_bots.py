@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from kothkit.bots import load_bots
+from kothkit.bots.folders import load_bots
 
 GOOD = 'name = "good"\ncommand = ["python3", "bot.py"]\n'
 

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from kothkit.bots import load_bots
-from kothkit.build import build, is_built
+from kothkit.bots.folders import load_bots
+from kothkit.bots.build import build, is_built
 
 ROOT = Path(__file__).resolve().parents[2]
 C_OK = "#include <stdio.h>\nint main(void){puts(\"hi\");return 0;}\n"
@@ -74,7 +74,7 @@ def test_hostile_builds_are_jailed_timed_and_capped(tmp_path):
     import sys
     import time
 
-    from kothkit.contain import capabilities
+    from kothkit.procs.contain import capabilities
     from kothkit.testing.procs import processes_touching
 
     bots = tmp_path / "bots"

@@ -83,7 +83,7 @@ def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False, hide: Path |
 
 def _games(db: Path) -> list[tuple]:
     """Every stored game's outcome and moves (no timings), by id."""
-    from kothkit.journal import Journal
+    from kothkit.store.journal import Journal
 
     with sqlite3.connect(db) as c:
         ids = [r[0] for r in c.execute("SELECT id FROM games ORDER BY id")]
@@ -190,10 +190,10 @@ def test_a_stateful_bot_sees_its_games_in_order_on_workers_of_this_machine(cli, 
 def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tmp_path):
     import shutil
 
-    from kothkit.bots import load_bots
-    from kothkit.cluster import ClusterError, connect
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import ClusterError, connect
     from kothkit.plugins import get_game
-    from kothkit.tournament import build_bots
+    from kothkit.playing.tournament import build_bots
 
     for name in ("one", "two"):
         shutil.copytree(ROOT / "benchmarks" / "bots" / "instant", tmp_path / name,
@@ -220,10 +220,10 @@ def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tm
 def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path):
     import shutil
 
-    from kothkit.bots import load_bots
-    from kothkit.cluster import connect, shipped_root
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import connect, shipped_root
     from kothkit.plugins import get_game
-    from kothkit.tournament import run_tournament
+    from kothkit.playing.tournament import run_tournament
 
     bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
     for name in ("random_player", "deducer"):

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import load_folder
-from kothkit.contain import capabilities
+from kothkit.bots.folders import load_folder
+from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
-from kothkit.referee import play_game
-from kothkit.schedule import Schedule
+from kothkit.playing.referee import play_game
+from kothkit.playing.schedule import Schedule
 from kothkit.testing.procs import processes_touching
 
 CAPS = capabilities()
@@ -130,10 +130,10 @@ def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
 JUDGE = """
 import sys
 from pathlib import Path
-from kothkit.bots import load_folder
+from kothkit.bots.folders import load_folder
 from kothkit.plugins import get_game
-from kothkit.referee import play_game
-from kothkit.schedule import Schedule
+from kothkit.playing.referee import play_game
+from kothkit.playing.schedule import Schedule
 info = get_game("gomoku_swap2")
 bots = tuple(load_folder(Path(p)) for p in sys.argv[1:3])
 task = next(iter(Schedule(game=info.name, bots=bots, seed=5, rounds=1, limits=info.limits.replace(move_time=600.0),
@@ -204,7 +204,7 @@ def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
 def _frozen_groups(judge: int) -> list[Path]:
     """The judge's freezer cgroups that are frozen."""
     found = []
-    for g in CAPS.freezer_dir.glob(f"kothkit-ns*-{judge}-*"):  # named after their maker (kothkit.contain)
+    for g in CAPS.freezer_dir.glob(f"kothkit-ns*-{judge}-*"):  # named after their maker (kothkit.procs.contain)
         try:
             state = (g / "freezer.state").read_text() if CAPS.freezer_version == "v1" else (g / "cgroup.events").read_text()
         except OSError:
@@ -372,7 +372,7 @@ def test_escape_by_handle_is_refused_under_each_init(cli, tmp_path, helper):
             "--db", tmp_path / "j.sqlite", env=env, check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert f"({helper} init)" in line
-    from kothkit.journal import Journal
+    from kothkit.store.journal import Journal
 
     with Journal(tmp_path / "j.sqlite") as j:
         logs = [g.logs["handle_escape"] for g in j.all()]

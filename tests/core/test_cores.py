@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.cores import claim
+from kothkit.procs.cores import claim
 
 ROOT = Path(__file__).resolve().parents[2]
 CORES = sorted(os.sched_getaffinity(0))
 two_cores = pytest.mark.skipif(len(CORES) < 2, reason="needs two cores")
 
-HOLDER = "import sys; from kothkit.cores import claim; c = claim(1); print(c.cores[0], flush=True); sys.stdin.read()"
+HOLDER = "import sys; from kothkit.procs.cores import claim; c = claim(1); print(c.cores[0], flush=True); sys.stdin.read()"
 
 
 def test_jobs_beyond_the_cores_go_round_them_claimed_first():

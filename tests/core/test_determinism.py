@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal
+from kothkit.store.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "plugins" / "gomoku_swap2" / "bots"

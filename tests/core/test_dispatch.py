@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import load_bots
-from kothkit.journal import Journal
+from kothkit.bots.folders import load_bots
+from kothkit.store.journal import Journal
 from kothkit.plugins import get_game
-from kothkit.schedule import Schedule
+from kothkit.playing.schedule import Schedule
 from kothkit.scoring import standings
-from kothkit.tournament import dispatch, run_tournament
+from kothkit.playing.tournament import dispatch, run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 C4 = ROOT / "plugins" / "connect4_hidden" / "bots"
@@ -79,7 +79,7 @@ def _always_dies(tasks, cpu=None, rows=False):
 def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monkeypatch):
     # No bot can do this (a replayed bot is isolated, and its host is jailed): the pool's
     # workers are forked from this process, so they run this play_batch, which always dies.
-    import kothkit.tournament as tournament
+    import kothkit.playing.tournament as tournament
 
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,

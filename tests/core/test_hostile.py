@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import load_folder
-from kothkit.build import build
-from kothkit.contain import capabilities
-from kothkit.journal import Journal
+from kothkit.bots.folders import load_folder
+from kothkit.bots.build import build
+from kothkit.procs.contain import capabilities
+from kothkit.store.journal import Journal
 from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +90,7 @@ def leftover_cgroups(pids: list[int]) -> list[str]:
     caps = capabilities()
     left = []
     for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
-        # Named kothkit-nsNS-PID-START-RANDOM after the process that made them (kothkit.contain).
+        # Named kothkit-nsNS-PID-START-RANDOM after the process that made them (kothkit.procs.contain).
         left += [str(g) for g in d.glob("kothkit-*") if len(g.name.split("-")) == 5
                  and g.name.split("-")[2] in {str(pid) for pid in pids}]
     return left

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import MAX_DEPTH, MAX_FILES, load_bots
+from kothkit.bots.folders import MAX_DEPTH, MAX_FILES, load_bots
 from kothkit.testing.procs import cgroups_made_by, processes_touching
 
 JUDGE_RSS_MB = 200

@@ -8,12 +8,12 @@ import threading
 import time
 from pathlib import Path
 
-import kothkit.journal as journal
-from kothkit.bots import load_bots
-from kothkit.journal import Journal, row_of
+import kothkit.store.journal as journal
+from kothkit.bots.folders import load_bots
+from kothkit.store.journal import Journal, row_of
 from kothkit.plugins import get_game
-from kothkit.referee import play_game
-from kothkit.schedule import Schedule
+from kothkit.playing.referee import play_game
+from kothkit.playing.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 C4 = ROOT / "plugins" / "connect4_hidden" / "bots"

@@ -1,4 +1,4 @@
-"""kothkit.proc: a bot's stdout lines over a real pipe, with the line cap and diagnostic (aside) lines.
+"""kothkit.procs.pipes: a bot's stdout lines over a real pipe, with the line cap and diagnostic (aside) lines.
 
 Each test runs a real process (a Python one-liner) and drives the LineProcess as the referee
 does: wait until stdout is readable, read a chunk, take the complete lines.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.proc import CHUNK, LineProcess, LineTooLong
+from kothkit.procs.pipes import CHUNK, LineProcess, LineTooLong
 
 CAP = 16 * 1024
 

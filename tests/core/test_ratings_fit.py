@@ -1,4 +1,4 @@
-"""Bradley–Terry ratings of a field (kothkit.ratings.rate): closed forms, coverage, tied ranks, notes.
+"""Bradley–Terry ratings of a field (kothkit.store.ratings.rate): closed forms, coverage, tied ranks, notes.
 
 The coverage test simulates whole round robins of game pairs from known pair-outcome probabilities
 (numpy, seeded), with the two games of a pair correlated as a shared seed slot makes them: the 95%
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from kothkit.ratings import C, PRIOR_DRAWS, Z95, RatedGame, elo_of, games_of, pair_key, rate
+from kothkit.store.ratings import C, PRIOR_DRAWS, Z95, RatedGame, elo_of, games_of, pair_key, rate
 
 
 def two_bot_games(pairs):

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from kothkit.ratings import SPRT, Pentanomial, SPRTError, llr_logistic, llr_normalized, match_stats
+from kothkit.store.ratings import SPRT, Pentanomial, SPRTError, llr_logistic, llr_normalized, match_stats
 
 # -- independent reference computations ---------------------------------------------------
 
@@ -202,7 +202,7 @@ def test_statistics_of_no_pairs_and_of_one_sided_pairs():
 
 
 def test_the_report_leaves_draws_out_for_a_game_without_draws():
-    from kothkit.headtohead import block
+    from kothkit.cli.headtohead import block
 
     s = match_stats(Pentanomial(1, 0, 3, 0, 2), wins=7, losses=5, draws=0)
     with_draws, without = block("a vs b", s, draws=True), block("a vs b", s, draws=False)

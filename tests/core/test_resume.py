@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal, stored_count
+from kothkit.store.journal import Journal, stored_count
 from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]

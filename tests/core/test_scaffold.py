@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import load_bots
-from kothkit.scaffold import new_game
+from kothkit.bots.folders import load_bots
+from kothkit.cli.scaffold import new_game
 from kothkit.testing import Kit, check_bot
 from kothkit.testing.sandbox import Sandbox, install_kothkit, shared
 

@@ -3,9 +3,9 @@
 from collections import Counter
 from pathlib import Path
 
-from kothkit.bots import BotSpec
+from kothkit.bots.folders import BotSpec
 from kothkit.limits import Limits
-from kothkit.schedule import Schedule
+from kothkit.playing.schedule import Schedule
 
 
 def bots(*names):
@@ -43,8 +43,8 @@ def test_seed_changes_everything():
 
 def test_ids_and_seeds_are_game_id_and_derive_of_each_slot():
     # The schedule hashes each pair's shared prefix once; the values must be exactly the documented ones.
-    from kothkit.schedule import game_id, settings_of
-    from kothkit.seeding import derive
+    from kothkit.playing.schedule import game_id, settings_of
+    from kothkit.playing.seeding import derive
 
     s = Schedule(game="g", bots=bots("a", "b", "c"), seed=77, rounds=1, limits=Limits(), rules={"k": 1})
     tasks = list(s)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.bots import load_bots
-from kothkit.build import build
+from kothkit.bots.folders import load_bots
+from kothkit.bots.build import build
 
 BUNDLED = Path(__file__).resolve().parents[2] / "plugins" / "gomoku_classic12" / "bots"
 CENTRE = {(5, 5), (6, 6), (5, 6), (6, 5)}

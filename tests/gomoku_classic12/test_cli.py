@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.journal import Journal
+from kothkit.store.journal import Journal
 from kothkit_gomoku_classic12.match import ClassicMatch
 from kothkit.game import Outcome, Setup
 

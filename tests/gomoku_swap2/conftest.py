@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from kothkit.bots import BotSpec, load_folder
+from kothkit.bots.folders import BotSpec, load_folder
 from kothkit.game import Outcome, Rejected, Setup
 from kothkit.plugins import get_game
 

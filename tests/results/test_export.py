@@ -7,7 +7,7 @@ import re
 
 from sgfmill import sgf
 
-from kothkit.archive import open_journal
+from kothkit.results.archive import open_journal
 from tests.results.conftest import kothkit
 
 

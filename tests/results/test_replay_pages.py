@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 
-from kothkit.archive import open_journal
+from kothkit.results.archive import open_journal
 from tests.results.browser import Watched
 from tests.results.conftest import kothkit
 

@@ -11,7 +11,7 @@ import sqlite3
 
 from urllib.parse import unquote, urlparse
 
-from kothkit.archive import open_journal
+from kothkit.results.archive import open_journal
 from tests.results.browser import Watched
 from tests.results.conftest import TB, kothkit
 
@@ -89,7 +89,7 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
     (bots / "evil" / "bot.toml").write_text('name = "evil"\ncommand = ["python3", "brain.py"]\n')
     db = tmp_path / "j.sqlite"
     kothkit("run", "gomoku_classic12", "--bots", bots, "--seed", "1", "--db", db, "-q", cwd=tmp_path)
-    # `kothkit run` refuses such a name (kothkit.bots), but a journal is a file anyone can hand
+    # `kothkit run` refuses such a name (kothkit.bots.folders), but a journal is a file anyone can hand
     # over: the name is put in the stored games and runs afterwards.
     evil = "<script>alert(1)</script>|../x"
     with closing(sqlite3.connect(db)) as c, c:

@@ -7,7 +7,7 @@ import re
 import shutil
 import sqlite3
 
-from kothkit.archive import open_journal
+from kothkit.results.archive import open_journal
 from tests.results.conftest import kothkit
 
 
@@ -88,10 +88,11 @@ def test_bad_game_ids_say_so_and_list_candidates(classic12):
     d = classic12.parent
     none = kothkit("show", classic12, "ffffffffff", cwd=d, check=False)
     assert none.returncode == 1 and "no game has index or id 'ffffffffff'" in none.stderr
-    ids = [r.id for r in open_journal(classic12).records]
-    # the shortest prefix (not all digits: digits are an index) that several games share
+    records = open_journal(classic12).records
+    ids, indexes = [r.id for r in records], {r.index for r in records}
+    # the shortest prefix that several games share and that is not a game's index (an index wins)
     prefix = next(p for n in range(1, 4) for p in sorted({i[:n] for i in ids})
-                  if not p.isdigit() and sum(i.startswith(p) for i in ids) > 1)
+                  if not (p.isdigit() and int(p) in indexes) and sum(i.startswith(p) for i in ids) > 1)
     many = kothkit("show", classic12, prefix, cwd=d, check=False)
     assert many.returncode == 1 and "games match" in many.stderr, many.stdout
     assert all(i[:12] in many.stderr for i in ids if i.startswith(prefix))

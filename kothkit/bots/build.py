@@ -1,0 +1,144 @@
+"""The build step: compile a bot once before a tournament, cached by its content hash.
+
+A bot.toml may give ``build`` (e.g. ``["gcc", "-O2", "-o", "brain", "brain.c"]``).
+It runs in the bot's folder; success is stamped in ``.kothkit-build/stamp`` with
+the hash of the bot's sources, so the next run skips it until a source changes.
+A failed build returns a :class:`BotError` carrying the compiler's output, and
+that bot sits out.
+
+A build is the bot's code too (and a stateful bot can rewrite its own build
+step): it runs jailed like the bot (:class:`kothkit.procs.contain.Jail`: its own
+namespaces, the bot's user, its folder the only one it can write), with a time
+limit, after which it is killed with everything it started; its output is read
+as it comes and kept up to :data:`OUTPUT_CAP`.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+from kothkit.bots.folders import BotError, BotSpec, printable, read_small
+from kothkit.limits import Limits
+from kothkit.procs.contain import Jail
+
+BUILD_TIMEOUT = 300.0
+#: Bytes of a build's output (stdout and stderr) kept for its error message; the rest is counted.
+OUTPUT_CAP = 32 * 1024
+STAMP = Path(".kothkit-build") / "stamp"
+
+
+def _stamp_hash(spec: BotSpec) -> str | None:
+    # The bot may have planted anything here (a symlink to a device, a FIFO): read only a small regular file.
+    try:
+        return read_small(spec.path / STAMP, None, 1024).strip()
+    except (OSError, BotError):
+        return None
+
+
+def _write_stamp(spec: BotSpec) -> None:
+    """Write the stamp without following a symlink the bot planted (the judge may be root)."""
+    d = spec.path / STAMP.parent
+    try:
+        os.mkdir(d)
+    except FileExistsError:
+        pass
+    dfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        fd = os.open(STAMP.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o644, dir_fd=dfd)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.write(fd, (spec.hash + "\n").encode())
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dfd)
+
+
+def is_built(spec: BotSpec) -> bool:
+    if _stamp_hash(spec) != spec.hash:
+        return False
+    # A stamp without its output (a copied folder, a cleaned checkout) is no build.
+    cmd = spec.command[0] if spec.command else ""
+    return not ("/" in cmd and not Path(cmd).is_absolute()) or (spec.path / cmd).exists()
+
+
+def _found(cmd: str, folder: Path) -> bool:
+    return (folder / cmd).exists() if "/" in cmd and not os.path.isabs(cmd) else \
+        os.path.exists(cmd) if "/" in cmd else shutil.which(cmd) is not None
+
+
+def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | None, bytes, int]:
+    """Run ``argv`` in ``folder`` under the bot's jail (its folder writable): (exit code, or None
+    when it ran past ``timeout`` and was killed; its first OUTPUT_CAP bytes of output; the bytes
+    dropped).  Whatever it started is dead when this returns."""
+    jail = Jail(Limits(), writable=True)
+    jail.setup()
+    kept = bytearray()
+    dropped = 0
+    proc = None
+    try:
+        wrapped = jail.wrap(list(argv), folder)
+        proc = subprocess.Popen(wrapped, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                preexec_fn=jail.preexec if jail.needs_preexec() else None)
+        fd = proc.stdout.fileno()
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None, bytes(kept), dropped
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            room = OUTPUT_CAP - len(kept)
+            kept += chunk[:max(room, 0)]
+            dropped += max(0, len(chunk) - max(room, 0))
+        try:
+            return proc.wait(timeout=max(0.0, end - time.monotonic())), bytes(kept), dropped
+        except subprocess.TimeoutExpired:
+            return None, bytes(kept), dropped
+    finally:
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, 9)  # the leader, unreaped: its group cannot be reused yet
+            except OSError:
+                pass
+            proc.wait()
+            proc.stdout.close()
+        jail.teardown()  # every process left in its cgroups
+
+
+def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError | None]:
+    """Build ``spec`` if needed: (built_now, error)."""
+    if not spec.build or is_built(spec):
+        return False, None
+    where = spec.origin or spec.path
+    if not _found(spec.build[0], spec.path):
+        return False, BotError(where, f"build command not found: {printable(spec.build[0])!r}")
+    try:
+        code, output, dropped = run_jailed(list(spec.build), spec.path, timeout)
+    except OSError as e:
+        return False, BotError(where, f"cannot run the build: {e}")
+    text = printable(output.decode("utf-8", "replace").strip(), keep_newlines=True)
+    if dropped:
+        text += f"\n[... {dropped} more bytes of build output dropped]"
+    if code is None:
+        return False, BotError(where, f"build took longer than {timeout:g} s (killed, with all it started)"
+                                      + (f":\n{text}" if text else ""))
+    if code != 0:
+        return False, BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):\n{text}")
+    try:
+        _write_stamp(spec)
+    except OSError as e:
+        return False, BotError(where, f"cannot write {STAMP} after the build: {e.strerror}")
+    return True, None

@@ -1,0 +1,148 @@
+"""What the command modules share: the typer app with plain metavars, the consoles, ``fail``, and the
+loading of games and bots the way every command takes them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+import kothkit
+from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
+from kothkit.plugins import PluginError, get_game, plugin_manager
+
+
+def _plain(param, ctx):
+    """Give ``param`` a metavar of plain words where it has none: newer typer releases write
+    each option's Python type (``<bool>``, ``<list[str]>``) into the help."""
+    if param is None or getattr(param, "metavar", None) is not None:
+        return param
+    if getattr(param, "param_type_name", "") == "argument":
+        # The argument's name already says what it is: no type column beside it.
+        param.display_type_rich = lambda ctx: None
+    elif getattr(param, "is_flag", False):
+        param.metavar = ""
+    elif param.name in _METAVARS or (param.name or "").endswith("_time"):
+        param.metavar = _METAVARS.get(param.name, "S")
+    elif hasattr(param, "display_type"):  # typer's own parameter classes, which print <type>
+        kind = param.display_type(ctx).strip("<>").removeprefix("list[").removesuffix("]")
+        param.metavar = {"int": "N", "float": "X", "str": "TEXT", "path": "PATH"}.get(kind, kind.upper())
+    return param
+
+
+#: Metavars by option name where the type alone says too little (options ending in _time: S).
+_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
+
+
+class _Group(TyperGroup):
+    """The command group: every command's options get plain metavars (see :func:`_plain`)."""
+
+    def get_params(self, ctx):
+        return [_plain(param, ctx) for param in super().get_params(ctx)]
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is not None and not getattr(cmd, "_plain", False):
+            for param in cmd.params:
+                _plain(param, ctx)
+            _plain(cmd.get_help_option(ctx), ctx)
+            cmd._plain = True
+        return cmd
+
+
+app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
+                  add_completion=False, pretty_exceptions_enable=False)
+# emoji=False: ":x:" in a bot's name or a path is text, not an emoji.
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # an error is one line, in a log too
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        out.print(f"kothkit {kothkit.__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Print kothkit's version and exit.")] = False,
+) -> None:
+    """kothkit: King-of-the-Hill bot tournaments."""
+
+
+def fail(message: str) -> None:
+    err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
+    err.print(message, markup=False, highlight=False)
+    raise typer.Exit(1)
+
+
+def game_info(name: str):
+    try:
+        return get_game(name)
+    except PluginError as e:
+        fail(str(e))
+
+
+def bot_loaders():
+    loaders = []
+    for group in plugin_manager().hook.kothkit_bot_loaders():
+        loaders.extend(group)
+    return loaders
+
+
+def bundled_entries(entries: list[str], info) -> tuple[list[str], list[BotError]]:
+    """``entries`` with each name of one of the game's bundled bots replaced by its folder, so that
+    ``--bots threat`` works as ``debug --against threat`` does; a path that exists comes first.
+    An entry that is neither a path nor a bundled bot's name is an error naming the bundled bots."""
+    resolved: list[str] = []
+    errors: list[BotError] = []
+    bundled: dict[str, Path] | None = None
+    for e in entries:
+        if Path(e).exists() or os.sep in e or ":" in e or info.bots is None:
+            resolved.append(e)
+            continue
+        if bundled is None:
+            loaded = load_bots([info.bots], bot_loaders())
+            bundled = {b.name: (b.origin.parent if b.origin else b.path) for b in loaded.bots}
+            for b in loaded.bots:
+                folder = bundled[b.name]
+                bundled.setdefault(folder.name, folder)
+        if e in bundled:
+            resolved.append(str(bundled[e]))
+        else:
+            names = ", ".join(sorted(set(bundled))) or "none"
+            errors.append(BotError(e, f"no such bot folder, file.py:function, or bundled bot of {info.name} "
+                                      f"(bundled: {names})"))
+    return resolved, errors
+
+
+def load_and_build(entries: list[str], info, build_time: float | None = None) -> tuple[list[BotSpec], list[BotError]]:
+    """Load bots from ``entries`` (paths, or the names of the game's bundled bots), build those
+    with a build step; report what sits out."""
+    from kothkit.playing.tournament import build_bots
+
+    entries, unknown = bundled_entries([str(e) for e in entries], info)
+    loaded = load_bots(entries, bot_loaders())
+    errors = unknown + list(loaded.errors)
+    bots = []
+    for b in loaded.bots:
+        if b.kind == "function" and not info.function_bots:
+            errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
+        elif b.name in info.reserved_names:
+            errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))
+        else:
+            bots.append(b)
+    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build))[:200]}",
+                                                                      markup=False, highlight=False),
+                                     timeout=build_time)
+    errors += build_errors
+    for e in errors:
+        err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
+        err.print(str(e), markup=False, highlight=False)
+    return built, errors
+

@@ -1,0 +1,257 @@
+"""`kothkit match` and `kothkit gauntlet`: head-to-head statistics printed as the games come in."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import attrs
+import typer
+
+from kothkit.bots.folders import BotSpec, load_bots
+from kothkit.cli.common import (
+    app,
+    bot_loaders,
+    err,
+    fail,
+    game_info,
+    load_and_build,
+    out,
+)
+from kothkit.game import GameInfo
+from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
+from kothkit.playing.seeding import fresh_seed
+from kothkit.store.journal import Journal
+from kothkit.store.ratings import (
+    SPRT,
+    MatchStats,
+    SPRTError,
+)
+
+
+def _f(x: float | None, fmt: str = ".2f") -> str:
+    return "n/a" if x is None else format(x + 0.0, fmt)  # + 0.0: no "-0.00"
+
+
+def block(title: str, s: MatchStats, draws: bool, sprt: SPRT | None = None, llr: float | None = None) -> str:
+    """The fastchess report of ``s``."""
+    lines = [f"Results of {title}:",
+             f"Elo: {_f(s.elo)} +/- {_f(s.elo_error)}, nElo: {_f(s.nelo)} +/- {_f(s.nelo_error)}"]
+    los = f"LOS: {_f(None if s.los is None else 100 * s.los)} %"
+    lines.append(f"{los}, DrawRatio: {_f(None if s.draw_ratio is None else 100 * s.draw_ratio)} %" if draws else los)
+    pct = f" ({100 * s.points / s.games:.2f} %)" if s.games else ""
+    lines.append(f"Games: {s.games}, Wins: {s.wins}, Losses: {s.losses}"
+                 + (f", Draws: {s.draws}" if draws else "") + f", Points: {s.points:.1f}{pct}")
+    lines.append(f"Ptnml(0-2): [{', '.join(map(str, s.penta.counts))}]")
+    if sprt is not None and llr is not None:
+        lines.append(f"LLR: {llr:.2f} ({sprt.lower:.2f}, {sprt.upper:.2f}) [{sprt.elo0:.2f}, {sprt.elo1:.2f}] "
+                     f"({sprt.model})")
+    rule = "-" * 50
+    return "\n".join([rule, *lines, rule])
+
+
+def _resolve(info: GameInfo, arg: str) -> BotSpec:
+    """A bot named on the command line: a bot folder, file.py:function, or a bundled bot's name."""
+    file = arg.rpartition(":")[0] if ":" in arg and arg.rpartition(":")[0].endswith(".py") else arg
+    if os.sep in arg or file.endswith(".py") or Path(file).exists():
+        if not Path(file).exists():
+            fail(f"unknown bot {arg!r}: no such file or folder")
+        specs, _ = load_and_build([arg], info)
+        if not specs:
+            fail(f"cannot load the bot {arg!r} (see above)")
+        return specs[0]
+    loaded = load_bots([str(info.bots)], bot_loaders()) if info.bots else None
+    found = [b for b in loaded.bots if b.name == arg] if loaded else []
+    if not found:
+        names = ", ".join(sorted(b.name for b in loaded.bots)) if loaded and loaded.bots else "none"
+        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
+             f"{info.name} (bundled: {names})")
+    folder = found[0].path if found[0].path.is_dir() else found[0].path.parent
+    specs, _ = load_and_build([str(folder)], info)
+    if not specs:
+        fail(f"cannot load the bot {arg!r} (see above)")
+    return specs[0]
+
+
+def _sprt(text: str | None, model: str) -> SPRT | None:
+    if text is None:
+        return None
+    try:
+        return SPRT.parse(text, model)
+    except SPRTError as e:
+        fail(f"--sprt: {e}")
+
+
+def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move_time, game_time, memory_mb):
+    info = game_info(game)
+    if info.seats != 2:
+        fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
+    if model not in ("normalized", "logistic"):
+        fail(f"--sprt-model: 'normalized' or 'logistic', got {model!r}")
+    sprt = _sprt(sprt_text, model)
+    if games is not None and games < 2:
+        fail(f"--games: at least 2 (one game pair), got {games}")
+    try:
+        limits = info.limits.replace(move_time=move_time, game_time=game_time, memory_mb=memory_mb)
+    except (TypeError, ValueError) as e:
+        fail(f"bad limit: {e}")
+    return info, sprt, limits
+
+
+def _seed(name: str, journal: Path, seed: int | None, new_seed: bool) -> tuple[int, str]:
+    if seed is not None:
+        return seed, ""
+    if not new_seed and journal.exists():
+        with Journal(journal) as j:
+            last = j.last_run(name)
+        if last is not None:
+            return last["seed"], " (the journal's last seed; --new-seed for a fresh one)"
+    return fresh_seed(), " (drawn)"
+
+
+def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_cap, seed, seed_note, journal,
+         jobs, limits, trusted, quiet, json_path, per_opponent_cap: bool) -> None:
+    from kothkit.playing.tournament import WorkerLost
+
+    if games_cap is None and sprt is None:
+        games_cap = DEFAULT_GAMES
+    pairs = None if games_cap is None else (games_cap // 2) * (len(opponents) if per_opponent_cap else 1)
+    vs = opponents[0].name if len(opponents) == 1 else f"the field ({len(opponents)} bots)"
+    out.print(f"{info.name}: {new.name} vs {vs}, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
+    cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
+    out.print(f"game pairs, each bot opening one game of a pair; {cap}"
+              + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
+                 if sprt else ""), markup=False)
+    if not info.draws:
+        out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
+    last = [0.0]
+
+    def show(h: HeadToHead) -> None:
+        now = time.monotonic()
+        if quiet or (now - last[0] < 1.0 and not h.decided):
+            return
+        last[0] = now
+        out.print(block(f"{new.name} vs {vs}", h.overall.stats(), info.draws, sprt, h.llr if sprt else None),
+                  markup=False, highlight=False)
+
+    try:
+        h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=limits,
+                                   rules=dict(info.rules), trusted=trusted, pairs=pairs, sprt=sprt, on_pair=show,
+                                   on_notice=lambda text: out.print(f"  {text}", markup=False))
+    except KeyboardInterrupt:
+        err.print(f"interrupted: finished games are in {journal}; run again to resume")
+        raise typer.Exit(130)
+    except WorkerLost as e:
+        err.print(f"error: {e}; finished games are in {journal}", markup=False)
+        raise typer.Exit(1)
+    if len(opponents) > 1:
+        for o in opponents:
+            out.print(block(f"{new.name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,
+                      highlight=False)
+    out.print(block(f"{new.name} vs {vs}", h2h.overall.stats(), info.draws, sprt, h2h.llr if sprt else None),
+              markup=False, highlight=False)
+    counted = 2 * h2h.counted
+    if sprt is not None:
+        if h2h.decision == "H1":
+            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {new.name} is stronger by "
+                       f"{sprt.elo1:g} {sprt.model} Elo or more, after {counted} games")
+        elif h2h.decision == "H0":
+            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {new.name} is not stronger by "
+                       f"{sprt.elo1:g} {sprt.model} Elo; after {counted} games")
+        else:
+            verdict = f"SPRT: no decision after {counted} games (LLR {h2h.llr:.2f}); the --games cap was reached"
+        out.print(verdict, markup=False)
+    extra = f"; {h2h.extra} more finished past the decision, kept in the journal, not counted" if h2h.extra else ""
+    out.print(f"games: {played} played, {reused} reused, {counted} counted{extra}", markup=False)
+    if json_path is not None:
+        doc = {"game": info.name, "seed": seed, "bot": new.name, "journal": str(journal), "played": played,
+               "reused": reused, "counted": counted, "past_decision": h2h.extra,
+               "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
+               "overall": h2h.overall.stats().to_json(),
+               "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                                                  "beta": sprt.beta, "model": sprt.model, "llr": h2h.llr,
+                                                  "lower": sprt.lower, "upper": sprt.upper,
+                                                  "decision": h2h.decision}}
+        if not info.draws:
+            for s in (*doc["opponents"].values(), doc["overall"]):
+                s.pop("draw_ratio")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
+                                        not math.isfinite(x) else x))
+        out.print(f"results written to {json_path}", markup=False)
+
+
+_SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio of H1 (Elo = elo1) against H0 "
+              "(Elo = elo0) crosses a bound; alpha and beta default to 0.05.")
+
+
+@app.command()
+def match(
+    game: Annotated[str, typer.Argument(help="The game name.")],
+    bot_a: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
+    bot_b: Annotated[Optional[str], typer.Argument(help="Its opponent, named the same ways.")] = None,
+    sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP)] = None,
+    sprt_model: Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")] = "normalized",
+    games: Annotated[Optional[int], typer.Option(help=f"At most this many games (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Match seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
+    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
+    move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
+    game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
+    trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
+    db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
+) -> None:
+    """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
+    if bot_b is None:
+        fail("a match needs two bots: kothkit match GAME BOT_A BOT_B")
+    info, test, limits = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb)
+    a, b = _resolve(info, bot_a), _resolve(info, bot_b)
+    if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
+        a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
+    journal = db or Path(".kothkit") / f"{info.name}.sqlite"
+    s, note = _seed(info.name, journal, seed, new_seed)
+    _run(info, a, [b], sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
+         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
+         per_opponent_cap=False)
+
+
+@app.command()
+def gauntlet(
+    game: Annotated[str, typer.Argument(help="The game name.")],
+    new: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
+    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="The field: a folder of bot folders, one bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
+    sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP + " Tested on all games together.")] = None,
+    sprt_model: Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")] = "normalized",
+    games: Annotated[Optional[int], typer.Option(help=f"At most this many games against each opponent (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
+    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
+    move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
+    game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
+    trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
+    db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
+) -> None:
+    """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
+    info, test, limits = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb)
+    me = _resolve(info, new)
+    entries = [str(b) for b in bots] if bots else ([str(info.bots)] if info.bots else [])
+    field, _ = load_and_build(entries, info) if entries else ([], [])
+    field = [b for b in field if not (b.name == me.name and b.hash == me.hash)]  # not against itself
+    if any(b.name == me.name for b in field):  # another version under the same name
+        me = attrs.evolve(me, name=f"{me.name}#new")
+    if not field:
+        fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
+    journal = db or Path(".kothkit") / f"{info.name}.sqlite"
+    s, note = _seed(info.name, journal, seed, new_seed)
+    _run(info, me, field, sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
+         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
+         per_opponent_cap=True)

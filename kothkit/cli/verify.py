@@ -1,0 +1,285 @@
+"""`kothkit verify` and `kothkit prune`: a tournament's journal re-played and checked, superseded games removed."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Optional
+
+import attrs
+import typer
+
+from kothkit.bots.folders import BotSpec, entry_of, load_bots
+from kothkit.cli.common import app, bot_loaders, err, fail, out
+from kothkit.human import HUMAN_HASH
+from kothkit.playing import challenge as challenges
+from kothkit.playing.verify import (
+    Difference,
+    _code_text,
+    _counting,
+    _limits,
+    _replay,
+    _replay_person,
+    _Settings,
+    describe,
+    outcome_key,
+)
+from kothkit.store.records import GameRecord, GameTask
+
+
+@attrs.frozen
+class _Target:
+    """What ``verify`` and ``prune`` work on: a journal, and the challenge or game it was named by."""
+
+    journal: Path
+    challenge: Optional[challenges.Challenge] = None
+    game: Optional[str] = None
+
+
+def _target(target: str, db: Optional[Path]) -> _Target:
+    """Resolve what ``kothkit run`` takes (a challenge folder or kothkit.toml, a game name with
+    ``--db`` or its default journal), or a journal file, to the journal and what named it."""
+    from kothkit.plugins import PluginError, installed_games
+
+    p = Path(target)
+    ch = game = None
+    try:
+        known = target in installed_games()
+    except PluginError as e:
+        fail(str(e))
+    if target.endswith(".toml") or (p / challenges.FILE).is_file() or (p.is_dir() and not known):
+        try:
+            ch = challenges.load(p)
+        except challenges.ChallengeError as e:
+            fail(str(e))
+        game = ch.game
+        journal = db or ch.journal or ch.folder / "kothkit.sqlite"
+    elif p.is_file():
+        if db is not None:
+            fail(f"give a journal or --db, not both ({target} and --db {db})")
+        journal = p
+    elif known:
+        game = target
+        journal = db or Path(".kothkit") / f"{target}.sqlite"
+    else:
+        fail(f"no such journal, challenge folder or game: {target}")
+    if not journal.is_file():
+        fail(f"no such journal: {journal}" + (" (run the tournament first)" if game else ""))
+    from kothkit.store.journal import JournalError, check
+
+    try:  # read-only first (and no -wal beside it): a file that is not a journal is not turned into one
+        check(journal)
+    except JournalError as e:
+        fail(str(e))
+    return _Target(journal=journal, challenge=ch, game=game)
+
+
+def _load(entries: list[str], loud: bool) -> list[BotSpec]:
+    """The bots found at ``entries``, unbuilt; what cannot be loaded is reported if ``loud``."""
+    found = []
+    for entry in entries:
+        loaded = load_bots([entry], bot_loaders())
+        found += loaded.bots
+        if loud:
+            for e in loaded.errors:
+                err.print("[yellow]bot left out:[/yellow] ", markup=True, end="")
+                err.print(str(e), markup=False, highlight=False)
+    return found
+
+
+def _recorded(runs: list[dict], game: str, journal: Path) -> dict[str, list[str]]:
+    """Where each bot of ``game``'s runs was loaded from, latest run first (relative places are
+    relative to the journal's folder)."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for r in reversed(runs):
+        if r["game"] != game:
+            continue
+        for b in r["bots"]:
+            where = b.get("where")  # absent in journals from before it was recorded
+            if where:
+                path, sep, func = where.rpartition(":") if ".py:" in where else (where, "", "")
+                full = f"{journal.parent / path}{sep}{func}"
+                if full not in places[b["name"]]:
+                    places[b["name"]].append(full)
+    return places
+
+
+def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots: Optional[list[str]]
+               ) -> tuple[dict[tuple[str, str], BotSpec], dict[tuple[str, str], str]]:
+    """The built bot of each (name, hash) that ``games`` need, and why there is none for the others.
+
+    Looked for in ``bots`` (``--bots``) only, else in the challenge's bots, where the journal's
+    runs loaded them from and among the game's bundled bots; the first with the journal's hash wins.
+    """
+    from kothkit.playing.tournament import build_bots
+
+    needed = {n for r in games for n, h in zip(r.players, r.hashes) if h != HUMAN_HASH}
+    game = info.name
+    recorded = _recorded(runs, game, t.journal)
+    if bots:
+        looked = [str(b) for b in bots]
+        found = _load(looked, loud=True)
+    else:
+        mine = [str(b) for b in t.challenge.bots] if t.challenge is not None and t.challenge.game == game else []
+        places = [w for n in sorted(needed) for w in recorded.get(n, ())]
+        bundled = [str(info.bots)] if info.bots else []
+        looked = mine + places + bundled
+        found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
+    candidates: dict[str, list[BotSpec]] = defaultdict(list)
+    for spec in found:
+        if spec.name in needed:
+            candidates[spec.name].append(spec)
+    # The bot of each (name, hash) the games need, built; or why there is none.
+    usable: dict[tuple[str, str], BotSpec] = {}
+    missing: dict[tuple[str, str], str] = {}
+    for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes) if h != HUMAN_HASH}):
+        spec = next((s for s in candidates[name] if s.hash == h), None)
+        if spec is not None:
+            usable[name, h] = spec
+        elif candidates[name]:
+            now = candidates[name][0]
+            missing[name, h] = (f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
+                                f"{now.hash[:12]} now, in {entry_of(now)})")
+        else:
+            where = recorded.get(name) if not bots else None
+            missing[name, h] = (f"bot {name} not found (its run loaded it from {', '.join(where)})" if where else
+                                f"bot {name} not found in {', '.join(looked) or 'the bundled bots (none)'}")
+    built, build_errors = build_bots(list({id(s): s for s in usable.values()}.values()),
+                                     on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+    ok = {id(s) for s in built}
+    for key, spec in list(usable.items()):
+        if id(spec) not in ok:
+            del usable[key]
+            why = next((str(e) for e in build_errors if str(spec.path) in str(e)), "its build failed")
+            missing[key] = f"bot {spec.name} cannot be built ({why})"
+    return usable, missing
+
+
+@app.command()
+def verify(
+    target: Annotated[str, typer.Argument(help="A journal (kothkit run --db), a challenge folder or kothkit.toml, or a game name (its journal: --db, else .kothkit/GAME.sqlite), as kothkit run takes.")],
+    bots: Annotated[Optional[list[str]], typer.Option("--bots", help="Where the journal's bots are: a folder of bot folders, a bot folder, or file.py:function; repeatable. Default: where the run loaded them from, the challenge's bots, the game's bundled bots.")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Also verify the superseded games: those of earlier runs that no longer count in the standings (a bot changed or left, other settings).")] = False,
+    jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores).")] = None,
+    trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
+) -> None:
+    """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
+    from kothkit.plugins import PluginError, game_code, get_game
+    from kothkit.store.journal import Journal, JournalError, check
+
+    t = _target(target, db)
+    try:
+        check(t.journal)
+        with Journal(t.journal) as j:
+            runs = j.runs()
+            records = list(j.all(t.game))
+    except JournalError as e:
+        fail(str(e))
+    except sqlite3.DatabaseError as e:
+        fail(f"{t.journal}: the journal cannot be read: {e}")
+    if not records:
+        fail(f"{t.journal} holds no games" + (f" of {t.game}" if t.game else ""))
+    settings = _Settings(runs)
+    current, superseded = _counting(records, runs, settings)
+    chosen = records if all_games else current
+    jobs = jobs or os.cpu_count() or 1
+    problems: list[str] = []
+    notes: list[str] = []
+    differ: list[Difference] = []
+    same = 0
+    for game in sorted({r.game for r in chosen}):
+        try:
+            info = get_game(game)
+        except PluginError as e:
+            problems.append(f"{game}: {e}")
+            continue
+        games = [r for r in chosen if r.game == game]
+        usable, missing = _find_bots(games, info, t, runs, bots)
+        unusable: dict[str, list[GameRecord]] = defaultdict(list)
+        tasks: list[GameTask] = []
+        originals: dict[str, GameRecord] = {}
+        codes: set[str] = set()
+        for r in games:
+            why = [missing[n, h] for n, h in zip(r.players, r.hashes) if (n, h) in missing]
+            if why:
+                for w in dict.fromkeys(why):
+                    unusable[w].append(r)
+                continue
+            s = settings.find(r)
+            if s is None:
+                differ.append(Difference(r, "its id matches no run of the journal: players, hashes, seed or "
+                                            "settings were altered"))
+                continue
+            if s.get("game") is not None:
+                codes.add(json.dumps(s["game"], sort_keys=True))
+            players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind="human", hash=h)
+                            for n, h in zip(r.players, r.hashes))
+            tasks.append(GameTask(id=r.id, game=game, players=players,
+                                  seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
+                                  trusted=trusted))
+            originals[r.id] = r
+        for why, rs in unusable.items():
+            problems.append(f"{why}: {len(rs)} game(s) cannot be verified")
+        now_code = game_code(info)
+        for c in sorted(codes):
+            then = json.loads(c)
+            if then != now_code:
+                notes.append(f"{game}'s code is not the tournament's ({_code_text(then)} then, {_code_text(now_code)} "
+                             "now): a game that differs may differ for that")
+        stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
+        if stateful:
+            err.print(f"note: {', '.join(sorted(stateful))} keep files between games; their replays start from the "
+                      "files as they are now", markup=False)
+        left = sum(1 for r in superseded if r.game == game) if not all_games else 0
+        aside = f" ({left} superseded games left out: --all to verify them too)" if left else ""
+        out.print(f"{game}: re-playing {len(tasks)} of {len(games)} games{aside}, jobs {jobs}", markup=False)
+
+        def on_done(task: GameTask, replay: GameRecord) -> None:
+            nonlocal same
+            r = originals[task.id]
+            if outcome_key(r) == outcome_key(replay):
+                same += 1
+            else:
+                differ.append(Difference(r, describe(r, replay)))
+
+        # A person's games (kothkit play) are re-played here, the person's seat giving its recorded replies.
+        people = [t_ for t_ in tasks if any(b.kind == "human" for b in t_.players)]
+        _replay(sorted((t_ for t_ in tasks if t_ not in people), key=lambda t_: t_.index), jobs, stateful, on_done)
+        for t_ in sorted(people, key=lambda t_: t_.index):
+            on_done(t_, _replay_person(t_, originals[t_.id], info))
+    for d in sorted(differ, key=lambda d: d.record.index):
+        r = d.record
+        out.print(f"DIFFERS  game {r.id[:16]} (#{r.index}, {' vs '.join(r.players)}, seed {r.seed}): {d.what}",
+                  markup=False, soft_wrap=True)
+    for p in problems:
+        out.print(f"UNVERIFIED  {p}", markup=False, soft_wrap=True)
+    for n in notes:
+        out.print(f"NOTE  {n}", markup=False, soft_wrap=True)
+    out.print(f"verified {len(chosen)} games: {same} identical, {len(differ)} differ, "
+              f"{len(chosen) - same - len(differ)} not verifiable", markup=False)
+    if superseded and not all_games:
+        out.print(f"{len(superseded)} superseded games (of earlier runs, no longer in the standings) were not "
+                  f"verified: --all verifies them too, kothkit prune deletes them", markup=False)
+    if differ or problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def prune(
+    target: Annotated[str, typer.Argument(help="A journal, a challenge folder or kothkit.toml, or a game name (its journal: --db, else .kothkit/GAME.sqlite).")],
+    db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
+) -> None:
+    """Delete the journal's superseded games: those of earlier runs that no longer count in the standings."""
+    from kothkit.store.journal import Journal
+
+    t = _target(target, db)
+    with Journal(t.journal) as j:
+        runs = j.runs()
+        records = list(j.all(t.game))
+        _, superseded = _counting(records, runs, _Settings(runs))
+        j.delete([r.id for r in superseded])
+    out.print(f"pruned {len(superseded)} superseded games from {t.journal}; {len(records) - len(superseded)} "
+              f"games kept", markup=False)

@@ -1,0 +1,2 @@
+"""Playing: challenge files, seeds, schedules, the referee that plays one game over seats, the tournament
+that plays many (locally or on a Dask cluster), head-to-head matches, verify, and play by a person."""

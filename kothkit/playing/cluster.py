@@ -1,0 +1,440 @@
+"""Games played on a Dask distributed cluster (``kothkit run --cluster ADDRESS`` or ``local:N``).
+
+The judge stays where it is started: it builds the schedule, hands batches of games to the
+cluster through :func:`kothkit.playing.tournament.dispatch` (a :class:`ClusterPool` stands in for
+its process pool: submit a batch, get a future of its journal rows) and stores every game in
+its journal as the rows come back.  Resume, incremental re-runs, ``verify`` and determinism
+are therefore those of ``--jobs``: a game's id and outcome do not depend on where it ran.
+
+A worker plays a batch with :func:`kothkit.playing.tournament.play_batch`, the function the local
+pool's workers run: same referee, limits and containment.  What travels to a worker is the
+batch's :class:`~kothkit.store.records.GameTask` list (game name, seeds, limits, rules, and each
+bot's spec: its name, command, *path* and content hash); what comes back is journal rows.
+Bots travel by content hash: before any game, every worker hashes each bot's folder at that
+path and must find the judge's hash (a worker on this machine, or one that sees the same
+folders through a shared file system at the same paths).  A worker that finds no such path is
+sent the bot as a tar (:func:`receive`: unpacked once per machine under :func:`shipped_root`
+by hash, checked, built there) and plays that copy.  A worker with other content at the path,
+another kothkit version, or without the game's plugin (or with other code for it), is named in
+a :class:`ClusterError`.
+
+Differences from ``--jobs``, and why:
+
+* ``--trusted`` function bots are played isolated: a Dask worker runs tasks in a thread, where
+  an in-process bot that overruns could not be interrupted (see :mod:`kothkit.bots.overtime`).
+  A deterministic bot plays the same games either way.
+* Stateful bots play only when every worker runs on the judge's machine (same kernel boot id,
+  e.g. ``local:N``): their state is files in their folder, which workers on other machines would
+  each keep apart.  There :func:`~kothkit.playing.tournament.dispatch` gives a stateful bot its games one
+  batch at a time in schedule order, as with ``--jobs``; elsewhere the run refuses them, saying so.
+* Cores are claimed by the workers, not the judge: a worker's first batch claims a free core of
+  its machine (:mod:`kothkit.procs.cores`), two for a game that allows pondering (one per seat), and
+  it plays, with its bots, there from then on (start one single-threaded worker per core, or
+  per two cores for such a game).
+* A worker that dies mid-batch: the scheduler gives its batches to another worker (Dask's
+  retries); only the result that comes back is stored, once (rows are also stored by game id
+  with ``INSERT OR REPLACE``, so a game can never be in the journal twice).  A batch that kills
+  workers again and again (Dask's ``allowed-failures``) is played once more with its bots
+  isolated, as when a local worker dies.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import threading
+import uuid
+from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from kothkit.bots.folders import BotSpec
+from kothkit.game import GameInfo
+
+#: Prefix of a local cluster's address: ``local:N`` starts N single-threaded worker processes.
+LOCAL = "local:"
+#: Seconds to reach a scheduler, and for workers to show up.
+CONNECT_TIMEOUT = 30.0
+#: Seconds every worker has to answer the pre-flight check.
+CHECK_TIMEOUT = 120.0
+
+
+#: Batches on a cluster grow towards this many seconds of play (see kothkit.playing.tournament.dispatch):
+#: a batch's round trip through a scheduler costs milliseconds, not the local pool's ~0.3 ms.
+BATCH_SECONDS = 0.5
+
+#: This worker's claimed core (kothkit.procs.cores.Claim), once its first batch asked for pinning.
+_CLAIM = None
+
+
+def play(tasks, rows: bool = False) -> list:
+    """What a worker runs for a batch: :func:`kothkit.playing.tournament.play_batch`, on this worker's own
+    core when the games' limits pin (claimed at the first batch, held while the worker lives)."""
+    from kothkit.playing import tournament
+    from kothkit.procs.cores import claim
+
+    global _CLAIM
+    if tasks and tasks[0].limits.pin_cpu:
+        if _CLAIM is None:
+            from kothkit.plugins import get_game
+
+            # A game that allows pondering: each seat's bot gets a core of its own, as with --jobs.
+            if get_game(tasks[0].game).pondering:
+                _CLAIM = claim(2)
+                tournament._CPU = tuple(_CLAIM.cores)
+            else:
+                _CLAIM = claim(1)
+                tournament._CPU = _CLAIM.cores[0]
+        # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
+        cpu = tournament._CPU
+        tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
+    return tournament.play_batch([_here(t) for t in tasks], rows=rows)
+
+
+#: Where this worker finds a bot, by content hash: None at the judge's path, else the copy it was
+#: sent (see :func:`receive`; looked up on disk too, for a worker restarted since).
+_WHERE: dict[str, Path | None] = {}
+
+
+def _place(b: BotSpec) -> Path | None:
+    if b.hash not in _WHERE:
+        sent = shipped_root() / b.hash / Path(b.path).name
+        _WHERE[b.hash] = sent if not Path(b.path).exists() and sent.exists() else None
+    return _WHERE[b.hash]
+
+
+def shipped_root() -> Path:
+    """Where a worker keeps the bots it was sent, by content hash (one folder per user)."""
+    import os
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"kothkit-shipped-{os.getuid()}"
+
+
+def _moved(b: BotSpec, where: Path) -> BotSpec:
+    import attrs
+
+    entry = b.entry
+    if b.kind == "function" and entry:
+        entry = f"{where}:{entry.rpartition(':')[2]}"
+    return attrs.evolve(b, path=where, entry=entry)
+
+
+def _here(task):
+    """``task`` with the bots this worker was sent at their place here."""
+    import attrs
+
+    players = tuple(_moved(b, where) if (where := _place(b)) is not None else b for b in task.players)
+    return attrs.evolve(task, players=players) if players != task.players else task
+
+
+def _pack(b: BotSpec) -> bytes:
+    """``b``'s folder (or a function bot's file) as a gzipped tar, its state and build output left out."""
+    import fnmatch
+    import io
+    import tarfile
+
+    from kothkit.bots.folders import HASH_IGNORE
+
+    def keep(info):
+        parts = Path(info.name).parts[1:]
+        return None if any(fnmatch.fnmatch(p, pat) for p in parts for pat in HASH_IGNORE) else info
+
+    path = Path(b.path)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(path, arcname=path.name, recursive=True, filter=keep)
+    return buf.getvalue()
+
+
+def receive(b: BotSpec, packed: bytes) -> str | None:
+    """On a worker: unpack ``b`` sent by the judge under :func:`shipped_root` by its hash (once per
+    machine), check its hash, build it there, and play it from there from now on.  Why not, or None."""
+    import fcntl
+    import io
+    import shutil
+    import tarfile
+
+    root = shipped_root()
+    root.mkdir(mode=0o700, exist_ok=True)
+    home = root / b.hash
+    where = home / Path(b.path).name
+    with open(root / f"{b.hash}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not where.exists():
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir()
+            with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
+                tar.extractall(home, filter="data")
+    moved = _moved(b, where)
+    if _bot_hash(moved) != b.hash:
+        return "the copy sent has other content"
+    failed = _build_here(moved) if b.build else None
+    if failed:
+        return failed
+    _WHERE[b.hash] = where
+    return None
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot play this tournament (no workers, a worker that lacks what it needs)."""
+
+
+def machine() -> str:
+    """This machine's identity while it runs: the kernel's boot id (else the host name)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        import socket
+
+        return socket.gethostname()
+
+
+def _bot_hash(b: BotSpec) -> str:
+    """``b``'s content hash computed from its path here (as :mod:`kothkit.bots.folders` does on load)."""
+    from kothkit.bots.folders import BUILD_SOURCE_GLOBS, content_hash
+
+    path = Path(b.path)
+    if not path.exists():
+        return "missing"
+    if path.is_file():
+        return content_hash(path)
+    return content_hash(path, b.sources or (BUILD_SOURCE_GLOBS if b.build else None))
+
+
+def _build_here(b: BotSpec) -> str | None:
+    """Build ``b`` on this machine unless it is built (its build cached by content hash, as on the
+    judge's); one worker of a machine builds while the others wait.  Why it failed, or None."""
+    import fcntl
+    import tempfile
+
+    from kothkit.bots.build import build
+
+    lock = Path(tempfile.gettempdir()) / f"kothkit-build-{b.hash[:32]}.lock"
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            _, err = build(b)
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+    return None if err is None else str(err).splitlines()[0]
+
+
+def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = None) -> dict:
+    """What this process (a worker) has for ``game`` and ``bots``: kothkit's version, the game's
+    code (see :func:`kothkit.plugins.game_code`) or why it cannot load, and each bot's content
+    hash as found at its path.  A bot found as the judge has it (``hashes``: the judge's) that
+    has a build step is built here if it is not (``builds``: the failures)."""
+    import kothkit
+
+    out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "builds": {},
+                 "machine": machine()}
+    try:
+        from kothkit.plugins import game_code, get_game
+
+        out["code"] = game_code(get_game(game))
+    except Exception as e:  # a missing or broken plugin: reported by the judge, naming this worker
+        out["error"] = f"{type(e).__name__}: {e}"
+    for b in bots:
+        try:
+            out["bots"][b.name] = _bot_hash(b)
+            if b.build and hashes is not None and out["bots"][b.name] == hashes.get(b.name):
+                failed = _build_here(b)
+                if failed:
+                    out["builds"][b.name] = failed
+        except Exception as e:
+            out["bots"][b.name] = f"unreadable ({type(e).__name__}: {e})"
+    return out
+
+
+def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str]) -> list[str]:
+    found = []
+    if seen.get("kothkit") != version:
+        found.append(f"worker {worker} runs kothkit {seen.get('kothkit')}, the judge {version}")
+    if seen.get("error"):
+        found.append(f"worker {worker} cannot load the game: {seen['error']}")
+    elif seen.get("code") != code:
+        found.append(f"worker {worker} has other code for the game's plugin "
+                     f"({(seen.get('code') or {}).get('plugin')}; the judge: {code.get('plugin')})")
+    for name, h in want.items():
+        there = seen.get("bots", {}).get(name)
+        if there != h:
+            what = "no such path" if there == "missing" else there if str(there).startswith("unreadable") else \
+                "other content"
+            found.append(f"worker {worker} does not have bot {name} as the judge does ({what})")
+    for name, why in seen.get("builds", {}).items():
+        found.append(f"worker {worker} could not build bot {name}: {why}")
+    return found
+
+
+class ClusterPool:
+    """Where a tournament's batches run on a Dask cluster: ``submit(play_batch, tasks, rows=...)``
+    gives a :class:`concurrent.futures.Future`, as :func:`kothkit.playing.tournament.dispatch` expects."""
+
+    batch_seconds = BATCH_SECONDS
+
+    def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as e:
+            raise ClusterError("--cluster needs Dask distributed: pip install 'kothkit[cluster]'") from e
+        self.address = address
+        self.cluster = None
+        self._futures: dict[str, object] = {}
+        self._lock = threading.Lock()
+        try:
+            if address.startswith(LOCAL):
+                try:
+                    n = int(address[len(LOCAL):])
+                except ValueError:
+                    raise ClusterError(f"--cluster {address} is not local:N (N a number of workers)") from None
+                if n < 1:
+                    raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
+                import dask
+
+                # Batches go to workers at once, each queued behind the one it plays (as in the
+                # local pool), instead of waiting at the scheduler for a worker to ask.
+                with dask.config.set({"distributed.scheduler.worker-saturation": "inf"}):
+                    self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster, timeout=timeout)
+            else:
+                self.client = Client(address, timeout=timeout)
+            self.client.wait_for_workers(1, timeout=timeout)
+        except ClusterError:
+            self.close()
+            raise
+        except (OSError, TimeoutError, ValueError) as e:
+            self.close()
+            raise ClusterError(f"cannot use the Dask cluster at {address}: {e}") from None
+
+    def __enter__(self) -> ClusterPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def workers(self) -> list[str]:
+        return sorted(self.client.scheduler_info(n_workers=-1)["workers"]) if hasattr(self, "client") else []
+
+    def check(self, info: GameInfo, bots: Sequence[BotSpec], code: dict) -> int:
+        """Refuse what the cluster cannot play, naming the worker: run :func:`probe` on every
+        worker and compare with this process.  Returns the number of workers."""
+        import kothkit
+
+        # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
+        # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
+        want = {b.name: b.hash or _bot_hash(b) for b in bots}
+        try:
+            seen = self.client.run(probe, info.name, list(bots), want, on_error="return")
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
+        if not seen:
+            raise ClusterError(f"the Dask cluster at {self.address} has no workers")
+        problems = self._ship(seen, bots, want)
+        for worker, got in sorted(seen.items()):
+            if isinstance(got, BaseException):
+                problems.append(f"worker {worker} failed the check: {type(got).__name__}: {got}")
+            else:
+                problems += _problems(worker, got, kothkit.__version__, code, want)
+        stateful = sorted(b.name for b in bots if b.stateful)
+        away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
+        if stateful and away and not problems:
+            problems.append(f"stateful bots ({', '.join(stateful)}) keep their state in their folder, so all "
+                            f"their games must run on one machine, and workers {', '.join(away[:5])} run on "
+                            f"another than the judge's: run them with --jobs, or with workers on this machine")
+        if problems:
+            shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
+            raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))
+        return len(seen)
+
+    def _ship(self, seen: dict, bots: Sequence[BotSpec], want: dict[str, str]) -> list[str]:
+        """Send each bot a worker lacks (no such path there) as a tar; what went wrong, by worker."""
+        problems = []
+        for b in bots:
+            lacking = sorted(w for w, got in seen.items()
+                             if isinstance(got, dict) and got.get("bots", {}).get(b.name) == "missing")
+            if not lacking:
+                continue
+            if b.stateful:
+                problems.append(f"workers {', '.join(lacking[:5])} lack stateful bot {b.name}, whose state "
+                                f"cannot travel")
+                continue
+            packed = _pack(b)
+            got = self.client.run(receive, b, packed, workers=lacking, on_error="return")
+            for w, why in sorted(got.items()):
+                if why is not None:
+                    problems.append(f"worker {w} could not take bot {b.name} sent there: {why}")
+                else:
+                    seen[w]["bots"][b.name] = want[b.name]
+        return problems
+
+    def submit(self, fn, tasks, **kwargs) -> cf.Future:
+        from kothkit.playing.tournament import _isolated, play_batch
+
+        tasks = [_isolated(t) for t in tasks]
+        out: cf.Future = cf.Future()
+        key = f"kothkit-batch-{uuid.uuid4().hex}"
+        if fn is play_batch:
+            fn = play
+        fut = self.client.submit(fn, tasks, key=key, pure=False, **kwargs)
+        with self._lock:
+            self._futures[key] = fut
+
+        def done(f) -> None:
+            with self._lock:
+                self._futures.pop(key, None)
+            if not out.set_running_or_notify_cancel():
+                return
+            try:
+                out.set_result(f.result())
+            except BaseException as e:
+                from distributed import KilledWorker
+
+                # Workers died playing this batch more times than the scheduler allows: the judge
+                # plays it again with its bots isolated, as for a local worker that died.
+                out.set_exception(BrokenProcessPool(str(e)) if isinstance(e, KilledWorker) else e)
+
+        fut.add_done_callback(done)
+        return out
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Cancel the batches still queued or running (the cluster itself stays up: :meth:`close`)."""
+        with self._lock:
+            pending = list(self._futures.values())
+            self._futures.clear()
+        if pending and hasattr(self, "client"):
+            try:
+                self.client.cancel(pending)
+            except Exception:  # a cluster already gone has nothing left to cancel
+                pass
+
+    def close(self) -> None:
+        self.shutdown()
+        client = getattr(self, "client", None)
+        if client is not None:
+            try:
+                client.close(timeout=10)
+            except Exception:
+                pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=10)
+            except Exception:
+                pass
+            self.cluster = None
+
+
+def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None) -> ClusterPool:
+    """A checked :class:`ClusterPool` on ``address`` for a tournament of ``info`` between ``bots``
+    (close it when done); :class:`ClusterError` names what is wrong."""
+    from kothkit.plugins import game_code
+
+    pool = ClusterPool(address)
+    try:
+        pool.check(info, bots, code if code is not None else game_code(info))
+    except BaseException:
+        pool.close()
+        raise
+    return pool

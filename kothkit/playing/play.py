@@ -1,0 +1,85 @@
+"""``kothkit play``: a person plays one game against a bot, in the terminal.
+
+The person is a seat of an ordinary game: the referee plays it as it plays any
+game (the bot under its usual limits and containment), but asks the person's
+seat through :mod:`kothkit.human` instead of a bot, with no time limit.  The
+board is drawn after every move; an entry that does not parse, or that the game
+rejects, is explained with the legal choices and asked again.  The game is
+stored in a journal like a tournament's (default ``.kothkit/GAME-play.sqlite``,
+apart from the game's tournament journal, whose last run it would otherwise
+become): ``kothkit show``, ``export`` and ``verify`` work on it.  Each game is
+slot ``k`` of the pair (the person, the bot) under the play seed, the first
+slot not yet in the journal, so its id and seed are what ``verify`` expects of
+a round robin's game; the person's seat is recorded with the content hash
+:data:`kothkit.human.HUMAN_HASH`, and ``verify`` replays its recorded replies.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from kothkit.game import GameInfo, Match, Prompt
+from kothkit.human import read_entry, turn_of
+
+
+class Abandoned(Exception):
+    """The person left the game (end of input, or ``quit``): nothing is stored."""
+
+
+def hidden_information(match: Match) -> bool:
+    """Whether a seat must not see all of the game (the match says what it hides from a seat)."""
+    return type(match).hidden_from is not Match.hidden_from
+
+
+class Terminal:
+    """The person's seat and the screen: draws boards and moves, reads entries."""
+
+    def __init__(self, info: GameInfo, names: tuple[str, ...], me: int, hidden: bool,
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
+        self.info, self.names, self.me, self.hidden = info, names, me, hidden
+        self.stdin, self.stdout = stdin, stdout
+        self.last_board: str | None = None
+        self.match: Match | None = None
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def board(self, text: str) -> None:
+        if text and text != self.last_board:
+            self.say(text)
+            self.last_board = text
+
+    def event(self, kind: str, seat: int, text: str, ms: float | None) -> None:
+        """The referee's events: moves and boards (a hidden game shows the person only their turns)."""
+        who = "you" if seat == self.me else self.names[seat]
+        if kind == "reply" and seat != self.me:
+            took = f" ({ms / 1000:.2f} s)" if ms is not None else ""
+            self.say(f"{who} moved{took}" if self.hidden else f"{who} played {text}{took}")
+        elif kind == "board" and not self.hidden:
+            self.board(text)
+        elif kind == "verdict":
+            self.say(f"{who} lost by a fault: {text}")
+
+    def __call__(self, match: Match, prompt: Prompt) -> Any:
+        """The person's reply to ``prompt``: asked until the game accepts it."""
+        self.match = match
+        turn = turn_of(self.info, match, prompt)
+        if turn.auto is not None:
+            return turn.auto
+        self.board(turn.board)
+        while True:
+            self.stdout.write(f"{turn.asks}\n> ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line or line.strip().lower() == "quit":
+                raise Abandoned()
+            if not line.strip():
+                continue
+            reply, problem = read_entry(turn, match, prompt.seat, line)
+            if problem is None:
+                return reply
+            self.say(problem)
+
+

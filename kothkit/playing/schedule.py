@@ -1,0 +1,131 @@
+"""The round-robin schedule, generated lazily and derived from the tournament seed.
+
+Every pair of bots plays ``2 * rounds`` games; the opener (seat 0) of the
+pair's first game is drawn from the seed, and openers alternate after that.
+Within a round, pairs come in a seeded order (by blocks of :data:`BLOCK` bots
+when there are more).
+Each game's seed and its place in the order come from its slot (the pair's
+names and the game's number), so the schedule of a pair never depends on
+which other bots take part.  A game's id adds the game, its settings (with the
+game's code: its plugin's version and a hash of its Python files) and both
+bots' content hashes: a changed bot changes exactly its own games' ids, a
+changed game all of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from kothkit.bots.folders import BotSpec
+from kothkit.limits import Limits
+from kothkit.playing.seeding import derive, deriver
+from kothkit.store.records import GameTask
+
+#: Bots per group: with more bots than this, a round plays the pairs of two groups (a block of
+#: the pairing table) before the next block, in a snake over the table, so that an isolated
+#: function bot's host, kept by each worker in a bounded pool (kothkit.playing.referee.HostPool), serves
+#: many games before it is evicted.  Fixed, not tied to the pool's size: the order decides what
+#: a stateful bot sees, so it must be the same on every machine.
+BLOCK = 16
+
+
+def game_key(game: str, settings: Mapping[str, Any]) -> str:
+    """The part of every game id that a whole schedule shares (computed once per schedule)."""
+    return hashlib.sha256(json.dumps([game, settings], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple,
+            key: str | None = None) -> str:
+    return id_maker(key or game_key(game, settings), players, slot[:-1])(slot[-1])
+
+
+def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple) -> Callable[[object], str]:
+    """``f(last) == game_id(..., players, (*head, last), key)``: the shared part is hashed once."""
+    seats = "\x1e".join(f"{b.name}\x1f{b.hash}" for b in players)
+    base = hashlib.sha256(f"{key}\x1d{seats}\x1d".encode() + "".join(f"{x}\x1f" for x in head).encode())
+
+    def f(last: object) -> str:
+        h = base.copy()
+        h.update(str(last).encode())
+        return h.hexdigest()[:32]
+
+    return f
+
+
+def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any] | None = None) -> dict:
+    """The settings that make up a game's identity: limits that can change a result, rules, and
+    the game's code (:func:`kothkit.plugins.game_code`; absent in journals from before it was)."""
+    settings = {"limits": attrs.asdict(limits), "rules": dict(sorted(rules.items()))}
+    if code is not None:
+        settings["game"] = dict(code)
+    return settings
+
+
+@attrs.frozen
+class Schedule:
+    game: str
+    bots: tuple[BotSpec, ...]
+    seed: int
+    rounds: int
+    limits: Limits
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    trusted: bool = False
+    #: The game's code identity (see :func:`settings_of`), part of every id.
+    code: Mapping[str, Any] | None = None
+
+    @property
+    def total(self) -> int:
+        n = len(self.bots)
+        return n * (n - 1) // 2 * 2 * self.rounds
+
+    def pairs(self) -> list[tuple[BotSpec, BotSpec]]:
+        ordered = sorted(self.bots, key=lambda b: b.name)
+        return list(itertools.combinations(ordered, 2))
+
+    def __iter__(self) -> Iterator[GameTask]:
+        """Tasks in play order: round by round, pairs in a seeded order within a round."""
+        seed, rules, make = self.seed, dict(self.rules), GameTask
+        game, limits, trusted = self.game, self.limits, self.trusted
+        for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
+            # GameTask(id, game, players, seed, limits, rules, index, trusted): positional is cheaper.
+            yield make(game_id_of(f"{k}\x1f{seed}"), game, seats, game_seed(k), limits, rules, index, trusted)
+
+    def ids(self) -> Iterator[str]:
+        """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""
+        seed = self.seed
+        for k, _seats, game_id_of, _game_seed in self._slots():
+            yield game_id_of(f"{k}\x1f{seed}")
+
+    def _slots(self) -> Iterator[tuple]:
+        """(k, seats, id of "k\x1fseed", seed of k) for every game, in play order.
+
+        Per pair, what does not change from round to round is worked out once: its
+        seat orders, and the hash states its games' ids and seeds extend.  (Ids and
+        seeds are exactly those of game_id and derive: only the work is shared.)
+        """
+        key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
+        seed = self.seed
+        plans = []
+        for a, b in self.pairs():
+            first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
+            orders = ((first, second), (second, first))
+            plans.append((a.name, b.name, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
+                          deriver(seed, "game", a.name, b.name)))
+        # With many bots, a round goes block by block (see BLOCK); the key is the same for every
+        # pair of a smaller tournament, whose order is then the seeded one alone.
+        group = {b.name: i // BLOCK for i, b in enumerate(sorted(self.bots, key=lambda b: b.name))}
+
+        def block(p) -> tuple[int, int]:
+            i, j = group[p[0]], group[p[1]]
+            return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
+
+        for r in range(self.rounds):
+            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1]))):
+                for k in (2 * r, 2 * r + 1):
+                    yield k, orders[k & 1], ids[k & 1], game_seed

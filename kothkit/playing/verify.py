@@ -1,0 +1,173 @@
+"""``kothkit verify`` and ``kothkit prune``: re-play a journal's games from their seeds and list
+every difference; delete the games that no longer count.
+
+A published journal holds, for each game, its players and their content
+hashes, its seed, every reply and the outcome; for each run, its settings and
+where it loaded each bot from.  ``verify`` takes what ``kothkit run`` takes (a
+challenge folder, a game name with its journal) or a journal itself.  It
+finds the bots where the run found them (``--bots``, else the challenge's
+bots, the run's recorded places and the game's bundled bots), checks their
+hashes against the journal (a bot changed since the tournament, or missing,
+is reported, and its games cannot be verified), finds each game's settings
+(the run whose seed, limits, rules and game code reproduce the game's id: a
+game whose id matches no run was altered), plays the game again, and compares
+the outcome and every reply.  By default only the games that count in the
+current standings (those of each game's last run) are verified; ``--all``
+takes the superseded ones too, and ``kothkit prune`` deletes them.  Exit
+status 1 if anything verified differs or cannot be verified.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kothkit.bots.folders import BotSpec
+from kothkit.limits import Limits
+from kothkit.playing.schedule import game_id
+from kothkit.playing.seeding import derive
+from kothkit.store.records import GameRecord, GameTask
+
+#: Largest game number (within a pair) searched when matching a game to its run: 1000 rounds.
+MAX_SLOT = 2000
+
+
+def _norm(reply: Any) -> str:
+    """A reply as the journal stores it (function bots' values go through JSON)."""
+    try:
+        return json.dumps(reply, sort_keys=True)
+    except (TypeError, ValueError):
+        return json.dumps(repr(reply))
+
+
+def outcome_key(r: GameRecord) -> tuple:
+    return (r.players, r.winner, r.reason, r.fault, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves))
+
+
+@attrs.frozen
+class Difference:
+    record: GameRecord
+    what: str
+
+
+def describe(journal: GameRecord, replay: GameRecord) -> str:
+    """What differs between the journal's game and its replay, in one line."""
+    parts = []
+    ends = [(r.winner, r.reason, r.fault, r.verdict) for r in (journal, replay)]
+    if ends[0] != ends[1]:
+        parts.append(f"journal: winner {journal.winner or '-'} ({journal.reason}); "
+                     f"replay: winner {replay.winner or '-'} ({replay.reason})")
+    a = [(m.seat, _norm(m.reply)) for m in journal.moves]
+    b = [(m.seat, _norm(m.reply)) for m in replay.moves]
+    if a != b:
+        i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        ja = a[i][1] if i < len(a) else "(none)"
+        jb = b[i][1] if i < len(b) else "(none)"
+        parts.append(f"move {i + 1} differs (journal {ja}, replay {jb}; {len(a)} vs {len(b)} moves)")
+    return "; ".join(parts) or "differs"
+
+
+class _Settings:
+    """Finds the run (seed, limits, rules, game code) that reproduces a game's id."""
+
+    def __init__(self, runs: list[dict]):
+        #: Each distinct run, oldest first: (game, seed, settings, rounds or None, {bot: hash}).
+        seen, self.runs = set(), []
+        for r in runs:
+            key = (r["game"], r["seed"], json.dumps(r["settings"], sort_keys=True))
+            if key not in seen:
+                seen.add(key)
+                self.runs.append(self.entry(r))
+        #: (tournament seed, pair) -> [game numbers tried so far, {game seed: game number}]
+        self.slots: dict[tuple, list] = {}
+
+    @staticmethod
+    def entry(r: dict) -> tuple:
+        return (r["game"], r["seed"], r["settings"], r.get("rounds"), {b["name"]: b["hash"] for b in r["bots"]})
+
+    def _slot(self, tseed: int, a: str, b: str, seed: int) -> int | None:
+        entry = self.slots.setdefault((tseed, a, b), [0, {}])
+        table = entry[1]
+        while seed not in table and entry[0] < MAX_SLOT:
+            table.setdefault(derive(tseed, "game", a, b, entry[0]), entry[0])
+            entry[0] += 1
+        return table.get(seed)
+
+    def matches(self, r: GameRecord, run: tuple, schedule_only: bool = False) -> bool:
+        """Whether ``run`` reproduces ``r``'s id; with ``schedule_only``, also whether ``r`` is a
+        game of that run's schedule (its bots, with their hashes then, and its rounds)."""
+        game, tseed, settings, rounds, bots = run
+        if game != r.game:
+            return False
+        if schedule_only and any(bots.get(n) != h for n, h in zip(r.players, r.hashes)):
+            return False
+        a, b = sorted(r.players)
+        k = self._slot(tseed, a, b, r.seed)
+        if k is None or (schedule_only and rounds is not None and k >= 2 * rounds):
+            return False
+        stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
+        return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
+
+    def find_run(self, r: GameRecord) -> tuple | None:
+        """The latest run that reproduces ``r``'s id, as (game, seed, settings, rounds, {bot: hash}), or None."""
+        for run in reversed(self.runs):
+            if self.matches(r, run):
+                return run
+        return None
+
+    def find(self, r: GameRecord) -> dict | None:
+        """The settings of the latest run that reproduces ``r``'s id, or None."""
+        run = self.find_run(r)
+        return None if run is None else run[2]
+
+
+def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> None:
+    """Play ``tasks`` (in index order) on ``jobs`` workers, stateful bots in order, one game at a time."""
+    from kothkit.playing.tournament import dispatch
+
+    dispatch(tasks, jobs=jobs, pin_cpu=bool(tasks) and tasks[0].limits.pin_cpu, stateful=stateful,
+             on_done=lambda done, records: on_done(done[0], records[0]))
+
+
+def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:
+    """Play ``task`` again, each person's seat giving the replies the record holds for it, in order
+    (None once they run out: the game then rejects it, and the replay differs)."""
+    from kothkit.playing.referee import play_game
+
+    people = {}
+    for i, b in enumerate(task.players):
+        if b.kind == "human":
+            replies = iter([m.reply for m in record.moves if m.seat == i])
+            people[i] = lambda match, prompt, it=replies: next(it, None)
+    return play_game(task, info=info, people=people)
+
+
+def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) -> tuple[list, list]:
+    """``records`` split into the games that count in the current standings (those of the last
+    run of their game: its bots with their hashes then, its seed, settings and rounds) and the
+    superseded ones (those an earlier run reproduces).  A game that no run reproduces was altered:
+    it is never passed off as superseded."""
+    last: dict[str, tuple] = {}
+    for r in runs:
+        last[r["game"]] = _Settings.entry(r)
+    current, superseded = [], []
+    for r in records:
+        run = last.get(r.game)
+        now = run is None or settings.matches(r, run, schedule_only=True) or settings.find(r) is None
+        (current if now else superseded).append(r)
+    return current, superseded
+
+
+def _limits(stored: dict) -> Limits:
+    """The limits a run stored (fields this kothkit does not know are left out, missing ones default)."""
+    known = {f.name for f in attrs.fields(Limits)}
+    return Limits(**{k: v for k, v in stored.items() if k in known})
+
+
+def _code_text(code: dict) -> str:
+    return f"{code.get('plugin') or 'registered in code'}, code {str(code.get('code'))[:12]}"
+
+

@@ -1,0 +1,827 @@
+"""Containment: what the operating system enforces on a bot process beyond its pipes.
+
+Probed once per judge process (:func:`capabilities`), and said in the
+``kothkit run`` output (:meth:`Capabilities.summary`):
+
+* **Processes.**  Where the machine allows it, every bot runs in its own PID
+  namespace under a small init (:mod:`kothkit.procs.jailinit`): when the bot exits,
+  is killed, or the judge dies, the kernel kills everything the bot started,
+  setsid and double-forked children included.  Without namespaces, a bot's
+  process group is killed and, where a cgroup is writable, every process left
+  in the bot's cgroup.
+* **Files.**  With namespaces and the C init, a bot sees a minimal root: the
+  system's runtime folders, the interpreter and kothkit (:func:`_exposed`)
+  read-only, its own folder (writable only if stateful), a private /tmp and
+  /dev/shm, its /proc and a few devices.  With the Python init it sees the
+  machine read-only except those, the other bots' folders hidden (when the
+  bot's parent folder holds only bot folders).  Without, files are not
+  confined, and the summary says so.
+* **Privileges.**  With the C init a root judge's bots run as :data:`BOT_UID`,
+  their folder id-mapped to it; in a user namespace, as its root; either way
+  without any capability, with no_new_privs, under a seccomp filter (the
+  Python init: the judge's user, a few capabilities, the same filter).
+* **CPU.**  Without pondering a waiting bot is frozen (:meth:`Jail.freeze`);
+  with it each bot may get its own core (:func:`fair_cpu`).
+* **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
+  RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
+  stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
+* **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
+  real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
+  number of processes (threads count) and lets the jail kill every process of
+  a bot without racing PID reuse; CPU time, file size and open files are
+  rlimits; each game's bots are pinned to the game's core.
+
+Why a cgroup and not RLIMIT_AS: address-space limits break node and the JVM,
+which reserve far more virtual memory than they use; a memory cgroup counts
+only pages really used.  Without a writable cgroup we fall back to RLIMIT_DATA
+(private writable memory: node and the JVM still start) and say so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from functools import cache
+from pathlib import Path
+
+import attrs
+
+from kothkit.limits import Limits
+
+MiB = 1 << 20
+#: How the init's line on a bot's stderr starts when the bot ended with its /tmp or /dev/shm full.
+DISK_FULL = "kothkit: the bot ended with its "
+#: The kothkit package folder (this module lives in kothkit/procs/): bots and hosts are shown all of it.
+KOTHKIT_DIR = Path(__file__).resolve().parent.parent
+HELPER = Path(__file__).with_name("jailinit.py")
+HELPER_C = Path(__file__).with_name("jailinit.c")
+
+
+@attrs.frozen
+class Capabilities:
+    #: A writable memory cgroup directory to create per-bot groups in, or None.
+    cgroup_dir: Path | None
+    #: "v2", "v1" or None.
+    cgroup_version: str | None
+    cores: tuple[int, ...]
+    #: A writable cgroup directory with the pids controller (v1: the pids hierarchy; v2: as cgroup_dir).
+    pids_dir: Path | None = None
+    pids_version: str | None = None
+    #: Bots run in a PID namespace under kothkit's init.
+    namespaces: bool = False
+    #: Bots see the filesystem read-only but their own folder (needs namespaces).
+    files: bool = False
+    #: The namespaces need a user namespace (the judge is not root).
+    userns: bool = False
+    #: Why namespaces or file confinement are missing ("" when both work).
+    why: str = ""
+    #: The init the bots run under: "C" (compiled here, fast) or "Python".
+    helper: str = ""
+    #: Bots see a minimal root (system folders, their own folder, private /tmp), not the machine.
+    minimal: bool = False
+    #: The uid bots run as (the folder id-mapped to it), or None: the judge's uid (root in a user namespace).
+    user: int | None = None
+    #: Bots run with no capability at all (else a few, to use their folder: the judge is root without id-mapping).
+    no_caps: bool = False
+    #: A seccomp filter refuses the calls a bot never needs (open_by_handle_at, mount, ptrace...).
+    seccomp: bool = False
+    #: A writable freezer cgroup directory (v1: the freezer hierarchy; v2: as cgroup_dir), or None.
+    freezer_dir: Path | None = None
+    freezer_version: str | None = None
+
+    def describe(self) -> list[str]:
+        lines = []
+        if self.namespaces:
+            lines.append(f"processes: a PID namespace per bot under kothkit's {self.helper} init; whatever a bot "
+                         "starts dies with it, and with the judge")
+        else:
+            lines.append(f"processes: no PID namespace ({self.why}); a bot's process group"
+                         + (" and cgroup are" if self.pids_dir or self.cgroup_dir else " is")
+                         + " killed after its game; children that leave both can survive")
+        if self.files and self.minimal:
+            lines.append("files: a minimal root: the system's runtime folders and the interpreter read-only, the "
+                         "bot's own folder (writable if stateful), a private /tmp, /proc of its namespace, "
+                         "/dev null, zero, urandom")
+        elif self.files:
+            lines.append("files: read-only machine; a bot writes only its own folder and a private /tmp; "
+                         "other bots' folders hidden")
+        else:
+            lines.append(f"files: NOT confined ({self.why or 'no mount namespace'}); "
+                         "a bot can write wherever its user can")
+        if self.cgroup_version:
+            lines.append(f"memory cap: cgroup {self.cgroup_version} ({self.cgroup_dir}), real memory, OOM kill -> verdict 'memory'")
+        else:
+            lines.append("memory cap: no writable cgroup; RLIMIT_DATA instead (a bot over the cap crashes with an allocation failure)")
+        if self.pids_version:
+            lines.append(f"process cap: pids cgroup {self.pids_version} (threads count)")
+        else:
+            lines.append("process cap: RLIMIT_NPROC (per user; not enforced for root)")
+        lines.append(f"privileges: {self.privileges()}")
+        lines.append(f"waiting bots: frozen (freezer cgroup {self.freezer_version}) in games without pondering"
+                     if self.freezer_version else "waiting bots: NOT frozen (no writable freezer cgroup)")
+        lines.append(f"cpu pinning: cores {list(self.cores)}")
+        return lines
+
+    def privileges(self) -> str:
+        if not self.namespaces:
+            return "bots run as the judge's user"
+        who = (f"bots run as uid {self.user}" if self.user is not None
+               else "bots run as root in a user namespace" if self.userns else "bots run as root (NOT unprivileged)")
+        caps = "no capabilities" if self.no_caps else "a few capabilities"
+        return f"{who}, {caps}, no_new_privs, " + ("seccomp filter" if self.seccomp else "no seccomp filter")
+
+    def summary(self) -> str:
+        """One line for the run output: what is enforced, and what is not."""
+        parts = [f"PID namespace per bot ({self.helper} init)" if self.namespaces else f"no PID namespace ({self.why})"]
+        parts.append(("minimal filesystem" if self.minimal else "files read-only outside the bot's folder")
+                     if self.files else "files NOT confined")
+        if self.namespaces:
+            parts.append(self.privileges())
+        parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
+        parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
+        return ", ".join(parts)
+
+
+# -- probing -------------------------------------------------------------------
+def _own_cgroup_v1(controller: str) -> Path | None:
+    root = Path("/sys/fs/cgroup") / controller
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, ctrls, path = line.split(":", 2)
+            if controller in ctrls.split(","):
+                d = root / path.lstrip("/")
+                return d if d.is_dir() else (root if root.is_dir() else None)
+    except OSError:
+        return None
+    return None
+
+
+def _own_cgroup_v1_memory() -> Path | None:
+    return _own_cgroup_v1("memory")
+
+
+def _own_cgroup_v2(controller: str = "memory") -> Path | None:
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                base = Path("/sys/fs/cgroup")
+                d = base / line[3:].lstrip("/")
+                if (d / "cgroup.controllers").is_file() and controller in (d / "cgroup.subtree_control").read_text().split():
+                    return d
+    except OSError:
+        return None
+    return None
+
+
+def _probe_dir(d: Path) -> bool:
+    t = d / f"kothkit-probe-{uuid.uuid4().hex[:8]}"
+    try:
+        t.mkdir()
+        t.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, ValueError):  # not a pid at all: a folder named by someone else, left alone
+        return True
+
+
+# -- cgroup names, and sweeping those of dead judges ---------------------------------
+# A bot's cgroup is named kothkit-nsNS-PID-START-RANDOM after the process that made it (a judge
+# or one of its workers): its PID namespace, PID and start time (/proc/PID/stat, clock ticks
+# since boot).  ("ns" keeps judges of older versions, which read the field after "kothkit-"
+# as their maker's PID, from taking the namespace for a dead PID and removing a live group.)  A group whose maker is gone -- no process with that PID, or another one that
+# reused it, in the same namespace -- is stale, whatever happened to the maker (SIGKILL, OOM).
+_OWNER: tuple[int, str] | None = None
+
+
+def _start_time(pid: int) -> str | None:
+    """Field 22 of /proc/PID/stat, or None if there is no such process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command name may hold spaces and ')'
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_namespace() -> str:
+    try:
+        return "".join(c for c in os.readlink("/proc/self/ns/pid") if c.isdigit()) or "0"
+    except OSError:
+        return "0"
+
+
+def _group_name() -> str:
+    global _OWNER
+    pid = os.getpid()
+    if _OWNER is None or _OWNER[0] != pid:  # a forked worker names its groups after itself
+        _OWNER = (pid, f"kothkit-ns{_pid_namespace()}-{pid}-{_start_time(pid) or 0}")
+    return f"{_OWNER[1]}-{uuid.uuid4().hex[:12]}"
+
+
+def _stale(name: str) -> bool:
+    """Whether the group ``name`` was made by a process that is gone (never one of this process)."""
+    parts = name.split("-")
+    try:
+        if len(parts) == 5 and parts[1].startswith("ns"):
+            ns, pid, start = parts[1][2:], int(parts[2]), parts[3]
+            # Another PID namespace's PIDs mean nothing here: its groups are its own to sweep.
+            return ns == _pid_namespace() and pid != os.getpid() and _start_time(pid) != start
+        if len(parts) == 3:  # named by an older kothkit: kothkit-PID-RANDOM
+            pid = int(parts[1])
+            return pid != os.getpid() and not _pid_alive(pid)
+    except ValueError:
+        pass
+    return False
+
+
+def _sweep(d: Path) -> None:
+    """Remove the groups of judges (and workers) that are gone, killing what is left in them."""
+    try:
+        entries = [g for g in d.glob("kothkit-*") if g.is_dir()]
+    except OSError:
+        return
+    for g in entries:
+        if not _stale(g.name):
+            continue
+        try:
+            g.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            # Processes left behind by a dead judge's bot: thawed (a frozen process dies only once
+            # thawed), killed (forks blocked first), then removed.
+            for name, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                try:
+                    (g / name).write_text(value)
+                except OSError:
+                    pass
+            Jail(Limits(), caps=None, pids_group=g).teardown()
+
+
+def sweep_cgroups() -> None:
+    """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
+    caps = capabilities()
+    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+        _sweep(d)
+
+
+def _cache_dir() -> Path | None:
+    """The user's cache folder for kothkit, if it is the user's own and nobody else can write it."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kothkit"
+        base.mkdir(parents=True, exist_ok=True)
+        st = base.stat()
+    except (OSError, RuntimeError):
+        return None
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        return None  # someone else could plant a helper here
+    return base
+
+
+@cache
+def compiled_helper() -> Path | None:
+    """jailinit.c compiled once per machine (cached by its content), or None: no C compiler here.
+
+    The C helper starts in about a millisecond, the Python one in about twelve, once per bot and game."""
+    if os.environ.get("KOTHKIT_JAIL_HELPER") == "python":
+        return None
+    try:
+        source = HELPER_C.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(source + os.uname().machine.encode()).hexdigest()[:16]
+    folder = _cache_dir()
+    if folder is None:
+        return None
+    exe = folder / f"jailinit-{digest}"
+    if os.access(exe, os.X_OK):
+        return exe
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return None
+    tmp = folder / f".jailinit-{digest}-{os.getpid()}"
+    try:
+        subprocess.run([cc, "-O2", "-o", str(tmp), str(HELPER_C)], capture_output=True, timeout=120, check=True,
+                       stdin=subprocess.DEVNULL)
+        os.replace(tmp, exe)  # atomic: judges starting at once never run a half-written helper
+    except (OSError, subprocess.SubprocessError):
+        tmp.unlink(missing_ok=True)
+        return None
+    return exe
+
+
+def helper_command(options: list[str], argv: list[str]) -> list[str]:
+    exe = compiled_helper()
+    if exe is not None:
+        return [str(exe), *options, "--", *argv]
+    # -I -S: no site-packages, no environment; imported rather than run as a script so that its
+    # compiled form is cached: the helper is ready in ~12 ms (most of it the interpreter's start).
+    boot = f"import sys; sys.path.append({str(HELPER.parent)!r}); from jailinit import main; main()"
+    return [sys.executable, "-I", "-S", "-c", boot, *options, "--", *argv]
+
+
+@attrs.frozen
+class _Probed:
+    namespaces: bool = False
+    files: bool = False
+    userns: bool = False
+    why: str = ""
+    minimal: bool = False
+    user: int | None = None
+    no_caps: bool = False
+    seccomp: bool = False
+
+
+#: The uid bots run as when the judge is root (nobody): their folder is id-mapped to it.
+BOT_UID = 65534
+
+
+def _probe_namespaces() -> _Probed:
+    """What the jail achieves here: run the helper's probe in a scratch layout, with the most
+    asked of it first, then less."""
+    if os.environ.get("KOTHKIT_NO_NAMESPACE") == "1":
+        return _Probed(why="disabled by KOTHKIT_NO_NAMESPACE=1")
+    if not sys.platform.startswith("linux"):
+        return _Probed(why="not Linux")
+    userns = os.geteuid() != 0
+    tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
+    why = ""
+    try:
+        bots = tmp / "bots"
+        me, other = bots / "a", bots / "b"
+        me.mkdir(parents=True)
+        other.mkdir()
+        (other / "secret").write_text("x")
+        attempts = [(True, not userns, True), (True, False, True), (True, False, False), (False, False, False)]
+        for files, as_user, filtered in attempts:
+            opts = [f"folder={me}", f"parent={os.getpid()}", "probe=1", f"outside={tmp}", f"sibling={other}"]
+            opts += ["userns=1"] if userns else []
+            opts += ["fs=1", "folder_rw=1", f"hide={bots}"] if files else []
+            opts += [f"user={BOT_UID}"] if as_user else []
+            opts += ["seccomp=1"] if filtered else []
+            try:
+                done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
+                                      timeout=20, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                why = f"the jail helper failed: {e}"
+                continue
+            report = dict(kv.split("=", 1) for kv in done.stdout.split() if "=" in kv)
+            if done.returncode != 0 or report.get("pid") != "2":
+                err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+                why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
+                continue
+            got = dict(namespaces=True, userns=userns,
+                       user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
+                       no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
+                       seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
+            if not files:
+                return _Probed(files=False, why=why or "file confinement unavailable", **got)
+            own = me / ".kothkit-probe"
+            confined = (own.exists() and not (tmp / ".kothkit-probe").exists()
+                        and report.get("sibling_hidden") == "True")
+            if confined:
+                # The C init builds a minimal root; the Python one makes the machine read-only.
+                return _Probed(files=True, minimal=compiled_helper() is not None, why="", **got)
+            why = "the probe could write outside its folder"
+        return _Probed(userns=userns, why=why or "unshare failed")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@cache
+def capabilities() -> Capabilities:
+    cores = tuple(sorted(os.sched_getaffinity(0)))
+    mem = mem_v = pids = pids_v = frz = frz_v = None
+    if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
+        d2 = _own_cgroup_v2("memory")
+        if d2 is not None and _probe_dir(d2):
+            mem, mem_v = d2, "v2"
+        else:
+            d1 = _own_cgroup_v1("memory")
+            if d1 is not None and _probe_dir(d1):
+                mem, mem_v = d1, "v1"
+        p2 = _own_cgroup_v2("pids")
+        if p2 is not None and _probe_dir(p2):
+            pids, pids_v = p2, "v2"
+        else:
+            p1 = _own_cgroup_v1("pids")
+            if p1 is not None and _probe_dir(p1):
+                pids, pids_v = p1, "v1"
+        frz = frz_v = None
+        if mem_v == "v2" or pids_v == "v2":
+            frz, frz_v = (mem if mem_v == "v2" else pids), "v2"  # cgroup.freeze in every group
+        else:
+            f1 = _own_cgroup_v1("freezer")
+            if f1 is not None and _probe_dir(f1):
+                frz, frz_v = f1, "v1"
+        for d in {mem, pids, frz} - {None}:
+            _sweep(d)
+    p = _probe_namespaces()
+    return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
+                        namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
+                        helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
+                        minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
+                        freezer_dir=frz, freezer_version=frz_v)
+
+
+def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
+    """(cores per job, what the run output says): how a bot is kept from taking its opponent's CPU.
+
+    Without pondering, a waiting bot is frozen.  With it, each bot of a game needs a core of its
+    own: two per job when the machine has them, else the two bots share the job's core."""
+    caps = caps or capabilities()
+    if not pondering:
+        if caps.freezer_version:
+            return 1, f"a waiting bot is frozen (freezer cgroup {caps.freezer_version}): it cannot take its opponent's CPU"
+        return 1, "a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its opponent's core"
+    n = len(caps.cores)
+    if pin_cpu and n >= 2 * jobs:
+        return 2, "the game allows pondering: each bot of a game has a core of its own"
+    return 1, (f"the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to share"
+               + (f" (--jobs {n // 2} gives each bot its own)" if n >= 2 else ""))
+
+
+# -- hiding the other bots -----------------------------------------------------------
+_HIDE: dict[Path, tuple[float, bool]] = {}
+
+
+def hidden_parent(folder: Path) -> Path | None:
+    """The bot's parent folder when it holds only bot folders (then it is hidden from the bot)."""
+    parent = folder.parent
+    if parent == folder or parent == Path("/"):
+        return None
+    try:
+        mtime = parent.stat().st_mtime
+    except OSError:
+        return None
+    hit = _HIDE.get(parent)
+    if hit is None or hit[0] != mtime:
+        try:
+            subs = [p for p in parent.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
+            only_bots = bool(subs) and all((p / "bot.toml").is_file() or (p / "meta").is_file() for p in subs)
+        except OSError:
+            only_bots = False
+        hit = _HIDE[parent] = (mtime, only_bots)
+    return parent if hit[1] else None
+
+
+# -- the jail --------------------------------------------------------------------------
+_PRCTL = None
+
+
+def _prctl():
+    global _PRCTL
+    if _PRCTL is None:
+        import ctypes
+
+        _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+    return _PRCTL
+
+
+def site_dirs() -> list[str]:
+    """The judge's site folders on its sys.path: where the packages a function host imports live.
+
+    Not only its prefix's: the user's site, and folders a ``.pth`` file adds (a
+    :mod:`kothkit.testing.sandbox` venv sees the packages of the venv that made it that way).
+    """
+    return [p for p in sys.path
+            if os.path.isabs(p) and os.path.basename(os.path.normpath(p)) in ("site-packages", "dist-packages")]
+
+
+def _scratch_root(path: Path) -> Path | None:
+    """The top folder just below /tmp or /dev/shm that holds ``path``, if it lives there."""
+    for d in (Path("/tmp"), Path("/dev/shm")):
+        if d in path.parents:
+            return d / path.relative_to(d).parts[0]
+    return None
+
+
+def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, KOTHKIT_DIR.parent,
+             *readable]
+    paths += [Path(p) for p in site_dirs()]
+    if argv and os.path.isabs(argv[0]):
+        paths.append(Path(argv[0]).parent)
+    kept: list[str] = []
+    for p in paths:
+        for q in (p, p.resolve()):
+            root = _scratch_root(q)
+            if root is not None and root.is_dir() and str(root) not in kept:
+                kept.append(str(root))
+    return kept
+
+
+#: Where the system's programs live: shown to every bot by the init itself.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+def _exposed(argv: list[str]) -> list[str]:
+    """Paths outside the system folders a bot's command needs, shown read-only in its root: the
+    Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
+    (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and the folder of a command found on PATH (node in /opt/node/bin,
+    say, with /opt/node/lib).  Never a path the bot names itself: an absolute command must be a system program's
+    or lie in the bot's folder."""
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(sys.executable).parent),
+             str(KOTHKIT_DIR), *site_dirs()]
+    if argv and "/" not in argv[0]:
+        found = shutil.which(argv[0])
+        if found:
+            for c in (found, os.path.realpath(found)):
+                d = os.path.dirname(c)
+                paths.append(d)
+                if os.path.basename(d) == "bin":  # its libraries, not the whole prefix (~/.local, say)
+                    paths += [os.path.join(os.path.dirname(d), sub) for sub in ("lib", "lib64", "libexec")]
+    if argv and argv[0] == sys.executable:
+        paths.append(os.path.dirname(os.path.realpath(sys.executable)))
+    out: list[str] = []
+    for p in paths + [os.path.realpath(p) for p in paths]:
+        p = os.path.normpath(p)
+        if p == "/" or any(p == d or p.startswith(d + "/") for d in SYSTEM_DIRS) or not os.path.exists(p):
+            continue
+        if p not in out:
+            out.append(p)
+    # a path inside another one is shown with it
+    return [p for p in out if not any(q != p and p.startswith(q.rstrip("/") + "/") for q in out)]
+
+
+@attrs.define(eq=False)
+class Jail:
+    """The OS-side limits of one bot process for one game."""
+
+    limits: Limits
+    cpu: int | None = None
+    #: The bot may write its folder (a stateful bot, a build); else its folder is read-only to it.
+    writable: bool = False
+    #: The bot is frozen while it waits (:meth:`freeze`, :meth:`thaw`): needs a freezer cgroup.
+    freezable: bool = False
+    caps: Capabilities = attrs.field(factory=capabilities)
+    #: The bot's memory cgroup (v1 or v2), or None.
+    group: Path | None = None
+    #: The bot's pids cgroup (v1; in v2 it is ``group`` when both exist), or None.
+    pids_group: Path | None = None
+    #: The bot's freezer cgroup (v1; in v2 the memory or pids group), or None.
+    freezer_group: Path | None = None
+    frozen: bool = False
+    #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
+    wrapped: bool = False
+    parent: int = 0
+
+    def _mkgroup(self, base: Path) -> Path:
+        g = base / _group_name()
+        g.mkdir()
+        return g
+
+    def setup(self) -> None:
+        """Create the bot's cgroups: memory when a cap is asked, pids whenever writable."""
+        lim, caps = self.limits, self.caps
+        self.parent = os.getpid()
+        if lim.memory_mb is not None and caps.cgroup_dir is not None:
+            g = self._mkgroup(caps.cgroup_dir)
+            self.group = g
+            cap = lim.memory_mb * MiB
+            if caps.cgroup_version == "v2":
+                (g / "memory.max").write_text(str(cap))
+                if (g / "memory.swap.max").exists():
+                    (g / "memory.swap.max").write_text("0")
+            else:
+                (g / "memory.limit_in_bytes").write_text(str(cap))
+                sw = g / "memory.memsw.limit_in_bytes"
+                if sw.exists():
+                    try:
+                        sw.write_text(str(cap))  # no swapping around the cap
+                    except OSError:
+                        pass
+        if caps.pids_dir is not None:
+            if caps.pids_version == "v2" and self.group is not None and caps.pids_dir == caps.cgroup_dir:
+                self.pids_group = self.group
+            else:
+                self.pids_group = self._mkgroup(caps.pids_dir)
+            if lim.processes is not None:
+                (self.pids_group / "pids.max").write_text(str(lim.processes))
+        # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
+        # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
+        if self.freezable and caps.freezer_dir is not None and caps.namespaces:
+            if caps.freezer_version == "v2":
+                self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
+            else:
+                self.freezer_group = self._mkgroup(caps.freezer_dir)
+        if not self.caps.namespaces:
+            _prctl()  # loaded before the fork: preexec only calls it
+
+    def _groups(self) -> list[Path]:
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group)) if g is not None]
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until :meth:`thaw` (it waits for its turn)."""
+        if self.freezer_group is not None and not self.frozen:
+            self._set_frozen(True)
+
+    def thaw(self) -> None:
+        if self.freezer_group is not None and self.frozen:
+            self._set_frozen(False)
+
+    def _set_frozen(self, frozen: bool) -> None:
+        g = self.freezer_group
+        try:
+            if self.caps.freezer_version == "v2":
+                (g / "cgroup.freeze").write_text("1" if frozen else "0")
+            else:
+                (g / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+            self.frozen = frozen
+        except OSError:
+            pass
+
+    def _rlimits(self) -> list[tuple[str, int, int]]:
+        lim, out = self.limits, []
+        if lim.memory_mb is not None and self.group is None:
+            out.append(("RLIMIT_DATA", lim.memory_mb * MiB, lim.memory_mb * MiB))
+        if lim.cpu_seconds is not None:
+            out.append(("RLIMIT_CPU", lim.cpu_seconds, lim.cpu_seconds + 1))
+        fsize = min(lim.file_size_mb or lim.disk_mb, lim.disk_mb)
+        out.append(("RLIMIT_FSIZE", fsize * MiB, fsize * MiB))
+        if lim.open_files is not None:
+            out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
+        if lim.processes is not None and self.pids_group is None:
+            # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid;
+            # it still stops a fork bomb from taking the machine down.
+            out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
+        return out
+
+    def wrap(self, argv: list[str], folder: Path, readable: tuple[Path, ...] = ()) -> list[str]:
+        """The command to start: ``argv`` under kothkit's init where namespaces work, else ``argv``.
+
+        ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
+        if not self.caps.namespaces:
+            return list(argv)
+        folder = Path(folder).resolve()
+        opts = [f"folder={folder}", f"parent={os.getpid()}"]
+        if self.cpu is not None:
+            opts.append(f"cpu={self.cpu}")
+        opts += [f"cgroup={g / 'cgroup.procs'}" for g in self._groups()]
+        if self.freezer_group is not None:
+            opts.append(f"freezer={self.freezer_group / ('cgroup.freeze' if self.caps.freezer_version == 'v2' else 'freezer.state')}")
+        opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
+        if self.caps.userns:
+            opts.append("userns=1")
+        if self.caps.user is not None:
+            opts.append(f"user={self.caps.user}")
+        if self.caps.seccomp:
+            opts.append("seccomp=1")
+        if self.caps.files:
+            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            if self.caps.minimal:
+                # What the command needs outside the system folders, shown read-only (and the
+                # folders ``readable`` names: a function bot's shared source folder).
+                opts += [f"keep={k}" for k in _exposed(argv) + [str(Path(r).resolve()) for r in readable]]
+            else:
+                # The Python init's private /tmp must not hide what the bot's command needs from
+                # under /tmp (a venv made there, kothkit itself): bound back read-only.
+                opts += [f"keep={k}" for k in _kept(argv, tuple(readable))]
+                hide = hidden_parent(folder)
+                if hide is not None:
+                    opts.append(f"hide={hide}")
+        self.wrapped = True
+        return helper_command(opts, list(argv))
+
+    def preexec(self) -> None:
+        """Runs in the child between fork and exec (without namespaces): die with the judge,
+        join the cgroups, pin, set rlimits."""
+        _prctl()(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != self.parent:
+            os._exit(137)
+        for g in self._groups():
+            with open(g / "cgroup.procs", "w") as f:
+                f.write(str(os.getpid()))
+        if self.cpu is not None:
+            os.sched_setaffinity(0, {self.cpu})
+        for name, soft, hard in self._rlimits():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+
+    def needs_preexec(self) -> bool:
+        # Under the helper nothing runs between fork and exec, so spawning can use vfork.
+        return not self.wrapped
+
+    def started(self, pid: int) -> None:
+        """Right after spawn: pin the bot to its core (the helper pins itself too, before its
+        forks; without it, a child forked in the first microseconds may escape the pin)."""
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(pid, {self.cpu})
+            except OSError:
+                pass
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed something in this bot's cgroup for memory."""
+        if self.group is None:
+            return False
+        try:
+            if self.caps.cgroup_version == "v2":
+                for line in (self.group / "memory.events").read_text().splitlines():
+                    k, v = line.split()
+                    if k == "oom_kill" and int(v) > 0:
+                        return True
+                return False
+            text = (self.group / "memory.oom_control").read_text()
+            for line in text.splitlines():
+                k, v = line.split()
+                if k == "oom_kill" and int(v) > 0:
+                    return True
+            return int((self.group / "memory.failcnt").read_text()) > 0 and "under_oom 1" in text
+        except (OSError, ValueError):
+            return False
+
+    def kill_all(self, timeout: float = 2.0) -> bool:
+        """Kill every process left in the bot's cgroups; True once they are empty.
+
+        Forks are blocked first (pids.max 0), and a PID is signalled through a
+        pidfd only if it is still listed in the group after the pidfd was
+        opened, so a PID reused by another process is never hit."""
+        groups = self._groups()
+        if not groups:
+            return True
+        self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
+        if self.pids_group is not None:
+            try:
+                (self.pids_group / "pids.max").write_text("0")
+            except OSError:
+                pass
+        for g in groups:
+            kill = g / "cgroup.kill"  # cgroup v2, Linux 5.14+: atomic
+            if kill.exists():
+                try:
+                    kill.write_text("1")
+                except OSError:
+                    pass
+        end = time.monotonic() + timeout
+        while True:
+            listed = self._listed(groups)
+            if not listed:
+                return True
+            if time.monotonic() > end:
+                return False
+            fds = {}
+            for pid in listed:
+                try:
+                    fds[pid] = os.pidfd_open(pid)
+                except ProcessLookupError:
+                    pass
+                except (AttributeError, OSError):  # pragma: no cover - kernels before 5.3: forks are blocked
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+            still = self._listed(groups)
+            for pid, fd in fds.items():
+                try:
+                    if pid in still:
+                        signal.pidfd_send_signal(fd, signal.SIGKILL)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+            time.sleep(0.002)
+
+    @staticmethod
+    def _listed(groups: list[Path]) -> set[int]:
+        pids: set[int] = set()
+        for g in groups:
+            try:
+                pids.update(int(p) for p in (g / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return pids
+
+    def teardown(self) -> None:
+        groups = self._groups()
+        if not groups:
+            return
+        self.kill_all()
+        for g in groups:
+            for _ in range(200):
+                try:
+                    g.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)
+        self.group = self.pids_group = self.freezer_group = None

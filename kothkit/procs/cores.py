@@ -1,0 +1,89 @@
+"""The cores a judge's jobs run on, claimed so that judges on one machine spread out.
+
+Each job runs on one core with its bots (see :mod:`kothkit.playing.tournament`).  A judge
+that simply took the first cores would pile onto core 0 beside every other judge
+on the machine (several challenges hosted from one install, a test suite running
+judges side by side), and their bots would lose on time to each other.  So a
+judge claims its cores: one lock file per core, held with ``flock`` while its
+tournament runs.  The kernel drops a lock when the last process holding it (the
+judge, or a worker that inherited it) exits, however it exits, so no claim
+outlives its judge.  Jobs beyond the free cores go round all the cores, claimed
+ones first: sharing a core is then no worse than without claims.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+
+import attrs
+
+
+def lock_dir() -> Path | None:
+    """The folder of the per-core lock files (one per user), or None if it cannot be made ours."""
+    d = Path(tempfile.gettempdir()) / f"kothkit-cores-{os.getuid()}"
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+        st = d.stat()
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return None  # someone else's, or writable by others: its locks mean nothing
+    return d
+
+
+@attrs.define
+class Claim:
+    """Cores for a judge's jobs: ``cores[slot]`` is job ``slot``'s core."""
+
+    cores: list[int]
+    #: The cores this judge has to itself, as far as claims can tell: those it holds a lock on
+    #: (without a lock folder nobody can claim any: the first cores, as if free).
+    held: list[int]
+    _fds: list[int] = attrs.field(factory=list, repr=False)
+
+    def release(self) -> None:
+        for fd in self._fds:
+            os.close(fd)  # in this process; a worker's inherited copy goes with the worker
+        self._fds.clear()
+
+    def __enter__(self) -> "Claim":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def claim(jobs: int) -> Claim:
+    """Claim a core for each of ``jobs`` jobs among the cores this process may use: the
+    cores no other judge holds first, in order; jobs beyond them go round all the cores,
+    these first."""
+    allowed = sorted(os.sched_getaffinity(0))
+    want = min(max(1, jobs), len(allowed))
+    folder = lock_dir()
+    held: list[int] = []
+    fds: list[int] = []
+    for core in allowed if folder is not None else ():
+        if len(held) == want:
+            break
+        try:
+            fd = os.open(folder / f"{core}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another judge's core
+            os.close(fd)
+            continue
+        held.append(core)
+        fds.append(fd)
+    if folder is None:
+        held = allowed[:want]
+    # Cores held by others, in an order of this judge's own: judges that find every core
+    # taken share them at random rather than all on the first.
+    others = [c for c in allowed if c not in held]
+    k = os.getpid() % len(others) if others else 0
+    order = held + others[k:] + others[:k]
+    return Claim(cores=[order[i % len(order)] for i in range(max(1, jobs))], held=held, fds=fds)

@@ -1,0 +1,425 @@
+"""The bot launcher run by :class:`kothkit.procs.contain.Jail`: a PID namespace, a confined filesystem, an init.
+
+Run as ``python -I -S jailinit.py CONFIG... -- COMMAND...`` (standard library only:
+it starts before every bot, so it must start fast).  Three processes:
+
+* the *leader* (the judge's child) dies with the judge (PR_SET_PDEATHSIG),
+  unshares a PID and a mount namespace, turns the machine's filesystem
+  read-only except the bot's own folder and a private /tmp and /dev/shm, and
+  hides the other bots' folders;
+* the *init* (PID 1 of the namespace) dies with the leader, reaps every
+  orphan, and when the bot exits hands its exact wait status to the leader
+  and exits, which makes the kernel kill everything left in the namespace;
+* the *bot* (PID 2) joins its cgroups, drops the capabilities that could undo
+  the confinement, takes its resource limits, installs the seccomp filter of
+  jailinit.c (x86_64 and aarch64) and execs the command.
+
+Unlike the C init, it does not build a minimal root nor change the bot's user:
+the machine stays visible, read-only (``kothkit run`` says so).
+
+The leader then ends the way the bot did (same exit code, or killed by the
+same signal), so the judge sees the bot's own fate.  Neither the leader nor
+the init keeps the bot's pipes open: a bot that closes its stdout is seen to
+do so at once.
+
+CONFIG is ``key=value`` arguments before the ``--`` (no json: importing it
+would double the start-up time): parent (judge pid), cpu, cgroup (a
+cgroup.procs file the bot joins; repeatable), rlimit (NAME:soft:hard;
+repeatable), folder, fs=1 (confine files), hide (a folder to hide, the bot's
+own folder shown again inside it), userns=1 (map the caller to root in a user
+namespace; for callers that are not root), tmp_mb, probe=1 (report what a
+bot sees instead of running a command), outside, sibling (paths the probe
+tries), seccomp=1, folder_rw=0 (the folder read-only), env (NAME=value;
+repeatable).  user= is the C init's only.
+"""
+
+import ctypes
+import os
+import signal
+import sys
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MOUNT_ATTR_RDONLY = 1
+AT_FDCWD, AT_RECURSIVE = -100, 0x8000
+SYS_MOUNT_SETATTR = 442  # the same number on every architecture (post-4.20 syscalls are unified)
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+#: Capabilities a bot keeps: enough to use its own folder whoever owns it, nothing that could
+#: remount, signal or trace outside its namespace; not DAC_READ_SEARCH, which lets
+#: open_by_handle_at open any file of a disk whatever the mounts show.
+KEEP_CAPS = {0, 1, 3}  # CHOWN, DAC_OVERRIDE, FOWNER
+
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+#: Calls a bot never needs, refused with EPERM by the seccomp filter (as in jailinit.c), by number
+#: on the machines whose tables are here; elsewhere the Python init installs no filter.
+REFUSED = ("open_by_handle_at name_to_handle_at ptrace process_vm_readv process_vm_writev mount umount2 unshare "
+           "setns pivot_root chroot keyctl add_key request_key bpf perf_event_open kexec_load kexec_file_load "
+           "init_module finit_module delete_module swapon swapoff reboot acct syslog quotactl userfaultfd").split()
+_X86_64 = (304, 303, 101, 310, 311, 165, 166, 272, 308, 155, 161, 250, 248, 249, 321, 298, 246, 320, 175, 313, 176,
+           167, 168, 169, 163, 103, 179, 323)
+_AARCH64 = (265, 264, 117, 270, 271, 40, 39, 97, 268, 41, 51, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 224,
+            225, 142, 89, 116, 60, 282)
+#: machine -> (AUDIT_ARCH, clone's number, the refused calls' numbers)
+SYSCALLS = {
+    "x86_64": (0xC000003E, 56, _X86_64 + (172, 173)),  # + iopl, ioperm
+    "aarch64": (0xC00000B7, 220, _AARCH64),
+}
+NEW_MOUNT_API = (428, 429, 430, 431, 432, 433, 442)  # open_tree ... fspick, mount_setattr: the same everywhere
+CLONE3 = 435
+NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+
+class MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def describe(e):
+    what = e.strerror or str(e)
+    return f"{e.filename}: {what}" if e.filename else what
+
+
+def check(result, what):
+    if result < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+    return result
+
+
+def mount(source, target, fstype, flags, data=None):
+    enc = lambda s: None if s is None else s.encode()
+    check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def set_readonly(path, readonly, recursive):
+    """mount_setattr(2) where the kernel has it (5.12+), else a bind remount of each mount."""
+    attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+    r = libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), AT_RECURSIVE if recursive else 0,
+                     ctypes.byref(attr), ctypes.sizeof(attr))
+    if r == 0:
+        return
+    if ctypes.get_errno() != 38:  # ENOSYS
+        check(r, f"mount_setattr {path}")
+    targets = [path]
+    if recursive:
+        with open("/proc/self/mountinfo") as f:
+            points = [line.split()[4].encode().decode("unicode_escape") for line in f]
+        targets = [p for p in points if p == path or p.startswith(path.rstrip("/") + "/")]
+    for t in targets:
+        flags = MS_REMOUNT | MS_BIND | (MS_RDONLY if readonly else 0)
+        try:
+            mount(None, t, None, flags | _locked_flags(t))
+        except OSError:
+            if t == path:
+                raise
+
+
+def _locked_flags(path):
+    st = os.statvfs(path)
+    return (MS_NOSUID if st.f_flag & os.ST_NOSUID else 0) | (MS_NODEV if st.f_flag & os.ST_NODEV else 0) | \
+           (MS_NOEXEC if st.f_flag & os.ST_NOEXEC else 0)
+
+
+def prctl(option, arg):
+    return libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def enter_namespaces(cfg):
+    flags = CLONE_NEWPID | CLONE_NEWNS
+    if cfg.get("userns"):
+        uid, gid = os.getuid(), os.getgid()
+        check(libc.unshare(flags | CLONE_NEWUSER), "unshare")
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"0 {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"0 {gid} 1")
+    else:
+        check(libc.unshare(flags), "unshare")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks back to the machine
+
+
+def confine_files(cfg, folder_fd):
+    """Everything read-only but the bot's folder and private scratch space; other bots hidden."""
+    folder, hide = cfg["folder"], cfg.get("hide")
+    keep_fds = [(k, os.open(k, os.O_PATH | os.O_DIRECTORY)) for k in cfg.get("keeps", ())]
+    set_readonly("/", True, recursive=True)
+    tmp_mb = int(cfg.get("tmp_mb", 256))
+    scratch = f"mode=1777,size={tmp_mb}m"
+    for d in ("/tmp", "/dev/shm") if tmp_mb > 0 else ():  # tmp_mb=0: the machine's, read-only
+        if os.path.isdir(d):
+            mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    for path, fd in keep_fds:  # what the judge needs from under /tmp, bound back read-only
+        os.makedirs(path, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        set_readonly(path, True, recursive=True)
+        os.close(fd)
+    if hide:
+        os.makedirs(hide, exist_ok=True)
+        mount("tmpfs", hide, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
+    os.makedirs(folder, exist_ok=True)  # inside a tmpfs just mounted over it, or already there
+    mount(f"/proc/self/fd/{folder_fd}", folder, None, MS_BIND)
+    if cfg.get("folder_rw", True):  # else it stays read-only: only a stateful bot writes its folder
+        set_readonly(folder, False, recursive=False)
+    if hide:
+        set_readonly(hide, True, recursive=False)
+
+
+def mount_proc():
+    """A /proc showing only the namespace's processes, its /proc/sys read-only."""
+    try:
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REC)
+        set_readonly("/proc/sys", True, recursive=True)
+    except OSError:
+        pass  # e.g. a user namespace where /proc is partly masked: the old /proc stays (read-only)
+
+
+def drop_privileges():
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), ctypes.c_ulong(0), ctypes.c_ulong(0),
+               ctypes.c_ulong(0))
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 40
+    for cap in range(last + 1):
+        if cap not in KEEP_CAPS:
+            prctl(PR_CAPBSET_DROP, cap)  # fails harmlessly for caps already gone
+
+
+def seccomp_program(machine):
+    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine."""
+    if machine not in SYSCALLS:
+        return None
+    arch, clone, calls = SYSCALLS[machine]
+    calls = calls + NEW_MOUNT_API
+    n = len(calls)
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (ld, 0, 0, 0)]
+    if machine == "x86_64":
+        prog.append((jge, n + 6, 0, 0x40000000))  # x32
+    else:
+        prog.append((0x05, 0, 0, 0))  # ja +0
+    prog += [(jeq, n - i + 5, 0, nr) for i, nr in enumerate(calls)]
+    prog += [(jeq, 0, 1, CLONE3), (ret, 0, 0, enosys), (jeq, 0, 2, clone), (ld, 0, 0, 16),
+             (jset, 1, 0, NAMESPACE_FLAGS), (ret, 0, 0, allow), (ret, 0, 0, eperm)]
+    return prog
+
+
+def install_seccomp():
+    import platform
+    import struct
+
+    prog = seccomp_program(platform.machine())
+    if prog is None:
+        return False
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    return libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), ctypes.c_ulong(0),
+                      ctypes.c_ulong(0)) == 0
+
+
+def devnull_std():
+    fd = os.open(os.devnull, os.O_RDWR)
+    for i in (0, 1, 2):
+        os.dup2(fd, i)
+    if fd > 2:
+        os.close(fd)
+
+
+def start_bot(cfg, argv, cgroup_fds):
+    """In the bot's process (PID 2): join cgroups, limits, no privileges, exec."""
+    try:
+        os.setsid()  # a bot signalling its process group reaches only its own processes
+        for fd in cgroup_fds:
+            os.write(fd, b"0")
+        os.chdir(cfg["folder"])
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; the bot gets the defaults
+            signal.signal(sig, signal.SIG_DFL)
+        import resource
+
+        for name, soft, hard in cfg.get("rlimits", ()):
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        for kv in cfg.get("envs", ()):
+            key, _, value = kv.partition("=")
+            os.environ[key] = value
+        drop_privileges()
+        if cfg.get("seccomp") and not install_seccomp():
+            raise OSError(ctypes.get_errno(), "seccomp filter")
+    except OSError as e:
+        os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
+        os._exit(127)
+    if cfg.get("probe"):
+        probe_report(cfg)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        os.write(2, f"kothkit: cannot start {argv[0]!r}: {e.strerror}\n".encode())
+    os._exit(127)
+
+
+def probe_report(cfg):
+    """In probe mode the bot is this check; the judge looks from outside where the writes landed."""
+    report = {"pid": os.getpid()}
+    for key in ("folder", "outside"):
+        if cfg.get(key):
+            try:
+                with open(os.path.join(cfg[key], ".kothkit-probe"), "w") as f:
+                    f.write("x")
+                report[key] = True
+            except OSError:
+                report[key] = False
+    report["sibling_hidden"] = not os.path.exists(cfg["sibling"]) if cfg.get("sibling") else None
+    report["uid"] = os.getuid()
+    with open("/proc/self/status") as f:
+        status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+    report.update(caps=status.get("CapEff", "?"), nnp=status.get("NoNewPrivs", "?"), seccomp=status.get("Seccomp", "?"))
+    import platform
+
+    numbers = SYSCALLS.get(platform.machine())
+    if numbers is not None:
+        handle = ctypes.create_string_buffer(b"\x80" + b"\0" * 135)  # bytes = 128
+        mount_id = ctypes.c_int()
+        r = libc.syscall(numbers[2][1], -100, cfg["folder"].encode(), handle, ctypes.byref(mount_id), 0)
+        report["handle"] = "allowed" if r == 0 else "EPERM" if ctypes.get_errno() == 1 else "other"
+    os.write(1, (" ".join(f"{k}={v}" for k, v in report.items()) + "\n").encode())
+    os._exit(0)
+
+
+def run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd=None):
+    """PID 1 of the namespace: start the bot, reap everything, report the bot's status."""
+    if freezer_fd is not None:
+        # When the leader dies (with the judge), thaw the bot first: frozen (cgroup v1), it would
+        # not die of the SIGKILL the kernel then sends.
+        thawed = b"THAWED" if cfg["freezer"].endswith("freezer.state") else b"0"
+
+        def on_leader_death(*_):
+            try:
+                os.write(freezer_fd, thawed)
+            finally:
+                os._exit(1)
+
+        signal.signal(signal.SIGTERM, on_leader_death)
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    else:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.set_blocking(life_r, False)
+    try:
+        if os.read(life_r, 1) == b"":  # the leader died before PR_SET_PDEATHSIG took
+            os._exit(1)
+    except BlockingIOError:
+        pass
+    mount_proc()
+    bot = os.fork()
+    if bot == 0:
+        os.close(status_w)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        start_bot(cfg, argv, cgroup_fds)
+    for fd in cgroup_fds:
+        os.close(fd)
+    devnull_std()
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        if pid == bot:
+            os.write(status_w, str(status).encode())
+            os._exit(0)  # the kernel now kills whatever the bot left in the namespace
+
+
+def parse(args):
+    cfg = {"cgroups": [], "rlimits": [], "keeps": [], "envs": []}
+    for i, a in enumerate(args):
+        if a == "--":
+            return cfg, args[i + 1:]
+        key, _, value = a.partition("=")
+        if key == "cgroup":
+            cfg["cgroups"].append(value)
+        elif key == "keep":
+            cfg["keeps"].append(value)
+        elif key == "env":
+            cfg["envs"].append(value)
+        elif key == "rlimit":
+            name, soft, hard = value.split(":")
+            cfg["rlimits"].append((name, int(soft), int(hard)))
+        elif key in ("parent", "cpu", "tmp_mb"):
+            cfg[key] = int(value)
+        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw"):
+            cfg[key] = value == "1"
+        else:
+            cfg[key] = value
+    return cfg, []
+
+
+def main():
+    cfg, argv = parse(sys.argv[1:])
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if cfg.get("parent") and os.getppid() != cfg["parent"]:
+        os._exit(137)  # the judge is already gone
+    if cfg.get("cpu") is not None:
+        os.sched_setaffinity(0, {cfg["cpu"]})
+    # Opened before the mounts turn /sys read-only; the bot writes itself in.
+    cgroup_fds = [os.open(p, os.O_WRONLY) for p in cfg.get("cgroups", ())]
+    freezer_fd = os.open(cfg["freezer"], os.O_WRONLY | os.O_CLOEXEC) if cfg.get("freezer") else None
+    try:
+        enter_namespaces(cfg)
+        if cfg.get("fs"):
+            # Opened in the new namespace (a bind source must be one of its mounts), before
+            # anything is mounted over the folder's path.
+            confine_files(cfg, os.open(cfg["folder"], os.O_PATH | os.O_DIRECTORY))
+    except OSError as e:
+        os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
+        os._exit(126)
+    status_r, status_w = os.pipe()
+    life_r, life_w = os.pipe()
+    init = os.fork()
+    if init == 0:
+        os.close(status_r)
+        os.close(life_w)
+        run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd)
+    os.close(status_w)
+    os.close(life_r)
+    for fd in cgroup_fds:
+        os.close(fd)
+    devnull_std()
+    while True:
+        try:
+            os.waitpid(init, 0)
+            break
+        except ChildProcessError:
+            break
+    data = os.read(status_r, 32)
+    if not data:  # the init was killed: the bot with it
+        os.kill(os.getpid(), signal.SIGKILL)
+    status = int(data)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the bot's signal, not a core of ours
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+if __name__ == "__main__":
+    main()

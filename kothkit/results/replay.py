@@ -1,0 +1,56 @@
+"""Replay pages: one self-contained HTML file per game (no network, works from ``file://``).
+
+The page embeds the game's JSON document (:func:`kothkit.results.archive.document`) and
+one frame per move: the game's picture (``kothkit_picture``: grids the page's
+own script draws as SVG, or the game's SVG) or, for a game without one, its
+``render`` text.  The core owns the page and its controls: first / previous /
+next / last, a slider, autoplay, the arrow keys (Home, End, space); the
+move's number, reply and time; the last move marked; the outcome and the
+winning line or the verdict at the end.  Every text is set as text, never as
+markup, and a Content-Security-Policy forbids any request.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+
+from kothkit.results.archive import Archive, Transcript, document, transcript
+from kothkit.store.records import GameRecord
+
+
+def _template() -> str:
+    return resources.files("kothkit").joinpath("templates/replay.html").read_text(encoding="utf-8")
+
+
+def _script_json(value) -> str:
+    """JSON safe inside a <script> element (no "</script>", no "<!--")."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def frames(t: Transcript) -> list[dict]:
+    """Frame 0 before the first reply, frame k after reply k (None where nothing changed)."""
+    def frame(picture, board):
+        # The text board only for a game without a picture (it would double the page's size).
+        return {"picture": picture} if picture else {"board": board} if board else None
+
+    return [frame(t.start_picture, t.start_board)] + [frame(s.picture, s.board) for s in t.steps]
+
+
+def page_of(t: Transcript, nav: str = "") -> str:
+    """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML."""
+    r = t.record
+    data = {"game": document(t), "frames": frames(t)}
+    title = f"{r.game} #{r.index}: {' vs '.join(r.players)}"
+    return (_template().replace("{{TITLE}}", html.escape(title)).replace("{{NAV}}", nav)
+            .replace("{{DATA}}", _script_json(data)))
+
+
+def page_name(r: GameRecord) -> str:
+    return f"{r.game}-{r.index:04d}-{r.id[:12]}.html"
+
+
+def replay_page(archive: Archive, r: GameRecord, nav: str = "") -> str:
+    return page_of(transcript(archive, r, pictures=True), nav)

@@ -1,0 +1,123 @@
+"""Reports: the standings table and the ``--json`` results document.
+
+The JSON document (``kothkit run --json PATH``)::
+
+    {
+      "kothkit": "0.1.0", "game": "gomoku_swap2", "seed": 12345,
+      "played": 10, "reused": 2, "total": 12,
+      "journal": ".kothkit/gomoku_swap2.sqlite",
+      "errors": ["bots/broken/meta:4: ..."],           # bots left out, with the reason
+      "standings": [{"rank": 1, "bot": "threat", "points": 6, "wins": 3, "draws": 0, "losses": 1, "games": 4,
+                     "elo": 95.3, "elo_error": 120.4, "elo_rank": 1}],   # Elo: see docs/ratings.md
+                                                       # + match_wins, match_draws, match_losses where
+                                                       # points are per match (gomoku_classic12)
+      "ratings": {"model": "...", "interval": "...", "bots": [...], "los": {"threat": {"greedy": 0.93}},
+                  "notes": []},
+      "games": [{"id": "...", "index": 0, "players": ["opener", "other"], "seed": 99,
+                 "winner": "opener" | null, "reason": "five in a row",
+                 "fault": null | "bot at fault", "verdict": null | "timeout",
+                 "moves": ["(7,7)(7,8)(8,8)", "B", "(6,6)", ...], "times_ms": [0.8, 0.3, ...]}]
+    }
+
+``moves`` are the replies in order (lines for program bots, returned values
+for function bots); seats alternate as the game's prompts say, which the
+journal records exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+
+import kothkit
+from kothkit.scoring import Standing
+from kothkit.store.ratings import Ratings
+from kothkit.store.records import GameRecord
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else round(x, 4)
+
+
+def standings_table(rows: list[Standing], title: str, mean: bool = False, ratings: Ratings | None = None) -> Table:
+    """The standings; where points are per match (a pair's games together), the matches won, drawn
+    and lost come first and the games after, each under its own heading.  With ``ratings``, each
+    bot's Elo, its 95% interval and its Elo rank beside the points (the rank is shared, "=", where
+    intervals overlap)."""
+    matches = bool(rows) and rows[0].match_wins is not None
+    # Names are the bots' own: Text, so that "[red]" in one is shown, not taken for markup.
+    t = Table(title=Text(title))
+    t.add_column("#", justify="right")
+    t.add_column("bot")
+    t.add_column("score" if mean else "match points" if matches else "points", justify="right")
+    heads = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if matches
+             else ["wins", "draws", "losses", "games"])
+    for c in heads:
+        t.add_column(c, justify="right")
+    rated = ratings is not None and bool(ratings.ratings)
+    if rated:
+        t.add_column("Elo", justify="right")
+        t.add_column("±95%", justify="right")
+        t.add_column("Elo rank", justify="right")
+        shared = {r.rank for r in ratings.ratings if sum(x.rank == r.rank for x in ratings.ratings) > 1}
+    for i, s in enumerate(rows, 1):
+        pts = f"{s.points:.3f}" if mean else str(_num(s.points))
+        counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
+        counts += [s.wins, s.draws, s.losses, s.games]
+        cells = [str(i), Text(s.bot), pts, *map(str, counts)]
+        if rated:
+            r = ratings.of(s.bot)
+            # No error estimate (as many ratings as pairs) shows as "-".
+            cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if math.isfinite(r.error) else "-",
+                       f"{'=' if r.rank in shared else ''}{r.rank}"] if r is not None else ["-", "-", "-"])
+        t.add_row(*cells)
+    return t
+
+
+def game_json(r: GameRecord) -> dict:
+    return {
+        "id": r.id, "index": r.index, "players": list(r.players), "seed": r.seed, "winner": r.winner,
+        "reason": r.reason, "fault": r.fault, "verdict": r.verdict,
+        "moves": [m.reply for m in r.moves], "times_ms": [m.ms for m in r.moves],
+    }
+
+
+def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], games: Iterable[GameRecord],
+               played: int, reused: int, total: int, journal: Path, errors: list[str],
+               ratings: Ratings | None = None) -> None:
+    """Stream the document to ``path`` (games are written one by one, never all held in memory)."""
+    def elo(bot: str) -> dict:
+        r = ratings.of(bot) if ratings is not None else None
+        if r is None:
+            return {}
+        return {"elo": round(r.elo, 2), "elo_error": round(r.error, 2) if math.isfinite(r.error) else None,
+                "elo_rank": r.rank}
+
+    head = {
+        "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,
+        "total": total, "journal": str(journal), "errors": errors,
+        "standings": [
+            {"rank": i, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
+             "losses": s.losses, "games": s.games, **elo(s.bot),
+             **({} if s.match_wins is None else
+                {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
+            for i, s in enumerate(standings, 1)
+        ],
+    }
+    if ratings is not None:
+        head["ratings"] = ratings.to_json()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "games": [\n')
+        first = True
+        for r in games:
+            if not first:
+                f.write(",\n")
+            f.write("  " + json.dumps(game_json(r), default=repr))
+            first = False
+        f.write("\n ]\n}\n")

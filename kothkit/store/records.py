@@ -1,0 +1,120 @@
+"""Records traded between the scheduler, the referee and the journal: plain, frozen, picklable.
+
+A :class:`GameTask` is the referee's self-contained unit of work (everything
+needed to play one game anywhere: another process, another machine); a
+:class:`GameRecord` is everything that game produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import attrs
+
+from kothkit.bots.folders import BotSpec
+from kothkit.limits import Limits
+
+#: Fault kinds the core itself rules on (games add "invalid-reply" and "illegal-move").
+CRASH = "crash"
+TIMEOUT = "timeout"
+TIME_BUDGET = "time-budget"
+MEMORY = "memory"
+DISK = "disk"
+OUT_OF_TURN = "out-of-turn"
+
+#: Keys of :attr:`GameRecord.logs` that hold the core's notes on the logs (a key with a space is
+#: never a bot's name).  LOG_MOVES: per bot, ``{"moves": [m, ...], "stderr": k}``: for each line of
+#: that bot's log (``logs[bot].split("\n")``), how many replies the game had recorded when the line
+#: came (so it came during move ``m + 1``; one more than the game's replies: after the game), the first
+#: ``k`` lines being its stderr and the rest its diagnostic (aside) lines.  LATE_REPLY: the reply
+#: of a bot that timed out, had it come in the game's grace period after its deadline:
+#: ``[seat, reply, ms]`` (ms measured from its prompt, as a move's).
+LOG_MOVES = "kothkit: moves"
+LATE_REPLY = "kothkit: late reply"
+
+
+@attrs.frozen
+class GameTask:
+    #: Identity of the game: derived from the game, its settings, both bots' hashes and the seed slot.
+    id: str
+    game: str
+    #: Bots in seat order (seat 0 opens).
+    players: tuple[BotSpec, ...]
+    seed: int
+    limits: Limits
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    #: Position in the tournament's schedule (stateful bots see their games in this order).
+    index: int = 0
+    #: Function bots called in the referee's process (no isolation) instead of a worker process.
+    trusted: bool = False
+
+    def __reduce__(self):
+        # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
+        return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
+                                 self.trusted))
+
+
+class Move(NamedTuple):
+    """One reply of a game (a tuple: games have many, and records cross process boundaries)."""
+
+    seat: int
+    #: The reply as received: the line for program bots, the returned value for function bots.
+    reply: Any
+    #: Measured reply time in milliseconds (wall time, prompt sent to reply received).
+    ms: float
+
+
+class GameResult(NamedTuple):
+    """What standings and progress reports need of a finished game: no moves, no logs."""
+
+    id: str
+    players: tuple[str, ...]
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+    #: The game's place in the current schedule (-1 where unknown).
+    index: int = -1
+
+
+@attrs.frozen
+class GameRecord:
+    id: str
+    game: str
+    index: int
+    players: tuple[str, ...]
+    hashes: tuple[str, ...]
+    seed: int
+    winner: str | None
+    reason: str
+    #: The bot at fault (a bot that lost by a verdict), or None.
+    fault: str | None = None
+    #: The verdict kind: crash, timeout, time-budget, memory, out-of-turn, invalid-reply, illegal-move.
+    verdict: str | None = None
+    moves: tuple[Move, ...] = ()
+    #: Per bot: kept stderr and diagnostic (aside) lines; and the notes under LOG_MOVES and LATE_REPLY.
+    logs: Mapping[str, Any] = attrs.field(factory=dict)
+    #: Wall seconds the game took (not part of the result: never compared).
+    seconds: float = 0.0
+
+    def __reduce__(self):
+        # Records cross from workers to the judge by the thousand: a plain tuple of fields
+        # pickles several times faster than attrs' generic state protocol.
+        return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
+                                   self.reason, self.fault, self.verdict, [tuple(m) for m in self.moves], self.logs,
+                                   self.seconds))
+
+    def result_key(self) -> tuple:
+        """What must be identical between two plays of the same game (no timings)."""
+        return (self.id, self.players, self.winner, self.reason, self.fault, self.verdict,
+                tuple((m.seat, m.reply) for m in self.moves))
+
+
+def _unpickle_task(*fields) -> GameTask:
+    return GameTask(*fields)
+
+
+def _unpickle_record(*fields) -> GameRecord:
+    *head, moves, logs, seconds = fields
+    return GameRecord(*head, moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)
