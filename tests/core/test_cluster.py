@@ -1,16 +1,19 @@
 """``kothkit run --cluster``: a real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1.
 
 A tournament on two workers gives the same games and standings as ``--jobs 2``; a worker
-killed with SIGKILL mid-tournament loses no game and stores none twice; a worker that cannot
-load the game's plugin (started without the site folder's ``.pth`` files, so the editable
-install's plugin packages cannot be imported while their entry points are still listed) is
-named in a clear error before any game.
-"""
+killed with SIGKILL mid-tournament loses no game and stores none twice, whether the scheduler
+plays its batches elsewhere or fails them (``KilledWorker``) and the judge plays them again; a
+worker that cannot load the game's plugin, or runs another kothkit, is named in a clear error
+before any game; stateful bots keep their order on workers of this machine and are refused,
+saying why, when a worker runs on another (another kernel boot id, in a private mount namespace)"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shlex
+import shutil
 import signal
 import socket
 import sqlite3
@@ -18,6 +21,8 @@ import subprocess
 import sys
 import sysconfig
 import time
+import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -43,36 +48,74 @@ def _wait_workers(address: str, n: int) -> None:
         client.wait_for_workers(n, timeout=STARTUP)
 
 
+#: How a test's worker differs from a plain ``dask worker`` (see :func:`dask_cluster`).
+KINDS = ("plain", "no-plugin", "other-kothkit", "elsewhere")
+#: The version the "other-kothkit" worker's copy of kothkit says it is.
+OTHER_VERSION = "0.0.0+other"
+
+
+def _worker_cmd(tmp: Path, kind: str, hide: Path | None) -> tuple[list[str], dict]:
+    """The command line (less the scheduler's address and options) and environment of a worker of ``kind``."""
+    assert kind in KINDS, kind
+    env = dict(os.environ)
+    cmd = [str(DASK), "worker"]
+    mounts = []
+    if kind == "no-plugin":
+        # Without the site folder's .pth files the editable install's plugin packages cannot be
+        # imported, while their entry points are still listed.
+        env["PYTHONPATH"] = os.pathsep.join([sysconfig.get_paths()["purelib"], str(ROOT)])
+        cmd = [sys.executable, "-S", "-m", "distributed.cli.dask_worker"]
+    elif kind == "other-kothkit":
+        # A copy of kothkit that says it is another version, found before the installed one.
+        other = tmp / "other-kothkit"
+        if not other.exists():
+            shutil.copytree(ROOT / "kothkit", other / "kothkit", ignore=shutil.ignore_patterns("__pycache__"))
+            init = other / "kothkit" / "__init__.py"
+            text = init.read_text()
+            assert '__version__ = "' in text
+            init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{OTHER_VERSION}"', text))
+        env["PYTHONPATH"] = str(other)
+    elif kind == "elsewhere":
+        # Another kernel boot id, as a worker on another machine sees (a shared file system's
+        # folders at the same paths).
+        boot = tmp / "other-boot-id"
+        boot.write_text(f"{uuid.uuid4()}\n")
+        mounts.append(f"mount --bind {shlex.quote(str(boot))} /proc/sys/kernel/random/boot_id")
+    if hide is not None:
+        mounts.append(f"mount -t tmpfs none {shlex.quote(str(hide))}")
+    if mounts:
+        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", " && ".join(mounts) + ' && exec "$@"',
+               "sh", *cmd]
+    return cmd, env
+
+
 @contextlib.contextmanager
-def dask_cluster(tmp: Path, workers: int = 2, broken: bool = False, hide: Path | None = None):
-    """A scheduler and ``workers`` single-threaded workers, started here, killed and reaped at the
-    end.  Yields (address, worker processes).  ``broken``: the workers run without the site
-    folder's .pth files (``python -S``), so the bundled game plugins cannot be imported.  ``hide``:
-    the workers see an empty folder there (a private mount namespace: as on another machine)."""
+def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None = None,
+                 scheduler_env: dict[str, str] | None = None):
+    """A scheduler and single-threaded workers (``workers``: how many plain ones, or each one's kind
+    from :data:`KINDS`), started here, killed and reaped at the end.  Yields (address, worker
+    processes, worker addresses).  ``hide``: the workers see an empty folder there (a private mount
+    namespace: as on another machine).  ``scheduler_env``: settings for the scheduler."""
+    kinds = ["plain"] * workers if isinstance(workers, int) else list(workers)
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
     log = open(tmp / "dask.log", "ab")
     try:
         procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                       "--no-dashboard"], stdout=log, stderr=log, stdin=subprocess.DEVNULL))
-        env = dict(os.environ)
-        cmd = [str(DASK)]
-        if broken:
-            site = sysconfig.get_paths()["purelib"]
-            env["PYTHONPATH"] = os.pathsep.join([site, str(ROOT)])
-            cmd = [sys.executable, "-S", "-m", "distributed.cli.dask_worker"]
-        else:
-            cmd.append("worker")
-        if hide is not None:
-            cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs none "$0" && exec "$@"',
-                   str(hide), *cmd]
-        started = [subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                     "--host", "127.0.0.1"], stdout=log, stderr=log, env=env,
-                                    stdin=subprocess.DEVNULL) for _ in range(workers)]
-        procs += started
-        _wait_workers(address, workers)
-        yield address, started
+                                       "--no-dashboard"], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                      env={**os.environ, **(scheduler_env or {})}))
+        started, named = [], []
+        for kind in kinds:
+            cmd, env = _worker_cmd(tmp, kind, hide)
+            wport = _free_port()
+            named.append(f"tcp://127.0.0.1:{wport}")
+            started.append(subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                             "--host", "127.0.0.1", "--worker-port", str(wport)],
+                                            stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL))
+            procs.append(started[-1])
+        _wait_workers(address, len(kinds))
+        yield address, started, named
     finally:
         for p in reversed(procs):
             p.kill()
@@ -97,7 +140,7 @@ def _standings(doc: dict) -> list:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with dask_cluster(tmp_path_factory.mktemp("dask")) as (address, _):
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as (address, _, _):
         yield address
 
 
@@ -121,9 +164,14 @@ def test_cluster_plays_the_games_of_jobs_2(cli, cluster, game, extra):
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(tmp_path):
+@pytest.mark.parametrize("allowed_failures", [None, 0], ids=["dask-replays", "killed-worker"])
+def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(tmp_path, allowed_failures):
+    """None: Dask's default (3 deaths a batch), the scheduler gives the dead worker's batches to the
+    other worker.  0: the first death fails its batches with KilledWorker, and the judge plays them
+    again itself (as for a local worker that died)."""
     db = tmp_path / "j.sqlite"
-    with dask_cluster(tmp_path) as (address, workers):
+    env = {} if allowed_failures is None else {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": str(allowed_failures)}
+    with dask_cluster(tmp_path, scheduler_env=env) as (address, workers, _):
         run = subprocess.Popen([sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "10",
                                 "--seed", "3", "--cluster", address, "-q", "--db", str(db)],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -150,15 +198,22 @@ def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(t
     # Each game stored once: the count of rows the judge stored is the schedule's size.
     assert f"games: {total} played, 0 reused, {total} in all" in out
     assert len(_games(db)) == total
+    # Who played the lost batches again: the judge says so when it did.
+    replayed = "a worker died: " in out and "games in flight are played again" in out
+    assert replayed == (allowed_failures == 0), out
 
 
-def test_a_worker_without_the_plugin_is_named_before_any_game(cli, tmp_path):
-    with dask_cluster(tmp_path, workers=1, broken=True) as (address, _):
+def test_workers_without_the_plugin_or_with_another_kothkit_are_named_before_any_game(cli, tmp_path):
+    import kothkit
+
+    with dask_cluster(tmp_path, workers=["no-plugin", "other-kothkit"]) as (address, _, (no_plugin, other)):
         proc = cli("run", "connect4_hidden", "--rounds", "1", "--seed", "1", "--cluster", address,
                    "--db", tmp_path / "j.sqlite", timeout=120)
     assert proc.returncode == 1
-    assert "cannot load the game" in proc.stderr and "worker tcp://127.0.0.1:" in proc.stderr, proc.stderr
+    assert f"worker {no_plugin} cannot load the game" in proc.stderr, proc.stderr
     assert "kothkit_connect4_hidden" in proc.stderr
+    assert f"worker {other} runs kothkit {OTHER_VERSION}, the judge {kothkit.__version__}" in proc.stderr, proc.stderr
+    assert f"worker {no_plugin} runs kothkit" not in proc.stderr
     assert not (tmp_path / "j.sqlite").exists() or not _games(tmp_path / "j.sqlite")
 
 
@@ -187,9 +242,27 @@ def test_a_stateful_bot_sees_its_games_in_order_on_workers_of_this_machine(cli, 
     assert len(runs["--jobs"][2].splitlines()) == 3 * 2  # the diary saw each of its games once
 
 
-def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tmp_path):
-    import shutil
+#: Tests whose workers see another machine (a folder hidden, another boot id): a private mount namespace.
+needs_mount_namespace = pytest.mark.skipif(
+    os.geteuid() != 0 or subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode,
+    reason="needs a private mount namespace (root and unshare) to show workers another machine")
 
+
+@needs_mount_namespace
+def test_stateful_bots_are_refused_plainly_when_a_worker_runs_on_another_machine(cli, tmp_path):
+    bots = _arena(tmp_path)
+    # The worker sees the bots' folder (as through a shared file system) but another kernel boot id.
+    with dask_cluster(tmp_path, workers=["plain", "elsewhere"]) as (address, _, (_, away)):
+        proc = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "1", "--rounds", "1", "--cluster", address,
+                   "--db", tmp_path / "j.sqlite", timeout=120)
+    assert proc.returncode == 1
+    assert ("stateful bots (diary) keep their state in their folder, so all their games must run on one "
+            f"machine, and workers {away} run on another than the judge's") in proc.stderr, proc.stderr
+    assert not (tmp_path / "j.sqlite").exists() or not _games(tmp_path / "j.sqlite")
+    assert not (bots / "diary" / "state" / "diary.txt").exists()
+
+
+def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tmp_path):
     from kothkit.bots.folders import load_bots
     from kothkit.playing.cluster import ClusterError, connect
     from kothkit.plugins import get_game
@@ -215,11 +288,8 @@ def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tm
         connect(cluster, info, bots).close()
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode,
-                    reason="needs a private mount namespace (root and unshare) to hide a folder from workers")
+@needs_mount_namespace
 def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path):
-    import shutil
-
     from kothkit.bots.folders import load_bots
     from kothkit.playing.cluster import connect, shipped_root
     from kothkit.plugins import get_game
@@ -233,7 +303,7 @@ def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path)
     local = run_tournament(info, bots, seed=5, journal=tmp_path / "local.sqlite", jobs=2, rounds=3)
     # Workers that see an empty folder where the judge has its bots (as on another machine): the
     # judge sends them the bots.
-    with dask_cluster(tmp_path, hide=tmp_path / "here") as (address, _), connect(address, info, bots) as pool:
+    with dask_cluster(tmp_path, hide=tmp_path / "here") as (address, _, _), connect(address, info, bots) as pool:
         remote = run_tournament(info, bots, seed=5, journal=tmp_path / "remote.sqlite", rounds=3, cluster=pool)
     assert remote.played == local.played == 6
     assert [(s.bot, s.wins, s.losses) for s in remote.standings] == [(s.bot, s.wins, s.losses) for s in local.standings]
