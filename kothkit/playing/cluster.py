@@ -71,7 +71,6 @@ def play(tasks, rows: bool = False) -> list:
     """What a worker runs for a batch: :func:`kothkit.playing.tournament.play_batch`, on this worker's own
     core when the games' limits pin (claimed at the first batch, held while the worker lives)."""
     from kothkit.playing import tournament
-    from kothkit.procs.cores import claim
 
     global _CLAIM
     if tasks and tasks[0].limits.pin_cpu:
@@ -80,15 +79,90 @@ def play(tasks, rows: bool = False) -> list:
 
             # A game that allows pondering: each seat's bot gets a core of its own, as with --jobs.
             if get_game(tasks[0].game).pondering:
-                _CLAIM = claim(2)
+                _CLAIM = _claim(2)
                 tournament._CPU = tuple(_CLAIM.cores)
             else:
-                _CLAIM = claim(1)
+                _CLAIM = _claim(1)
                 tournament._CPU = _CLAIM.cores[0]
         # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
         cpu = tournament._CPU
         tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
     return tournament.play_batch([_here(t) for t in tasks], rows=rows)
+
+
+def _claim(n: int):
+    """Claim ``n`` cores of this machine for this worker's life (:func:`kothkit.cores.claim`); where
+    some must be shared (every core held by a judge or a worker), share those that the fewest other
+    workers of this machine play on.
+
+    A judge's jobs are spread by one claim, but workers claim one at a time: a worker that found no
+    free core would pick one at random, as likely as not one where another worker already plays
+    (two workers' bots on one core, losing time to each other, while the other core serves only a
+    judge).  So each worker holds a slot file (``worker-K.lock`` beside the cores' locks) naming its
+    cores, and the workers of a machine claim in turn.
+    """
+    import fcntl
+    import os
+
+    from kothkit.procs.cores import claim, lock_dir
+
+    folder = lock_dir()
+    if folder is None:
+        return claim(n)
+    with open(folder / "workers.lock", "a") as turn:
+        fcntl.flock(turn, fcntl.LOCK_EX)  # released when closed, below
+        slot = None
+        for k in range(1024):
+            fd = os.open(folder / f"worker-{k}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # a live worker's slot
+                os.close(fd)
+                continue
+            slot = (fd, folder / f"worker-{k}.lock")
+            break
+        got = claim(n)
+        if slot is None:
+            return got
+        if len(got.held) < n:
+            used = _cores_of_workers(folder, slot[1])
+            order = {c: i for i, c in enumerate(got.cores)}  # the claim's own (per-process) order
+            others = sorted((c for c in os.sched_getaffinity(0) if c not in got.held),
+                            key=lambda c: (used.get(c, 0), order.get(c, len(order))))
+            ring = got.held + others
+            got.cores = [ring[i % len(ring)] for i in range(n)]
+        os.ftruncate(slot[0], 0)
+        os.pwrite(slot[0], ",".join(map(str, got.cores)).encode(), 0)
+        got._fds.append(slot[0])  # held while this worker lives (its claim is never released)
+        return got
+
+
+def _cores_of_workers(folder: Path, mine: Path) -> dict[int, int]:
+    """How many live workers of this machine (those holding a slot file other than ``mine``) play
+    on each core."""
+    import fcntl
+    import os
+
+    used: dict[int, int] = {}
+    for f in folder.glob("worker-*.lock"):
+        if f == mine:
+            continue
+        try:
+            fd = os.open(f, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                continue  # nobody holds it: the slot of a worker gone
+            except OSError:
+                text = os.pread(fd, 256, 0).decode("ascii", "replace")
+        finally:
+            os.close(fd)
+        for c in text.split(","):
+            if c.strip().isdigit():
+                used[int(c)] = used.get(int(c), 0) + 1
+    return used
 
 
 #: Where this worker finds a bot, by content hash: None at the judge's path, else the copy it was

@@ -309,3 +309,45 @@ def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path)
     assert [(s.bot, s.wins, s.losses) for s in remote.standings] == [(s.bot, s.wins, s.losses) for s in local.standings]
     assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
     assert all((shipped_root() / b.hash / Path(b.path).name).exists() for b in bots)
+
+
+#: A process that claims cores as a worker does (``kothkit.cluster._claim``), prints them, and holds
+#: them until its stdin closes; argv[1]: how many.
+WORKER_CLAIM = ("import sys; from kothkit.cluster import _claim; c = _claim(int(sys.argv[1])); "
+                "print(','.join(map(str, c.cores)), flush=True); sys.stdin.read()")
+#: A judge holding every core of the machine (kothkit.cores.claim).
+JUDGE_CLAIM = ("import os, sys; from kothkit.cores import claim; c = claim(len(os.sched_getaffinity(0))); "
+               "print(c.held, flush=True); sys.stdin.read()")
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+@pytest.mark.parametrize("judge", [False, True], ids=["free-cores", "a-judge-holds-every-core"])
+def test_workers_of_a_machine_play_on_different_cores_even_when_they_must_share(tmp_path, judge):
+    """Workers claim one at a time; one that finds every core held (here by another judge) shares
+    a core no other worker plays on, as a judge's own jobs would, not one picked at random."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # a lock folder of this test's own
+    cores = len(os.sched_getaffinity(0))
+    procs = []
+    try:
+        if judge:
+            procs.append(subprocess.Popen([sys.executable, "-c", JUDGE_CLAIM], env=env, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True))
+            assert procs[0].stdout.readline().strip() == str(sorted(os.sched_getaffinity(0)))
+        got = []
+        for _ in range(cores):
+            procs.append(subprocess.Popen([sys.executable, "-c", WORKER_CLAIM, "1"], env=env, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True))
+            got.append(procs[-1].stdout.readline().strip())  # claimed: the next one claims after it
+        assert sorted(map(int, got)) == sorted(os.sched_getaffinity(0)), got
+        # A worker gone frees its slot: the next one takes the core it had.
+        gone = procs.pop()
+        gone.kill()
+        gone.wait(timeout=10)
+        procs.append(subprocess.Popen([sys.executable, "-c", WORKER_CLAIM, "1"], env=env, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True))
+        assert procs[-1].stdout.readline().strip() == got[-1]
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait(timeout=10)
