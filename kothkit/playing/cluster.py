@@ -43,6 +43,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -63,14 +64,33 @@ CHECK_TIMEOUT = 120.0
 #: a batch's round trip through a scheduler costs milliseconds, not the local pool's ~0.3 ms.
 BATCH_SECONDS = 0.5
 
+#: Dask settings of a local cluster (``local:N``; docs/tournaments.md gives them for ``dask scheduler``
+#: and ``dask worker``).
+LOCAL_SETTINGS = {
+    # Batches go to workers at once, each queued behind the one it plays (as in the local pool),
+    # instead of waiting at the scheduler for a worker to ask.
+    "distributed.scheduler.worker-saturation": "inf",
+    # Background work that game players do not need and that takes CPU time from their games: with
+    # batches already queued on every worker, stealing only moves them about; a sampling profiler in
+    # each worker (every 10 ms of a batch); an event-loop watchdog every 20 ms and monitors every
+    # 0.1-0.5 s in every process.  Idle, they took 3-5% of a core a process.
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
 #: This worker's claimed core (kothkit.procs.cores.Claim), once its first batch asked for pinning.
 _CLAIM = None
 
 
-def play(tasks, rows: bool = False) -> list:
+def play(tasks, rows: bool = False) -> tuple[list, float]:
     """What a worker runs for a batch: :func:`kothkit.playing.tournament.play_batch`, on this worker's own
-    core when the games' limits pin (claimed at the first batch, held while the worker lives)."""
-    from kothkit.playing import tournament
+    core when the games' limits pin (claimed at the first batch, held while the worker lives).
+    Returns its results and the seconds it took to play them."""
+    from kothkit import tournament
 
     global _CLAIM
     if tasks and tasks[0].limits.pin_cpu:
@@ -87,11 +107,13 @@ def play(tasks, rows: bool = False) -> list:
         # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
         cpu = tournament._CPU
         tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
-    return tournament.play_batch([_here(t) for t in tasks], rows=rows)
+    started = time.perf_counter()
+    out = tournament.play_batch([_here(t) for t in tasks], rows=rows)
+    return out, time.perf_counter() - started
 
 
 def _claim(n: int):
-    """Claim ``n`` cores of this machine for this worker's life (:func:`kothkit.cores.claim`); where
+    """Claim ``n`` cores of this machine for this worker's life (:func:`kothkit.procs.cores.claim`); where
     some must be shared (every core held by a judge or a worker), share those that the fewest other
     workers of this machine play on.
 
@@ -366,9 +388,7 @@ class ClusterPool:
                     raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
                 import dask
 
-                # Batches go to workers at once, each queued behind the one it plays (as in the
-                # local pool), instead of waiting at the scheduler for a worker to ask.
-                with dask.config.set({"distributed.scheduler.worker-saturation": "inf"}):
+                with dask.config.set(LOCAL_SETTINGS):
                     self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                                 dashboard_address=None, silence_logs=logging.ERROR)
                 self.client = Client(self.cluster, timeout=timeout)
@@ -450,7 +470,8 @@ class ClusterPool:
         tasks = [_isolated(t) for t in tasks]
         out: cf.Future = cf.Future()
         key = f"kothkit-batch-{uuid.uuid4().hex}"
-        if fn is play_batch:
+        timed = fn is play_batch
+        if timed:
             fn = play
         fut = self.client.submit(fn, tasks, key=key, pure=False, **kwargs)
         with self._lock:
@@ -462,7 +483,12 @@ class ClusterPool:
             if not out.set_running_or_notify_cancel():
                 return
             try:
-                out.set_result(f.result())
+                result = f.result()
+                if timed:
+                    # How long the batch played, for dispatch to size batches by: not its wait in a
+                    # queue or its round trip (nor a new worker's start).
+                    result, out.played = result
+                out.set_result(result)
             except BaseException as e:
                 from distributed import KilledWorker
 

@@ -322,7 +322,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                         busy.difference_update(b.name for b in t.players)
                 on_done(picked, records)
                 # Measured from submission: a batch queued behind another shows about twice its time.
-                took = time.monotonic() - started
+                # A cluster's batch says how long it played (its round trip costs milliseconds).
+                took = getattr(fut, "played", None) or time.monotonic() - started
                 if took < target / 2 and len(picked) == size:
                     size = min(batch, size * 2)
                 elif took > target * 2:
