@@ -113,7 +113,7 @@ def main() -> None:
     from kothkit.bots.folders import load_bots
     from kothkit.playing.cluster import connect
     from kothkit.plugins import get_game
-    from kothkit.playing.tournament import make_pool
+    from kothkit.playing.tournament import make_pool, run_tournament
 
     starts = []
     with tempfile.TemporaryDirectory() as d:
@@ -123,6 +123,8 @@ def main() -> None:
         work = [("connect4 isolated", c4, load_bots([C4_BOTS / n for n in C4_EXAMPLES]).bots, args.c4_rounds),
                 ("swap2 instant", swap2, instant_bots(tmp, 4), args.swap2_rounds)]
         for name, info, bots, rounds in work:
+            # Warm up: what the judge imports once (the ratings' scipy, a game's code) is not timed.
+            run_tournament(info, bots, seed=1, journal=tmp / "warm.sqlite", rounds=1)
             jobs, cluster, ratios, costs = [], [], [], []
             games = 0
             for _ in range(args.repeat):
