@@ -90,7 +90,7 @@ def play(tasks, rows: bool = False) -> tuple[list, float]:
     """What a worker runs for a batch: :func:`kothkit.playing.tournament.play_batch`, on this worker's own
     core when the games' limits pin (claimed at the first batch, held while the worker lives).
     Returns its results and the seconds it took to play them."""
-    from kothkit import tournament
+    from kothkit.playing import tournament
 
     global _CLAIM
     if tasks and tasks[0].limits.pin_cpu:

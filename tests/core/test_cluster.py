@@ -311,12 +311,12 @@ def test_a_bot_a_worker_lacks_is_sent_there_by_hash_and_plays_the_same(tmp_path)
     assert all((shipped_root() / b.hash / Path(b.path).name).exists() for b in bots)
 
 
-#: A process that claims cores as a worker does (``kothkit.cluster._claim``), prints them, and holds
+#: A process that claims cores as a worker does (``kothkit.playing.cluster._claim``), prints them, and holds
 #: them until its stdin closes; argv[1]: how many.
-WORKER_CLAIM = ("import sys; from kothkit.cluster import _claim; c = _claim(int(sys.argv[1])); "
+WORKER_CLAIM = ("import sys; from kothkit.playing.cluster import _claim; c = _claim(int(sys.argv[1])); "
                 "print(','.join(map(str, c.cores)), flush=True); sys.stdin.read()")
-#: A judge holding every core of the machine (kothkit.cores.claim).
-JUDGE_CLAIM = ("import os, sys; from kothkit.cores import claim; c = claim(len(os.sched_getaffinity(0))); "
+#: A judge holding every core of the machine (kothkit.procs.cores.claim).
+JUDGE_CLAIM = ("import os, sys; from kothkit.procs.cores import claim; c = claim(len(os.sched_getaffinity(0))); "
                "print(c.held, flush=True); sys.stdin.read()")
 
 
