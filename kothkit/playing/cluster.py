@@ -30,7 +30,8 @@ Differences from ``--jobs``, and why:
 * Cores are claimed by the workers, not the judge: a worker's first batch claims a free core of
   its machine (:mod:`kothkit.procs.cores`), two for a game that allows pondering (one per seat), and
   it plays, with its bots, there from then on (start one single-threaded worker per core, or
-  per two cores for such a game).
+  per two cores for such a game).  Where no core is free, it shares the one the fewest other
+  workers of its machine play on (:func:`_claim`).
 * A worker that dies mid-batch: the scheduler gives its batches to another worker (Dask's
   retries); only the result that comes back is stored, once (rows are also stored by game id
   with ``INSERT OR REPLACE``, so a game can never be in the journal twice).  A batch that kills
