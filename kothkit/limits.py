@@ -82,7 +82,7 @@ class Limits:
     def first_time(self) -> float:
         return self.first_reply_time if self.first_reply_time is not None else self.move_time
 
-    def replace(self, **changes) -> "Limits":
+    def replace(self, **changes) -> Limits:
         """A copy with ``changes`` applied; keys that are None are left as they were."""
         return attrs.evolve(self, **{k: v for k, v in changes.items() if v is not None})
 

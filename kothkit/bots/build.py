@@ -136,7 +136,8 @@ def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError
         return False, BotError(where, f"build took longer than {timeout:g} s (killed, with all it started)"
                                       + (f":\n{text}" if text else ""))
     if code != 0:
-        return False, BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):\n{text}")
+        return False, BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):"
+                                      f"\n{text}")
     try:
         _write_stamp(spec)
     except OSError as e:

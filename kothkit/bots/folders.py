@@ -340,7 +340,8 @@ def load_bot_toml(path: Path) -> BotSpec:
         raise BotError(path, f"invalid TOML: {e}", int(m.group(1)) if m else None) from None
     unknown = sorted(set(data) - BOT_TOML_KEYS)
     if unknown:
-        raise BotError(path, f"unknown key {shown(unknown[0])} (known: {', '.join(sorted(BOT_TOML_KEYS))})", _toml_line(text, unknown[0]))
+        raise BotError(path, f"unknown key {shown(unknown[0])} (known: {', '.join(sorted(BOT_TOML_KEYS))})",
+                       _toml_line(text, unknown[0]))
     if "name" in data:
         name = check_name(data["name"], path, _toml_line(text, "name"))
     else:
@@ -367,7 +368,8 @@ def load_bot_toml(path: Path) -> BotSpec:
     )
     if entry is not None:
         if "command" in data:
-            raise BotError(path, "give either command (a program) or entry (a Python function), not both", _toml_line(text, "entry"))
+            raise BotError(path, "give either command (a program) or entry (a Python function), not both",
+                           _toml_line(text, "entry"))
         file, func = _parse_entry(str(entry), path, _toml_line(text, "entry"), folder)
         return BotSpec(path=file, kind="function", entry=f"{file}:{func}", hash=content_hash(file), **common)
     if "command" not in data:
@@ -391,7 +393,8 @@ def load_meta(path: Path) -> BotSpec:
     lines = read_small(path, folder).splitlines()
     labels = ("name", "command", "arguments", "stderr flag (0 or 1)")
     if len(lines) < 4:
-        raise BotError(path, f"missing line {len(lines) + 1}: the {labels[len(lines)]} (meta has 4 lines: name, command, arguments, stderr flag)", len(lines) + 1)
+        raise BotError(path, f"missing line {len(lines) + 1}: the {labels[len(lines)]} (meta has 4 lines: name, "
+                             f"command, arguments, stderr flag)", len(lines) + 1)
     for i, l in enumerate(lines[:4]):
         if len(l) > MAX_LINE:
             raise BotError(path, f"line {i + 1} (the {labels[i]}) is longer than {MAX_LINE} characters", i + 1)

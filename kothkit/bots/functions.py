@@ -100,8 +100,10 @@ for _name in dir(_random_module):
 del _name, _value
 # The C generator's seed(), which Random.seed calls for an int.
 _BASE_SEED = getattr(getattr(_random_module, "_random", None), "Random", None)
-_BASE_SEED = getattr(_BASE_SEED, "seed", None) if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None
-_PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random) if not n.startswith("_") and callable(getattr(_random_module.Random, n))
+_BASE_SEED = (getattr(_BASE_SEED, "seed", None)
+              if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None)
+_PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random)
+                        if not n.startswith("_") and callable(getattr(_random_module.Random, n))
                         and not isinstance(getattr(_random_module.Random, n), type))
 
 
@@ -289,7 +291,7 @@ class FunctionBot:
 #: How many times any bot's output was kept: a referee collects logs only from games where this grew.
 WRITES = [0]
 #: Bots by the name of their module: output written from a bot's own thread is found by its module.
-_BY_MODULE: "weakref.WeakValueDictionary[str, FunctionBot]" = weakref.WeakValueDictionary()
+_BY_MODULE: weakref.WeakValueDictionary[str, FunctionBot] = weakref.WeakValueDictionary()
 #: Frames of these methods have the bot they run for as ``self``: a print from the bot's helper
 #: modules, or from its module while it loads, is found by them.
 _BOT_METHODS = (FunctionBot.call.__code__, FunctionBot.__init__.__code__)
@@ -327,7 +329,7 @@ class BotOutput(io.TextIOBase):
         return "utf-8"
 
     @property
-    def buffer(self) -> "_BotBinaryOutput":
+    def buffer(self) -> _BotBinaryOutput:
         return _BotBinaryOutput(self)
 
     def write(self, text: str) -> int:

@@ -121,7 +121,7 @@ def play(
             j.finish_run(run_id, 0, 0)
         if server is not None:
             server.shutdown()
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     if term.match is not None and info.render is not None:
         if term.hidden:
             term.say("the game is over; the true board:")

@@ -189,10 +189,10 @@ def run(
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
         fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     finally:

@@ -112,7 +112,7 @@ def new_game_command(
         files = new_game(name, folder)
     except ScaffoldError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         if name in installed_games():
             err.print(f"note: a game named {name!r} is already installed; installing this one too would clash",

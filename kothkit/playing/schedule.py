@@ -126,6 +126,7 @@ class Schedule:
             return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
 
         for r in range(self.rounds):
-            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1]))):
+            in_order = sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1])))
+            for _a, _b, orders, ids, game_seed in in_order:
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import attrs
 
-from kothkit.bots.build import build
 from kothkit.bots import overtime
+from kothkit.bots.build import build
 from kothkit.bots.folders import BotError, BotSpec, entry_of
 from kothkit.bots.functions import capture_output, release_output
 from kothkit.game import GameInfo

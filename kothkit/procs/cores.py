@@ -49,7 +49,7 @@ class Claim:
             os.close(fd)  # in this process; a worker's inherited copy goes with the worker
         self._fds.clear()
 
-    def __enter__(self) -> "Claim":
+    def __enter__(self) -> Claim:
         return self
 
     def __exit__(self, *exc) -> None:

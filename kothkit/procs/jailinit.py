@@ -94,7 +94,9 @@ def check(result, what):
 
 
 def mount(source, target, fstype, flags, data=None):
-    enc = lambda s: None if s is None else s.encode()
+    def enc(s):
+        return None if s is None else s.encode()
+
     check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
 
 

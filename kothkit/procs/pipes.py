@@ -323,7 +323,8 @@ _ERROR_LINE = re.compile(
 def error_line(text: str, limit: int = 160) -> str | None:
     """The line of ``text`` (a bot's stderr, a traceback) that says what went wrong: the first
     that looks like an error, else the last non-blank one; a line ending in ':' takes the next
-    one with it (Rust's ``panicked at src/main.rs:2:5:`` / ``boom``), as does C++'s ``terminate called``.  None for blank text."""
+    one with it (Rust's ``panicked at src/main.rs:2:5:`` / ``boom``), as does C++'s ``terminate
+    called``.  None for blank text."""
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     if not lines:
         return None
