@@ -49,8 +49,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -278,13 +280,14 @@ def _sweep(d: Path) -> None:
                     (g / name).write_text(value)
                 except OSError:
                     pass
-            Jail(Limits(), caps=None, pids_group=g).teardown()
+            # No capabilities: a jail that only kills the group's processes and removes it.
+            Jail(Limits(), caps=Capabilities(cgroup_dir=None, cgroup_version=None, cores=()), pids_group=g).teardown()
 
 
 def sweep_cgroups() -> None:
     """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
     caps = capabilities()
-    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir) if d is not None}:
         _sweep(d)
 
 
@@ -393,7 +396,7 @@ def _probe_namespaces() -> _Probed:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
-            got = dict(namespaces=True, userns=userns,
+            got: dict[str, Any] = dict(namespaces=True, userns=userns,
                        user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
                        no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
                        seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
@@ -437,7 +440,7 @@ def capabilities() -> Capabilities:
             f1 = _own_cgroup_v1("freezer")
             if f1 is not None and _probe_dir(f1):
                 frz, frz_v = f1, "v1"
-        for d in {mem, pids, frz} - {None}:
+        for d in {d for d in (mem, pids, frz) if d is not None}:
             _sweep(d)
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
@@ -491,10 +494,10 @@ def hidden_parent(folder: Path) -> Path | None:
 
 
 # -- the jail --------------------------------------------------------------------------
-_PRCTL = None
+_PRCTL: Callable[..., int] | None = None
 
 
-def _prctl():
+def _prctl() -> Callable[..., int]:
     global _PRCTL
     if _PRCTL is None:
         import ctypes
@@ -648,6 +651,8 @@ class Jail:
 
     def _set_frozen(self, frozen: bool) -> None:
         g = self.freezer_group
+        if g is None:
+            return
         try:
             if self.caps.freezer_version == "v2":
                 (g / "cgroup.freeze").write_text("1" if frozen else "0")
