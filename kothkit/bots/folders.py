@@ -16,13 +16,12 @@ import shlex
 import shutil
 import stat
 import sys
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
-
-import tomllib
 
 if TYPE_CHECKING:
     from kothkit.hookspecs import BotLoader

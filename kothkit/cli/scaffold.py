@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterator
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -64,7 +66,7 @@ def _target(rel: str, vals: dict[str, str]) -> str:
     return "/".join(parts)
 
 
-def _walk(node, prefix: str = ""):
+def _walk(node: Traversable, prefix: str = "") -> Iterator[tuple[str, Traversable]]:
     for child in sorted(node.iterdir(), key=lambda c: c.name):
         rel = f"{prefix}{child.name}"
         if child.is_dir():
@@ -74,7 +76,7 @@ def _walk(node, prefix: str = ""):
             yield rel, child
 
 
-def template_files() -> list[tuple[str, object]]:
+def template_files() -> list[tuple[str, Traversable]]:
     """(relative path, resource) for every file of the game template."""
     root = resources.files("kothkit") / "templates" / TEMPLATE
     if not root.is_dir():

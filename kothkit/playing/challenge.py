@@ -22,14 +22,13 @@ key or value is reported with the file and line.  Example::
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kothkit.limits import LIMIT_KEYS, Limits
-
-import tomllib
 
 FILE = "kothkit.toml"
 #: Seeds are stored as SQLite integers (signed 64-bit).
