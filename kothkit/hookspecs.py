@@ -8,13 +8,33 @@ eggsample, tox and datasette do.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
 import pluggy
+
+if TYPE_CHECKING:
+    # Names for the annotations only: the contract names the types the core hands a plugin wherever they
+    # live (tests/core/test_layers.py lets a TYPE_CHECKING import point up a layer).
+    from kothkit.bots.folders import BotSpec
+    from kothkit.game import GameInfo, Match, Prompt
+    from kothkit.human import Turn
+    from kothkit.picture import Grid, Svg
+    from kothkit.results.archive import Transcript
+    from kothkit.scoring import Standing
+    from kothkit.testing.scenarios import Scenario
 
 hookspec = pluggy.HookspecMarker("kothkit")
 
+#: ``loader(entry)``: the bot(s) at ``entry`` (a path given to ``--bots``), or None if not this loader's.
+BotLoader: TypeAlias = "Callable[[Path], BotSpec | list[BotSpec] | None]"
+#: ``exporter(transcript)``: a re-played game as the text of one file.
+Exporter: TypeAlias = "Callable[[Transcript], str]"
+
 
 @hookspec
-def kothkit_games():
+def kothkit_games() -> GameInfo | Iterable[GameInfo] | None:
     """Return the games this plugin provides.
 
     :return: a list of :class:`kothkit.game.GameInfo` (or a single one; ``[]``
@@ -27,7 +47,7 @@ def kothkit_games():
 
 
 @hookspec
-def kothkit_bot_loaders():
+def kothkit_bot_loaders() -> list[BotLoader]:
     """Return bot loaders: callables ``loader(path: Path) -> BotSpec | list[BotSpec] | None``.
 
     Called once when bots are loaded.  Each loader is tried in turn on every
@@ -40,7 +60,7 @@ def kothkit_bot_loaders():
 
 
 @hookspec
-def kothkit_tournament_finished(game, standings, journal):
+def kothkit_tournament_finished(game: GameInfo, standings: list[Standing], journal: Path) -> None:
     """Called by ``kothkit run`` after a tournament's last game is stored (e.g. to
     publish a leaderboard).  :func:`kothkit.playing.tournament.run_tournament` itself
     does not call it.
@@ -52,7 +72,7 @@ def kothkit_tournament_finished(game, standings, journal):
 
 
 @hookspec
-def kothkit_scenarios(game):
+def kothkit_scenarios(game: GameInfo) -> list[Scenario] | None:
     """Return scripted situations for ``kothkit check`` to put a bot in, for ``game``.
 
     :param game: the :class:`kothkit.game.GameInfo` being checked.  Every plugin is
@@ -66,7 +86,7 @@ def kothkit_scenarios(game):
 
 
 @hookspec(firstresult=True)
-def kothkit_picture(game, match):
+def kothkit_picture(game: GameInfo, match: Match) -> Grid | Svg | list[Grid | Svg] | None:
     """Return a picture of ``match``'s board for replay pages, or None for another plugin's game.
 
     :param game: the :class:`kothkit.game.GameInfo` of the match.
@@ -81,7 +101,7 @@ def kothkit_picture(game, match):
 
 
 @hookspec
-def kothkit_exporters(game):
+def kothkit_exporters(game: GameInfo) -> dict[str, Exporter] | None:
     """Return this game's export formats for ``kothkit export --format NAME``, or None for another
     plugin's game.
 
@@ -94,7 +114,7 @@ def kothkit_exporters(game):
 
 
 @hookspec(firstresult=True)
-def kothkit_human(game, match, prompt):
+def kothkit_human(game: GameInfo, match: Match, prompt: Prompt) -> Turn | None:
     """Return what a person playing a seat sees and may type at ``prompt``, or None for another
     plugin's game.
 

@@ -59,7 +59,7 @@ def turn_of(info: GameInfo, match: Match, prompt: Prompt) -> Turn:
     """The :class:`Turn` of ``prompt`` from the game's plugin."""
     from kothkit.plugins import plugin_manager
 
-    found = plugin_manager().hook.kothkit_human(game=info, match=match, prompt=prompt)
+    found: Turn | None = plugin_manager().hook.kothkit_human(game=info, match=match, prompt=prompt)
     if found is None:
         raise NoHumanPlay(f"{info.name} does not offer play by a person (its plugin has no kothkit_human hook)")
     return found

@@ -9,6 +9,8 @@ line received; ``tolerance`` is added to each limit before a bot is ruled late.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -18,10 +20,10 @@ MAX_SECONDS = 7 * 24 * 3600.0
 MAX_COUNT = 1 << 31
 
 
-def _seconds(minimum_exclusive: bool):
+def _seconds(minimum_exclusive: bool) -> Callable[[object, attrs.Attribute[Any], Any], None]:
     """A time in seconds: a real, finite number (nan and inf are not), positive or at least 0."""
 
-    def check(inst, attribute, value):
+    def check(inst: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is None and attribute.default is None:
             return
         if type(value) not in (int, float) or not math.isfinite(value) or not (
@@ -33,7 +35,7 @@ def _seconds(minimum_exclusive: bool):
     return check
 
 
-def _positive(inst, attribute, value):
+def _positive(inst: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     """A count or size: a whole number (300.5 MiB is not) from 1 to :data:`MAX_COUNT`."""
     if value is None and attribute.default is None:
         return
@@ -82,7 +84,7 @@ class Limits:
     def first_time(self) -> float:
         return self.first_reply_time if self.first_reply_time is not None else self.move_time
 
-    def replace(self, **changes) -> "Limits":
+    def replace(self, **changes: Any) -> Limits:
         """A copy with ``changes`` applied; keys that are None are left as they were."""
         return attrs.evolve(self, **{k: v for k, v in changes.items() if v is not None})
 

@@ -10,9 +10,12 @@ drew itself.  Pictures are plain data: they go into the page as JSON.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from kothkit.game import GameInfo, Match
 
 #: Grid styles: pieces on the crossings of the lines (Go, Gomoku) or inside square cells (Connect-4).
 POINTS, CELLS = "points", "cells"
@@ -60,7 +63,7 @@ def to_json(panel: Grid | Svg) -> dict[str, Any]:
     }
 
 
-def picture_of(info, match) -> list[dict] | None:
+def picture_of(info: GameInfo, match: Match) -> list[dict[str, Any]] | None:
     """The picture of ``match`` (a game of ``info``) from its plugin's hook, as JSON panels; None if
     the game draws none (or its hook fails: a page then shows the text board)."""
     from kothkit.plugins import plugin_manager

@@ -9,6 +9,7 @@ import os
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pluggy
@@ -66,7 +67,7 @@ def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, Install
     pm = pm or plugin_manager()
     found: dict[str, InstalledGame] = {}
     for impl in pm.hook.kothkit_games.get_hookimpls():
-        result = impl.function()
+        result: Any = impl.function()  # a plugin's: every item is checked below
         infos = [result] if isinstance(result, GameInfo) else list(result or ())
         for info in infos:
             if not isinstance(info, GameInfo):
@@ -102,7 +103,8 @@ def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
         return {}
     roots = [Path(d) for d in getattr(top, "__path__", ())]
     if not roots:
-        return {top.__name__: Path(top.__file__)} if getattr(top, "__file__", None) else {}
+        file = getattr(top, "__file__", None)
+        return {top.__name__: Path(file)} if file else {}
     files = {}
     for root in roots:
         for folder, dirs, names in os.walk(root):
@@ -115,7 +117,7 @@ def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
     return files
 
 
-def game_code(info: GameInfo) -> dict:
+def game_code(info: GameInfo) -> dict[str, str | None]:
     """What of a game's code decides its outcomes, for its games' ids: the plugin's distribution
     and version, and a hash of the Python files of the package(s) that register the game and
     define its match (less its bundled bots).  So an edited working tree (an editable install),
@@ -125,8 +127,8 @@ def game_code(info: GameInfo) -> dict:
         found = _default_games().get(info.name)
     except PluginError:
         found = None
-    ours = found is not None and found.info is info
-    modules = {getattr(info.match, "__module__", None) or "", (found.module if ours else None) or ""} - {""}
+    ours = found if found is not None and found.info is info else None
+    modules = {getattr(info.match, "__module__", None) or "", (ours.module if ours else None) or ""} - {""}
     skip = Path(info.bots).resolve() if info.bots else None
     files: dict[str, Path] = {}
     for m in sorted(modules):
@@ -139,4 +141,4 @@ def game_code(info: GameInfo) -> dict:
         except OSError:
             pass
         h.update(b"\0")
-    return {"plugin": found.dist if ours else None, "code": h.hexdigest()}
+    return {"plugin": ours.dist if ours else None, "code": h.hexdigest()}

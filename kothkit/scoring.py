@@ -66,7 +66,7 @@ class Tally:
     bots: list[str]
     # Games per (players, winner): one count a game (a tournament adds thousands a
     # second), worked into wins, points and matches when standings are asked for.
-    _results: dict[tuple, int] = attrs.field(init=False, factory=lambda: defaultdict(int))
+    _results: dict[tuple[tuple[str, ...], str | None], int] = attrs.field(init=False, factory=lambda: defaultdict(int))
 
     def add(self, players: tuple[str, ...], winner: str | None) -> None:
         self._results[players if type(players) is tuple else tuple(players), winner] += 1
@@ -80,7 +80,7 @@ class Tally:
         losses: dict[str, int] = defaultdict(int)
         points: dict[str, float] = defaultdict(float)
         # Per unordered pair: games won by each side, for match scoring.
-        matches: dict = defaultdict(lambda: defaultdict(int))
+        matches: dict[tuple[str, ...], dict[str, int]] = defaultdict(lambda: defaultdict(int))
         for (players, winner), n in self._results.items():
             if not known.issuperset(players):
                 continue
@@ -107,28 +107,28 @@ class Tally:
                 record[a][1] += 1
                 record[b][1] += 1
             else:
-                w, l = (a, b) if m[a] > m[b] else (b, a)
-                points[w] += scoring.win
-                points[l] += scoring.loss
-                record[w][0] += 1
-                record[l][2] += 1
+                won, lost_by = (a, b) if m[a] > m[b] else (b, a)
+                points[won] += scoring.win
+                points[lost_by] += scoring.loss
+                record[won][0] += 1
+                record[lost_by][2] += 1
         rows = []
-        for n in self.bots:
-            p = points[n]
-            w, d, lost = wins[n], draws[n], losses[n]
+        for bot in self.bots:
+            pts = points[bot]
+            w, d, lost = wins[bot], draws[bot], losses[bot]
             if scoring.mean:
                 played = w + d + lost
-                p = p / played if played else 0.0
+                pts = pts / played if played else 0.0
             if scoring.unit == "match":
-                mw, md, ml = record[n]
-                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
+                mw, md, ml = record[bot]
+                rows.append(Standing(bot=bot, points=pts, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
                                      match_losses=ml))
             else:
-                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
+                rows.append(Standing(bot=bot, points=pts, wins=w, draws=d, losses=lost))
         submitted = submitted or {}
 
-        def key(s: Standing):
-            k: list = [-s.points]
+        def key(s: Standing) -> list[object]:
+            k: list[object] = [-s.points]
             for t in scoring.tiebreak:
                 if t == "wins":
                     k.append(-s.wins)

@@ -88,6 +88,7 @@ def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | Non
         proc = subprocess.Popen(wrapped, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
                                 preexec_fn=jail.preexec if jail.needs_preexec() else None)
+        assert proc.stdout is not None  # a pipe
         fd = proc.stdout.fileno()
         end = time.monotonic() + timeout
         while True:
@@ -114,7 +115,8 @@ def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | Non
             except OSError:
                 pass
             proc.wait()
-            proc.stdout.close()
+            if proc.stdout is not None:
+                proc.stdout.close()
         jail.teardown()  # every process left in its cgroups
 
 
@@ -136,7 +138,8 @@ def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError
         return False, BotError(where, f"build took longer than {timeout:g} s (killed, with all it started)"
                                       + (f":\n{text}" if text else ""))
     if code != 0:
-        return False, BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):\n{text}")
+        return False, BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):"
+                                      f"\n{text}")
     try:
         _write_stamp(spec)
     except OSError as e:

@@ -16,15 +16,15 @@ import shlex
 import shutil
 import stat
 import sys
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
+if TYPE_CHECKING:
+    from kothkit.hookspecs import BotLoader
 
 #: Files and folders never part of a bot's content hash (build output, state, caches).
 HASH_IGNORE = (".kothkit-build", ".kothkit-private", "state", "__pycache__", "*.pyc", "*.log", ".git", "node_modules")
@@ -177,7 +177,7 @@ def read_small(path: Path, root: Path | None = None, cap: int = MAX_DESCRIPTION)
     return data.decode("utf-8", errors="replace")
 
 
-def _hash_file(h, path: str, root: Path | None, budget: int) -> int:
+def _hash_file(h: hashlib._Hash, path: str, root: Path | None, budget: int) -> int:
     """Feed ``path`` to ``h`` in chunks (never whole); the bytes read, at most ``budget``."""
     fd = open_regular(Path(path), root)
     n = 0
@@ -292,7 +292,7 @@ def _command_exists(cmd: str, folder: Path, build: bool) -> bool:
     return shutil.which(cmd) is not None
 
 
-def _check_argv(parts, where: Path, line: int | None, key: str) -> None:
+def _check_argv(parts: Iterable[str], where: Path, line: int | None, key: str) -> None:
     """An argv that exec can take: no NUL, not too long (checked here, not found at the first game)."""
     if any("\0" in p for p in parts):
         raise BotError(where, f"{key} contains a NUL character", line)
@@ -300,7 +300,7 @@ def _check_argv(parts, where: Path, line: int | None, key: str) -> None:
         raise BotError(where, f"{key} is longer than {MAX_COMMAND // 1024} KiB", line)
 
 
-def _split_command(value, where: Path, line: int | None, key: str) -> tuple[str, ...]:
+def _split_command(value: object, where: Path, line: int | None, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
             parts = shlex.split(value)
@@ -316,7 +316,7 @@ def _split_command(value, where: Path, line: int | None, key: str) -> tuple[str,
     return tuple(parts)
 
 
-def check_name(name, where: Path, line: int | None = None, what: str = "name") -> str:
+def check_name(name: object, where: Path, line: int | None = None, what: str = "name") -> str:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise BotError(where, f"{what} must be 1-64 letters, digits, '_', '.', '+' or '-', "
                               f"got {shown(name) if isinstance(name, str) else shown(repr(name))}", line)
@@ -340,7 +340,8 @@ def load_bot_toml(path: Path) -> BotSpec:
         raise BotError(path, f"invalid TOML: {e}", int(m.group(1)) if m else None) from None
     unknown = sorted(set(data) - BOT_TOML_KEYS)
     if unknown:
-        raise BotError(path, f"unknown key {shown(unknown[0])} (known: {', '.join(sorted(BOT_TOML_KEYS))})", _toml_line(text, unknown[0]))
+        raise BotError(path, f"unknown key {shown(unknown[0])} (known: {', '.join(sorted(BOT_TOML_KEYS))})",
+                       _toml_line(text, unknown[0]))
     if "name" in data:
         name = check_name(data["name"], path, _toml_line(text, "name"))
     else:
@@ -367,7 +368,8 @@ def load_bot_toml(path: Path) -> BotSpec:
     )
     if entry is not None:
         if "command" in data:
-            raise BotError(path, "give either command (a program) or entry (a Python function), not both", _toml_line(text, "entry"))
+            raise BotError(path, "give either command (a program) or entry (a Python function), not both",
+                           _toml_line(text, "entry"))
         file, func = _parse_entry(str(entry), path, _toml_line(text, "entry"), folder)
         return BotSpec(path=file, kind="function", entry=f"{file}:{func}", hash=content_hash(file), **common)
     if "command" not in data:
@@ -391,7 +393,8 @@ def load_meta(path: Path) -> BotSpec:
     lines = read_small(path, folder).splitlines()
     labels = ("name", "command", "arguments", "stderr flag (0 or 1)")
     if len(lines) < 4:
-        raise BotError(path, f"missing line {len(lines) + 1}: the {labels[len(lines)]} (meta has 4 lines: name, command, arguments, stderr flag)", len(lines) + 1)
+        raise BotError(path, f"missing line {len(lines) + 1}: the {labels[len(lines)]} (meta has 4 lines: name, "
+                             f"command, arguments, stderr flag)", len(lines) + 1)
     for i, l in enumerate(lines[:4]):
         if len(l) > MAX_LINE:
             raise BotError(path, f"line {i + 1} (the {labels[i]}) is longer than {MAX_LINE} characters", i + 1)
@@ -471,7 +474,7 @@ def default_loader(entry: Path) -> list[BotSpec] | BotSpec | None:
     return None
 
 
-def load_bots(entries: Iterable[str | Path], loaders=None) -> Loaded:
+def load_bots(entries: Iterable[str | Path], loaders: Iterable[BotLoader] | None = None) -> Loaded:
     """Load every bot named by ``entries``; errors are collected, never raised."""
     loaders = list(loaders or [default_loader])
     bots: list[BotSpec] = []

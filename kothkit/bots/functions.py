@@ -41,7 +41,8 @@ import sys
 import traceback
 import weakref
 from pathlib import Path
-from typing import Any
+from types import FrameType, TracebackType
+from typing import Any, TextIO
 
 from kothkit.bots.overtime import Overtime
 
@@ -100,12 +101,14 @@ for _name in dir(_random_module):
 del _name, _value
 # The C generator's seed(), which Random.seed calls for an int.
 _BASE_SEED = getattr(getattr(_random_module, "_random", None), "Random", None)
-_BASE_SEED = getattr(_BASE_SEED, "seed", None) if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None
-_PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random) if not n.startswith("_") and callable(getattr(_random_module.Random, n))
+_BASE_SEED = (getattr(_BASE_SEED, "seed", None)
+              if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None)
+_PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random)
+                        if not n.startswith("_") and callable(getattr(_random_module.Random, n))
                         and not isinstance(getattr(_random_module.Random, n), type))
 
 
-def _bot_frames(exc: BaseException):
+def _bot_frames(exc: BaseException) -> TracebackType | None:
     """``exc``'s traceback without the frames of this module and of importlib."""
     tb = exc.__traceback__
     while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
@@ -289,7 +292,7 @@ class FunctionBot:
 #: How many times any bot's output was kept: a referee collects logs only from games where this grew.
 WRITES = [0]
 #: Bots by the name of their module: output written from a bot's own thread is found by its module.
-_BY_MODULE: "weakref.WeakValueDictionary[str, FunctionBot]" = weakref.WeakValueDictionary()
+_BY_MODULE: weakref.WeakValueDictionary[str, FunctionBot] = weakref.WeakValueDictionary()
 #: Frames of these methods have the bot they run for as ``self``: a print from the bot's helper
 #: modules, or from its module while it loads, is found by them.
 _BOT_METHODS = (FunctionBot.call.__code__, FunctionBot.__init__.__code__)
@@ -298,12 +301,12 @@ _BOT_METHODS = (FunctionBot.call.__code__, FunctionBot.__init__.__code__)
 def _printing_bot() -> FunctionBot | None:
     """The function bot whose code called the stream's write (found on the stack), or None."""
     try:
-        f = sys._getframe(2)
+        f: FrameType | None = sys._getframe(2)
     except ValueError:  # write() called with nothing above it
         return None
     methods = _BOT_METHODS
     while f is not None:
-        bot = _BY_MODULE.get(f.f_globals.get("__name__"))
+        bot = _BY_MODULE.get(f.f_globals.get("__name__", ""))
         if bot is not None:
             return bot
         if f.f_code in methods:
@@ -318,16 +321,16 @@ class BotOutput(io.TextIOBase):
     """Stands in for ``sys.stdout`` or ``sys.stderr`` while function bots run in this process:
     what a bot writes goes to its own log, anything else to ``passthrough``."""
 
-    def __init__(self, passthrough: Any) -> None:
+    def __init__(self, passthrough: TextIO) -> None:
         super().__init__()
         self.passthrough = passthrough
 
-    @property
-    def encoding(self) -> str:
+    @property  # an attribute in TextIOBase's stubs, a read-only property in io's C classes too
+    def encoding(self) -> str:  # type: ignore[override]
         return "utf-8"
 
     @property
-    def buffer(self) -> "_BotBinaryOutput":
+    def buffer(self) -> _BotBinaryOutput:
         return _BotBinaryOutput(self)
 
     def write(self, text: str) -> int:
@@ -362,10 +365,10 @@ class _BotBinaryOutput(io.RawIOBase):
         return len(data)
 
 
-_CAPTURE: list = [None, None, None, None]  # the streams last stood in for, and their stand-ins
+_CAPTURE: list[Any] = [None, None, None, None]  # the streams last stood in for, and their stand-ins
 
 
-def capture_output() -> tuple[Any, Any] | None:
+def capture_output() -> tuple[TextIO, TextIO] | None:
     """Put :class:`BotOutput` streams in place of ``sys.stdout`` and ``sys.stderr``; returns
     what they replaced, for :func:`release_output`, or None if they are in place already."""
     out, err = sys.stdout, sys.stderr
@@ -378,7 +381,7 @@ def capture_output() -> tuple[Any, Any] | None:
     return out, err
 
 
-def release_output(saved: tuple[Any, Any] | None) -> None:
+def release_output(saved: tuple[TextIO, TextIO] | None) -> None:
     """Undo :func:`capture_output`."""
     if saved is not None:
         sys.stdout, sys.stderr = saved

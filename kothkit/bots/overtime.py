@@ -30,7 +30,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 
 #: Seconds between the watchdog's looks (also the most a deadline is overshot by, on an idle machine).
 WATCH_EVERY = 0.05
@@ -44,7 +45,7 @@ SIGNAL = signal.SIGUSR2
 #: What a process does with a call it cannot interrupt: None (go on interrupting), or a
 #: function that ends it -- a tournament's worker exits, and its judge plays the worker's
 #: games again with their bots isolated (see kothkit.playing.tournament.dispatch).
-give_up = None
+give_up: Callable[[], None] | None = None
 
 #: The armed deadline, in ``time.perf_counter_ns()`` units, or 0 while no call is running.
 deadline = [0]
@@ -92,7 +93,7 @@ def within(seconds: float) -> Iterator[None]:
         slot[0] = 0
 
 
-def _interrupt(signum, frame) -> None:
+def _interrupt(signum: int, frame: FrameType | None) -> None:
     # The signal may arrive late, after the call it was meant for: only an armed deadline
     # that has passed interrupts anything.
     due = deadline[0]

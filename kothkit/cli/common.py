@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -50,7 +50,7 @@ class _Group(TyperGroup):
             for param in cmd.params:
                 _plain(param, ctx)
             _plain(cmd.get_help_option(ctx), ctx)
-            cmd._plain = True
+            cmd._plain = True  # type: ignore[attr-defined]  # a mark of ours on click's Command
         return cmd
 
 
@@ -75,7 +75,7 @@ def _options(
     """kothkit: King-of-the-Hill bot tournaments."""
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False)
     raise typer.Exit(1)
@@ -137,7 +137,7 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
             errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))
         else:
             bots.append(b)
-    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build))[:200]}",
+    built, build_errors = build_bots(bots, on_build=lambda b: err.print(f"building {b.name}: {printable(' '.join(b.build or ()))[:200]}",
                                                                       markup=False, highlight=False),
                                      timeout=build_time)
     errors += build_errors

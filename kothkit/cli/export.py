@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from kothkit.cli.common import app, out
+from kothkit.cli.show import fail
 from kothkit.results.archive import (
     ArchiveError,
     games_of,
@@ -14,7 +15,6 @@ from kothkit.results.archive import (
     open_journal,
 )
 from kothkit.results.export import export_games
-from kothkit.cli.show import fail
 
 
 @app.command()

@@ -143,10 +143,10 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
                                    on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {journal}; run again to resume")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     if len(opponents) > 1:
         for o in opponents:
             out.print(block(f"{new.name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,

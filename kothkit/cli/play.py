@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -12,6 +12,9 @@ from kothkit.cli.common import app, fail, game_info
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
+
+if TYPE_CHECKING:
+    from kothkit.playing.playweb import WebSeat
 
 
 def _bot(info: GameInfo, against: str | None) -> BotSpec:
@@ -90,7 +93,7 @@ def play(
         # their games still count as the journal's current games (kothkit verify, prune).
         bots = {me.name: {"name": me.name, "hash": me.hash}}
         same = last is not None and last["seed"] == seed
-        if same and json.loads(last["settings"]) == json.loads(json.dumps(settings)):
+        if same and last is not None and json.loads(last["settings"]) == json.loads(json.dumps(settings)):
             for entry in json.loads(last["bots"]):
                 bots.setdefault(entry["name"], entry)
         from kothkit.playing.tournament import _where
@@ -100,6 +103,7 @@ def play(
     task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
                     limits=limits, rules=rules, index=k)
     server = None
+    term: WebSeat | Terminal
     if web:
         from kothkit.playing.playweb import WebSeat, serve
 
@@ -121,7 +125,7 @@ def play(
             j.finish_run(run_id, 0, 0)
         if server is not None:
             server.shutdown()
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     if term.match is not None and info.render is not None:
         if term.hidden:
             term.say("the game is over; the true board:")
@@ -134,7 +138,8 @@ def play(
     term.say(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
              f"kothkit verify {journal})")
     if server is not None:
-        from kothkit.playing.playweb import linger
+        from kothkit.playing.playweb import WebSeat, linger
 
+        assert isinstance(term, WebSeat)  # a server serves a web seat
         term.finish(info, f"{result}: {rec.reason}")
         linger(server)

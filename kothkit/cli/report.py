@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from kothkit.cli.common import app, out
-from kothkit.results.archive import ArchiveError, journal_path, open_journal
 from kothkit.cli.show import fail
+from kothkit.results.archive import ArchiveError, journal_path, open_journal
 from kothkit.results.site import boards_of, markdown, write_site
 
 

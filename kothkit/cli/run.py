@@ -95,16 +95,17 @@ def run(
     if len(specs) < 2:
         fail(f"a tournament needs at least two bots; {len(specs)} loaded")
     limits = info.limits
-    try:
-        if ch is not None:
+    if ch is not None:
+        try:
             limits = limits.replace(**ch.limits)
-    except (TypeError, ValueError) as e:
-        fail(f"{ch.path}: [limits]: {e}")
-    for flag, key, value in (("--move-time", "move_time", move_time), ("--first-reply-time", "first_reply_time", first_reply_time),
+        except (TypeError, ValueError) as e:
+            fail(f"{ch.path}: [limits]: {e}")
+    given: float | None
+    for flag, key, given in (("--move-time", "move_time", move_time), ("--first-reply-time", "first_reply_time", first_reply_time),
                              ("--game-time", "game_time", game_time), ("--memory-mb", "memory_mb", memory_mb),
                              ("--disk-mb", "disk_mb", disk_mb)):
         try:
-            limits = limits.replace(**{key: value})
+            limits = limits.replace(**{key: given})
         except (TypeError, ValueError) as e:
             fail(f"{flag}: {e}")
     journal = db or (ch.journal if ch and ch.journal else (ch.folder / "kothkit.sqlite" if ch else Path(".kothkit") / f"{name}.sqlite"))
@@ -189,10 +190,10 @@ def run(
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {journal}", markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
         fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     finally:
@@ -210,8 +211,8 @@ def run(
     if errors:
         out.print(f"left out: {len(errors)} bot{'s' if len(errors) != 1 else ''} that did not load or build "
                   "(details above):", markup=False)
-        for e in errors:
-            out.print(f"  {_first_line(str(e))}", markup=False)
+        for bad in errors:
+            out.print(f"  {_first_line(str(bad))}", markup=False)
     plugin_manager().hook.kothkit_tournament_finished(game=info, standings=result.standings, journal=journal)
     if json_path is not None:
         with Journal(journal) as j:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterator
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -64,7 +66,7 @@ def _target(rel: str, vals: dict[str, str]) -> str:
     return "/".join(parts)
 
 
-def _walk(node, prefix: str = ""):
+def _walk(node: Traversable, prefix: str = "") -> Iterator[tuple[str, Traversable]]:
     for child in sorted(node.iterdir(), key=lambda c: c.name):
         rel = f"{prefix}{child.name}"
         if child.is_dir():
@@ -74,7 +76,7 @@ def _walk(node, prefix: str = ""):
             yield rel, child
 
 
-def template_files() -> list[tuple[str, object]]:
+def template_files() -> list[tuple[str, Traversable]]:
     """(relative path, resource) for every file of the game template."""
     root = resources.files("kothkit") / "templates" / TEMPLATE
     if not root.is_dir():
@@ -112,7 +114,7 @@ def new_game_command(
         files = new_game(name, folder)
     except ScaffoldError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     try:
         if name in installed_games():
             err.print(f"note: a game named {name!r} is already installed; installing this one too would clash",

@@ -3,7 +3,7 @@ verdict, logs), or one bot's log of one game (``--log``) as a course's students 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -20,7 +20,7 @@ from kothkit.results.archive import (
 )
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """The error as one line, however long (a path in it is never wrapped), and exit status 1."""
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False, soft_wrap=True)
@@ -82,8 +82,8 @@ def _print_game(t: Transcript) -> None:
     shown = t.start_board
     for s in t.steps:
         p()
-        for seat, line in s.sent:
-            p(f"  judge -> {r.players[seat]}: {line}")
+        for seat, sent in s.sent:
+            p(f"  judge -> {r.players[seat]}: {sent}")
         for line in by_move.get(s.number, []):
             p(f"  {line.bot} [{line.stream}]: {line.text}")
         who = r.players[s.seat] if s.seat < len(r.players) else f"seat {s.seat}"
@@ -97,8 +97,8 @@ def _print_game(t: Transcript) -> None:
     pending = by_move.get(total + 1, [])
     if late is not None or pending or t.pending:
         p()
-        for seat, line in t.pending:
-            p(f"  judge -> {r.players[seat]}: {line}")
+        for seat, sent in t.pending:
+            p(f"  judge -> {r.players[seat]}: {sent}")
         for line in pending:
             p(f"  {line.bot} [{line.stream}]: {line.text}")
     if late is not None:
@@ -106,8 +106,8 @@ def _print_game(t: Transcript) -> None:
     tail = by_move.get(None, [])
     if t.final or tail:
         p()
-        for seat, line in t.final:
-            p(f"  judge -> {r.players[seat]}: {line}")
+        for seat, sent in t.final:
+            p(f"  judge -> {r.players[seat]}: {sent}")
         for line in tail:
             p(f"  {line.bot} [{line.stream}]: {line.text}")
     p()
@@ -153,24 +153,24 @@ def _print_log(t: Transcript, bot: str) -> None:
             p(f"[{_move_label(line.move)}] {'stderr: ' if line.stream == 'stderr' else ''}{line.text}")
 
     for s in t.steps:
-        for to, line in s.sent:
+        for to, sent in s.sent:
             if to == seat:
-                p(f"[move {s.number}] judge -> {bot}: {line}")
+                p(f"[move {s.number}] judge -> {bot}: {sent}")
         logs_of(s.number)
         if s.seat == seat:
             p(f"[move {s.number}] {bot} -> judge ({s.ms:.1f} ms): {_text(s.reply)}")
             if s.rejected:
                 p(f"[move {s.number}] rejected: {s.rejected}")
-    for to, line in t.pending:
+    for to, sent in t.pending:
         if to == seat:
-            p(f"[move {total + 1}] judge -> {bot}: {line}")
+            p(f"[move {total + 1}] judge -> {bot}: {sent}")
     logs_of(total + 1)
     late = late_reply(r)
     if late is not None and late[0] == seat:
         p(f"[move {total + 1}] {bot} -> judge ({late[2]:.1f} ms, after its deadline: not played): {_text(late[1])}")
-    for to, line in t.final:
+    for to, sent in t.final:
         if to == seat:
-            p(f"[end] judge -> {bot}: {line}")
+            p(f"[end] judge -> {bot}: {sent}")
     logs_of(None)
     if r.fault == bot:
         p(f"[end] verdict against {bot}: {r.reason}")

@@ -78,7 +78,7 @@ def _target(target: str, db: Optional[Path]) -> _Target:
 
 def _load(entries: list[str], loud: bool) -> list[BotSpec]:
     """The bots found at ``entries``, unbuilt; what cannot be loaded is reported if ``loud``."""
-    found = []
+    found: list[BotSpec] = []
     for entry in entries:
         loaded = load_bots([entry], bot_loaders())
         found += loaded.bots
@@ -135,9 +135,9 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
     usable: dict[tuple[str, str], BotSpec] = {}
     missing: dict[tuple[str, str], str] = {}
     for name, h in sorted({(n, h) for r in games for n, h in zip(r.players, r.hashes) if h != HUMAN_HASH}):
-        spec = next((s for s in candidates[name] if s.hash == h), None)
-        if spec is not None:
-            usable[name, h] = spec
+        same = next((s for s in candidates[name] if s.hash == h), None)
+        if same is not None:
+            usable[name, h] = same
         elif candidates[name]:
             now = candidates[name][0]
             missing[name, h] = (f"bot {name} changed since the tournament (hash {h[:12]} in the journal, "
@@ -147,7 +147,7 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
             missing[name, h] = (f"bot {name} not found (its run loaded it from {', '.join(where)})" if where else
                                 f"bot {name} not found in {', '.join(looked) or 'the bundled bots (none)'}")
     built, build_errors = build_bots(list({id(s): s for s in usable.values()}.values()),
-                                     on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build)}"))
+                                     on_build=lambda b: err.print(f"building {b.name}: {' '.join(b.build or ())}"))
     ok = {id(s) for s in built}
     for key, spec in list(usable.items()):
         if id(spec) not in ok:
@@ -221,8 +221,8 @@ def verify(
                                   seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
                                   trusted=trusted))
             originals[r.id] = r
-        for why, rs in unusable.items():
-            problems.append(f"{why}: {len(rs)} game(s) cannot be verified")
+        for reason, rs in unusable.items():
+            problems.append(f"{reason}: {len(rs)} game(s) cannot be verified")
         now_code = game_code(info)
         for c in sorted(codes):
             then = json.loads(c)

@@ -22,17 +22,13 @@ key or value is reported with the file and line.  Example::
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kothkit.limits import LIMIT_KEYS, Limits
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
 
 FILE = "kothkit.toml"
 #: Seeds are stored as SQLite integers (signed 64-bit).
@@ -83,7 +79,7 @@ def load(path: str | Path) -> Challenge:
         raise ChallengeError(f"{p}: no such challenge file")
     text = p.read_text(encoding="utf-8", errors="replace")
 
-    def err(msg: str, key: str | None = None, table: str | None = None):
+    def err(msg: str, key: str | None = None, table: str | None = None) -> ChallengeError:
         line = _line(text, key, table) if key else None
         return ChallengeError(f"{p}:{line}: {msg}" if line else f"{p}: {msg}")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -59,7 +60,7 @@ class HeadToHead:
     tallies: dict[str, Tally] = attrs.field(init=False)
     overall: Tally = attrs.field(init=False, factory=Tally)
     #: Pair number -> the new bot's score in its games 0 and 1 (None until finished).
-    _waiting: dict[int, list] = attrs.field(init=False, factory=dict)
+    _waiting: dict[int, list[float | None]] = attrs.field(init=False, factory=dict)
     #: Pairs counted so far (the next to count is this one).
     counted: int = 0
     llr: float = 0.0
@@ -83,11 +84,11 @@ class HeadToHead:
         slot[g] = score
         moved = False
         while not self.decided:
-            slot = self._waiting.get(self.counted)
-            if slot is None or None in slot:
+            ready = self._waiting.get(self.counted)
+            if ready is None or None in ready:
                 break
             del self._waiting[self.counted]
-            self._count(self.opponents[self.counted % len(self.opponents)], slot)
+            self._count(self.opponents[self.counted % len(self.opponents)], [s for s in ready if s is not None])
             self.counted += 1
             moved = True
         return moved
@@ -110,8 +111,8 @@ class HeadToHead:
         self.extra = sum(1 for slot in self._waiting.values() for s in slot if s is not None)
 
 
-def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits, rules: dict,
-               trusted: bool, pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
+def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
+               rules: dict[str, Any], trusted: bool, pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
     settings = settings_of(limits, rules)
@@ -126,12 +127,13 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
         a, b, seats, ids = plans[k % n]
         slot = 2 * (k // n)
         game_seed = derive(seed, "game", a, b, slot)
-        yield tuple(GameTask(ids[g](f"{slot}\x1f{seed}"), info.name, seats[g], game_seed, limits, rules, 2 * k + g,
-                             trusted) for g in (0, 1))
+        first, second = (GameTask(ids[g](f"{slot}\x1f{seed}"), info.name, seats[g], game_seed, limits, rules, 2 * k + g,
+                                  trusted) for g in (0, 1))
+        yield first, second
 
 
 def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
-         limits: Limits, rules: dict, trusted: bool, pairs: int | None, sprt: SPRT | None,
+         limits: Limits, rules: dict[str, Any], trusted: bool, pairs: int | None, sprt: SPRT | None,
          on_pair: Callable[[HeadToHead], None] | None = None,
          on_notice: Callable[[str], None] | None = None) -> tuple[HeadToHead, int, int]:
     """Play (or reuse from ``journal``) the pairs until ``pairs`` are done or the SPRT decides.
@@ -167,12 +169,13 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                         reused += 1
                         note(h2h.add(t.index, r.winner))
                 for t in chunk:
+                    # h2h.add above may have decided it (mypy keeps its narrowing across the call).
                     if h2h.decided:
-                        return
+                        return  # type: ignore[unreachable]
                     if t.id not in found:
                         yield t
 
-        def store(rows: list[tuple]) -> None:
+        def store(rows: list[tuple[Any, ...]]) -> None:
             nonlocal played
             j.add_rows(rows)
             played += len(rows)

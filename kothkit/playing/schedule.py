@@ -35,17 +35,21 @@ from kothkit.store.records import GameTask
 BLOCK = 16
 
 
+#: The bots of a game in seat order.
+Seats = tuple[BotSpec, BotSpec]
+
+
 def game_key(game: str, settings: Mapping[str, Any]) -> str:
     """The part of every game id that a whole schedule shares (computed once per schedule)."""
     return hashlib.sha256(json.dumps([game, settings], sort_keys=True, default=str).encode()).hexdigest()
 
 
-def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple,
+def game_id(game: str, settings: Mapping[str, Any], players: tuple[BotSpec, ...], slot: tuple[object, ...],
             key: str | None = None) -> str:
     return id_maker(key or game_key(game, settings), players, slot[:-1])(slot[-1])
 
 
-def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple) -> Callable[[object], str]:
+def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple[object, ...]) -> Callable[[object], str]:
     """``f(last) == game_id(..., players, (*head, last), key)``: the shared part is hashed once."""
     seats = "\x1e".join(f"{b.name}\x1f{b.hash}" for b in players)
     base = hashlib.sha256(f"{key}\x1d{seats}\x1d".encode() + "".join(f"{x}\x1f" for x in head).encode())
@@ -58,7 +62,7 @@ def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple) -> Callable[[o
     return f
 
 
-def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any] | None = None) -> dict:
+def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make up a game's identity: limits that can change a result, rules, and
     the game's code (:func:`kothkit.plugins.game_code`; absent in journals from before it was)."""
     settings = {"limits": attrs.asdict(limits), "rules": dict(sorted(rules.items()))}
@@ -102,7 +106,7 @@ class Schedule:
         for k, _seats, game_id_of, _game_seed in self._slots():
             yield game_id_of(f"{k}\x1f{seed}")
 
-    def _slots(self) -> Iterator[tuple]:
+    def _slots(self) -> Iterator[tuple[int, Seats, Callable[[object], str], Callable[[object], int]]]:
         """(k, seats, id of "k\x1fseed", seed of k) for every game, in play order.
 
         Per pair, what does not change from round to round is worked out once: its
@@ -111,21 +115,22 @@ class Schedule:
         """
         key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
         seed = self.seed
-        plans = []
+        plans: list[tuple[str, str, tuple[Seats, Seats], list[Callable[[object], str]], Callable[[object], int]]] = []
         for a, b in self.pairs():
             first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
-            orders = ((first, second), (second, first))
+            orders: tuple[Seats, Seats] = ((first, second), (second, first))
             plans.append((a.name, b.name, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
                           deriver(seed, "game", a.name, b.name)))
         # With many bots, a round goes block by block (see BLOCK); the key is the same for every
         # pair of a smaller tournament, whose order is then the seeded one alone.
         group = {b.name: i // BLOCK for i, b in enumerate(sorted(self.bots, key=lambda b: b.name))}
 
-        def block(p) -> tuple[int, int]:
+        def block(p: tuple[str, str, object, object, object]) -> tuple[int, int]:
             i, j = group[p[0]], group[p[1]]
             return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
 
         for r in range(self.rounds):
-            for _a, _b, orders, ids, game_seed in sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1]))):
+            in_order = sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1])))
+            for _a, _b, orders, ids, game_seed in in_order:
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import attrs
 
-from kothkit.bots.build import build
 from kothkit.bots import overtime
+from kothkit.bots.build import build
 from kothkit.bots.folders import BotError, BotSpec, entry_of
 from kothkit.bots.functions import capture_output, release_output
 from kothkit.game import GameInfo
@@ -55,7 +55,9 @@ FAST_BATCH = 1000
 BATCH_SECONDS = 0.1
 
 #: This worker's core, or its cores (one per seat: a game that allows pondering).
-_CPU: int | tuple[int, ...] | None = None
+#: A job's core slot: its core, or with two cores a job (pondering) one for each seat.
+CoreSlot = int | tuple[int, ...]
+_CPU: CoreSlot | None = None
 _HOSTS = None
 #: Set by the first Ctrl-C (SIGINT, see :func:`_on_interrupt`): no game starts after it.
 _STOP = [False]
@@ -86,7 +88,7 @@ def _pin_self(cpu: int) -> set[int] | None:
         return None
 
 
-def _init_worker(counter, cores: Sequence[int] | None) -> None:
+def _init_worker(counter, cores: Sequence[CoreSlot] | None) -> None:
     global _CPU
     with counter.get_lock():
         slot = counter.value
@@ -125,7 +127,7 @@ def _set_parent_death_signal() -> None:
         pass
 
 
-def play_batch(tasks: Sequence[GameTask], cpu: int | None = None, rows: bool = False) -> list:
+def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: bool = False) -> list:
     """Play ``tasks`` in order in this process (the worker-side unit of work).
 
     Returns their records, or with ``rows`` their journal rows (see
@@ -169,7 +171,7 @@ def close_hosts() -> None:
 class _Inline:
     """An executor that runs each submitted batch at once, in this process."""
 
-    def __init__(self, cpu: int | None):
+    def __init__(self, cpu: CoreSlot | None):
         self.cpu = cpu
 
     def submit(self, fn, *args, **kwargs):
@@ -188,7 +190,7 @@ class _Inline:
         close_hosts()
 
 
-def make_pool(jobs: int, cores: Sequence[int] | None):
+def make_pool(jobs: int, cores: Sequence[CoreSlot] | None):
     """Where games run: this process for one job, else ``jobs`` workers, each owning a core slot.
 
     With ``cores`` (job slot -> core, see :func:`kothkit.procs.cores.claim`) the process playing a
@@ -235,7 +237,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     notice = on_notice or (lambda text: None)
     claimed = claim_cores(jobs * cores_per_job) if pin_cpu else None
     shared = sorted(set(claimed.cores) - set(claimed.held)) if claimed is not None else []
-    if shared:
+    if shared and claimed is not None:
         # Bots that share a core lose time to each other: the host should know.
         notice(f"jobs on cores {claimed.cores}: another judge also plays on cores {shared} "
                f"(fewer jobs, or one judge at a time, keep move times fair)")

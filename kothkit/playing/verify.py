@@ -20,12 +20,14 @@ status 1 if anything verified differs or cannot be verified.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kothkit.bots.folders import BotSpec
+from kothkit.game import Match, Prompt
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_id
 from kothkit.playing.seeding import derive
@@ -137,11 +139,15 @@ def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:
     (None once they run out: the game then rejects it, and the replay differs)."""
     from kothkit.playing.referee import play_game
 
-    people = {}
+    people: dict[int, Callable[[Match, Prompt], Any]] = {}
     for i, b in enumerate(task.players):
         if b.kind == "human":
             replies = iter([m.reply for m in record.moves if m.seat == i])
-            people[i] = lambda match, prompt, it=replies: next(it, None)
+
+            def replay(match: Match, prompt: Prompt, it: Iterator[Any] = replies) -> Any:
+                return next(it, None)
+
+            people[i] = replay
     return play_game(task, info=info, people=people)
 
 
@@ -153,11 +159,12 @@ def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) 
     last: dict[str, tuple] = {}
     for r in runs:
         last[r["game"]] = _Settings.entry(r)
-    current, superseded = [], []
-    for r in records:
-        run = last.get(r.game)
-        now = run is None or settings.matches(r, run, schedule_only=True) or settings.find(r) is None
-        (current if now else superseded).append(r)
+    current: list[GameRecord] = []
+    superseded: list[GameRecord] = []
+    for rec in records:
+        run = last.get(rec.game)
+        now = run is None or settings.matches(rec, run, schedule_only=True) or settings.find(rec) is None
+        (current if now else superseded).append(rec)
     return current, superseded
 
 

@@ -49,8 +49,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -117,9 +119,11 @@ class Capabilities:
             lines.append(f"files: NOT confined ({self.why or 'no mount namespace'}); "
                          "a bot can write wherever its user can")
         if self.cgroup_version:
-            lines.append(f"memory cap: cgroup {self.cgroup_version} ({self.cgroup_dir}), real memory, OOM kill -> verdict 'memory'")
+            lines.append(f"memory cap: cgroup {self.cgroup_version} ({self.cgroup_dir}), real memory, "
+                         f"OOM kill -> verdict 'memory'")
         else:
-            lines.append("memory cap: no writable cgroup; RLIMIT_DATA instead (a bot over the cap crashes with an allocation failure)")
+            lines.append("memory cap: no writable cgroup; RLIMIT_DATA instead (a bot over the cap crashes with an "
+                         "allocation failure)")
         if self.pids_version:
             lines.append(f"process cap: pids cgroup {self.pids_version} (threads count)")
         else:
@@ -174,7 +178,8 @@ def _own_cgroup_v2(controller: str = "memory") -> Path | None:
             if line.startswith("0::"):
                 base = Path("/sys/fs/cgroup")
                 d = base / line[3:].lstrip("/")
-                if (d / "cgroup.controllers").is_file() and controller in (d / "cgroup.subtree_control").read_text().split():
+                if ((d / "cgroup.controllers").is_file()
+                        and controller in (d / "cgroup.subtree_control").read_text().split()):
                     return d
     except OSError:
         return None
@@ -207,8 +212,9 @@ def _pid_alive(pid: int) -> bool:
 # A bot's cgroup is named kothkit-nsNS-PID-START-RANDOM after the process that made it (a judge
 # or one of its workers): its PID namespace, PID and start time (/proc/PID/stat, clock ticks
 # since boot).  ("ns" keeps judges of older versions, which read the field after "kothkit-"
-# as their maker's PID, from taking the namespace for a dead PID and removing a live group.)  A group whose maker is gone -- no process with that PID, or another one that
-# reused it, in the same namespace -- is stale, whatever happened to the maker (SIGKILL, OOM).
+# as their maker's PID, from taking the namespace for a dead PID and removing a live group.)  A group
+# whose maker is gone -- no process with that PID, or another one that reused it, in the same
+# namespace -- is stale, whatever happened to the maker (SIGKILL, OOM).
 _OWNER: tuple[int, str] | None = None
 
 
@@ -274,13 +280,14 @@ def _sweep(d: Path) -> None:
                     (g / name).write_text(value)
                 except OSError:
                     pass
-            Jail(Limits(), caps=None, pids_group=g).teardown()
+            # No capabilities: a jail that only kills the group's processes and removes it.
+            Jail(Limits(), caps=Capabilities(cgroup_dir=None, cgroup_version=None, cores=()), pids_group=g).teardown()
 
 
 def sweep_cgroups() -> None:
     """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
     caps = capabilities()
-    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir) if d is not None}:
         _sweep(d)
 
 
@@ -389,7 +396,7 @@ def _probe_namespaces() -> _Probed:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
-            got = dict(namespaces=True, userns=userns,
+            got: dict[str, Any] = dict(namespaces=True, userns=userns,
                        user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
                        no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
                        seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
@@ -433,7 +440,7 @@ def capabilities() -> Capabilities:
             f1 = _own_cgroup_v1("freezer")
             if f1 is not None and _probe_dir(f1):
                 frz, frz_v = f1, "v1"
-        for d in {mem, pids, frz} - {None}:
+        for d in {d for d in (mem, pids, frz) if d is not None}:
             _sweep(d)
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
@@ -451,8 +458,10 @@ def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilitie
     caps = caps or capabilities()
     if not pondering:
         if caps.freezer_version:
-            return 1, f"a waiting bot is frozen (freezer cgroup {caps.freezer_version}): it cannot take its opponent's CPU"
-        return 1, "a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its opponent's core"
+            return 1, (f"a waiting bot is frozen (freezer cgroup {caps.freezer_version}): it cannot take its "
+                       f"opponent's CPU")
+        return 1, ("a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its "
+                   "opponent's core")
     n = len(caps.cores)
     if pin_cpu and n >= 2 * jobs:
         return 2, "the game allows pondering: each bot of a game has a core of its own"
@@ -485,10 +494,10 @@ def hidden_parent(folder: Path) -> Path | None:
 
 
 # -- the jail --------------------------------------------------------------------------
-_PRCTL = None
+_PRCTL: Callable[..., int] | None = None
 
 
-def _prctl():
+def _prctl() -> Callable[..., int]:
     global _PRCTL
     if _PRCTL is None:
         import ctypes
@@ -537,9 +546,10 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 def _exposed(argv: list[str]) -> list[str]:
     """Paths outside the system folders a bot's command needs, shown read-only in its root: the
     Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
-    (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and the folder of a command found on PATH (node in /opt/node/bin,
-    say, with /opt/node/lib).  Never a path the bot names itself: an absolute command must be a system program's
-    or lie in the bot's folder."""
+    (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and
+    the folder of a command found on PATH (node in /opt/node/bin, say, with /opt/node/lib).  Never a
+    path the bot names itself: an absolute command must be a system program's or lie in the bot's
+    folder."""
     paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(Path(sys.executable).parent),
              str(KOTHKIT_DIR), *site_dirs()]
     if argv and "/" not in argv[0]:
@@ -641,6 +651,8 @@ class Jail:
 
     def _set_frozen(self, frozen: bool) -> None:
         g = self.freezer_group
+        if g is None:
+            return
         try:
             if self.caps.freezer_version == "v2":
                 (g / "cgroup.freeze").write_text("1" if frozen else "0")
@@ -678,7 +690,8 @@ class Jail:
             opts.append(f"cpu={self.cpu}")
         opts += [f"cgroup={g / 'cgroup.procs'}" for g in self._groups()]
         if self.freezer_group is not None:
-            opts.append(f"freezer={self.freezer_group / ('cgroup.freeze' if self.caps.freezer_version == 'v2' else 'freezer.state')}")
+            state = "cgroup.freeze" if self.caps.freezer_version == "v2" else "freezer.state"
+            opts.append(f"freezer={self.freezer_group / state}")
         opts += [f"rlimit={n}:{s}:{h}" for n, s, h in self._rlimits()]
         if self.caps.userns:
             opts.append("userns=1")

@@ -49,10 +49,10 @@ class Claim:
             os.close(fd)  # in this process; a worker's inherited copy goes with the worker
         self._fds.clear()
 
-    def __enter__(self) -> "Claim":
+    def __enter__(self) -> Claim:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 
@@ -68,6 +68,7 @@ def claim(jobs: int) -> Claim:
     for core in allowed if folder is not None else ():
         if len(held) == want:
             break
+        assert folder is not None  # the loop runs only then
         try:
             fd = os.open(folder / f"{core}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:

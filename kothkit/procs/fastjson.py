@@ -19,7 +19,8 @@ from typing import Any
 
 def _encoder(item_sep: str, key_sep: str) -> Callable[[Any], str]:
     try:
-        from json.encoder import c_make_encoder, encode_basestring_ascii
+        # CPython's C encoder: private, so not in the type stubs.
+        from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - not CPython's C accelerator
         c_make_encoder = None
     if c_make_encoder is None:  # pragma: no cover

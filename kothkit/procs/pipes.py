@@ -48,9 +48,9 @@ class LineProcess:
     cwd: Path
     max_line: int = 1 << 16
     stderr_cap: int = 32 * 1024
-    env: dict | None = None
+    env: dict[str, str] | None = None
     preexec: Callable[[], None] | None = None
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     out_buf: bytearray = attrs.field(factory=bytearray)
     err_log: bytearray = attrs.field(factory=bytearray)
     err_dropped: int = 0
@@ -71,7 +71,7 @@ class LineProcess:
     _cutting: bool = False  # discarding the rest of an over-long aside line, up to its newline
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
+        proc = self.proc = subprocess.Popen(
             list(self.argv),
             cwd=str(self.cwd),
             stdin=subprocess.PIPE,
@@ -83,29 +83,42 @@ class LineProcess:
             env=self.env,
             preexec_fn=self.preexec,
         )
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            assert f is not None  # all three are pipes
             os.set_blocking(f.fileno(), False)
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        """The process: every method but :meth:`start` is for after it."""
+        if self.proc is None:
+            raise RuntimeError(f"{self.argv[0]!r} is not started")
+        return self.proc
 
     @property
     def pid(self) -> int:
-        return self.proc.pid
+        return self._started().pid
 
     @property
     def stdout_fd(self) -> int:
-        return self.proc.stdout.fileno()
+        out = self._started().stdout
+        assert out is not None  # a pipe (start)
+        return out.fileno()
 
     @property
     def stderr_fd(self) -> int:
-        return self.proc.stderr.fileno()
+        err = self._started().stderr
+        assert err is not None  # a pipe (start)
+        return err.fileno()
 
     @property
     def stdin_fd(self) -> int | None:
-        return None if self.proc.stdin is None or self.proc.stdin.closed else self.proc.stdin.fileno()
+        stdin = self._started().stdin
+        return None if stdin is None or stdin.closed else stdin.fileno()
 
     # -- writing -------------------------------------------------------------
     def send(self, line: str) -> None:
         """Queue ``line`` plus newline and write as much as the pipe takes now."""
-        if self.broken or self.proc.stdin is None or self.proc.stdin.closed:
+        stdin = self._started().stdin
+        if self.broken or stdin is None or stdin.closed:
             return
         self.pending += line.encode("utf-8", "replace") + b"\n"
         self.flush()
@@ -113,8 +126,12 @@ class LineProcess:
     def flush(self) -> bool:
         """Write pending bytes without blocking; True when nothing is left."""
         while self.pending and not self.broken:
+            fd = self.stdin_fd
+            if fd is None:  # closed: nothing more reaches the bot
+                self.pending.clear()
+                return True
             try:
-                n = os.write(self.proc.stdin.fileno(), self.pending)
+                n = os.write(fd, self.pending)
             except BlockingIOError:
                 return False
             except (BrokenPipeError, OSError):
@@ -125,10 +142,11 @@ class LineProcess:
         return not self.pending
 
     def close_stdin(self) -> None:
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
+        stdin = self._started().stdin
+        if stdin is not None and not stdin.closed:
             try:
                 self.flush()
-                self.proc.stdin.close()
+                stdin.close()
             except OSError:
                 pass
 
@@ -161,7 +179,7 @@ class LineProcess:
         buf = self.out_buf
         start = buf.rfind(b"\n") + 1
         over = len(buf) - start - self.aside_line_cap
-        if over > 0 and buf.startswith(self.aside_prefix, start):
+        if over > 0 and self.aside_prefix is not None and buf.startswith(self.aside_prefix, start):
             del buf[start + self.aside_line_cap:]
             buf += b"\n"
             self.aside_cut += over
@@ -215,20 +233,20 @@ class LineProcess:
     def poll(self) -> int | None:
         """The leader's exit code once it exited (it stays unreaped until ``kill``)."""
         if self.returncode is None and self.proc is not None:
-            self.returncode = _peek_exit(self.proc.pid)
+            self.returncode = _peek_exit(self.pid)
         return self.returncode
 
     def wait_exit(self, timeout: float) -> bool:
         """Wait up to ``timeout`` s for the leader to exit (without reaping it)."""
-        if _peek_exit(self.proc.pid) is not None:
+        if _peek_exit(self.pid) is not None:
             return True
         if timeout <= 0:
             return False
         try:
-            fd = os.pidfd_open(self.proc.pid)
+            fd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):  # pragma: no cover - kernels before 5.3
             end = time.monotonic() + timeout
-            while _peek_exit(self.proc.pid) is None:
+            while _peek_exit(self.pid) is None:
                 if time.monotonic() >= end:
                     return False
                 time.sleep(0.002)
@@ -238,7 +256,7 @@ class LineProcess:
             ready, _, _ = select.select([fd], [], [], timeout)
         finally:
             os.close(fd)
-        return bool(ready) or _peek_exit(self.proc.pid) is not None
+        return bool(ready) or _peek_exit(self.pid) is not None
 
     def kill(self) -> None:
         """Kill the whole process group, then reap the leader; close our pipe ends."""
@@ -323,7 +341,8 @@ _ERROR_LINE = re.compile(
 def error_line(text: str, limit: int = 160) -> str | None:
     """The line of ``text`` (a bot's stderr, a traceback) that says what went wrong: the first
     that looks like an error, else the last non-blank one; a line ending in ':' takes the next
-    one with it (Rust's ``panicked at src/main.rs:2:5:`` / ``boom``), as does C++'s ``terminate called``.  None for blank text."""
+    one with it (Rust's ``panicked at src/main.rs:2:5:`` / ``boom``), as does C++'s ``terminate
+    called``.  None for blank text."""
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     if not lines:
         return None

@@ -82,7 +82,9 @@ class Where:
     """Where a playout is, for error messages: ``gomoku seed 3, step 17 (seat 1, prompt '17 [...]')``."""
 
     def __init__(self, game: str, seed: int) -> None:
-        self.game, self.seed, self.step, self.seat, self.line = game, seed, 0, None, None
+        self.game, self.seed, self.step = game, seed, 0
+        self.seat: int | None = None
+        self.line: str | None = None
 
     def __str__(self) -> str:
         text = f"{self.game}, seed {self.seed}, step {self.step}"

@@ -57,7 +57,7 @@ def cgroups_made_by(pids: set[int]) -> list[str]:
     caps = capabilities()
     wanted = {str(p) for p in pids}
     found = []
-    for d in {caps.cgroup_dir, caps.pids_dir, caps.freezer_dir} - {None}:
+    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir) if d is not None}:
         for g in d.glob("kothkit-*"):
             parts = g.name.split("-")
             if len(parts) == 5 and parts[2] in wanted:

@@ -26,6 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from kothkit.game import Prompt
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES
 from kothkit.testing.playout import Where, new_match
 
@@ -59,7 +60,9 @@ def positions(kit: Any) -> st.SearchStrategy[tuple]:
         k = draw(st.integers(0, max(len(p.steps) - 1, 0)))
         match = new_match(kit.info, seed, kit.rules)
         for r in p.replies[:k]:
-            match.play(match.next().seat, r)
+            step = match.next()
+            assert isinstance(step, Prompt)  # the playout went on past this step
+            match.play(step.seat, r)
         prompt = match.next()
         where = Where(kit.name, seed)
         where.step = k

@@ -26,7 +26,7 @@ move_time = 3.0
 
 def test_challenge_runs_and_flags_override(cli, tmp_path):
     ch = write(tmp_path, GOOD)
-    r = cli("run", ch, "--json", tmp_path / "out.json", check=True, timeout=180)
+    cli("run", ch, "--json", tmp_path / "out.json", check=True, timeout=180)
     doc = json.loads((tmp_path / "out.json").read_text())
     assert doc["seed"] == 7 and doc["game"] == "gomoku_swap2"
     assert (ch / "kothkit.sqlite").is_file()

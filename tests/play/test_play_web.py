@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import signal
 
-import pytest
 
 from tests.play.screen import Screen
 
