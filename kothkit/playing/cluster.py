@@ -488,7 +488,7 @@ class ClusterPool:
                 if timed:
                     # How long the batch played, for dispatch to size batches by: not its wait in a
                     # queue or its round trip (nor a new worker's start).
-                    result, out.played = result
+                    result, out.played = result  # type: ignore[attr-defined]  # read by dispatch, see tournament.py
                 out.set_result(result)
             except BaseException as e:
                 from distributed import KilledWorker
