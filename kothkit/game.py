@@ -18,6 +18,7 @@ a prompt payload is a tuple of positional arguments, the function is called as
 from __future__ import annotations
 
 import abc
+import enum
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,9 +28,30 @@ import attrs
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-#: Verdict kinds a game may return in :class:`Rejected`.
-INVALID_REPLY = "invalid-reply"
-ILLEGAL_MOVE = "illegal-move"
+class Verdict(enum.StrEnum):
+    """Why a bot lost by a fault: the one vocabulary of games, referee, records and reports.
+
+    A game gives the last two in :class:`Rejected`; the core rules on the others.  Each is a
+    ``str`` whose value is what journals, ``--json`` output and reports carry (a record read back
+    from a journal holds the plain string, which compares equal).
+    """
+
+    #: The bot died, failed to start, or (a function bot) raised.
+    CRASH = "crash"
+    #: No reply within the move's (or the first reply's) time.
+    TIMEOUT = "timeout"
+    #: The bot used up its thinking time for the whole game (``Limits.game_time``).
+    TIME_BUDGET = "time-budget"
+    #: The bot went past its memory limit.
+    MEMORY = "memory"
+    #: The bot filled its scratch disk (its folder's space in the jail).
+    DISK = "disk"
+    #: The bot wrote a line when no reply was due from it.
+    OUT_OF_TURN = "out-of-turn"
+    #: The reply cannot be read (the game's verdict, or a line too long or not UTF-8).
+    INVALID_REPLY = "invalid-reply"
+    #: The reply reads well but the rules forbid it (the game's verdict).
+    ILLEGAL_MOVE = "illegal-move"
 
 
 @attrs.frozen
@@ -66,9 +88,9 @@ class Outcome:
 
 @attrs.frozen
 class Rejected:
-    """A reply the game refuses: ``kind`` is INVALID_REPLY (cannot be parsed) or ILLEGAL_MOVE."""
+    """A reply the game refuses: ``verdict`` is Verdict.INVALID_REPLY (cannot be parsed) or Verdict.ILLEGAL_MOVE."""
 
-    kind: str
+    verdict: Verdict
     reason: str
 
 

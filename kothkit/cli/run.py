@@ -181,7 +181,7 @@ def run(
     try:
         with progress:
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                    rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record,
+                                    rules=ch.rules if ch else None, rounds=rounds, functions_in_process=trusted, on_record=on_record,
                                     on_notice=lambda text: progress.console.print(f"  {text}", markup=False),
                                     cluster=pool)
             progress.update(task, completed=pace.done, pace=pace.summary())
@@ -270,6 +270,6 @@ def debug(
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
     rec = play_game(task, on_event=show, info=info, boards=boards)
-    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.fault} ({rec.verdict})" if rec.fault else ""), markup=False)
-    if rec.fault == me.name:
+    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
+    if rec.offender == me.name:
         raise typer.Exit(2)

@@ -167,7 +167,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
         raise ValueError("logs are not a mapping")
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
-                      reason=str(row["reason"]), fault=row["fault"], verdict=row["verdict"], moves=moves,
+                      reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
                       logs=logs, seconds=float(row["seconds"]))
 
 
@@ -325,17 +325,17 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
             if rejected is not None:
                 break
         end = match.next()
-        if not isinstance(end, Outcome) and r.fault is not None and (not steps or steps[-1].rejected is None):
+        if not isinstance(end, Outcome) and r.offender is not None and (not steps or steps[-1].rejected is None):
             pending = tuple((n.seat, _encode(match, n.payload)) for n in end.notices)
             pending += ((end.seat, _encode(match, end.payload)),)
-        if r.fault is not None and r.fault in r.players:
-            seat = r.players.index(r.fault)
+        if r.offender is not None and r.offender in r.players:
+            seat = r.players.index(r.offender)
             reason = r.reason[len(f"{r.verdict}: "):] if r.reason.startswith(f"{r.verdict}: ") else r.reason
             end = match.forfeit(seat, r.verdict or "fault", reason)
         elif not isinstance(end, Outcome):
             end = Outcome(None if r.winner is None else r.players.index(r.winner), r.reason)
         final = tuple((msg.seat, _encode(match, msg.payload)) for msg in match.final(end))
-        if steps and steps[-1].rejected is None and r.fault is not None:
+        if steps and steps[-1].rejected is None and r.offender is not None:
             # The last board shows the outcome (a fault ends the game after the last accepted reply).
             board, picture = _draw(info_draw, match, draw_pictures)
             steps[-1] = attrs.evolve(steps[-1], board=board, picture=picture)
@@ -378,7 +378,7 @@ def document(t: Transcript) -> dict:
                                                  "reply": _jsonable(late[1]), "ms": late[2]},
         "pending": [{"seat": seat, "line": line} for seat, line in t.pending],
         "final": [{"seat": seat, "line": line} for seat, line in t.final],
-        "outcome": {"winner": r.winner, "reason": r.reason, "fault": r.fault, "verdict": r.verdict},
+        "outcome": {"winner": r.winner, "reason": r.reason, "fault": r.offender, "verdict": r.verdict},
         "logs": {bot: [{"move": ln.move, "stream": ln.stream, "text": ln.text} for ln in log_lines(r, bot)]
                  for bot in r.players},
         "problem": t.problem,

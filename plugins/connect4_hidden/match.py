@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, Match, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_connect4_hidden import codec
 from kothkit_connect4_hidden.rules import COLS, MAX_TURNS, ROWS, STRIDE, hidden_cells, render
 
 WIN = "four in a row"
 DRAW_FULL = "draw: the board is full"
 DRAW_TURNS = f"draw: {MAX_TURNS} turns without four in a row"
-_NOT_YOUR_TURN = Rejected(ILLEGAL_MOVE, "it is not this seat's turn")
+_NOT_YOUR_TURN = Rejected(Verdict.ILLEGAL_MOVE, "it is not this seat's turn")
 # Outcomes are immutable records: one of each is enough.
 _WON = (Outcome(0, WIN), Outcome(1, WIN))
 _DRAWN_FULL = Outcome(None, DRAW_FULL)

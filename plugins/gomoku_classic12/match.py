@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from . import codec
 from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
@@ -88,23 +88,23 @@ class ClassicMatch(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if seat != self._due():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
         if type(reply) is not str:
             # Program bots always send a str; anything else is not even looked at (its repr may raise).
-            return Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
         if self.ready < 2:
             if not codec.is_ok(reply):
-                return Rejected(INVALID_REPLY, f"expected OK after START, got {_show(reply)}")
+                return Rejected(Verdict.INVALID_REPLY, f"expected OK after START, got {_show(reply)}")
             self.ready += 1
             return None
         cell = codec.parse_move(reply)
         if cell is None:
-            return Rejected(INVALID_REPLY, f"expected 'X Y' (row and column), got {_show(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected 'X Y' (row and column), got {_show(reply)}")
         row, col = cell
         if not on_board(row, col):
-            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is off the {SIZE}x{SIZE} board")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"({row}, {col}) is off the {SIZE}x{SIZE} board")
         if self.board.at(row, col) != EMPTY:
-            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is occupied")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"({row}, {col}) is occupied")
         self.board.put(row, col, self.to_move)
         self.moves.append((seat, row, col))
         if self.board.makes_five(row, col):

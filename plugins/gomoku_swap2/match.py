@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from kothkit_gomoku_swap2.codec import Ask, Cell, Exit, format_cell, format_reply, read_reply
 from kothkit_gomoku_swap2.codec import decode as decode_line
@@ -102,16 +102,16 @@ class Swap2Match(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None:
-            return Rejected(ILLEGAL_MOVE, "the game is already over")
+            return Rejected(Verdict.ILLEGAL_MOVE, "the game is already over")
         if seat != self.to_move():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
         tokens = read_reply(reply, self._kind())
         if isinstance(tokens, str):
-            return Rejected(INVALID_REPLY, tokens)
+            return Rejected(Verdict.INVALID_REPLY, tokens)
         cells = [t for t in tokens if isinstance(t, tuple)]
         problem = self._problem(cells)
         if problem is not None:
-            return Rejected(ILLEGAL_MOVE, problem)
+            return Rejected(Verdict.ILLEGAL_MOVE, problem)
         self._apply(seat, tokens, cells)
         return None
 

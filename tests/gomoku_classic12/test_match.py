@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Message, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_gomoku_classic12 import codec
 from kothkit_gomoku_classic12.match import ClassicMatch, check_rules, render
 from kothkit_gomoku_classic12.plugin import INFO
@@ -202,7 +202,7 @@ def test_forfeit_after_a_winning_move_keeps_the_win_place():
 def test_start_needs_ok(reply):
     m = new_match()
     r = m.play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == INVALID_REPLY and "expected OK" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.INVALID_REPLY and "expected OK" in r.reason
     assert m.next() == Prompt(seat=0, payload="START 1", clock="first")
 
 
@@ -210,7 +210,7 @@ def test_start_needs_ok(reply):
 def test_values_that_are_not_lines_are_invalid(reply):
     for m in (new_match(), started()):
         r = m.play(0, reply)
-        assert r == Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
+        assert r == Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
 
 
 @pytest.mark.parametrize("reply", ["OK", "ok", "  OK\r", "\tOk "])
@@ -222,27 +222,27 @@ def test_ok_tolerates_case_and_whitespace(reply):
 def test_malformed_moves_are_invalid_replies(reply):
     m = started()
     r = m.play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == INVALID_REPLY, r
+    assert isinstance(r, Rejected) and r.verdict == Verdict.INVALID_REPLY, r
     assert m.board.stones == 4 and m.moves == []
 
 
 @pytest.mark.parametrize("reply", ["12 0", "0 12", "-1 3", "3 -1", "99999999999999999999 1", "1 " + "9" * 5000])
 def test_off_board_moves_are_illegal(reply):
     r = started().play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == ILLEGAL_MOVE and "off the 12x12 board" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.ILLEGAL_MOVE and "off the 12x12 board" in r.reason
 
 
 @pytest.mark.parametrize("reply", ["5 5", "6 5", " 5  6 "])
 def test_occupied_cells_are_illegal(reply):
     r = started().play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == ILLEGAL_MOVE and "occupied" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.ILLEGAL_MOVE and "occupied" in r.reason
 
 
 def test_own_earlier_move_is_occupied_too():
     m = started()
     play_moves(m, [(3, 3), (4, 4)])
-    assert m.play(0, "3 3").kind == ILLEGAL_MOVE
-    assert m.play(0, "4 4").kind == ILLEGAL_MOVE
+    assert m.play(0, "3 3").verdict == Verdict.ILLEGAL_MOVE
+    assert m.play(0, "4 4").verdict == Verdict.ILLEGAL_MOVE
 
 
 @pytest.mark.parametrize("reply", ["3 4", " 3 4", "3 4 ", "  3\t4\r\n", "03 +4"])
@@ -254,10 +254,10 @@ def test_moves_tolerate_surrounding_whitespace(reply):
 
 def test_reply_from_the_wrong_seat_is_refused_not_applied():
     m = started()
-    assert m.play(1, "0 0").kind == ILLEGAL_MOVE
+    assert m.play(1, "0 0").verdict == Verdict.ILLEGAL_MOVE
     assert m.moves == []
     out = m.forfeit(0, "crash", "exit 1")
-    assert m.play(0, "0 0").kind == ILLEGAL_MOVE
+    assert m.play(0, "0 0").verdict == Verdict.ILLEGAL_MOVE
 
 
 @settings(max_examples=300, deadline=None)
@@ -265,7 +265,7 @@ def test_reply_from_the_wrong_seat_is_refused_not_applied():
 def test_play_never_raises(reply, after_start):
     m = started() if after_start else new_match()
     r = m.play(0, reply)
-    assert r is None or isinstance(r, Rejected) and r.kind in (INVALID_REPLY, ILLEGAL_MOVE)
+    assert r is None or isinstance(r, Rejected) and r.verdict in (Verdict.INVALID_REPLY, Verdict.ILLEGAL_MOVE)
 
 
 # -- conformance helpers and render --------------------------------------------------------------

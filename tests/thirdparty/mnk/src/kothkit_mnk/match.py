@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from kothkit_mnk import codec
 from kothkit_mnk.rules import EMPTY, O, X, check_rules, empty_board, empty_cells, makes_line, place
@@ -45,16 +45,16 @@ class MnkMatch(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None or seat != self.to_move():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} is not the one to move")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} is not the one to move")
         cell = codec.parse_move(reply)
         if cell is None:
-            return Rejected(INVALID_REPLY, f"expected 'ROW COL' (two integers), got {codec.quote(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected 'ROW COL' (two integers), got {codec.quote(reply)}")
         row, col = cell
         m, n = len(self.board), len(self.board[0])
         if not (0 <= row < m and 0 <= col < n):
-            return Rejected(ILLEGAL_MOVE, f"{row} {col} is off the {m}x{n} board (rows 0-{m - 1}, columns 0-{n - 1})")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"{row} {col} is off the {m}x{n} board (rows 0-{m - 1}, columns 0-{n - 1})")
         if self.board[row][col] != EMPTY:
-            return Rejected(ILLEGAL_MOVE, f"{row} {col} is already taken by {self.board[row][col]}")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"{row} {col} is already taken by {self.board[row][col]}")
         self.board = place(self.board, row, col, MARKS[seat])
         self.moves += 1
         if makes_line(self.board, row, col, self.k):
