@@ -262,7 +262,8 @@ class FunctionBot:
         except (FunctionBotError, KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:
-            raise FunctionBotError(Verdict.INVALID_REPLY, f"reading the returned value raised {short_repr(e)}") from None
+            raise FunctionBotError(Verdict.INVALID_REPLY,
+                                   f"reading the returned value raised {short_repr(e)}") from None
 
     def keep(self, text: str) -> None:
         """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
@@ -400,7 +401,8 @@ def portable_reply(reply: Any) -> Any:
             return int.__index__(_operator.index(reply))
         except Exception:
             pass
-    raise FunctionBotError(Verdict.INVALID_REPLY, f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
+    raise FunctionBotError(Verdict.INVALID_REPLY,
+                           f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -9,7 +9,6 @@ from typing import Annotated, Optional
 import typer
 
 from kothkit.cli.common import app, err, fail, game_info, load_and_build, out
-from kothkit.game import Setup
 from kothkit.playing import challenge as challenges
 from kothkit.playing.seeding import fresh_seed
 from kothkit.plugins import PluginError, installed_games, plugin_manager
@@ -85,10 +84,9 @@ def run(
     entries = [str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch else ([str(info.bots)] if info.bots else [])
     if not entries:
         fail(f"{name} has no bundled bots; give --bots")
-    rules = {**info.rules, **(ch.rules if ch else {})}
     try:
-        # Build one match up front so that a bad rules value is reported before any game runs.
-        info.match(Setup(players=("a", "b"), seed=0, rules=rules))
+        # The game checks its rules settings here, once: a bad value is reported before any game runs.
+        info.check_rules(ch.rules if ch else None)
     except (ValueError, TypeError, KeyError) as e:
         fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
     specs, errors = load_and_build(entries, info, build_time)

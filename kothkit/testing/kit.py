@@ -387,7 +387,7 @@ class Kit:
                 for seat in range(self.info.seats):
                     m = copy_match(match, where)
                     try:
-                        outcome = m.forfeit(seat, "crash", "kothkit conformance kit: a forfeit")
+                        outcome = m.forfeit(seat, Verdict.CRASH, "kothkit conformance kit: a forfeit")
                     except Exception as e:
                         raise where.fail(f"forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
                     if not isinstance(outcome, Outcome):
@@ -502,8 +502,8 @@ class Kit:
                 raise where.fail("after a bot changed the lists it was given, the game ended differently")
 
     def check_render(self) -> None:
-        """GameInfo.render, if given, draws any position as text."""
-        if self.info.render is None:
+        """Match.render, if the game has it, draws any position as text."""
+        if not self.info.renders:
             return
         for seed in self._few(2):
             picks = self._sample_steps(len(self.playout(seed).steps))
@@ -522,11 +522,11 @@ class Kit:
 
     def _render(self, match: Match, where: Where) -> None:
         try:
-            text = self.info.render(match)
+            text = match.render()
         except Exception as e:
-            raise where.fail(f"GameInfo.render raised {type(e).__name__}: {e}") from e
+            raise where.fail(f"render() raised {type(e).__name__}: {e}") from e
         if not isinstance(text, str):
-            raise where.fail(f"GameInfo.render returned {type(text).__name__}, not str")
+            raise where.fail(f"render() returned {type(text).__name__}, not str")
 
     def check_fuzz(self) -> None:
         """Hypothesis: any text (and, for function bots, any JSON-like value) at any point of any game.

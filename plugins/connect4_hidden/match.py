@@ -38,7 +38,7 @@ class Connect4Match(Match):
     """One game.  ``board`` is the true board (rows bottom-up); ``moves`` the columns played."""
 
     def __init__(self, setup: Setup) -> None:
-        self.setup = setup
+        super().__init__(setup)
         #: What each seat sees, rows bottom-up; copied into each prompt.  The
         #: untaped rows (1, 3, 5) are the same list objects in both views.
         r1, r3, r5 = [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]
@@ -52,7 +52,6 @@ class Connect4Match(Match):
         self.moves: list[int] = []
         #: Column of the last stone placed (passes place none), or -1.
         self.last_col = -1
-        self.outcome: Outcome | None = None
         # The current step: a Prompt, the Outcome once over, None after a reply was applied.
         self._step: Prompt | Outcome | None = None
 
@@ -130,9 +129,9 @@ class Connect4Match(Match):
             self._end(_DRAWN_FULL if sum(heights) == ROWS * COLS else _DRAWN_TURNS)
         return None
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        outcome = super().forfeit(seat, kind, reason)
-        self._end(outcome)
+    def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
+        outcome = super().forfeit(seat, verdict, reason)
+        self._step = self.outcome  # what next() answers from now on
         return outcome
 
     def encode(self, payload: Any) -> str:
@@ -159,18 +158,15 @@ class Connect4Match(Match):
         """The inverse of ``encode`` for prompts: ``(view, turn)``."""
         return codec.decode_prompt(line)
 
-
-def render_match(match: Match) -> str:
-    """The true board of a match, the last stone in brackets, and whose turn or the outcome."""
-    if not isinstance(match, Connect4Match):
-        return repr(match)
-    text = render(match.board, last=match.last)
-    if match.outcome is not None:
-        o = match.outcome
-        who = "nobody" if o.winner is None else f"seat {o.winner} ({'XO'[o.winner]})"
-        status = f"turn {match.turn}: over, winner {who}: {o.reason}"
-    else:
-        status = f"turn {match.turn}: seat {match.turn & 1} ({'XO'[match.turn & 1]}) to move"
-    legend = ("columns 0-6 across the bottom (a move is its column), rows numbered up the left; [ ] the latest "
-              "stone; # a row where each player sees only its own stones")
-    return f"{text}\n{status}\n{legend}"
+    def render(self) -> str:
+        """The true board, the last stone in brackets, and whose turn it is or the outcome."""
+        text = render(self.board, last=self.last)
+        if self.outcome is not None:
+            o = self.outcome
+            who = "nobody" if o.winner is None else f"seat {o.winner} ({'XO'[o.winner]})"
+            status = f"turn {self.turn}: over, winner {who}: {o.reason}"
+        else:
+            status = f"turn {self.turn}: seat {self.turn & 1} ({'XO'[self.turn & 1]}) to move"
+        legend = ("columns 0-6 across the bottom (a move is its column), rows numbered up the left; [ ] the latest "
+                  "stone; # a row where each player sees only its own stones")
+        return f"{text}\n{status}\n{legend}"

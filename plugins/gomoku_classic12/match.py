@@ -26,18 +26,6 @@ from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
 DEFAULT_RULES = {"opening": "center4"}
 
 
-def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
-    """The rules with defaults filled in; ValueError naming the bad key or value otherwise."""
-    unknown = sorted(set(rules) - set(DEFAULT_RULES))
-    if unknown:
-        raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} (known: {', '.join(DEFAULT_RULES)})")
-    merged = {**DEFAULT_RULES, **rules}
-    if merged["opening"] not in OPENINGS:
-        known = ", ".join(repr(k) for k in OPENINGS)
-        raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
-    return merged
-
-
 def colour_of(seat: int) -> int:
     return BLACK if seat == 0 else WHITE
 
@@ -52,18 +40,28 @@ def _show(reply: Any) -> str:
 
 
 class ClassicMatch(Match):
+    @classmethod
+    def check_rules(cls, rules: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(rules) - set(DEFAULT_RULES))
+        if unknown:
+            raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} "
+                             f"(known: {', '.join(DEFAULT_RULES)})")
+        merged = {**DEFAULT_RULES, **rules}
+        if merged["opening"] not in OPENINGS:
+            known = ", ".join(repr(k) for k in OPENINGS)
+            raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
+        return merged
+
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
         if len(setup.players) != 2:
             raise ValueError(f"gomoku_classic12 is a two-player game, got {len(setup.players)} players")
-        self.rules = check_rules(setup.rules)
         self.board = Board.opening(self.rules["opening"])
         #: Seats that have answered START with OK (seat 0 is asked first).
         self.ready = 0
         self.to_move = BLACK
         #: Accepted moves in order: (seat, row, col).
         self.moves: list[tuple[int, int, int]] = []
-        self.outcome: Outcome | None = None
         #: True when the last accepted move ended the game (its PLACE is still owed to the other seat).
         self._ended_by_move = False
 
@@ -117,13 +115,6 @@ class ClassicMatch(Match):
             self.to_move = WHITE if self.to_move == BLACK else BLACK
         return None
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        outcome = super().forfeit(seat, kind, reason)
-        if self.outcome is None:
-            # Remembered so that next() keeps answering it after the core rules a fault.
-            self.outcome = outcome
-        return outcome
-
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
         lines: list[Message] = []
         if self._ended_by_move and outcome == self.outcome:
@@ -145,22 +136,19 @@ class ClassicMatch(Match):
             return ["OK"]
         return [codec.move(r, c) for r, c in self.board.empty_cells()]
 
-
-def render(match: Match) -> str:
-    """The board as text: X black, O white, the last move in brackets."""
-    if not isinstance(match, ClassicMatch):
-        return ""
-    last = match.moves[-1][1:] if match.moves else None
-    marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
-    header = ("    " + "".join(f"{c:>2} " for c in range(SIZE))).rstrip()
-    rows = [header]
-    for r in range(SIZE):
-        cells = []
-        for c in range(SIZE):
-            mark = marks[match.board.at(r, c)]
-            cells.append(f"[{mark}]" if (r, c) == last else f" {mark} ")
-        rows.append(f"{r:>3} " + "".join(cells).rstrip())
-    players = match.setup.players
-    rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(match.moves)}")
-    rows.append("a move X Y is row X (down the left), column Y (across the top); [ ] the latest move")
-    return "\n".join(rows)
+    def render(self) -> str:
+        """The board as text: X black, O white, the last move in brackets."""
+        last = self.moves[-1][1:] if self.moves else None
+        marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+        header = ("    " + "".join(f"{c:>2} " for c in range(SIZE))).rstrip()
+        rows = [header]
+        for r in range(SIZE):
+            cells = []
+            for c in range(SIZE):
+                mark = marks[self.board.at(r, c)]
+                cells.append(f"[{mark}]" if (r, c) == last else f" {mark} ")
+            rows.append(f"{r:>3} " + "".join(cells).rstrip())
+        players = self.setup.players
+        rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(self.moves)}")
+        rows.append("a move X Y is row X (down the left), column Y (across the top); [ ] the latest move")
+        return "\n".join(rows)

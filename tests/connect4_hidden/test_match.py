@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from kothkit.bots.folders import load_bots
 from kothkit.game import Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_connect4_hidden import codec, rules
-from kothkit_connect4_hidden.match import DRAW_FULL, DRAW_TURNS, WIN, Connect4Match, render_match
+from kothkit_connect4_hidden.match import DRAW_FULL, DRAW_TURNS, WIN, Connect4Match
 from kothkit_connect4_hidden.plugin import INFO
 
 # 42 moves that fill the board with no four in a row anywhere.
@@ -394,7 +394,7 @@ def test_bundled_bots_load():
 def test_render():
     m = new_match()
     play_all(m, [3, 3, 4])
-    text = INFO.render(m)
+    text = m.render()
     lines = text.splitlines()
     assert lines[5] == "0 | .  .  .  X [X] .  . | #"
     assert lines[4] == "1 | .  .  .  O  .  .  . |"
@@ -403,7 +403,7 @@ def test_render():
     assert lines[-1].startswith("columns 0-6 across the bottom")  # the legend
     assert rules.render(m.board, hidden_for=2).splitlines()[5] == "0 | .  .  .  ?  ?  .  . | #"
     play_all(m, [4, 3, 4, 2, 4, 1])  # X: 1 2 3 4 along the bottom row
-    assert "winner seat 0 (X): four in a row" in render_match(m)
+    assert "winner seat 0 (X): four in a row" in m.render()
 
 
 def test_the_seed_style_table_matches_the_seed_controllers_printout():

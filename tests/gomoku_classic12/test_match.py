@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kothkit.game import Message, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_gomoku_classic12 import codec
-from kothkit_gomoku_classic12.match import ClassicMatch, check_rules, render
+from kothkit_gomoku_classic12.match import ClassicMatch
 from kothkit_gomoku_classic12.plugin import INFO
 from kothkit_gomoku_classic12.rules import BLACK, SIZE, WHITE
 
@@ -65,7 +65,7 @@ def test_bad_rules_are_refused_with_a_clear_error(rules, message):
     with pytest.raises(ValueError, match=message):
         ClassicMatch(Setup(players=PLAYERS, seed=1, rules=rules))
     with pytest.raises(ValueError):
-        check_rules(rules)
+        ClassicMatch.check_rules(rules)
 
 
 def test_three_players_are_refused():
@@ -296,14 +296,14 @@ def test_every_legal_reply_is_accepted():
 def test_render_draws_the_board():
     m = started()
     play_moves(m, [(0, 11)])
-    text = render(m)
+    text = m.render()
     lines = text.splitlines()
     assert lines[0].split() == [str(c) for c in range(SIZE)]
     assert lines[1].endswith("[X]") and lines[1].split()[0] == "0"
     assert lines[6].split() == ["5"] + ["."] * 5 + ["X", "O"] + ["."] * 5
     assert "X black: alice" in text and "O white: bob" in text
     assert lines[-1].startswith("a move X Y is row X (down the left), column Y (across the top)")
-    assert INFO.render is render
+    assert INFO.renders
 
 
 # -- the core's conformance kit ---------------------------------------------------------------------

@@ -300,17 +300,17 @@ def test_random_playouts_end_properly(swap2):
 
 def test_render_draws_the_board(swap2):
     def lower(m) -> int:
-        return sum(c in "xo" for row in swap2.render(m).splitlines()[1:16] for c in row)
+        return sum(c in "xo" for row in m.render().splitlines()[1:16] for c in row)
 
     m = at(swap2, "N")  # after "B": the latest reply placed no stone
-    rows = swap2.render(m).splitlines()
+    rows = m.render().splitlines()
     assert len(rows) == 18 and "bert" in rows[-2]
     assert rows[-1].startswith("x is the column (across), y the row (down)")  # the legend
     assert lower(m) == 0
     assert lower(at(swap2, "B")) == 3  # the opening's three stones, in lower case
     assert lower(at(swap2, "C")) == 2
     play(m, "(0,14)")
-    rows = swap2.render(m).splitlines()
+    rows = m.render().splitlines()
     assert rows[15].split()[:2] == ["14", "x"] and lower(m) == 1  # x is the column, y the row
 
 
