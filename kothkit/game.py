@@ -32,6 +32,7 @@ import attrs
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
+
 class Verdict(enum.StrEnum):
     """Why a bot lost by a fault: the one vocabulary of games, referee, records and reports.
 
