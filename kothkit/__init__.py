@@ -13,8 +13,6 @@ own and may change.  ``docs/internals.md`` maps the core.
 import pluggy
 
 from kothkit.game import (
-    ILLEGAL_MOVE,
-    INVALID_REPLY,
     GameInfo,
     Match,
     Message,
@@ -22,6 +20,7 @@ from kothkit.game import (
     Prompt,
     Rejected,
     Setup,
+    Verdict,
 )
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
@@ -32,8 +31,6 @@ __version__ = "0.1.0"
 hookimpl = pluggy.HookimplMarker("kothkit")
 
 __all__ = [
-    "ILLEGAL_MOVE",
-    "INVALID_REPLY",
     "GameInfo",
     "Limits",
     "Match",
@@ -43,6 +40,7 @@ __all__ = [
     "Rejected",
     "Scoring",
     "Setup",
+    "Verdict",
     "__version__",
     "hookimpl",
 ]

@@ -4,7 +4,11 @@ A game is a pure state machine.  The core's referee repeatedly asks the match
 what happens next (:meth:`Match.next`): either a :class:`Prompt` (send these
 lines, then wait for one reply from one seat) or an :class:`Outcome` (the game
 is over).  Each reply is handed back to :meth:`Match.play`, which judges it
-(returning a :class:`Rejected` for a bad one) and applies it.  A match never
+(returning a :class:`Rejected` for a bad one) and applies it.  The base class
+keeps the outcome (``Match.outcome``, set by a game's last move or by
+:meth:`Match.forfeit`), checks the rules settings (:meth:`Match.check_rules`,
+which the core calls once a run) and draws the match for people
+(:meth:`Match.render`, optional).  A match never
 starts a process, reads a clock, sleeps or draws an unseeded random number:
 time, limits, faults and records are the core's job.
 
@@ -18,6 +22,7 @@ a prompt payload is a tuple of positional arguments, the function is called as
 from __future__ import annotations
 
 import abc
+import enum
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,9 +32,31 @@ import attrs
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-#: Verdict kinds a game may return in :class:`Rejected`.
-INVALID_REPLY = "invalid-reply"
-ILLEGAL_MOVE = "illegal-move"
+
+class Verdict(enum.StrEnum):
+    """Why a bot lost by a fault: the one vocabulary of games, referee, records and reports.
+
+    A game gives the last two in :class:`Rejected`; the core rules on the others.  Each is a
+    ``str`` whose value is what journals, ``--json`` output and reports carry (a record read back
+    from a journal holds the plain string, which compares equal).
+    """
+
+    #: The bot died, failed to start, or (a function bot) raised.
+    CRASH = "crash"
+    #: No reply within the move's (or the first reply's) time.
+    TIMEOUT = "timeout"
+    #: The bot used up its thinking time for the whole game (``Limits.game_time``).
+    TIME_BUDGET = "time-budget"
+    #: The bot went past its memory limit.
+    MEMORY = "memory"
+    #: The bot filled its scratch disk (its folder's space in the jail).
+    DISK = "disk"
+    #: The bot wrote a line when no reply was due from it.
+    OUT_OF_TURN = "out-of-turn"
+    #: The reply cannot be read (the game's verdict, or a line too long or not UTF-8).
+    INVALID_REPLY = "invalid-reply"
+    #: The reply reads well but the rules forbid it (the game's verdict).
+    ILLEGAL_MOVE = "illegal-move"
 
 
 @attrs.frozen
@@ -66,9 +93,9 @@ class Outcome:
 
 @attrs.frozen
 class Rejected:
-    """A reply the game refuses: ``kind`` is INVALID_REPLY (cannot be parsed) or ILLEGAL_MOVE."""
+    """A reply the game refuses: ``verdict`` is Verdict.INVALID_REPLY (cannot be parsed) or Verdict.ILLEGAL_MOVE."""
 
-    kind: str
+    verdict: Verdict
     reason: str
 
 
@@ -82,10 +109,32 @@ class Setup:
 
 
 class Match(abc.ABC):
-    """One game in progress.  Subclass it; the core creates one per game."""
+    """One game in progress.  Subclass it; the core creates one per game.
+
+    A subclass's ``__init__`` calls ``super().__init__(setup)``, which sets ``setup``, ``rules``
+    (the checked settings) and ``outcome`` (None until the game is over: a game sets it on the move
+    that ends it, :meth:`forfeit` on a fault).
+    """
+
+    #: How the game ended, once it has (a game's last move sets it; so does :meth:`forfeit`).
+    outcome: Outcome | None = None
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
+        #: The rules settings, checked and complete (see :meth:`check_rules`).
+        self.rules = self.check_rules(setup.rules)
+        self.outcome = None
+
+    @classmethod
+    def check_rules(cls, rules: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The complete rules settings for ``rules`` (the game's defaults filled in); a ValueError
+        naming the setting otherwise.
+
+        The one place a game checks its rules: the core calls it once for a run, before any game
+        is played (a bad setting is then reported with the file it came from), and
+        ``Match.__init__`` calls it for each match.  The default takes any settings as they are.
+        """
+        return rules
 
     @abc.abstractmethod
     def next(self) -> Prompt | Outcome:
@@ -107,10 +156,25 @@ class Match(abc.ABC):
         """Lines sent to the seats once the game is over (e.g. ``EXIT NAME``)."""
         return ()
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        """The outcome when ``seat`` loses by a fault (the core's or the game's verdict)."""
+    def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
+        """The outcome when ``seat`` loses by a fault (the core's or the game's verdict).
+
+        Kept in :attr:`outcome` unless the game was already over.  Override it to score a fault
+        otherwise (the outcome a game of more than two seats gives, say); keep the outcome then too.
+        """
         others = [s for s in range(len(self.setup.players)) if s != seat]
-        return Outcome(winner=others[0] if len(others) == 1 else None, reason=f"{kind}: {reason}")
+        outcome = Outcome(winner=others[0] if len(others) == 1 else None, reason=f"{verdict}: {reason}")
+        if self.outcome is None:
+            self.outcome = outcome
+        return outcome
+
+    def render(self) -> str:
+        """The match drawn as text for people (debug transcripts, replays, ``kothkit play``); optional.
+
+        A game that overrides it renders (:attr:`GameInfo.renders`); it must not raise for any
+        position the game can reach.
+        """
+        raise NotImplementedError
 
     # -- optional, used by the conformance kit (kothkit.testing) -----------------
     def legal_replies(self) -> list[Any]:
@@ -159,8 +223,6 @@ class GameInfo:
     draws: bool = True
     #: Lines starting with this prefix are diagnostics: logged, never a reply, never out of turn.
     aside_prefix: str | None = None
-    #: Renders a match state for humans (debug transcripts, replays); optional.
-    render: Callable[[Match], str] | None = None
     #: Default number of rounds (each pair plays two games a round, each bot opening one).
     rounds: int = 1
     #: The rules let a bot keep thinking while its opponent moves (pondering).  Without, kothkit
@@ -172,3 +234,16 @@ class GameInfo:
     #: Bot names the game's protocol uses for something else (Swap2's ``EXIT TIE``): a bot so
     #: named is left out of a tournament, with a message saying why.
     reserved_names: frozenset[str] = frozenset()
+
+    @property
+    def renders(self) -> bool:
+        """Whether the game's matches draw themselves as text (their class overrides :meth:`Match.render`)."""
+        return getattr(self.match, "render", Match.render) is not Match.render
+
+    def check_rules(self, rules: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """The game's rules settings (:attr:`rules`) with ``rules`` over them, checked by its
+        :meth:`Match.check_rules`: what the core calls once for a run.  ValueError (or TypeError)
+        names a bad setting."""
+        merged = {**self.rules, **(rules or {})}
+        check = getattr(self.match, "check_rules", None)
+        return check(merged) if check is not None else merged

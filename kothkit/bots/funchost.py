@@ -83,7 +83,7 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
         broken = b""
     except FunctionBotError as e:
         bot = None
-        broken = _error(e.kind, e.message, e.detail)
+        broken = _error(e.verdict, e.message, e.detail)
     readline = proto_in.readline
     raw_write = proto_out.write
     loads = json.loads
@@ -116,7 +116,7 @@ def serve(entry: str, proto_in: Any, proto_out: Any) -> int:
             try:
                 reply = bot.call(args)
             except FunctionBotError as e:
-                write(_error(e.kind, e.message, e.detail))
+                write(_error(e.verdict, e.message, e.detail))
                 continue
             write(_encode_ok(reply))
         elif op == "new":

@@ -45,10 +45,7 @@ from types import FrameType, TracebackType
 from typing import Any, TextIO
 
 from kothkit.bots.overtime import Overtime
-
-#: Verdict kinds of :class:`FunctionBotError` (the core's "crash" and the games' "invalid-reply").
-CRASH = "crash"
-INVALID_REPLY = "invalid-reply"
+from kothkit.game import Verdict
 
 _MODULE_NUMBERS = itertools.count(1)
 _TRACE_LINES = 12
@@ -56,15 +53,15 @@ _TRACE_CHARS = 2000
 
 
 class FunctionBotError(Exception):
-    """A function bot failed: ``kind`` is "crash" (raised, or failed to load) or "invalid-reply".
+    """A function bot failed: ``verdict`` is CRASH (raised, or failed to load) or INVALID_REPLY.
 
     ``message`` is one line (the verdict's reason); ``detail``, if any, is the traceback,
     for the game's log.
     """
 
-    def __init__(self, kind: str, message: str, detail: str | None = None) -> None:
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
+    def __init__(self, verdict: Verdict, message: str, detail: str | None = None) -> None:
+        super().__init__(f"{verdict}: {message}")
+        self.verdict = verdict
         self.message = message
         self.detail = detail
 
@@ -142,9 +139,9 @@ def _one_line(exc: BaseException) -> str:
     return what
 
 
-def _failure(kind: str, head: str, exc: BaseException) -> FunctionBotError:
+def _failure(verdict: Verdict, head: str, exc: BaseException) -> FunctionBotError:
     """The error for a bot that raised ``exc``: one line, the traceback as its detail."""
-    return FunctionBotError(kind, head + _one_line(exc), detail=_tail(exc))
+    return FunctionBotError(verdict, head + _one_line(exc), detail=_tail(exc))
 
 
 def split_entry(entry: str) -> tuple[Path, str]:
@@ -160,14 +157,14 @@ def load_function(entry: str) -> tuple[Any, Any]:
     try:
         path, name = split_entry(entry)
     except ValueError as e:
-        raise FunctionBotError(CRASH, str(e)) from None
+        raise FunctionBotError(Verdict.CRASH, str(e)) from None
     path = path.resolve()
     if not path.is_file():
-        raise FunctionBotError(CRASH, f"no such file: {path}")
+        raise FunctionBotError(Verdict.CRASH, f"no such file: {path}")
     modname = f"kothkit_funcbot_{next(_MODULE_NUMBERS)}_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
     spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None or spec.loader is None:
-        raise FunctionBotError(CRASH, f"cannot load {path} as a Python module")
+        raise FunctionBotError(Verdict.CRASH, f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     # Helper modules next to the bot can be imported; appended, so a bot's
     # random.py or json.py never shadows the standard library.
@@ -183,12 +180,12 @@ def load_function(entry: str) -> tuple[Any, Any]:
         raise
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import...
         sys.modules.pop(modname, None)
-        raise _failure(CRASH, f"cannot load {path.name}: ", e) from None
+        raise _failure(Verdict.CRASH, f"cannot load {path.name}: ", e) from None
     func = getattr(module, name, None)
     if func is None:
-        raise FunctionBotError(CRASH, f"{path} defines no function {name!r}")
+        raise FunctionBotError(Verdict.CRASH, f"{path} defines no function {name!r}")
     if not callable(func):
-        raise FunctionBotError(CRASH, f"{path}: {name!r} is a {type(func).__name__}, not a function")
+        raise FunctionBotError(Verdict.CRASH, f"{path}: {name!r} is a {type(func).__name__}, not a function")
     return module, func
 
 
@@ -214,13 +211,13 @@ class FunctionBot:
 
     ``bot`` is a :class:`kothkit.bots.folders.BotSpec` of kind "function" or an entry
     string ``"path/file.py:function"``.  Loading failures raise
-    :class:`FunctionBotError` with kind "crash".
+    :class:`FunctionBotError` with verdict CRASH.
     """
 
     def __init__(self, bot: Any, name: str | None = None) -> None:
         entry = bot if isinstance(bot, str) else getattr(bot, "entry", None)
         if not entry:
-            raise FunctionBotError(CRASH, f"not a function bot: {bot!r}")
+            raise FunctionBotError(Verdict.CRASH, f"not a function bot: {bot!r}")
         self.entry = entry
         #: What the bot printed (while output is captured), up to ``out_cap`` bytes; see take_output.
         self.out = bytearray()
@@ -251,7 +248,7 @@ class FunctionBot:
         except (KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
-            raise _failure(CRASH, "raised ", e) from None
+            raise _failure(Verdict.CRASH, "raised ", e) from None
         # What a bot returns is read as untrusted too: a list subclass whose __len__ raises, a
         # dict whose items() exits... is an invalid reply, never an exception out of the judge.
         try:
@@ -261,14 +258,15 @@ class FunctionBot:
             elif isinstance(result, (tuple, list)) and len(result) == 2:
                 reply, self.state = result
             else:
-                raise FunctionBotError(INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+                raise FunctionBotError(Verdict.INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
             if type(reply) is int:  # the usual reply, tested first
                 return reply
             return portable_reply(reply)
         except (FunctionBotError, KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:
-            raise FunctionBotError(INVALID_REPLY, f"reading the returned value raised {short_repr(e)}") from None
+            raise FunctionBotError(Verdict.INVALID_REPLY,
+                                   f"reading the returned value raised {short_repr(e)}") from None
 
     def keep(self, text: str) -> None:
         """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
@@ -406,7 +404,8 @@ def portable_reply(reply: Any) -> Any:
             return int.__index__(_operator.index(reply))
         except Exception:
             pass
-    raise FunctionBotError(INVALID_REPLY, f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
+    raise FunctionBotError(Verdict.INVALID_REPLY,
+                           f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

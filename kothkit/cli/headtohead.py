@@ -139,7 +139,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                   rules=dict(info.rules), trusted=trusted, pairs=pairs, sprt=sprt, on_pair=show,
+                                   rules=dict(info.rules), functions_in_process=trusted, pairs=pairs, sprt=sprt, on_pair=show,
                                    on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {journal}; run again to resume")

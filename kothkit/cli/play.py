@@ -126,10 +126,10 @@ def play(
         if server is not None:
             server.shutdown()
         raise typer.Exit(130) from None
-    if term.match is not None and info.render is not None:
+    if term.match is not None and info.renders:
         if term.hidden:
             term.say("the game is over; the true board:")
-        term.board(info.render(term.match))
+        term.board(term.match.render())
     result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
     term.say(f"result: {result}: {rec.reason}")
     with Journal(journal) as j:

@@ -9,7 +9,6 @@ from typing import Annotated, Optional
 import typer
 
 from kothkit.cli.common import app, err, fail, game_info, load_and_build, out
-from kothkit.game import Setup
 from kothkit.playing import challenge as challenges
 from kothkit.playing.seeding import fresh_seed
 from kothkit.plugins import PluginError, installed_games, plugin_manager
@@ -85,10 +84,9 @@ def run(
     entries = [str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch else ([str(info.bots)] if info.bots else [])
     if not entries:
         fail(f"{name} has no bundled bots; give --bots")
-    rules = {**info.rules, **(ch.rules if ch else {})}
     try:
-        # Build one match up front so that a bad rules value is reported before any game runs.
-        info.match(Setup(players=("a", "b"), seed=0, rules=rules))
+        # The game checks its rules settings here, once: a bad value is reported before any game runs.
+        info.check_rules(ch.rules if ch else None)
     except (ValueError, TypeError, KeyError) as e:
         fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
     specs, errors = load_and_build(entries, info, build_time)
@@ -182,7 +180,7 @@ def run(
     try:
         with progress:
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                    rules=ch.rules if ch else None, rounds=rounds, trusted=trusted, on_record=on_record,
+                                    rules=ch.rules if ch else None, rounds=rounds, functions_in_process=trusted, on_record=on_record,
                                     on_notice=lambda text: progress.console.print(f"  {text}", markup=False),
                                     cluster=pool)
             progress.update(task, completed=pace.done, pace=pace.summary())
@@ -271,6 +269,6 @@ def debug(
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
     rec = play_game(task, on_event=show, info=info, boards=boards)
-    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.fault} ({rec.verdict})" if rec.fault else ""), markup=False)
-    if rec.fault == me.name:
+    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
+    if rec.offender == me.name:
         raise typer.Exit(2)

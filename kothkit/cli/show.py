@@ -43,7 +43,7 @@ def _table(archive, rows) -> str:
     body = []
     for r in rows:
         rnd = archive.settings(r)[1]
-        result = f"{r.fault} lost: {r.reason}" if r.verdict else r.reason
+        result = f"{r.offender} lost: {r.reason}" if r.verdict else r.reason
         opener, other = (list(r.players) + ["", ""])[:2]
         body.append((str(r.index), r.id[:12], str(rnd or "-"), opener, other, r.winner or "(draw)",
                      str(len(r.moves)), _text(result, 120)))
@@ -114,7 +114,7 @@ def _print_game(t: Transcript) -> None:
     p(f"outcome: {'winner ' + r.winner if r.winner else 'draw'} ({r.reason})")
     if r.verdict:
         offending = f"; the offending reply: {_text(t.steps[-1].reply, 200)!r}" if t.steps and t.steps[-1].rejected else ""
-        p(f"verdict: {r.verdict} against {r.fault}: {r.reason}{offending}")
+        p(f"verdict: {r.verdict} against {r.offender}: {r.reason}{offending}")
     for seat, bot in enumerate(r.players):
         mine = [m.ms for m in r.moves if m.seat == seat]
         if mine:
@@ -172,7 +172,7 @@ def _print_log(t: Transcript, bot: str) -> None:
         if to == seat:
             p(f"[end] judge -> {bot}: {sent}")
     logs_of(None)
-    if r.fault == bot:
+    if r.offender == bot:
         p(f"[end] verdict against {bot}: {r.reason}")
 
 

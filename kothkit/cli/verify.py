@@ -219,7 +219,7 @@ def verify(
                             for n, h in zip(r.players, r.hashes))
             tasks.append(GameTask(id=r.id, game=game, players=players,
                                   seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
-                                  trusted=trusted))
+                                  functions_in_process=trusted))
             originals[r.id] = r
         for reason, rs in unusable.items():
             problems.append(f"{reason}: {len(rs)} game(s) cannot be verified")

@@ -111,8 +111,8 @@ class HeadToHead:
         self.extra = sum(1 for slot in self._waiting.values() for s in slot if s is not None)
 
 
-def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
-               rules: dict[str, Any], trusted: bool, pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
+def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits, rules: dict[str, Any],
+               functions_in_process: bool, pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
     settings = settings_of(limits, rules)
@@ -127,13 +127,14 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
         a, b, seats, ids = plans[k % n]
         slot = 2 * (k // n)
         game_seed = derive(seed, "game", a, b, slot)
-        first, second = (GameTask(ids[g](f"{slot}\x1f{seed}"), info.name, seats[g], game_seed, limits, rules, 2 * k + g,
-                                  trusted) for g in (0, 1))
+        first, second = (GameTask(id=ids[g](f"{slot}\x1f{seed}"), game=info.name, players=seats[g], seed=game_seed,
+                                  limits=limits, rules=rules, index=2 * k + g,
+                                  functions_in_process=functions_in_process) for g in (0, 1))
         yield first, second
 
 
 def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
-         limits: Limits, rules: dict[str, Any], trusted: bool, pairs: int | None, sprt: SPRT | None,
+         limits: Limits, rules: dict[str, Any], functions_in_process: bool, pairs: int | None, sprt: SPRT | None,
          on_pair: Callable[[HeadToHead], None] | None = None,
          on_notice: Callable[[str], None] | None = None) -> tuple[HeadToHead, int, int]:
     """Play (or reuse from ``journal``) the pairs until ``pairs`` are done or the SPRT decides.
@@ -156,7 +157,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs)
+            schedule = pair_tasks(info, new, opponents, seed, limits, rules, functions_in_process, pairs)
             while not h2h.decided:
                 chunk = [t for pair in itertools.islice(schedule, CHUNK) for t in pair]
                 if not chunk:
@@ -180,7 +181,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
             j.add_rows(rows)
             played += len(rows)
             for row in rows:
-                note(h2h.add(row[2], result_of(row, seatings).winner))
+                note(h2h.add(row.idx, result_of(row, seatings).winner))
 
         # Under an SPRT, small batches: games already handed out when it decides are played for nothing.
         batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == "function" for b in bots) else 1

@@ -82,7 +82,7 @@ class WebSeat(Terminal):
     def finish(self, info, result: str) -> None:
         """The page's last state: the whole board (the game is over) and the result."""
         picture = picture_of(info, self.match) if self.match is not None else None
-        board = info.render(self.match) if self.match is not None and info.render else ""
+        board = self.match.render() if self.match is not None and info.renders else ""
         self.publish(waiting=False, over=True, result=result, picture=picture, board=board, cells=None, buttons=[],
                      asks="", message="")
 

@@ -43,7 +43,7 @@ class Pace:
             self.reused += 1
         else:
             self.played += 1
-        if result.fault:
+        if result.offender:
             self.faults += 1
 
     @property
@@ -86,13 +86,13 @@ class Faults:
         self._first: list[tuple[int, str, GameResult, bool]] = []
 
     def add(self, result: GameResult, reused: bool) -> None:
-        if not result.fault:
+        if not result.offender:
             return
         if reused:
             self.reused += 1
         else:
             self.played += 1
-        self.by_bot[result.fault, result.verdict or "fault"] += 1
+        self.by_bot[result.offender, result.verdict or "fault"] += 1
         item = (-result.index, result.id, result, reused)
         if len(self._first) < self.shown:
             heapq.heappush(self._first, item)
@@ -117,7 +117,7 @@ class Faults:
             where = f"#{r.index} {gid[:SHORT_ID]}" if r.index >= 0 else gid[:SHORT_ID]
             # One line a fault: a reason that holds a whole traceback is cut to the line that says what happened.
             reason = r.reason if "\n" not in r.reason else f"{r.verdict}: {error_line(r.reason)}"
-            out.append(f"  {where}  {r.fault} lost to {r.winner or '-'}: {reason}" + ("  (reused)" if reused else ""))
+            out.append(f"  {where}  {r.offender} lost to {r.winner or '-'}: {reason}" + ("  (reused)" if reused else ""))
         if self.total > len(self._first):
             counts = ", ".join(f"{bot} {n} {verdict}" for (bot, verdict), n in
                                sorted(self.by_bot.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -34,7 +34,7 @@ from kothkit.bots.functions import (
     capture_output,
     release_output,
 )
-from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
+from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.seeding import derive
 from kothkit.plugins import get_game
@@ -66,7 +66,7 @@ EventFn = Callable[[str, int, str, float | None], None]
 @attrs.frozen
 class Fault:
     seat: int
-    kind: str
+    verdict: Verdict
     reason: str
 
 
@@ -126,7 +126,7 @@ class _Seat:
     aside_dropped: int = 0
     start_error: str | None = None
     detail: str | None = None  # the traceback of a function bot that raised, for its log
-    start_kind: str = R.CRASH
+    start_verdict: Verdict = Verdict.CRASH
     acks: int = 0  # pipelined requests to a function host whose answers are still to be read
 
 
@@ -139,7 +139,7 @@ class Referee:
         #: Seats whose replies come from a person (kothkit play) or a record (kothkit verify): untimed.
         self.people = people or {}
         #: Emit a "board" event after every move (needs ``on_event`` and a game that renders).
-        self.boards = boards and on_event is not None and info.render is not None
+        self.boards = boards and on_event is not None and info.renders
         self.limits: Limits = task.limits
         # One core for the game, or one per seat (a game that allows pondering, with cores enough).
         cpus = cpu if isinstance(cpu, tuple) else (cpu,)
@@ -151,13 +151,14 @@ class Referee:
         self.hosts = hosts if hosts is not None else HostPool()
         # Only games with a process (a program bot or an isolated function host) need a selector.
         # epoll itself rather than the selectors module: this wait runs once a move.
-        self.sel = select.epoll() if not task.trusted or any(b.kind != "function" for b in task.players) else None
+        self.sel = (select.epoll() if not task.functions_in_process or any(b.kind != "function" for b in task.players)
+                    else None)
         self.fds: dict[int, tuple[_Seat, str]] = {}
         self.seats: list[_Seat] = [_Seat(i, b) for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
         self.prefix = info.aside_prefix
         #: Every seat a function called in this process: no process to start, watch or stop.
-        self.in_process = self.sel is None
+        self.no_processes = self.sel is None
         #: A timed-out seat's reply that came in the grace period: [seat, reply, ms].
         self._late_reply: list | None = None
         #: 1 once the game is over: log lines then count as after the last move (see records.LOG_MOVES).
@@ -165,7 +166,8 @@ class Referee:
         #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
         self._fault: Fault | None = None
         #: Some seat a function called in this process, whose prints are captured for its log.
-        self.captures = task.trusted and (self.in_process or any(b.kind == "function" for b in task.players))
+        self.captures = task.functions_in_process and (self.no_processes
+                                                       or any(b.kind == "function" for b in task.players))
         #: Seats that replied and are to be frozen while they wait (a game without pondering).
         self._idle: set[int] = set()
 
@@ -194,12 +196,12 @@ class Referee:
                 outcome = self._loop(match)
             except _Stop as stop:
                 fault = stop.fault
-                outcome = match.forfeit(fault.seat, fault.kind, fault.reason)
+                outcome = match.forfeit(fault.seat, fault.verdict, fault.reason)
                 detail = self.seats[fault.seat].detail
                 if detail and self.on_event is not None:
                     for line in detail.splitlines():
                         self._emit("stderr", fault.seat, line)
-                self._emit("verdict", fault.seat, f"{fault.kind}: {fault.reason}")
+                self._emit("verdict", fault.seat, f"{fault.verdict}: {fault.reason}")
             self._final(match, outcome)
             ended = True
         finally:
@@ -211,13 +213,12 @@ class Referee:
                 if saved is not None:
                     release_output(saved)
         winner = names[outcome.winner] if outcome.winner is not None else None
-        # Positional: GameRecord(id, game, index, players, hashes, seed, winner, reason, fault,
-        # verdict, moves, logs, seconds), a third cheaper than by keyword (one a game).
         return GameRecord(
-            task.id, task.game, task.index, names, tuple([b.hash for b in task.players]), task.seed,
-            winner, outcome.reason, names[fault.seat] if fault else None, fault.kind if fault else None,
-            tuple(self.moves), self._logs() if not self.in_process or fault or WRITES[0] != writes else {},
-            round(time.monotonic() - t0, 4),
+            id=task.id, game=task.game, index=task.index, players=names, hashes=tuple([b.hash for b in task.players]),
+            seed=task.seed, winner=winner, reason=outcome.reason, offender=names[fault.seat] if fault else None,
+            verdict=fault.verdict if fault else None, moves=tuple(self.moves),
+            logs=self._logs() if not self.no_processes or fault or WRITES[0] != writes else {},
+            seconds=round(time.monotonic() - t0, 4),
         )
 
     def _start_all(self) -> None:
@@ -230,7 +231,7 @@ class Referee:
                 self._start_process(s)
         for s in self.seats:
             if s.start_error is not None:
-                raise _Stop(Fault(s.index, s.start_kind, s.start_error))
+                raise _Stop(Fault(s.index, s.start_verdict, s.start_error))
 
     def _start_process(self, s: _Seat) -> None:
         spec = s.spec
@@ -240,7 +241,7 @@ class Referee:
             cap = self.limits.disk_mb << 20
             if folder_bytes(spec.path, cap) > cap:
                 s.start_error = f"its folder holds more than disk_mb ({self.limits.disk_mb} MiB)"
-                s.start_kind = R.DISK
+                s.start_verdict = Verdict.DISK
                 return
         argv = list(spec.command)
         if self.info.bot_args is not None:
@@ -275,7 +276,7 @@ class Referee:
         self._register(s.proc.stderr_fd, s, "err")
 
     def _start_function(self, s: _Seat) -> None:
-        if self.task.trusted:
+        if self.task.functions_in_process:
             # Loading gets what an isolated bot's host gets to start.
             load_time = max(self.limits.first_time, HOST_START_TIME)
             try:
@@ -333,9 +334,9 @@ class Referee:
             self.moves.append(Move(step.seat, reply, ms))
             rejected = match.play(step.seat, reply)
             if rejected is not None:
-                raise _Stop(Fault(step.seat, rejected.kind, rejected.reason))
+                raise _Stop(Fault(step.seat, rejected.verdict, rejected.reason))
             if self.boards:
-                self._emit("board", step.seat, self.info.render(match))
+                self._emit("board", step.seat, match.render())
 
     def _loop_functions(self, match: Match) -> Outcome:
         """The same loop for games of function bots only (called in this process, or in their
@@ -348,10 +349,10 @@ class Referee:
         seats = self.seats
         lim = self.limits
         # Without a game budget, a move's allowance never changes and nobody needs ``used``.
-        plain = lim.game_time is None
+        no_budget = lim.game_time is None
         move_allowed = lim.move_time + lim.tolerance
         move_allowed_ns = int(move_allowed * 1e9)
-        move_late = (R.TIMEOUT, f"no reply within {lim.move_time:g} s")
+        move_late = (Verdict.TIMEOUT, f"no reply within {lim.move_time:g} s")
         calls = [s.func.call if s.func is not None else None for s in seats]
         # A call in this process that runs past its time is interrupted (kothkit.bots.overtime).
         watch = overtime.watch() if any(calls) else None
@@ -365,7 +366,7 @@ class Referee:
             if type(step) is not Prompt and isinstance(step, Outcome):
                 return step
             seat, payload, _notices, clock = step
-            if plain and clock == "move":
+            if no_budget and clock == "move":
                 allowed, allowed_ns, late = move_allowed, move_allowed_ns, move_late
             else:
                 allowed, kind, why = self._time_allowed(seats[seat], step)
@@ -382,7 +383,7 @@ class Referee:
                         watch[0] = 0
                 except FunctionBotError as e:
                     seats[seat].detail = e.detail
-                    raise _Stop(Fault(seat, e.kind, e.message)) from None
+                    raise _Stop(Fault(seat, e.verdict, e.message)) from None
                 except overtime.Overtime:
                     raise _Stop(Fault(seat, *late)) from None
                 ns = clock_ns() - t0
@@ -391,13 +392,13 @@ class Referee:
                 ns = int(elapsed * 1e9)
             if ns > allowed_ns:
                 raise _Stop(Fault(seat, *late))
-            if not plain:
+            if not no_budget:
                 seats[seat].used += ns / 1e9
             # Move(seat, reply, ms) without the named tuple's keyword-handling __new__.
             append(new_move(Move, (seat, reply, (ns + 500) // 1000 / 1000)))
             rejected = play(seat, reply)
             if rejected is not None:
-                raise _Stop(Fault(seat, rejected.kind, rejected.reason))
+                raise _Stop(Fault(seat, rejected.verdict, rejected.reason))
 
     def _notify(self, match: Match, seat: int, payload: Any, kind: str) -> None:
         s = self.seats[seat]
@@ -409,25 +410,26 @@ class Referee:
 
     def _time_allowed(self, s: _Seat, step: Prompt) -> tuple[float, str, str]:
         limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
-        kind, why = R.TIMEOUT, f"no reply within {limit:g} s"
+        kind, why = Verdict.TIMEOUT, f"no reply within {limit:g} s"
         if self.limits.game_time is not None:
             left = self.limits.game_time - s.used
             if left < limit:
                 limit = max(left, 0.0)
-                kind, why = R.TIME_BUDGET, f"used up its {self.limits.game_time:g} s of thinking time for the game"
+                kind = Verdict.TIME_BUDGET
+                why = f"used up its {self.limits.game_time:g} s of thinking time for the game"
         return limit, kind, why
 
     def _ask(self, match: Match, step: Prompt) -> tuple[Any, float]:
         s = self.seats[step.seat]
         if s.index in self.people:
             return self._ask_person(match, s, step)
-        allowed, late_kind, late_why = self._time_allowed(s, step)
+        allowed, late_verdict, late_why = self._time_allowed(s, step)
         tol = self.limits.tolerance
         if s.func is not None:
-            reply, elapsed = self._ask_trusted(s, step.payload, allowed + tol, (late_kind, late_why))
+            reply, elapsed = self._ask_in_process(s, step.payload, allowed + tol, (late_verdict, late_why))
         elif s.host is not None:
             self._emit("send", s.index, repr(step.payload))
-            reply, elapsed = self._ask_host(s, step.payload, allowed + tol, (late_kind, late_why))
+            reply, elapsed = self._ask_host(s, step.payload, allowed + tol, (late_verdict, late_why))
         else:
             line = match.encode(step.payload)
             self._emit("send", s.index, line)
@@ -435,13 +437,13 @@ class Referee:
             s.jail.thaw()  # its turn (a game without pondering froze it while it waited)
             t0 = s.asked_at = time.perf_counter()
             s.proc.send(line)
-            reply = self._wait_line(s, t0 + allowed + tol, late_kind, late_why)
+            reply = self._wait_line(s, t0 + allowed + tol, late_verdict, late_why)
             elapsed = time.perf_counter() - t0
             s.asked_at = None
             if s.jail.freezer_group is not None:
                 self._idle.add(s.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         if elapsed > allowed + tol:
-            raise _Stop(Fault(s.index, late_kind, late_why))
+            raise _Stop(Fault(s.index, late_verdict, late_why))
         s.used += elapsed
         ms = round(elapsed * 1000, 3)
         self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
@@ -460,14 +462,14 @@ class Referee:
         self._emit("reply", s.index, reply if isinstance(reply, str) else repr(reply), ms)
         return reply, ms
 
-    def _ask_trusted(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
+    def _ask_in_process(self, s: _Seat, payload: Any, timeout: float, late: tuple[str, str]) -> tuple[Any, float]:
         t0 = time.perf_counter_ns()
         try:
             with overtime.within(timeout):
                 reply = s.func.call(payload)
         except FunctionBotError as e:
             s.detail = e.detail
-            raise _Stop(Fault(s.index, e.kind, e.message)) from None
+            raise _Stop(Fault(s.index, e.verdict, e.message)) from None
         except overtime.Overtime:
             raise _Stop(Fault(s.index, *late)) from None
         return reply, (time.perf_counter_ns() - t0) / 1e9
@@ -476,7 +478,8 @@ class Referee:
         """(reply, seconds) of ``s``'s function called in its host."""
         return self._host_call(s, _CALL_HEAD + dumps_compact(payload) + "}", timeout, late)
 
-    def _host_request(self, s: _Seat, request: dict | str, timeout: float, late=(R.TIMEOUT, "no reply in time")) -> Any:
+    def _host_request(self, s: _Seat, request: dict | str, timeout: float,
+                      late=(Verdict.TIMEOUT, "no reply in time")) -> Any:
         """Send ``request`` (a dict, or its JSON line) to ``s``'s function host and return its answer."""
         t0 = time.perf_counter()
         s.host.send(request if isinstance(request, str) else dumps_compact(request))
@@ -558,14 +561,14 @@ class Referee:
         try:
             answer = json.loads(line)
         except ValueError:
-            raise _Stop(Fault(s.index, R.CRASH, f"function host sent {_short(line)!r}")) from None
+            raise _Stop(Fault(s.index, Verdict.CRASH, f"function host sent {_short(line)!r}")) from None
         if "error" in answer:
             detail = answer.get("detail")
             s.detail = detail if isinstance(detail, str) else None
-            raise _Stop(Fault(s.index, answer.get("kind", R.CRASH), str(answer["error"])), host_ok=True)
+            raise _Stop(Fault(s.index, answer.get("kind", Verdict.CRASH), str(answer["error"])), host_ok=True)
         return answer.get("ok")
 
-    def _wait_line(self, s: _Seat, deadline: float, late_kind: str, late_why: str) -> str:
+    def _wait_line(self, s: _Seat, deadline: float, late_verdict: str, late_why: str) -> str:
         """The awaited seat's next reply line; faults (its own or another's) end the game."""
         clock = time.perf_counter
         freeze_at = clock() + FREEZE_AFTER if self._idle else None
@@ -578,12 +581,13 @@ class Referee:
                 if other is not s and other.proc is not None and other.proc.out_buf and other.host is None:
                     extra = self._pop(other, awaited=False)
                     if extra is not None:
-                        raise _Stop(Fault(other.index, R.OUT_OF_TURN, f"wrote {_short(extra)!r} when no reply was due"))
+                        raise _Stop(Fault(other.index, Verdict.OUT_OF_TURN,
+                                          f"wrote {_short(extra)!r} when no reply was due"))
             if s.proc.eof:
                 raise _Stop(self._death(s))
             left = deadline - clock()
             if left <= 0:
-                raise _Stop(Fault(s.index, late_kind, late_why))
+                raise _Stop(Fault(s.index, late_verdict, late_why))
             pending = False
             for x in self.seats:
                 if x.proc is not None and x.proc.pending:
@@ -629,10 +633,10 @@ class Referee:
             try:
                 line = s.proc.pop_line()
             except LineTooLong as e:
-                kind = R.OUT_OF_TURN if not awaited else "invalid-reply"
+                kind = Verdict.OUT_OF_TURN if not awaited else Verdict.INVALID_REPLY
                 raise _Stop(Fault(s.index, kind, str(e))) from None
             except UnicodeDecodeError as e:
-                kind = R.OUT_OF_TURN if not awaited else "invalid-reply"
+                kind = Verdict.OUT_OF_TURN if not awaited else Verdict.INVALID_REPLY
                 raise _Stop(Fault(s.index, kind, f"reply is not UTF-8 ({e.reason} at byte {e.start})")) from None
             if line is None:
                 return None
@@ -663,19 +667,19 @@ class Referee:
             if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
                 break
         if s.jail is not None and s.jail.oom_killed():
-            return Fault(s.index, R.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
+            return Fault(s.index, Verdict.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
         what = describe_exit(code) if code is not None else "closed its output"
         text = s.proc.stderr_text()
         tail = [l for l in text.splitlines() if l.strip()]
         full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
         if full:  # the jail's init says so (kothkit.procs.contain.DISK_FULL)
-            return Fault(s.index, R.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
+            return Fault(s.index, Verdict.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
         said = error_line(text, 120)
         if said is not None:
             what += f"; stderr: {said!r}"
         if s.host is not None:
             self.hosts.discard(s.spec)
-        return Fault(s.index, R.CRASH, what)
+        return Fault(s.index, Verdict.CRASH, what)
 
     # -- the end -----------------------------------------------------------------
     def _final(self, match: Match, outcome: Outcome) -> None:
@@ -687,7 +691,7 @@ class Referee:
             self._notify(match, m.seat, m.payload, "final")
 
     def _stop_all(self, ended: bool = True) -> None:
-        if self.in_process:
+        if self.no_processes:
             if self._own_hosts:
                 self.hosts.close()
             return
@@ -702,7 +706,7 @@ class Referee:
                     self.hosts.discard(s.spec)
         end = time.monotonic() + (self.limits.grace if ended else 0.0)
         fault = self._fault
-        if ended and fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
+        if ended and fault is not None and fault.verdict in (Verdict.TIMEOUT, Verdict.TIME_BUDGET):
             self._await_late(self.seats[fault.seat], end)
         for s in procs:
             s.proc.wait_exit(max(0.0, end - time.monotonic()))
@@ -718,7 +722,7 @@ class Referee:
                     while s.acks:
                         s.acks -= 1
                         self._host_answer(s, self._wait_line(s, time.perf_counter() + self.limits.first_time,
-                                                             R.TIMEOUT, "no acknowledgement"))
+                                                             Verdict.TIMEOUT, "no acknowledgement"))
                 except _Stop as stop:
                     if not (stop.host_ok and s.acks == 0):
                         self.hosts.discard(s.spec)

@@ -79,7 +79,8 @@ class Schedule:
     rounds: int
     limits: Limits
     rules: Mapping[str, Any] = attrs.field(factory=dict)
-    trusted: bool = False
+    #: Function bots are called in the referee's own process (see GameTask).
+    functions_in_process: bool = False
     #: The game's code identity (see :func:`settings_of`), part of every id.
     code: Mapping[str, Any] | None = None
 
@@ -95,10 +96,10 @@ class Schedule:
     def __iter__(self) -> Iterator[GameTask]:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         seed, rules, make = self.seed, dict(self.rules), GameTask
-        game, limits, trusted = self.game, self.limits, self.trusted
+        game, limits, in_process = self.game, self.limits, self.functions_in_process
         for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
-            # GameTask(id, game, players, seed, limits, rules, index, trusted): positional is cheaper.
-            yield make(game_id_of(f"{k}\x1f{seed}"), game, seats, game_seed(k), limits, rules, index, trusted)
+            yield make(id=game_id_of(f"{k}\x1f{seed}"), game=game, players=seats, seed=game_seed(k), limits=limits,
+                       rules=rules, index=index, functions_in_process=in_process)
 
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""

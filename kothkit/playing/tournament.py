@@ -38,7 +38,7 @@ from kothkit.bots import overtime
 from kothkit.bots.build import build
 from kothkit.bots.folders import BotError, BotSpec, entry_of
 from kothkit.bots.functions import capture_output, release_output
-from kothkit.game import GameInfo
+from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.plugins import game_code
@@ -47,7 +47,7 @@ from kothkit.procs.cores import claim as claim_cores
 from kothkit.scoring import Standing, Tally
 from kothkit.store.journal import Journal, result_of
 from kothkit.store.ratings import PairTally, Ratings
-from kothkit.store.records import CRASH, TIMEOUT, GameRecord, GameResult, GameTask
+from kothkit.store.records import GameRecord, GameResult, GameTask
 
 #: Most games per unit of work when every bot is a function bot (games take microseconds).
 FAST_BATCH = 1000
@@ -143,7 +143,7 @@ def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: boo
     cpu = _CPU if cpu is None else cpu
     # What trusted function bots print goes to their logs: the streams are swapped once a batch
     # (swapping sys.stdout costs about a microsecond, a good part of a game of microseconds).
-    saved = capture_output() if tasks and tasks[0].trusted else None
+    saved = capture_output() if tasks and tasks[0].functions_in_process else None
     # Ctrl-C cuts the game in play short (its bots are killed) and ends the batch: the games
     # that finished are returned, to be stored, and none starts after it.
     records = []
@@ -439,17 +439,17 @@ class WorkerLost(RuntimeError):
 def _faulted(results: list, rows: bool) -> set[str]:
     """The bots that lost a game of ``results`` (journal rows or records) by a crash or on time:
     what a trusted bot that ends or stalls its worker shows once isolated."""
-    if rows:  # the games table's columns: fault, verdict (see kothkit.store.journal.row_of)
-        return {r[8] for r in results if r[9] in _ENDS_WORKERS}
-    return {r.fault for r in results if r.verdict in _ENDS_WORKERS}
+    if rows:  # kothkit.store.journal.GameRow: the games table's columns
+        return {r.fault for r in results if r.verdict in _ENDS_WORKERS}
+    return {r.offender for r in results if r.verdict in _ENDS_WORKERS}
 
 
-_ENDS_WORKERS = (CRASH, TIMEOUT)
+_ENDS_WORKERS = (Verdict.CRASH, Verdict.TIMEOUT)
 
 
 def _isolated(task: GameTask) -> GameTask:
     """``task`` with its function bots in hosts of their own (a no-op for program bots)."""
-    return attrs.evolve(task, trusted=False) if task.trusted else task
+    return attrs.evolve(task, functions_in_process=False) if task.functions_in_process else task
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
@@ -560,7 +560,7 @@ def run_tournament(
     limits: Limits | None = None,
     rules: dict | None = None,
     rounds: int = 1,
-    trusted: bool = False,
+    functions_in_process: bool = False,
     on_record: Callable[[GameResult, bool], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
     cluster=None,
@@ -576,7 +576,7 @@ def run_tournament(
     rules = {**info.rules, **(rules or {})}
     code = game_code(info)
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, trusted=trusted, code=code)
+                        rules=rules, functions_in_process=functions_in_process, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
@@ -620,7 +620,7 @@ def run_tournament(
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)
-                pairs.add(r.players, r.winner, row[2] >> 1)
+                pairs.add(r.players, r.winner, row.idx >> 1)
                 if on_record is not None:
                     on_record(r, False)
 

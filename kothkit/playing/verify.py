@@ -46,7 +46,7 @@ def _norm(reply: Any) -> str:
 
 
 def outcome_key(r: GameRecord) -> tuple:
-    return (r.players, r.winner, r.reason, r.fault, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves))
+    return (r.players, r.winner, r.reason, r.offender, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves))
 
 
 @attrs.frozen
@@ -58,7 +58,7 @@ class Difference:
 def describe(journal: GameRecord, replay: GameRecord) -> str:
     """What differs between the journal's game and its replay, in one line."""
     parts = []
-    ends = [(r.winner, r.reason, r.fault, r.verdict) for r in (journal, replay)]
+    ends = [(r.winner, r.reason, r.offender, r.verdict) for r in (journal, replay)]
     if ends[0] != ends[1]:
         parts.append(f"journal: winner {journal.winner or '-'} ({journal.reason}); "
                      f"replay: winner {replay.winner or '-'} ({replay.reason})")

@@ -4,7 +4,7 @@ and each record re-played through its game into a :class:`Transcript`.
 The journal stores what the bots replied, not what the judge sent them.  A game
 is a pure state machine, so playing the recorded replies into a fresh match
 gives back every line the judge sent, the board after each move (the game's
-``render``) and its picture (the ``kothkit_picture`` hook), exactly as they
+``Match.render()``) and its picture (the ``kothkit_picture`` hook), exactly as they
 were.  ``kothkit show``, ``export``, the replay pages and ``report`` all read
 games through this module; none of them writes to the journal.
 """
@@ -167,7 +167,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
         raise ValueError("logs are not a mapping")
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
-                      reason=str(row["reason"]), fault=row["fault"], verdict=row["verdict"], moves=moves,
+                      reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
                       logs=logs, seconds=float(row["seconds"]))
 
 
@@ -226,7 +226,7 @@ class Step:
     ms: float
     #: The game's reason, when it refused this reply (the game ended on it).
     rejected: str | None = None
-    #: The game's ``render`` of the match after the reply, or None.
+    #: The match's ``render()`` after the reply, or None.
     board: str | None = None
     #: The game's picture after the reply (kothkit.picture panels as JSON), or None.
     picture: list | None = None
@@ -263,11 +263,11 @@ def _encode(match: Match, payload: Any) -> str:
         return repr(payload)
 
 
-def _draw(info: GameInfo, match: Match, pictures) -> tuple[str | None, list | None]:
+def _draw(boards: bool, match: Match, pictures) -> tuple[str | None, list | None]:
     board = picture = None
-    if info.render is not None:
+    if boards:
         try:
-            board = info.render(match)
+            board = match.render()
         except Exception as e:  # noqa: BLE001
             board = f"(render failed: {type(e).__name__}: {e})"
     if pictures is not None:
@@ -296,10 +296,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
     draw_pictures = (lambda m: picture_of(info, m)) if pictures else None
-    if not boards:
-        info_draw = attrs.evolve(info, render=None)
-    else:
-        info_draw = info
+    boards = boards and info.renders
     steps: list[Step] = []
     problem = None
     start_board = start_picture = None
@@ -307,7 +304,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
     pending: tuple = ()
     try:
         match = info.match(Setup(players=r.players, seed=r.seed, rules=rules))
-        start_board, start_picture = _draw(info_draw, match, draw_pictures)
+        start_board, start_picture = _draw(boards, match, draw_pictures)
         for i, m in enumerate(r.moves):
             step = match.next()
             if isinstance(step, Outcome):
@@ -319,25 +316,25 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
-            board, picture = _draw(info_draw, match, draw_pictures) if rejected is None else (None, None)
+            board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
             if rejected is not None:
                 break
         end = match.next()
-        if not isinstance(end, Outcome) and r.fault is not None and (not steps or steps[-1].rejected is None):
+        if not isinstance(end, Outcome) and r.offender is not None and (not steps or steps[-1].rejected is None):
             pending = tuple((n.seat, _encode(match, n.payload)) for n in end.notices)
             pending += ((end.seat, _encode(match, end.payload)),)
-        if r.fault is not None and r.fault in r.players:
-            seat = r.players.index(r.fault)
+        if r.offender is not None and r.offender in r.players:
+            seat = r.players.index(r.offender)
             reason = r.reason[len(f"{r.verdict}: "):] if r.reason.startswith(f"{r.verdict}: ") else r.reason
             end = match.forfeit(seat, r.verdict or "fault", reason)
         elif not isinstance(end, Outcome):
             end = Outcome(None if r.winner is None else r.players.index(r.winner), r.reason)
         final = tuple((msg.seat, _encode(match, msg.payload)) for msg in match.final(end))
-        if steps and steps[-1].rejected is None and r.fault is not None:
+        if steps and steps[-1].rejected is None and r.offender is not None:
             # The last board shows the outcome (a fault ends the game after the last accepted reply).
-            board, picture = _draw(info_draw, match, draw_pictures)
+            board, picture = _draw(boards, match, draw_pictures)
             steps[-1] = attrs.evolve(steps[-1], board=board, picture=picture)
     except Exception as e:  # noqa: BLE001 - a plugin that fails on its own record: say so, keep the moves
         problem = f"{r.game} could not re-play this record: {type(e).__name__}: {e}"
@@ -350,7 +347,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
 def iso_time(t: float | None) -> str | None:
     if t is None:
         return None
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.fromtimestamp(t, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _jsonable(value: Any) -> Any:
@@ -378,7 +375,7 @@ def document(t: Transcript) -> dict:
                                                  "reply": _jsonable(late[1]), "ms": late[2]},
         "pending": [{"seat": seat, "line": line} for seat, line in t.pending],
         "final": [{"seat": seat, "line": line} for seat, line in t.final],
-        "outcome": {"winner": r.winner, "reason": r.reason, "fault": r.fault, "verdict": r.verdict},
+        "outcome": {"winner": r.winner, "reason": r.reason, "fault": r.offender, "verdict": r.verdict},
         "logs": {bot: [{"move": ln.move, "stream": ln.stream, "text": ln.text} for ln in log_lines(r, bot)]
                  for bot in r.players},
         "problem": t.problem,

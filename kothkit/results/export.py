@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from kothkit.results.archive import (
     Archive,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import kothkit
+from kothkit.game import Verdict
 
 
 class Stone(NamedTuple):
@@ -49,7 +50,7 @@ def sgf_result(winner_black: bool | None, verdict: str | None) -> str:
     """RE: ``B+`` / ``W+`` (``+T`` when the loser ran out of time, ``+F`` for another fault), ``0`` a draw."""
     if winner_black is None:
         return "0"
-    how = "T" if verdict in ("timeout", "time-budget") else "F" if verdict else ""
+    how = "T" if verdict in (Verdict.TIMEOUT, Verdict.TIME_BUDGET) else "F" if verdict else ""
     return ("B+" if winner_black else "W+") + how
 
 

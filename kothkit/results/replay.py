@@ -3,7 +3,7 @@
 The page embeds the game's JSON document (:func:`kothkit.results.archive.document`) and
 one frame per move: the game's picture (``kothkit_picture``: grids the page's
 own script draws as SVG, or the game's SVG) or, for a game without one, its
-``render`` text.  The core owns the page and its controls: first / previous /
+``Match.render()`` text.  The core owns the page and its controls: first / previous /
 next / last, a slider, autoplay, the arrow keys (Home, End, space); the
 move's number, reply and time; the last move marked; the outcome and the
 winning line or the verdict at the end.  Every text is set as text, never as

@@ -82,7 +82,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
 def game_json(r: GameRecord) -> dict:
     return {
         "id": r.id, "index": r.index, "players": list(r.players), "seed": r.seed, "winner": r.winner,
-        "reason": r.reason, "fault": r.fault, "verdict": r.verdict,
+        "reason": r.reason, "fault": r.offender, "verdict": r.verdict,
         "moves": [m.reply for m in r.moves], "times_ms": [m.ms for m in r.moves],
     }
 

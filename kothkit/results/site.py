@@ -158,7 +158,7 @@ class _Names:
 
 def _result_cell(r: GameRecord) -> str:
     if r.verdict:
-        return f"<span class=\"fault\">{_e(r.fault)} lost: {_e(r.reason)}</span>"
+        return f"<span class=\"fault\">{_e(r.offender)} lost: {_e(r.reason)}</span>"
     return _e(r.reason)
 
 
@@ -214,7 +214,7 @@ def _index(board: Board, bot_file, replay_file) -> str:
         cells = "".join("<td class=\"muted\">&mdash;</td>" if a == b else
                         f"<td class=\"n\">{'-'.join(map(str, wdl[a, b]))}</td>" for b in order)
         cross += f"<tr><th><a href=\"bots/{_e(bot_file(a))}\">{_e(a)}</a></th>{cells}</tr>"
-    faults = Counter((r.fault, r.verdict) for r in board.games if r.verdict)
+    faults = Counter((r.offender, r.verdict) for r in board.games if r.verdict)
     fault_rows = "".join(f"<tr><td><a href=\"bots/{_e(bot_file(b))}\">{_e(b)}</a></td><td>{_e(v)}</td>"
                          f"<td class=\"n\">{n}</td></tr>" for (b, v), n in sorted(faults.items()))
     fault_table = (f"<h2>Faults</h2><table><tr><th>bot</th><th>verdict</th><th>games lost</th></tr>{fault_rows}</table>"
@@ -230,7 +230,7 @@ def bot_stats(board: Board, bot: str) -> dict:
     times = [m.ms for r in games for m in r.moves if r.players[m.seat] == bot]
     per_game = [sum(m.ms for m in r.moves if r.players[m.seat] == bot) / 1000 for r in games]
     stats = {"games": len(games), "replies": len(times),
-             "faults": Counter(r.verdict for r in games if r.fault == bot and r.verdict)}
+             "faults": Counter(r.verdict for r in games if r.offender == bot and r.verdict)}
     if times:
         stats.update(median=statistics.median(times), p95=percentile(times, 95), max=max(times))
     if per_game:

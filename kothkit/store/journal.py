@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import NamedTuple
 
 from kothkit.procs import fastjson
 from kothkit.store.records import GameRecord, GameResult, Move
@@ -65,7 +66,7 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
     return GameRecord(
         id=row["id"], game=row["game"], index=row["idx"], players=tuple(json.loads(row["players"])),
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
-        fault=row["fault"], verdict=row["verdict"],
+        offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
         logs=json.loads(row["logs"]), seconds=row["seconds"],
     )
@@ -97,8 +98,39 @@ def _names_json(names: tuple) -> str:
     return text
 
 
-def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
-    """The journal row of record ``r``, in the games table's column order.
+class GameRow(NamedTuple):
+    """One row of the games table: its fields are the table's columns, in order (the schema's
+    names: ``idx`` is a record's ``index``, ``fault`` its ``offender``).  Made by :func:`row_of`."""
+
+    id: str
+    game: str
+    idx: int
+    #: JSON lists of the names and of the content hashes, seat by seat.
+    players: str
+    hashes: str
+    seed: int
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+    #: JSON: [[seat, reply, ms], ...].
+    moves: str
+    #: JSON: a record's ``logs``.
+    logs: str
+    seconds: float
+    finished_at: float
+
+    def __reduce__(self):
+        # Rows cross from workers to the judge by the thousand: pickled as a plain tuple of the
+        # values (a named tuple's own way takes twice as long), made a GameRow again on arrival.
+        return (_new_tuple, (GameRow, tuple(self)))
+
+
+_new_tuple = tuple.__new__
+
+
+def row_of(r: GameRecord, finished_at: float | None = None) -> GameRow:
+    """The journal row of record ``r``.
 
     Workers turn their records into rows (the JSON work happens where the game
     was played), so that the judge process only has to insert them.
@@ -108,20 +140,23 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> tuple:
         moves = _dumps(r.moves)
     except (TypeError, ValueError, RecursionError):  # a reply JSON cannot carry (only program bots' lines are kept raw)
         moves = _dumps([[m.seat, _jsonable(m.reply), m.ms] for m in r.moves])
-    return (r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
-            r.fault, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
-            time.time() if finished_at is None else finished_at)
+    # In the columns' order, without the keyword handling of GameRow's __new__ (a row a game).
+    return _new_tuple(GameRow, (
+        r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
+        r.offender, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
+        time.time() if finished_at is None else finished_at))
 
 
-def result_of(row: tuple, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
+def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
     """The :class:`GameResult` of a row made by :func:`row_of`; ``seatings`` caches the parsed
     players (a tournament's games have few distinct seatings)."""
-    players = None if seatings is None else seatings.get(row[3])
+    players = None if seatings is None else seatings.get(row.players)
     if players is None:
-        players = tuple(json.loads(row[3]))
+        players = tuple(json.loads(row.players))
         if seatings is not None:
-            seatings[row[3]] = players
-    return GameResult(row[0], players, row[6], row[7], row[8], row[9], row[2])
+            seatings[row.players] = players
+    return GameResult(id=row.id, players=players, winner=row.winner, reason=row.reason, offender=row.fault,
+                      verdict=row.verdict, index=row.idx)
 
 
 def stored_count(path: str | Path) -> int:
@@ -209,8 +244,7 @@ class JournalError(Exception):
 
 
 #: Each table of a journal and its columns, as SCHEMA makes them.
-_COLUMNS = {"games": ["id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict",
-                      "moves", "logs", "seconds", "finished_at"],
+_COLUMNS = {"games": list(GameRow._fields),
             "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
 
 
@@ -302,14 +336,14 @@ class Journal:
             self._checkpointer = None
         self.db.close()  # the last connection to close checkpoints what is left
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     # -- games -----------------------------------------------------------------
-    def add_rows(self, rows: list[tuple]) -> None:
+    def add_rows(self, rows: list[GameRow]) -> None:
         """Store finished games, as rows made by :func:`row_of`, in one transaction (all or nothing)."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
@@ -341,7 +375,7 @@ class Journal:
                 names = seats.get(players)
                 if names is None:
                     names = seats[players] = tuple(json.loads(players))
-                yield GameResult(gid, names, winner, reason, fault, verdict)
+                yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

@@ -85,13 +85,13 @@ class Pentanomial:
     def pairs(self) -> int:
         return sum(self.counts)
 
-    def add(self, points: float) -> "Pentanomial":
+    def add(self, points: float) -> Pentanomial:
         """These counts and one more pair in which the first bot scored ``points`` (0 to 2)."""
         c = list(self.counts)
         c[round(points * 2)] += 1
         return Pentanomial(*c)
 
-    def __add__(self, other: "Pentanomial") -> "Pentanomial":
+    def __add__(self, other: Pentanomial) -> Pentanomial:
         return Pentanomial(*(a + b for a, b in zip(self.counts, other.counts)))
 
 
@@ -264,7 +264,7 @@ class SPRT:
             raise SPRTError(f"the SPRT model is 'normalized' or 'logistic', got {self.model!r}")
 
     @classmethod
-    def parse(cls, text: str, model: str = "normalized") -> "SPRT":
+    def parse(cls, text: str, model: str = "normalized") -> SPRT:
         """From ``elo0,elo1[,alpha,beta]`` (SPRTError for anything else)."""
         parts = [x.strip() for x in text.split(",")]
         if len(parts) not in (2, 4):

@@ -15,14 +15,6 @@ import attrs
 from kothkit.bots.folders import BotSpec
 from kothkit.limits import Limits
 
-#: Fault kinds the core itself rules on (games add "invalid-reply" and "illegal-move").
-CRASH = "crash"
-TIMEOUT = "timeout"
-TIME_BUDGET = "time-budget"
-MEMORY = "memory"
-DISK = "disk"
-OUT_OF_TURN = "out-of-turn"
-
 #: Keys of :attr:`GameRecord.logs` that hold the core's notes on the logs (a key with a space is
 #: never a bot's name).  LOG_MOVES: per bot, ``{"moves": [m, ...], "stderr": k}``: for each line of
 #: that bot's log (``logs[bot].split("\n")``), how many replies the game had recorded when the line
@@ -46,13 +38,14 @@ class GameTask:
     rules: Mapping[str, Any] = attrs.field(factory=dict)
     #: Position in the tournament's schedule (stateful bots see their games in this order).
     index: int = 0
-    #: Function bots called in the referee's process (no isolation) instead of a worker process.
-    trusted: bool = False
+    #: Function bots are called in the referee's own process (``--trusted``: no isolation) rather
+    #: than each in an isolated function host.
+    functions_in_process: bool = False
 
     def __reduce__(self):
         # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
         return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
-                                 self.trusted))
+                                 self.functions_in_process))
 
 
 class Move(NamedTuple):
@@ -72,7 +65,9 @@ class GameResult(NamedTuple):
     players: tuple[str, ...]
     winner: str | None
     reason: str
-    fault: str | None
+    #: The bot that lost by the verdict, or None.
+    offender: str | None
+    #: A :class:`kothkit.game.Verdict` (its string, as read back from a journal), or None.
     verdict: str | None
     #: The game's place in the current schedule (-1 where unknown).
     index: int = -1
@@ -88,9 +83,9 @@ class GameRecord:
     seed: int
     winner: str | None
     reason: str
-    #: The bot at fault (a bot that lost by a verdict), or None.
-    fault: str | None = None
-    #: The verdict kind: crash, timeout, time-budget, memory, out-of-turn, invalid-reply, illegal-move.
+    #: The bot that lost by the verdict (the journal's ``fault`` column), or None.
+    offender: str | None = None
+    #: Why it lost: a :class:`kothkit.game.Verdict` (its string, as read back from a journal), or None.
     verdict: str | None = None
     moves: tuple[Move, ...] = ()
     #: Per bot: kept stderr and diagnostic (aside) lines; and the notes under LOG_MOVES and LATE_REPLY.
@@ -102,15 +97,17 @@ class GameRecord:
         # Records cross from workers to the judge by the thousand: a plain tuple of fields
         # pickles several times faster than attrs' generic state protocol.
         return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
-                                   self.reason, self.fault, self.verdict, [tuple(m) for m in self.moves], self.logs,
+                                   self.reason, self.offender, self.verdict, [tuple(m) for m in self.moves], self.logs,
                                    self.seconds))
 
     def result_key(self) -> tuple:
         """What must be identical between two plays of the same game (no timings)."""
-        return (self.id, self.players, self.winner, self.reason, self.fault, self.verdict,
+        return (self.id, self.players, self.winner, self.reason, self.offender, self.verdict,
                 tuple((m.seat, m.reply) for m in self.moves))
 
 
+# The two constructors below take the fields in the order their class's ``__reduce__`` gives them
+# (the classes' own order); everything else builds records by keyword.
 def _unpickle_task(*fields) -> GameTask:
     return GameTask(*fields)
 

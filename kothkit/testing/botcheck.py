@@ -33,10 +33,9 @@ from typing import Any
 import attrs
 
 from kothkit.bots.folders import BotSpec, load_bots
-from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
+from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.referee import Fault, Referee, _Stop
-from kothkit.store import records as R
 from kothkit.store.records import GameRecord, GameTask, Move
 from kothkit.testing.scenarios import Scenario, shapes
 
@@ -185,7 +184,7 @@ class CheckReferee(Referee):
         try:
             return super()._ask(match, step)
         except _Stop as stop:
-            if stop.fault.seat == self.me and stop.fault.kind == R.TIMEOUT:
+            if stop.fault.seat == self.me and stop.fault.verdict == Verdict.TIMEOUT:
                 self._wait_late(self.seats[self.me], sent, self._time_allowed(self.seats[self.me], step)[0])
             raise
 
@@ -214,7 +213,7 @@ class CheckReferee(Referee):
         else:
             self._start_process(s)
         if s.start_error is not None:
-            raise _Stop(Fault(s.index, R.CRASH, s.start_error))
+            raise _Stop(Fault(s.index, Verdict.CRASH, s.start_error))
 
     def _loop(self, match: Match) -> Outcome:
         if self.scenario is None:
@@ -235,14 +234,14 @@ class CheckReferee(Referee):
                 rejected = match.play(step.seat, reply)
                 if rejected is not None:
                     raise ScenarioBroken(f"the game rejected the scripted reply {_text(reply)!r} of seat {step.seat}: "
-                                         f"{rejected.kind}: {rejected.reason}")
+                                         f"{rejected.verdict}: {rejected.reason}")
                 continue
             reply, ms = self._ask(match, step)
             self.moves.append(Move(step.seat, reply, ms))
             self.bot_replies += 1
             rejected = match.play(step.seat, reply)
             if rejected is not None:
-                raise _Stop(Fault(step.seat, rejected.kind, rejected.reason))
+                raise _Stop(Fault(step.seat, rejected.verdict, rejected.reason))
             over = isinstance(match.next(), Outcome)
             if not over and self.bot_replies <= self.quiet_replies:
                 self._listen(self.seats[me])
@@ -262,11 +261,11 @@ class CheckReferee(Referee):
         try:
             line = self._wait_line(s, time.perf_counter() + self.quiet, "quiet", "")
         except _Stop as stop:
-            if stop.fault.kind == "quiet" and stop.fault.seat == s.index:
+            if stop.fault.verdict == "quiet" and stop.fault.seat == s.index:
                 return
             raise
         self._emit("extra", s.index, line)
-        raise _Stop(Fault(s.index, R.OUT_OF_TURN, f"wrote {_text(line)!r} when no reply was due"))
+        raise _Stop(Fault(s.index, Verdict.OUT_OF_TURN, f"wrote {_text(line)!r} when no reply was due"))
 
     def _stop_all(self, ended: bool = True) -> None:
         s = self.seats[self.me]
@@ -350,14 +349,14 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
     prompt = t.prompts[-1] if t.prompts else None
     asked = f" to {_quote(prompt)}" if prompt else ""
     reply = t.replies[-1][0] if t.replies else None
-    if kind == R.CRASH:
+    if kind == Verdict.CRASH:
         if not t.replies and not t.prompts:
             return f"Your bot could not be started or stopped at once: {reason}."
         text = f"Your bot stopped while the judge was waiting for its reply{asked}: {reason}."
         if t.stderr:
             text += " The end of its stderr is in the transcript below."
         return text
-    if kind == R.TIMEOUT:
+    if kind == Verdict.TIMEOUT:
         limit = limits.first_time if first_clock else limits.move_time
         if function_bot:
             return f"Your function did not return within {limit:g} s{asked}."
@@ -382,11 +381,11 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
             text += (f" This is a first reply, allowed {limit:g} s: a slow start? Answer first and load big tables "
                      "afterwards (or faster).")
         return text + " If your bot did answer, its output is probably stuck in a buffer: " + _FLUSH + "."
-    if kind == R.TIME_BUDGET:
+    if kind == Verdict.TIME_BUDGET:
         return f"Your bot {reason}: it must spend less time thinking over a whole game."
-    if kind == R.MEMORY:
+    if kind == Verdict.MEMORY:
         return f"Your bot was {reason}."
-    if kind == R.OUT_OF_TURN:
+    if kind == Verdict.OUT_OF_TURN:
         text = (f"Your bot wrote {_quote(t.extra)} when no reply was due." if t.extra is not None
                 else f"Your bot {reason}.")
         if reply is not None and prompt is not None:
@@ -395,18 +394,18 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
         if t.notices:
             text += f", and nothing in answer to lines that need no reply (such as {_quote(t.notices[-1])})"
         return text + "; send diagnostics to stderr" + (f" or start them with {t.aside!r}" if t.aside else "") + "."
-    if kind == "invalid-reply" and function_bot:
+    if kind == Verdict.INVALID_REPLY and function_bot:
         text = f"Your function returned something the game cannot use, when called with {_quote(prompt) if prompt else 'its first prompt'}: {reason}."
         if "(reply, state)" in reason:
             text += " A function bot returns a pair: its reply and the state it wants back on its next call."
         return text
-    if kind == "invalid-reply":
+    if kind == Verdict.INVALID_REPLY:
         what = f"your bot's reply {_quote(reply)}" if reply is not None else "your bot's reply"
         text = f"The game could not read {what}{asked}: {reason}."
         if len(t.replies) == 1 and not function_bot:
             text += " (Is it printing something else before its first answer, such as a greeting or a prompt?)"
         return text
-    if kind == "illegal-move":
+    if kind == Verdict.ILLEGAL_MOVE:
         what = f"{_quote(reply)}" if reply is not None else "the reply"
         return f"Your bot's reply {what}{asked} breaks the rules: {reason}."
     return f"{kind}: {reason}"
@@ -415,14 +414,14 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
 def _findings_of(record: GameRecord, ref: CheckReferee, t: _Transcript, me: int, spec: BotSpec,
                  limits: Limits) -> list[Finding]:
     out: list[Finding] = []
-    if record.fault == record.players[me]:
+    if record.offender == record.players[me]:
         first_clock = ref.last_clock == "first"
         text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
                        ref.partial, spec.kind == "function", ref.late, ref.slow)
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
-    if record.fault is not None:
-        out.append(Finding(WARNING, f"the opponent {record.fault} lost by a fault ({record.verdict}: {record.reason}); "
+    if record.offender is not None:
+        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault ({record.verdict}: {record.reason}); "
                                     "that is not your bot's doing"))
     if t.replies and t.replies[0][1] is not None:
         allowed = (limits.first_time if limits.first_reply_time is not None else limits.move_time) * 1000

@@ -21,13 +21,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kothkit.game import (
-    ILLEGAL_MOVE,
-    INVALID_REPLY,
     GameInfo,
     Match,
     Outcome,
     Prompt,
     Rejected,
+    Verdict,
 )
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES, describe, hostile_values
 from kothkit.testing.playout import (
@@ -48,7 +47,7 @@ from kothkit.testing.playout import (
 
 #: Seeds used when none are given.
 DEFAULT_SEEDS = 10
-KINDS = (INVALID_REPLY, ILLEGAL_MOVE)
+KINDS = (Verdict.INVALID_REPLY, Verdict.ILLEGAL_MOVE)
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
 #: reveals(match, seat, payload, hidden) -> truthy (what leaks) when payload discloses hidden.
@@ -370,9 +369,9 @@ class Kit:
             raise where.fail(f"{label} was accepted as a move; it is not among legal_replies()")
         if not isinstance(result, Rejected):
             raise where.fail(f"{label} returned {short(result)}, not None or a Rejected")
-        if result.kind not in KINDS:
-            raise where.fail(f"{label} was rejected with kind {result.kind!r}; a game uses {KINDS[0]!r} "
-                             f"(cannot be parsed) or {KINDS[1]!r} (against the rules)")
+        if result.verdict not in KINDS:
+            raise where.fail(f"{label} was rejected with kind {result.verdict!r}; a game uses {KINDS[0].value!r} "
+                             f"(cannot be parsed) or {KINDS[1].value!r} (against the rules)")
         if not isinstance(result.reason, str) or not result.reason.strip():
             raise where.fail(f"{label} was rejected without a reason; say what was wrong, in plain words")
         return result
@@ -388,7 +387,7 @@ class Kit:
                 for seat in range(self.info.seats):
                     m = copy_match(match, where)
                     try:
-                        outcome = m.forfeit(seat, "crash", "kothkit conformance kit: a forfeit")
+                        outcome = m.forfeit(seat, Verdict.CRASH, "kothkit conformance kit: a forfeit")
                     except Exception as e:
                         raise where.fail(f"forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
                     if not isinstance(outcome, Outcome):
@@ -503,8 +502,8 @@ class Kit:
                 raise where.fail("after a bot changed the lists it was given, the game ended differently")
 
     def check_render(self) -> None:
-        """GameInfo.render, if given, draws any position as text."""
-        if self.info.render is None:
+        """Match.render, if the game has it, draws any position as text."""
+        if not self.info.renders:
             return
         for seed in self._few(2):
             picks = self._sample_steps(len(self.playout(seed).steps))
@@ -523,11 +522,11 @@ class Kit:
 
     def _render(self, match: Match, where: Where) -> None:
         try:
-            text = self.info.render(match)
+            text = match.render()
         except Exception as e:
-            raise where.fail(f"GameInfo.render raised {type(e).__name__}: {e}") from e
+            raise where.fail(f"render() raised {type(e).__name__}: {e}") from e
         if not isinstance(text, str):
-            raise where.fail(f"GameInfo.render returned {type(text).__name__}, not str")
+            raise where.fail(f"render() returned {type(text).__name__}, not str")
 
     def check_fuzz(self) -> None:
         """Hypothesis: any text (and, for function bots, any JSON-like value) at any point of any game.
@@ -557,9 +556,9 @@ class Kit:
                 if isinstance(step, Prompt):
                     one_line(match, step.payload, "prompt", where)
                 return
-            if not isinstance(result, Rejected) or result.kind not in KINDS or not str(result.reason).strip():
+            if not isinstance(result, Rejected) or result.verdict not in KINDS or not str(result.reason).strip():
                 raise where.fail(f"play({prompt.seat}, {describe(reply)}) returned {short(result)}: "
-                                 f"expected None or Rejected({KINDS[0]!r} or {KINDS[1]!r}, a reason)")
+                                 f"expected None or Rejected({KINDS[0].value!r} or {KINDS[1].value!r}, a reason)")
 
         prop()
 
@@ -589,7 +588,7 @@ class Kit:
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)
             if record.verdict is not None:
-                raise ConformanceError(f"{self.name}: bundled bot {record.fault} lost a game to a fault "
+                raise ConformanceError(f"{self.name}: bundled bot {record.offender} lost a game to a fault "
                                        f"({record.reason}) playing {' vs '.join(record.players)} (seat 0 first)")
 
     #: Every check, in the order :meth:`run` runs them (cheap first).

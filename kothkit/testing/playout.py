@@ -189,7 +189,7 @@ def play_checked(match: Match, seat: int, reply: Any, where: Where, why: str = "
     if result is not None:
         if isinstance(result, Rejected):
             raise where.fail(f"legal_replies() offered {short(reply)}{why} but play() rejected it: "
-                             f"{result.kind}: {result.reason}")
+                             f"{result.verdict}: {result.reason}")
         raise where.fail(f"play() returned {short(result)}; it must return None (accepted) or a Rejected")
 
 

@@ -12,7 +12,8 @@ import operator
 import re
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Rejected
+from kothkit.game import Rejected, Verdict
+
 from kothkit_connect4_hidden.rules import COLS
 
 # ASCII digits only: int() would also take other scripts' digits and "1_000".
@@ -30,7 +31,7 @@ def _short(x: Any, n: int = 60) -> str:
 
 
 def _off_board(col: int) -> Rejected:
-    return Rejected(ILLEGAL_MOVE, f"column {col} is off the board (columns are 0-{COLS - 1})")
+    return Rejected(Verdict.ILLEGAL_MOVE, f"column {col} is off the board (columns are 0-{COLS - 1})")
 
 
 def parse_column(reply: Any) -> int | Rejected:
@@ -48,23 +49,23 @@ def parse_column(reply: Any) -> int | Rejected:
     elif t is str or isinstance(reply, str):
         s = str.strip(reply)
         if not _INT.fullmatch(s):
-            return Rejected(INVALID_REPLY, f"expected a column number 0-{COLS - 1}, got {_short(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected a column number 0-{COLS - 1}, got {_short(reply)}")
         digits = s.lstrip("+-")
         if len(digits.lstrip("0")) > _MAX_DIGITS:
-            return Rejected(ILLEGAL_MOVE, f"column {_short(s, 30)} is off the board (columns are 0-{COLS - 1})")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"column {_short(s, 30)} is off the board (columns are 0-{COLS - 1})")
         col = int(s)
     elif isinstance(reply, bool):
-        return Rejected(INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got the bool {reply}")
+        return Rejected(Verdict.INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got the bool {reply}")
     else:
         try:
             col = operator.index(reply)
         except Exception:
-            return Rejected(INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got {_short(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got {_short(reply)}")
         if type(col) is not int:  # int subclass with odd behaviour
             try:
                 col = int.__index__(col)
             except Exception:
-                return Rejected(INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got {_short(reply)}")
+                return Rejected(Verdict.INVALID_REPLY, f"a column must be an integer 0-{COLS - 1}, got {_short(reply)}")
     if 0 <= col < COLS:
         return col
     return _off_board(col)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, Match, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Outcome, Prompt, Rejected, Setup, Verdict
+
 from kothkit_connect4_hidden import codec
 from kothkit_connect4_hidden.rules import COLS, MAX_TURNS, ROWS, STRIDE, hidden_cells, render
 
 WIN = "four in a row"
 DRAW_FULL = "draw: the board is full"
 DRAW_TURNS = f"draw: {MAX_TURNS} turns without four in a row"
-_NOT_YOUR_TURN = Rejected(ILLEGAL_MOVE, "it is not this seat's turn")
+_NOT_YOUR_TURN = Rejected(Verdict.ILLEGAL_MOVE, "it is not this seat's turn")
 # Outcomes are immutable records: one of each is enough.
 _WON = (Outcome(0, WIN), Outcome(1, WIN))
 _DRAWN_FULL = Outcome(None, DRAW_FULL)
@@ -38,7 +39,7 @@ class Connect4Match(Match):
     """One game.  ``board`` is the true board (rows bottom-up); ``moves`` the columns played."""
 
     def __init__(self, setup: Setup) -> None:
-        self.setup = setup
+        super().__init__(setup)
         #: What each seat sees, rows bottom-up; copied into each prompt.  The
         #: untaped rows (1, 3, 5) are the same list objects in both views.
         r1, r3, r5 = [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]
@@ -52,7 +53,6 @@ class Connect4Match(Match):
         self.moves: list[int] = []
         #: Column of the last stone placed (passes place none), or -1.
         self.last_col = -1
-        self.outcome: Outcome | None = None
         # The current step: a Prompt, the Outcome once over, None after a reply was applied.
         self._step: Prompt | Outcome | None = None
 
@@ -130,9 +130,9 @@ class Connect4Match(Match):
             self._end(_DRAWN_FULL if sum(heights) == ROWS * COLS else _DRAWN_TURNS)
         return None
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        outcome = super().forfeit(seat, kind, reason)
-        self._end(outcome)
+    def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
+        outcome = super().forfeit(seat, verdict, reason)
+        self._step = self.outcome  # what next() answers from now on
         return outcome
 
     def encode(self, payload: Any) -> str:
@@ -159,18 +159,15 @@ class Connect4Match(Match):
         """The inverse of ``encode`` for prompts: ``(view, turn)``."""
         return codec.decode_prompt(line)
 
-
-def render_match(match: Match) -> str:
-    """The true board of a match, the last stone in brackets, and whose turn or the outcome."""
-    if not isinstance(match, Connect4Match):
-        return repr(match)
-    text = render(match.board, last=match.last)
-    if match.outcome is not None:
-        o = match.outcome
-        who = "nobody" if o.winner is None else f"seat {o.winner} ({'XO'[o.winner]})"
-        status = f"turn {match.turn}: over, winner {who}: {o.reason}"
-    else:
-        status = f"turn {match.turn}: seat {match.turn & 1} ({'XO'[match.turn & 1]}) to move"
-    legend = ("columns 0-6 across the bottom (a move is its column), rows numbered up the left; [ ] the latest "
-              "stone; # a row where each player sees only its own stones")
-    return f"{text}\n{status}\n{legend}"
+    def render(self) -> str:
+        """The true board, the last stone in brackets, and whose turn it is or the outcome."""
+        text = render(self.board, last=self.last)
+        if self.outcome is not None:
+            o = self.outcome
+            who = "nobody" if o.winner is None else f"seat {o.winner} ({'XO'[o.winner]})"
+            status = f"turn {self.turn}: over, winner {who}: {o.reason}"
+        else:
+            status = f"turn {self.turn}: seat {self.turn & 1} ({'XO'[self.turn & 1]}) to move"
+        legend = ("columns 0-6 across the bottom (a move is its column), rows numbered up the left; [ ] the latest "
+                  "stone; # a row where each player sees only its own stones")
+        return f"{text}\n{status}\n{legend}"

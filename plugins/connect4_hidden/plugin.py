@@ -6,7 +6,8 @@ from kothkit import hookimpl
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
-from kothkit_connect4_hidden.match import Connect4Match, render_match
+
+from kothkit_connect4_hidden.match import Connect4Match
 from kothkit_connect4_hidden.table import seed_table
 
 INFO = GameInfo(
@@ -19,7 +20,6 @@ INFO = GameInfo(
     scoring=Scoring(unit="game", win=1, draw=0, loss=-1, mean=True, tiebreak=("name",)),
     bots=Path(__file__).parent / "bots",
     function_bots=True,
-    render=render_match,
     # The seed plays 10,000 rounds and prints its own table.
     rounds=10000,
     report=seed_table,

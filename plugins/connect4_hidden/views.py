@@ -5,6 +5,7 @@ playing it sees (its own view, as a bot would) and types (``kothkit play``)."""
 from __future__ import annotations
 
 from kothkit.picture import CELLS, Grid
+
 from kothkit_connect4_hidden.match import Connect4Match
 from kothkit_connect4_hidden.rules import COLS, HIDDEN_ROWS, ROWS, render
 

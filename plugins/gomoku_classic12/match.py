@@ -18,24 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from . import codec
 from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
 
 DEFAULT_RULES = {"opening": "center4"}
-
-
-def check_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
-    """The rules with defaults filled in; ValueError naming the bad key or value otherwise."""
-    unknown = sorted(set(rules) - set(DEFAULT_RULES))
-    if unknown:
-        raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} (known: {', '.join(DEFAULT_RULES)})")
-    merged = {**DEFAULT_RULES, **rules}
-    if merged["opening"] not in OPENINGS:
-        known = ", ".join(repr(k) for k in OPENINGS)
-        raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
-    return merged
 
 
 def colour_of(seat: int) -> int:
@@ -52,18 +40,28 @@ def _show(reply: Any) -> str:
 
 
 class ClassicMatch(Match):
+    @classmethod
+    def check_rules(cls, rules: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(rules) - set(DEFAULT_RULES))
+        if unknown:
+            raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} "
+                             f"(known: {', '.join(DEFAULT_RULES)})")
+        merged = {**DEFAULT_RULES, **rules}
+        if merged["opening"] not in OPENINGS:
+            known = ", ".join(repr(k) for k in OPENINGS)
+            raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
+        return merged
+
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
         if len(setup.players) != 2:
             raise ValueError(f"gomoku_classic12 is a two-player game, got {len(setup.players)} players")
-        self.rules = check_rules(setup.rules)
         self.board = Board.opening(self.rules["opening"])
         #: Seats that have answered START with OK (seat 0 is asked first).
         self.ready = 0
         self.to_move = BLACK
         #: Accepted moves in order: (seat, row, col).
         self.moves: list[tuple[int, int, int]] = []
-        self.outcome: Outcome | None = None
         #: True when the last accepted move ended the game (its PLACE is still owed to the other seat).
         self._ended_by_move = False
 
@@ -88,23 +86,23 @@ class ClassicMatch(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if seat != self._due():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
         if type(reply) is not str:
             # Program bots always send a str; anything else is not even looked at (its repr may raise).
-            return Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
         if self.ready < 2:
             if not codec.is_ok(reply):
-                return Rejected(INVALID_REPLY, f"expected OK after START, got {_show(reply)}")
+                return Rejected(Verdict.INVALID_REPLY, f"expected OK after START, got {_show(reply)}")
             self.ready += 1
             return None
         cell = codec.parse_move(reply)
         if cell is None:
-            return Rejected(INVALID_REPLY, f"expected 'X Y' (row and column), got {_show(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected 'X Y' (row and column), got {_show(reply)}")
         row, col = cell
         if not on_board(row, col):
-            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is off the {SIZE}x{SIZE} board")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"({row}, {col}) is off the {SIZE}x{SIZE} board")
         if self.board.at(row, col) != EMPTY:
-            return Rejected(ILLEGAL_MOVE, f"({row}, {col}) is occupied")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"({row}, {col}) is occupied")
         self.board.put(row, col, self.to_move)
         self.moves.append((seat, row, col))
         if self.board.makes_five(row, col):
@@ -116,13 +114,6 @@ class ClassicMatch(Match):
         else:
             self.to_move = WHITE if self.to_move == BLACK else BLACK
         return None
-
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        outcome = super().forfeit(seat, kind, reason)
-        if self.outcome is None:
-            # Remembered so that next() keeps answering it after the core rules a fault.
-            self.outcome = outcome
-        return outcome
 
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
         lines: list[Message] = []
@@ -145,22 +136,19 @@ class ClassicMatch(Match):
             return ["OK"]
         return [codec.move(r, c) for r, c in self.board.empty_cells()]
 
-
-def render(match: Match) -> str:
-    """The board as text: X black, O white, the last move in brackets."""
-    if not isinstance(match, ClassicMatch):
-        return ""
-    last = match.moves[-1][1:] if match.moves else None
-    marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
-    header = ("    " + "".join(f"{c:>2} " for c in range(SIZE))).rstrip()
-    rows = [header]
-    for r in range(SIZE):
-        cells = []
-        for c in range(SIZE):
-            mark = marks[match.board.at(r, c)]
-            cells.append(f"[{mark}]" if (r, c) == last else f" {mark} ")
-        rows.append(f"{r:>3} " + "".join(cells).rstrip())
-    players = match.setup.players
-    rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(match.moves)}")
-    rows.append("a move X Y is row X (down the left), column Y (across the top); [ ] the latest move")
-    return "\n".join(rows)
+    def render(self) -> str:
+        """The board as text: X black, O white, the last move in brackets."""
+        last = self.moves[-1][1:] if self.moves else None
+        marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+        header = ("    " + "".join(f"{c:>2} " for c in range(SIZE))).rstrip()
+        rows = [header]
+        for r in range(SIZE):
+            cells = []
+            for c in range(SIZE):
+                mark = marks[self.board.at(r, c)]
+                cells.append(f"[{mark}]" if (r, c) == last else f" {mark} ")
+            rows.append(f"{r:>3} " + "".join(cells).rstrip())
+        players = self.setup.players
+        rows.append(f"X black: {players[0]}   O white: {players[1]}   moves: {len(self.moves)}")
+        rows.append("a move X Y is row X (down the left), column Y (across the top); [ ] the latest move")
+        return "\n".join(rows)

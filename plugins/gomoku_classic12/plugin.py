@@ -12,7 +12,7 @@ from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-from .match import DEFAULT_RULES, ClassicMatch, render
+from .match import DEFAULT_RULES, ClassicMatch
 
 INFO = GameInfo(
     name="gomoku_classic12",
@@ -26,7 +26,6 @@ INFO = GameInfo(
     function_bots=False,
     seats=2,
     aside_prefix="DEBUG",
-    render=render,
     pondering=True,  # the course's rules bind each brain to a core of its own and let it think on
 )
 

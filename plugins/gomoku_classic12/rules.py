@@ -40,7 +40,7 @@ class Board:
     stones: int = 0
 
     @classmethod
-    def opening(cls, name: str) -> "Board":
+    def opening(cls, name: str) -> Board:
         board = cls()
         for row, col, colour in OPENINGS[name]:
             board.put(row, col, colour)

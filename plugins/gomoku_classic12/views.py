@@ -4,12 +4,12 @@ person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
-from kothkit.results import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
+from kothkit.results import formats
 
 from . import codec
-from .match import ClassicMatch, render
+from .match import ClassicMatch
 from .rules import BLACK, DIRECTIONS, EMPTY, OPENINGS, SIZE, on_board
 
 COLOURS = {"X": "#111111", "O": "#f5f5f5"}
@@ -91,6 +91,6 @@ def human(match: ClassicMatch, prompt):
                           f"column (across the top), e.g. 5 6")
         return codec.move(*cell)
 
-    return Turn(board=render(match), asks=f"your move ({mark}): row col, e.g. 5 6", parse=parse,
+    return Turn(board=match.render(), asks=f"your move ({mark}): row col, e.g. 5 6", parse=parse,
                 choices=f"type an empty cell: row and column, each 0 to {SIZE - 1}", picture=picture(match),
                 cell=lambda row, col: f"{row} {col}")

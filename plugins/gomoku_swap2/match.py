@@ -13,9 +13,10 @@ Seat 0 is the opener (player A), seat 1 the other player (B).  The phases:
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from kothkit_gomoku_swap2.codec import Ask, Cell, Exit, format_cell, format_reply, read_reply
 from kothkit_gomoku_swap2.codec import decode as decode_line
@@ -33,14 +34,17 @@ SAMPLE = 150
 
 
 class Swap2Match(Match):
+    @classmethod
+    def check_rules(cls, rules: Mapping[str, Any]) -> dict[str, Any]:
+        rules = {**DEFAULT_RULES, **rules}
+        if rules["board_order"] not in BOARD_ORDERS:
+            raise ValueError(f"rules.board_order must be one of {', '.join(map(repr, BOARD_ORDERS))}, "
+                             f"got {rules['board_order']!r}")
+        return rules
+
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
-        rules = {**DEFAULT_RULES, **dict(setup.rules)}
-        order = rules["board_order"]
-        if order not in BOARD_ORDERS:
-            # A bad challenge file, found when its first match is built: say what is allowed.
-            raise ValueError(f"rules.board_order must be one of {', '.join(map(repr, BOARD_ORDERS))}, got {order!r}")
-        self.sorted_board = order == "sorted"
+        self.sorted_board = self.rules["board_order"] == "sorted"
         self.board = Board()
         #: "A", "B", "C" or "game".
         self.phase = "A"
@@ -48,7 +52,6 @@ class Swap2Match(Match):
         self.black_seat: int | None = None
         #: Stones placed in the game phase (the N of the "N BOARD" prompt).
         self.moves = 0
-        self.outcome: Outcome | None = None
         self.last_line: list[Cell] | None = None
 
     # -- whose turn, what is asked ---------------------------------------------
@@ -102,16 +105,16 @@ class Swap2Match(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None:
-            return Rejected(ILLEGAL_MOVE, "the game is already over")
+            return Rejected(Verdict.ILLEGAL_MOVE, "the game is already over")
         if seat != self.to_move():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
         tokens = read_reply(reply, self._kind())
         if isinstance(tokens, str):
-            return Rejected(INVALID_REPLY, tokens)
+            return Rejected(Verdict.INVALID_REPLY, tokens)
         cells = [t for t in tokens if isinstance(t, tuple)]
         problem = self._problem(cells)
         if problem is not None:
-            return Rejected(ILLEGAL_MOVE, problem)
+            return Rejected(Verdict.ILLEGAL_MOVE, problem)
         self._apply(seat, tokens, cells)
         return None
 
@@ -149,10 +152,6 @@ class Swap2Match(Match):
                 self.outcome = Outcome(winner=None, reason=FULL)
 
     # -- the end -----------------------------------------------------------------
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        self.outcome = super().forfeit(seat, kind, reason)
-        return self.outcome
-
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
         name = None if outcome.winner is None else self.setup.players[outcome.winner]
         return tuple(Message(seat, Exit(name)) for seat in range(len(self.setup.players)))
@@ -174,6 +173,32 @@ class Swap2Match(Match):
             return [BLACK, WHITE]
         return [format_cell(c) for c in empty]
 
+    def render(self) -> str:
+        """The board as text: X black, O white, the latest reply's stones in lower case, x across and y down."""
+        stones = self.board.stones
+        latest = {(s.x, s.y) for s in stones[len(stones) - _latest(self):]}
+        rows = ["    " + " ".join(f"{x:>2}" for x in range(SIZE))]
+        for y in range(SIZE):
+            cells = []
+            for x in range(SIZE):
+                c = self.board.at(x, y)
+                mark = "." if c is None else ("X" if c == BLACK else "O")
+                if (x, y) in latest:
+                    mark = mark.lower()
+                cells.append(f"{mark:>2}")
+            rows.append(f"{y:>2}  " + " ".join(cells))
+        names = self.setup.players
+        if self.black_seat is None:
+            status = f"opening, phase {self.phase}"
+        else:
+            status = f"black: {names[self.black_seat]}, white: {names[1 - self.black_seat]}, game move {self.moves}"
+        if self.outcome is not None:
+            who = "tie" if self.outcome.winner is None else f"{names[self.outcome.winner]} wins"
+            status += f"; {who} ({self.outcome.reason})"
+        rows.append(status)
+        rows.append(LEGEND)
+        return "\n".join(rows)
+
 
 def _latest(match: Swap2Match) -> int:
     """How many stones the latest accepted reply placed (worked out from the phase: the match
@@ -188,31 +213,3 @@ def _latest(match: Swap2Match) -> int:
 
 
 LEGEND = "x is the column (across), y the row (down); X black, O white; lower case: the stones of the latest reply"
-
-
-def render(match: Match) -> str:
-    """The board as text: X black, O white, the latest reply's stones in lower case, x across and y down."""
-    assert isinstance(match, Swap2Match)
-    stones = match.board.stones
-    latest = {(s.x, s.y) for s in stones[len(stones) - _latest(match):]}
-    rows = ["    " + " ".join(f"{x:>2}" for x in range(SIZE))]
-    for y in range(SIZE):
-        cells = []
-        for x in range(SIZE):
-            c = match.board.at(x, y)
-            mark = "." if c is None else ("X" if c == BLACK else "O")
-            if (x, y) in latest:
-                mark = mark.lower()
-            cells.append(f"{mark:>2}")
-        rows.append(f"{y:>2}  " + " ".join(cells))
-    names = match.setup.players
-    if match.black_seat is None:
-        status = f"opening, phase {match.phase}"
-    else:
-        status = f"black: {names[match.black_seat]}, white: {names[1 - match.black_seat]}, game move {match.moves}"
-    if match.outcome is not None:
-        who = "tie" if match.outcome.winner is None else f"{names[match.outcome.winner]} wins"
-        status += f"; {who} ({match.outcome.reason})"
-    rows.append(status)
-    rows.append(LEGEND)
-    return "\n".join(rows)

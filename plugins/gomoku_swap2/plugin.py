@@ -7,7 +7,7 @@ from kothkit.game import GameInfo, Setup
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-from kothkit_gomoku_swap2.match import DEFAULT_RULES, Swap2Match, render
+from kothkit_gomoku_swap2.match import DEFAULT_RULES, Swap2Match
 
 
 def bot_args(setup: Setup, seat: int, bot_seed: int) -> list[str]:
@@ -25,7 +25,6 @@ INFO = GameInfo(
     scoring=Scoring(unit="game", win=2, draw=1, loss=0, tiebreak=("submitted", "name")),
     bots=Path(__file__).parent / "bots",
     bot_args=bot_args,
-    render=render,
     # "EXIT TIE" ends a drawn game: a bot named TIE would make every draw read as its win.
     reserved_names=frozenset({"TIE"}),
 )

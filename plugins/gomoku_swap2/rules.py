@@ -43,7 +43,7 @@ class Board:
     cells: dict[tuple[int, int], str] = attrs.field(factory=dict)
 
     @classmethod
-    def of(cls, stones) -> "Board":
+    def of(cls, stones) -> Board:
         b = cls()
         for s in stones:
             b.place(s.x, s.y, s.color)

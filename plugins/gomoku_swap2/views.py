@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 
-from kothkit.results import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
+from kothkit.results import formats
 
 from kothkit_gomoku_swap2.codec import format_reply, read_reply
-from kothkit_gomoku_swap2.match import Swap2Match, render
+from kothkit_gomoku_swap2.match import Swap2Match
 from kothkit_gomoku_swap2.rules import BLACK, SIZE
 
 COLOURS = {"X": "#111111", "O": "#f5f5f5"}
@@ -132,5 +132,5 @@ def human(match: Swap2Match, prompt):
     clicks = {"A": 3, "B": 2, "C": 0}.get(kind, 1)
     buttons = {"B": (("swap: play black", "B", 0), ("take white: then click a cell for a white stone", "W", 1)),
                "C": (("play black", "B", 0), ("play white", "W", 0))}.get(kind, ())
-    return Turn(board=render(match), asks=asks, parse=parse, choices=f"type {_TYPED[kind]}", picture=picture(match),
+    return Turn(board=match.render(), asks=asks, parse=parse, choices=f"type {_TYPED[kind]}", picture=picture(match),
                 cell=lambda row, col: f"{col},{row}", clicks=clicks, buttons=buttons)

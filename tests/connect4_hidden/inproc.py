@@ -41,10 +41,10 @@ def play(bot0: FunctionBot, bot1: FunctionBot, seed: int) -> tuple[Outcome, Conn
         try:
             reply = calls[seat](step.payload)
         except FunctionBotError as e:
-            return match.forfeit(seat, e.kind, e.message), match
+            return match.forfeit(seat, e.verdict, e.message), match
         bad = put(seat, reply)
         if bad is not None:
-            return match.forfeit(seat, bad.kind, bad.reason), match
+            return match.forfeit(seat, bad.verdict, bad.reason), match
 
 
 def round_robin(bots: list[FunctionBot], rounds: int, seed: int = 0) -> list[list[int]]:

@@ -188,15 +188,15 @@ def test_what_a_function_bot_prints_or_raises_is_in_its_log_of_each_game(tmp_pat
         if "flood" in rec.players:
             kept, _, note = rec.logs["flood"].rpartition("\n")
             assert len(kept.encode()) <= 32 * 1024 and re.fullmatch(r"\[\.\.\. \d+ more bytes of output dropped\]", note)
-        if rec.fault == "raiser":
+        if rec.offender == "raiser":
             # One line for the verdict; the traceback is in the game's log.
             assert re.fullmatch(r"crash: raised ValueError: raiser gives up on turn \d \(raiser\.py, line 6, in raiser\)",
                                 rec.reason), rec.reason
             log = rec.logs["raiser"]
             assert log.startswith("Traceback (most recent call last):") and 'raise ValueError("raiser gives up' in log
     assert 1 <= loaded <= int(jobs)  # once in each process that loaded it
-    faults = [rec for rec in recs if rec.fault]
-    assert {rec.fault for rec in faults} == {"raiser"} and len(faults) == 6
+    faults = [rec for rec in recs if rec.offender]
+    assert {rec.offender for rec in faults} == {"raiser"} and len(faults) == 6
     # Nothing a bot printed reached the judge's own output; a raise is one line there.
     said = doc["_stdout"] + doc["_stderr"]
     for text in ("printer: loaded", "printer: call", "printer: to stderr", "no newline", "zzz", "Traceback"):

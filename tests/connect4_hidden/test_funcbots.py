@@ -179,7 +179,7 @@ def test_a_raising_bot_is_a_crash_with_its_traceback():
     assert bot.call((EMPTY, 0)) == 3
     with pytest.raises(FunctionBotError) as e:
         bot.call((EMPTY, 4))
-    assert e.value.kind == "crash"
+    assert e.value.verdict == "crash"
     # One line for the verdict, the traceback (without the judge's own frames) for the log.
     assert e.value.message == "raised ValueError: raiser gives up on turn 4 (raiser.py, line 6, in raiser)"
     assert e.value.detail.endswith("ValueError: raiser gives up on turn 4")
@@ -207,7 +207,7 @@ def test_sys_exit_is_a_crash_not_the_end_of_the_judge():
     bot = FunctionBot(ref("exiter.py", "exiter"))
     with pytest.raises(FunctionBotError) as e:
         bot.call((EMPTY, 0))
-    assert e.value.kind == "crash" and "SystemExit" in e.value.message
+    assert e.value.verdict == "crash" and "SystemExit" in e.value.message
 
 
 @pytest.mark.parametrize("func", ["not_a_tuple", "three_tuple"])
@@ -215,7 +215,7 @@ def test_not_returning_a_pair_is_an_invalid_reply(func):
     bot = FunctionBot(ref("garbage.py", func))
     with pytest.raises(FunctionBotError) as e:
         bot.call((EMPTY, 0))
-    assert e.value.kind == "invalid-reply" and "expected (reply, state)" in e.value.message
+    assert e.value.verdict == "invalid-reply" and "expected (reply, state)" in e.value.message
 
 
 def test_replies_are_plain_data_the_same_as_from_the_worker():
@@ -223,7 +223,7 @@ def test_replies_are_plain_data_the_same_as_from_the_worker():
     assert type(FunctionBot(ref("garbage.py", "index_like")).call((EMPTY, 5))) is int
     with pytest.raises(FunctionBotError) as e:
         FunctionBot(ref("garbage.py", "unserialisable")).call((EMPTY, 0))
-    assert e.value.kind == "invalid-reply"
+    assert e.value.verdict == "invalid-reply"
     # No memory address nor per-bot module number: the verdict reads the same in every run.
     assert e.value.message == "the reply <garbage._Opaque object> is not plain data (a number, text, list...)"
 
@@ -247,7 +247,7 @@ def test_a_list_of_two_is_accepted_as_the_seed_controller_does():
 def test_a_bot_that_cannot_load_is_a_crash(entry, words):
     with pytest.raises(FunctionBotError) as e:
         FunctionBot(entry)
-    assert e.value.kind == "crash" and words in e.value.message
+    assert e.value.verdict == "crash" and words in e.value.message
 
 
 def test_a_module_that_never_finishes_loading_is_interrupted():
@@ -276,9 +276,9 @@ def test_a_watched_trusted_game_interrupts_a_call_that_never_returns():
     info = get_game("connect4_hidden")
     spinner, other = load_bots([ref("spinner.py", "spinner"), ref("counter.py", "counter")]).bots
     events = []
-    task = GameTask(id="spin", game=info.name, players=(spinner, other), seed=1, limits=info.limits, trusted=True)
+    task = GameTask(id="spin", game=info.name, players=(spinner, other), seed=1, limits=info.limits, functions_in_process=True)
     rec = play_game(task, info=info, on_event=lambda kind, seat, text, ms: events.append(kind))
-    assert (rec.fault, rec.verdict, rec.reason) == ("spinner", "timeout", "timeout: no reply within 1 s")
+    assert (rec.offender, rec.verdict, rec.reason) == ("spinner", "timeout", "timeout: no reply within 1 s")
     assert "send" not in events and events.count("reply") == 2 and "verdict" in events
 
 
@@ -350,11 +350,11 @@ def test_worker_sends_what_the_bot_returned_and_the_match_judges_it(hosts, func,
     try:
         local = bot.call((EMPTY, 5))
     except FunctionBotError as e:
-        assert "kind" in reply and e.kind == reply["kind"]
+        assert "kind" in reply and e.verdict == reply["kind"]
         return
     m1 = Connect4Match(Setup(players=("a", "b"), seed=0))
     if "error" in got:  # not JSON: the worker's verdict is the one the match gives here
-        assert m1.play(0, local).kind == got["kind"]
+        assert m1.play(0, local).verdict == got["kind"]
         return
     m2 = Connect4Match(Setup(players=("a", "b"), seed=0))
     assert m1.play(0, local) == m2.play(0, got["ok"])

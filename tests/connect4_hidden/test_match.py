@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kothkit.bots.folders import load_bots
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_connect4_hidden import codec, rules
-from kothkit_connect4_hidden.match import DRAW_FULL, DRAW_TURNS, WIN, Connect4Match, render_match
+from kothkit_connect4_hidden.match import DRAW_FULL, DRAW_TURNS, WIN, Connect4Match
 from kothkit_connect4_hidden.plugin import INFO
 
 # 42 moves that fill the board with no four in a row anywhere.
@@ -182,7 +182,7 @@ def test_draw_on_a_full_board_without_four():
     assert m.next() == Outcome(None, DRAW_FULL)
     assert all(all(row) for row in m.board) and rules.winner_of(m.board) == 0
     assert seed_outcome(FULL_DRAW)[0] == ("draw", None)
-    assert m.play(0, 3) == Rejected(ILLEGAL_MOVE, "it is not this seat's turn")  # over: nobody's turn
+    assert m.play(0, 3) == Rejected(Verdict.ILLEGAL_MOVE, "it is not this seat's turn")  # over: nobody's turn
 
 
 def test_a_win_on_the_stone_that_fills_the_board_is_a_win():
@@ -295,38 +295,38 @@ def test_accepted_replies(reply, column):
 @pytest.mark.parametrize(
     "reply, kind",
     [
-        ("", INVALID_REPLY),
-        ("x", INVALID_REPLY),
-        ("3 4", INVALID_REPLY),
-        ("3.0", INVALID_REPLY),
-        ("٣", INVALID_REPLY),  # an Arabic-Indic three: int() would take it
-        ("1_0", INVALID_REPLY),
-        (3.0, INVALID_REPLY),
-        (None, INVALID_REPLY),
-        (True, INVALID_REPLY),  # Python would index a list with it; a column it is not
-        (False, INVALID_REPLY),
-        ([3], INVALID_REPLY),
-        ((3, None), INVALID_REPLY),
-        (b"3", INVALID_REPLY),
-        (object(), INVALID_REPLY),
-        (7, ILLEGAL_MOVE),  # the seed's controller raises IndexError
-        (-1, ILLEGAL_MOVE),  # the seed's controller plays column 6
-        ("7", ILLEGAL_MOVE),
-        ("-1", ILLEGAL_MOVE),
-        (10**30, ILLEGAL_MOVE),
-        ("9" * 5000, ILLEGAL_MOVE),  # int() would refuse it
+        ("", Verdict.INVALID_REPLY),
+        ("x", Verdict.INVALID_REPLY),
+        ("3 4", Verdict.INVALID_REPLY),
+        ("3.0", Verdict.INVALID_REPLY),
+        ("٣", Verdict.INVALID_REPLY),  # an Arabic-Indic three: int() would take it
+        ("1_0", Verdict.INVALID_REPLY),
+        (3.0, Verdict.INVALID_REPLY),
+        (None, Verdict.INVALID_REPLY),
+        (True, Verdict.INVALID_REPLY),  # Python would index a list with it; a column it is not
+        (False, Verdict.INVALID_REPLY),
+        ([3], Verdict.INVALID_REPLY),
+        ((3, None), Verdict.INVALID_REPLY),
+        (b"3", Verdict.INVALID_REPLY),
+        (object(), Verdict.INVALID_REPLY),
+        (7, Verdict.ILLEGAL_MOVE),  # the seed's controller raises IndexError
+        (-1, Verdict.ILLEGAL_MOVE),  # the seed's controller plays column 6
+        ("7", Verdict.ILLEGAL_MOVE),
+        ("-1", Verdict.ILLEGAL_MOVE),
+        (10**30, Verdict.ILLEGAL_MOVE),
+        ("9" * 5000, Verdict.ILLEGAL_MOVE),  # int() would refuse it
     ],
 )
 def test_rejected_replies(reply, kind):
     m = new_match()
     step = m.next()
     r = m.play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == kind, r
+    assert isinstance(r, Rejected) and r.verdict == kind, r
     assert len(r.reason) < 200
     # Nothing changed: the same prompt is still due.
     assert m.next() is step and m.moves == [] and m.board == rules.empty_board()
-    out = m.forfeit(0, r.kind, r.reason)
-    assert out.winner == 1 and r.kind in out.reason
+    out = m.forfeit(0, r.verdict, r.reason)
+    assert out.winner == 1 and r.verdict in out.reason
     assert m.next() == out
 
 
@@ -352,13 +352,13 @@ class BadRepr:
 def test_play_never_raises(reply):
     m = new_match()
     r = m.play(0, reply)
-    assert r is None or (isinstance(r, Rejected) and r.kind in (INVALID_REPLY, ILLEGAL_MOVE))
+    assert r is None or (isinstance(r, Rejected) and r.verdict in (Verdict.INVALID_REPLY, Verdict.ILLEGAL_MOVE))
 
 
 def test_out_of_turn_is_rejected_not_raised():
     m = new_match()
-    assert m.play(1, 3).kind == ILLEGAL_MOVE
-    assert m.play(5, 3).kind == ILLEGAL_MOVE
+    assert m.play(1, 3).verdict == Verdict.ILLEGAL_MOVE
+    assert m.play(5, 3).verdict == Verdict.ILLEGAL_MOVE
     assert m.play(0, 3) is None
 
 
@@ -394,7 +394,7 @@ def test_bundled_bots_load():
 def test_render():
     m = new_match()
     play_all(m, [3, 3, 4])
-    text = INFO.render(m)
+    text = m.render()
     lines = text.splitlines()
     assert lines[5] == "0 | .  .  .  X [X] .  . | #"
     assert lines[4] == "1 | .  .  .  O  .  .  . |"
@@ -403,7 +403,7 @@ def test_render():
     assert lines[-1].startswith("columns 0-6 across the bottom")  # the legend
     assert rules.render(m.board, hidden_for=2).splitlines()[5] == "0 | .  .  .  ?  ?  .  . | #"
     play_all(m, [4, 3, 4, 2, 4, 1])  # X: 1 2 3 4 along the bottom row
-    assert "winner seat 0 (X): four in a row" in render_match(m)
+    assert "winner seat 0 (X): four in a row" in m.render()
 
 
 def test_the_seed_style_table_matches_the_seed_controllers_printout():

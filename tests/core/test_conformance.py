@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.testing import ConformanceError, Kit, conformance_tests
 
 # -- the bundled games ------------------------------------------------------------------------------
@@ -53,12 +53,12 @@ class Race(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None or seat != self.turn % 2:
-            return Rejected(ILLEGAL_MOVE, "not your turn")
+            return Rejected(Verdict.ILLEGAL_MOVE, "not your turn")
         if not isinstance(reply, str) or reply.strip() not in ("1", "2", "3", "0", "-1"):
-            return Rejected(INVALID_REPLY, "expected 1 or 2")
+            return Rejected(Verdict.INVALID_REPLY, "expected 1 or 2")
         n = int(reply.strip())
         if n not in (1, 2) or self.total + n > self.GOAL:
-            return Rejected(ILLEGAL_MOVE, f"cannot add {n} to {self.total}")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"cannot add {n} to {self.total}")
         self.total += n
         self.turn += 1
         if self.total == self.GOAL:
@@ -102,7 +102,7 @@ class OffersIllegal(Race):
 class RaisesOnJunk(Race):
     def play(self, seat, reply):
         if seat != self.turn % 2:
-            return Rejected(ILLEGAL_MOVE, "not your turn")
+            return Rejected(Verdict.ILLEGAL_MOVE, "not your turn")
         n = int(reply)  # a bug: int("x") raises
         return super().play(seat, str(n))
 
@@ -116,13 +116,13 @@ class WrongKind(Race):
 class NoReason(Race):
     def play(self, seat, reply):
         r = super().play(seat, reply)
-        return Rejected(r.kind, "") if r else None
+        return Rejected(r.verdict, "") if r else None
 
 
 class AcceptsJunk(Race):
     def play(self, seat, reply):
         r = super().play(seat, reply)
-        if r is not None and r.kind == INVALID_REPLY:
+        if r is not None and r.verdict == Verdict.INVALID_REPLY:
             return super().play(seat, "1")  # a bug: anything it cannot read counts as 1
         return r
 
@@ -176,11 +176,8 @@ class BadDecode(Race):
 
 
 class BadRender(Race):
-    pass
-
-
-def broken_render(match):
-    raise KeyError("no such cell")
+    def render(self):
+        raise KeyError("no such cell")
 
 
 class Secret(Race):
@@ -247,7 +244,7 @@ CASES = [
     (EmptyLegal, {}, "check_playouts", "legal_replies() is empty"),
     (MovesAfterTheEnd, {}, "check_playouts", "legal_replies() after the game ended returned ['1']; it must be []"),
     (BadDecode, {}, "check_codec", "does not survive a round trip"),
-    (BadRender, {"render": broken_render}, "check_render", "GameInfo.render raised KeyError"),
+    (BadRender, {}, "check_render", "render() raised KeyError"),
     (Secret, {}, "check_hidden_information", "there is no way to check"),
     (SecretChecked, {}, "check_hidden_information", "the prompt sent to seat"),
     (SharedView, {"function_bots": True}, "check_payload_isolation", "after a bot changed the lists it was given"),
@@ -285,7 +282,7 @@ def test_a_function_bot_game_must_take_its_replies_after_json(tmp_path):
 
         def play(self, seat, reply):
             if type(reply) is not tuple:
-                return Rejected(INVALID_REPLY, "expected a tuple (n,)")
+                return Rejected(Verdict.INVALID_REPLY, "expected a tuple (n,)")
             return super().play(seat, str(reply[0]))
 
         def legal_replies(self):

@@ -111,7 +111,7 @@ def test_nothing_a_bot_started_outlives_its_game(tmp_path):
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
     rec = play_game(task, info=info)
-    assert rec.fault is None and rec.reason == "five in a row"
+    assert rec.offender is None and rec.reason == "five in a row"
     # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
     assert processes_touching(tmp_path / "bots") == []
     assert zombie_children(os.getpid()) == []  # the judge (this process) reaped what it started
@@ -123,7 +123,7 @@ def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0, grace=0.2)
     rec = play_game(task, info=info)
-    assert rec.fault is None
+    assert rec.offender is None
     assert processes_touching(tmp_path / "bots") == []
 
 
@@ -239,7 +239,7 @@ def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
         if escaped.exists():
             escaped.unlink()
             pytest.fail("the bot wrote to /var/tmp")
-    assert rec.fault is None
+    assert rec.offender is None
     # its folder yes; its parent and the machine: no; /tmp: yes, a private one; the opponent: hidden;
     # /proc: only the namespace's processes
     assert "report: written denied written denied False True" in rec.logs["prober"]
@@ -265,7 +265,7 @@ def test_process_cap_holds(tmp_path):
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0, processes=4)
     rec = play_game(task, info=info)
-    assert rec.fault is None
+    assert rec.offender is None
     assert "started 3" in rec.logs["forker"]  # the bot itself and three children
     assert processes_touching(tmp_path / "bots") == []
 
@@ -345,10 +345,10 @@ def test_challenge_limits_hold_inside_the_jail(tmp_path, limit):
     info, task = first_game([a, b], move_time=10.0, **{limit: 1 if limit != "open_files" else 16})
     rec = play_game(task, info=info)
     if verdict is None:
-        assert rec.fault is None
+        assert rec.offender is None
         assert text in rec.logs["greedyforit"]  # stdin, stdout, stderr and bot.py's reader are open
     else:
-        assert (rec.fault, rec.verdict) == ("greedyforit", verdict)
+        assert (rec.offender, rec.verdict) == ("greedyforit", verdict)
         assert text in rec.reason
     assert processes_touching(tmp_path / "bots") == []
 

@@ -28,7 +28,7 @@ def test_checkpoints_run_beside_the_writer_and_stop_with_the_journal(tmp_path, m
     info = get_game("connect4_hidden")
     bots = load_bots([C4 / "constant_player", C4 / "random_player"]).bots
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=3, rounds=20, limits=info.limits,
-                        rules=dict(info.rules), trusted=True)
+                        rules=dict(info.rules), functions_in_process=True)
     rows = [row_of(play_game(t)) for t in schedule]
     db = tmp_path / "j.sqlite"
     before = _checkpointers()

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Message, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit_gomoku_classic12 import codec
-from kothkit_gomoku_classic12.match import ClassicMatch, check_rules, render
+from kothkit_gomoku_classic12.match import ClassicMatch
 from kothkit_gomoku_classic12.plugin import INFO
 from kothkit_gomoku_classic12.rules import BLACK, SIZE, WHITE
 
@@ -65,7 +65,7 @@ def test_bad_rules_are_refused_with_a_clear_error(rules, message):
     with pytest.raises(ValueError, match=message):
         ClassicMatch(Setup(players=PLAYERS, seed=1, rules=rules))
     with pytest.raises(ValueError):
-        check_rules(rules)
+        ClassicMatch.check_rules(rules)
 
 
 def test_three_players_are_refused():
@@ -202,7 +202,7 @@ def test_forfeit_after_a_winning_move_keeps_the_win_place():
 def test_start_needs_ok(reply):
     m = new_match()
     r = m.play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == INVALID_REPLY and "expected OK" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.INVALID_REPLY and "expected OK" in r.reason
     assert m.next() == Prompt(seat=0, payload="START 1", clock="first")
 
 
@@ -210,7 +210,7 @@ def test_start_needs_ok(reply):
 def test_values_that_are_not_lines_are_invalid(reply):
     for m in (new_match(), started()):
         r = m.play(0, reply)
-        assert r == Rejected(INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
+        assert r == Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
 
 
 @pytest.mark.parametrize("reply", ["OK", "ok", "  OK\r", "\tOk "])
@@ -222,27 +222,27 @@ def test_ok_tolerates_case_and_whitespace(reply):
 def test_malformed_moves_are_invalid_replies(reply):
     m = started()
     r = m.play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == INVALID_REPLY, r
+    assert isinstance(r, Rejected) and r.verdict == Verdict.INVALID_REPLY, r
     assert m.board.stones == 4 and m.moves == []
 
 
 @pytest.mark.parametrize("reply", ["12 0", "0 12", "-1 3", "3 -1", "99999999999999999999 1", "1 " + "9" * 5000])
 def test_off_board_moves_are_illegal(reply):
     r = started().play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == ILLEGAL_MOVE and "off the 12x12 board" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.ILLEGAL_MOVE and "off the 12x12 board" in r.reason
 
 
 @pytest.mark.parametrize("reply", ["5 5", "6 5", " 5  6 "])
 def test_occupied_cells_are_illegal(reply):
     r = started().play(0, reply)
-    assert isinstance(r, Rejected) and r.kind == ILLEGAL_MOVE and "occupied" in r.reason
+    assert isinstance(r, Rejected) and r.verdict == Verdict.ILLEGAL_MOVE and "occupied" in r.reason
 
 
 def test_own_earlier_move_is_occupied_too():
     m = started()
     play_moves(m, [(3, 3), (4, 4)])
-    assert m.play(0, "3 3").kind == ILLEGAL_MOVE
-    assert m.play(0, "4 4").kind == ILLEGAL_MOVE
+    assert m.play(0, "3 3").verdict == Verdict.ILLEGAL_MOVE
+    assert m.play(0, "4 4").verdict == Verdict.ILLEGAL_MOVE
 
 
 @pytest.mark.parametrize("reply", ["3 4", " 3 4", "3 4 ", "  3\t4\r\n", "03 +4"])
@@ -254,10 +254,10 @@ def test_moves_tolerate_surrounding_whitespace(reply):
 
 def test_reply_from_the_wrong_seat_is_refused_not_applied():
     m = started()
-    assert m.play(1, "0 0").kind == ILLEGAL_MOVE
+    assert m.play(1, "0 0").verdict == Verdict.ILLEGAL_MOVE
     assert m.moves == []
     out = m.forfeit(0, "crash", "exit 1")
-    assert m.play(0, "0 0").kind == ILLEGAL_MOVE
+    assert m.play(0, "0 0").verdict == Verdict.ILLEGAL_MOVE
 
 
 @settings(max_examples=300, deadline=None)
@@ -265,7 +265,7 @@ def test_reply_from_the_wrong_seat_is_refused_not_applied():
 def test_play_never_raises(reply, after_start):
     m = started() if after_start else new_match()
     r = m.play(0, reply)
-    assert r is None or isinstance(r, Rejected) and r.kind in (INVALID_REPLY, ILLEGAL_MOVE)
+    assert r is None or isinstance(r, Rejected) and r.verdict in (Verdict.INVALID_REPLY, Verdict.ILLEGAL_MOVE)
 
 
 # -- conformance helpers and render --------------------------------------------------------------
@@ -296,14 +296,14 @@ def test_every_legal_reply_is_accepted():
 def test_render_draws_the_board():
     m = started()
     play_moves(m, [(0, 11)])
-    text = render(m)
+    text = m.render()
     lines = text.splitlines()
     assert lines[0].split() == [str(c) for c in range(SIZE)]
     assert lines[1].endswith("[X]") and lines[1].split()[0] == "0"
     assert lines[6].split() == ["5"] + ["."] * 5 + ["X", "O"] + ["."] * 5
     assert "X black: alice" in text and "O white: bob" in text
     assert lines[-1].startswith("a move X Y is row X (down the left), column Y (across the top)")
-    assert INFO.render is render
+    assert INFO.renders
 
 
 # -- the core's conformance kit ---------------------------------------------------------------------

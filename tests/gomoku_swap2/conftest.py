@@ -125,7 +125,7 @@ def play_pipes(specs: list[BotSpec], seed: int, move_time: float = 10.0, names=N
             r = match.play(step.seat, reply)
             if r is not None:
                 rejected = r
-                outcome = match.forfeit(step.seat, r.kind, r.reason)
+                outcome = match.forfeit(step.seat, r.verdict, r.reason)
                 break
         for m in match.final(outcome):
             send(m.seat, m.payload)

@@ -107,7 +107,7 @@ def test_five_in_a_row_wins_in_every_direction(swap2, start, step):
     out = m.next()
     assert out == Outcome(winner=1, reason="five in a row")
     assert sorted(m.last_line) == sorted(cells)
-    assert m.play(0, "(1,1)").kind == "illegal-move"  # nothing more after the end
+    assert m.play(0, "(1,1)").verdict == "illegal-move"  # nothing more after the end
 
 
 def test_four_is_not_a_win_and_the_order_of_the_five_does_not_matter(swap2):
@@ -208,7 +208,7 @@ def at(swap2, phase):
 def test_unreadable_replies_are_invalid(swap2, phase, reply):
     m = at(swap2, phase)
     r = m.play(m.next().seat, reply)
-    assert isinstance(r, Rejected) and r.kind == "invalid-reply"
+    assert isinstance(r, Rejected) and r.verdict == "invalid-reply"
     assert repr(reply)[1:-1][:20] in r.reason
 
 
@@ -216,7 +216,7 @@ def test_unreadable_replies_are_invalid(swap2, phase, reply):
 def test_non_text_replies_are_invalid_and_never_raise(swap2, reply):
     m = at(swap2, "N")
     r = m.play(m.next().seat, reply)
-    assert r.kind == "invalid-reply"
+    assert r.verdict == "invalid-reply"
 
 
 @pytest.mark.parametrize(
@@ -239,7 +239,7 @@ def test_non_text_replies_are_invalid_and_never_raise(swap2, reply):
 def test_illegal_moves(swap2, phase, reply, why):
     m = at(swap2, phase)
     r = m.play(m.next().seat, reply)
-    assert isinstance(r, Rejected) and r.kind == "illegal-move" and why in r.reason
+    assert isinstance(r, Rejected) and r.verdict == "illegal-move" and why in r.reason
     assert len(r.reason) < 200
 
 
@@ -252,13 +252,13 @@ def test_a_rejected_reply_changes_nothing(swap2):
 
 def test_the_wrong_seat_is_refused(swap2):
     m = at(swap2, "N")
-    assert m.play(0, "(1,1)").kind == "illegal-move"
+    assert m.play(0, "(1,1)").verdict == "illegal-move"
 
 
 def test_long_garbage_is_quoted_short(swap2):
     m = at(swap2, "N")
     r = m.play(1, "z" * 100_000)
-    assert r.kind == "invalid-reply" and len(r.reason) < 200 and "zzz" in r.reason
+    assert r.verdict == "invalid-reply" and len(r.reason) < 200 and "zzz" in r.reason
 
 
 def test_sorted_board_order_is_a_rule(swap2):
@@ -300,17 +300,17 @@ def test_random_playouts_end_properly(swap2):
 
 def test_render_draws_the_board(swap2):
     def lower(m) -> int:
-        return sum(c in "xo" for row in swap2.render(m).splitlines()[1:16] for c in row)
+        return sum(c in "xo" for row in m.render().splitlines()[1:16] for c in row)
 
     m = at(swap2, "N")  # after "B": the latest reply placed no stone
-    rows = swap2.render(m).splitlines()
+    rows = m.render().splitlines()
     assert len(rows) == 18 and "bert" in rows[-2]
     assert rows[-1].startswith("x is the column (across), y the row (down)")  # the legend
     assert lower(m) == 0
     assert lower(at(swap2, "B")) == 3  # the opening's three stones, in lower case
     assert lower(at(swap2, "C")) == 2
     play(m, "(0,14)")
-    rows = swap2.render(m).splitlines()
+    rows = m.render().splitlines()
     assert rows[15].split()[:2] == ["14", "x"] and lower(m) == 1  # x is the column, y the row
 
 

@@ -73,7 +73,7 @@ def step_through(w: Watched, page: Path, counts: list[int], record) -> None:
     text = outcome.inner_text()
     assert (f"Winner: {record.winner}" if record.winner else "Draw") in text and record.reason in text
     if record.verdict:
-        assert f"Verdict: {record.verdict} against {record.fault}" in text
+        assert f"Verdict: {record.verdict} against {record.offender}" in text
     # back and forth by the buttons, the slider and the keys
     p.click("#first")
     assert p.locator(PIECES).count() == counts[0] and not outcome.is_visible()

@@ -30,9 +30,9 @@ def test_x_wins_the_top_row():
 def test_taken_and_off_board_cells_are_illegal():
     m = MnkMatch(Setup(players=("a", "b"), seed=1))
     m.play(0, "1 1")
-    assert m.play(1, "1 1").kind == "illegal-move"
-    assert m.play(1, "3 0").kind == "illegal-move"
-    assert m.play(1, "one one").kind == "invalid-reply"
+    assert m.play(1, "1 1").verdict == "illegal-move"
+    assert m.play(1, "3 0").verdict == "illegal-move"
+    assert m.play(1, "one one").verdict == "invalid-reply"
 
 
 def test_the_bundled_bots_pass_the_bot_check():

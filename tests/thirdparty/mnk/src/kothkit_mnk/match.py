@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kothkit.game import ILLEGAL_MOVE, INVALID_REPLY, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from kothkit_mnk import codec
 from kothkit_mnk.rules import EMPTY, O, X, check_rules, empty_board, empty_cells, makes_line, place
@@ -14,16 +14,16 @@ MARKS = (X, O)
 
 
 class MnkMatch(Match):
+    check_rules = staticmethod(check_rules)
+
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
-        rules = check_rules(setup.rules)
-        self.k = rules["k"]
-        self.board = empty_board(rules["m"], rules["n"])
+        self.k = self.rules["k"]
+        self.board = empty_board(self.rules["m"], self.rules["n"])
         self.moves = 0
-        self.outcome: Outcome | None = None
         # Random opening stones come from the game's seed only: same seed, same opening.
         rng = random.Random(setup.seed)
-        for _ in range(rules["opening"]):
+        for _ in range(self.rules["opening"]):
             row, col = rng.choice(empty_cells(self.board))
             self.board = place(self.board, row, col, MARKS[self.moves % 2])
             self.moves += 1
@@ -45,16 +45,17 @@ class MnkMatch(Match):
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None or seat != self.to_move():
-            return Rejected(ILLEGAL_MOVE, f"seat {seat} is not the one to move")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} is not the one to move")
         cell = codec.parse_move(reply)
         if cell is None:
-            return Rejected(INVALID_REPLY, f"expected 'ROW COL' (two integers), got {codec.quote(reply)}")
+            return Rejected(Verdict.INVALID_REPLY, f"expected 'ROW COL' (two integers), got {codec.quote(reply)}")
         row, col = cell
         m, n = len(self.board), len(self.board[0])
         if not (0 <= row < m and 0 <= col < n):
-            return Rejected(ILLEGAL_MOVE, f"{row} {col} is off the {m}x{n} board (rows 0-{m - 1}, columns 0-{n - 1})")
+            return Rejected(Verdict.ILLEGAL_MOVE,
+                            f"{row} {col} is off the {m}x{n} board (rows 0-{m - 1}, columns 0-{n - 1})")
         if self.board[row][col] != EMPTY:
-            return Rejected(ILLEGAL_MOVE, f"{row} {col} is already taken by {self.board[row][col]}")
+            return Rejected(Verdict.ILLEGAL_MOVE, f"{row} {col} is already taken by {self.board[row][col]}")
         self.board = place(self.board, row, col, MARKS[seat])
         self.moves += 1
         if makes_line(self.board, row, col, self.k):
@@ -62,10 +63,6 @@ class MnkMatch(Match):
         elif not empty_cells(self.board):
             self.outcome = Outcome(winner=None, reason="board full")
         return None
-
-    def forfeit(self, seat: int, kind: str, reason: str) -> Outcome:
-        self.outcome = super().forfeit(seat, kind, reason)
-        return self.outcome
 
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
         def result(seat: int) -> str:
@@ -78,11 +75,9 @@ class MnkMatch(Match):
             return []
         return [codec.format_move(r, c) for r, c in empty_cells(self.board)]
 
-
-def render(match: Match) -> str:
-    """The board, one row a line, with whose turn it is or how the game ended."""
-    assert isinstance(match, MnkMatch)
-    status = (f"{MARKS[match.to_move()]} to move" if match.outcome is None
-              else f"over: {match.outcome.reason}, winner: "
-                   + ("none" if match.outcome.winner is None else MARKS[match.outcome.winner]))
-    return "\n".join([*match.board, status])
+    def render(self) -> str:
+        """The board, one row a line, with whose turn it is or how the game ended."""
+        status = (f"{MARKS[self.to_move()]} to move" if self.outcome is None
+                  else f"over: {self.outcome.reason}, winner: "
+                       + ("none" if self.outcome.winner is None else MARKS[self.outcome.winner]))
+        return "\n".join([*self.board, status])

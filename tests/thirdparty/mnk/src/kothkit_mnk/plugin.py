@@ -10,7 +10,7 @@ from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 from kothkit.testing.scenarios import Scenario
 
-from kothkit_mnk.match import MnkMatch, render
+from kothkit_mnk.match import MnkMatch
 from kothkit_mnk.rules import DEFAULT_RULES
 
 
@@ -28,7 +28,6 @@ INFO = GameInfo(
     scoring=Scoring(unit="game", win=1, draw=0.5, loss=0),
     bots=Path(__file__).parent / "bots",
     bot_args=bot_args,
-    render=render,
 )
 
 
