@@ -528,7 +528,7 @@ class FunctionSeat(Seat):
             self.start_error = f"cannot load {self.spec.entry}: {type(e).__name__}: {e}"
             return
         self.call = func.call
-        self.watch = overtime.watch()
+        self.watch = self.ref.overtime_slot()
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         # The hot path of in-process games (microseconds a move): integer nanoseconds, no context
