@@ -431,7 +431,12 @@ class Referee:
         fault = self._fault
         if ended and fault is not None and fault.kind in (R.TIMEOUT, R.TIME_BUDGET):
             self._await_late(self.seats[fault.seat], end)
-        self.exits = [s.stop(end, ended) for s in self.seats]
+        # Seats that talk in lines first: their lines are read to the end (asides kept, the rest
+        # dropped) before a host's owed acknowledgement is read, which must not find one waiting.
+        exits = [None] * len(self.seats)
+        for s in sorted(self.seats, key=lambda s: not s.lines):
+            exits[s.index] = s.stop(end, ended)
+        self.exits = exits
         if self.sel is not None:
             self.sel.close()
         if self._own_hosts:
