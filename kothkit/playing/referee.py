@@ -30,13 +30,14 @@ from typing import Any
 
 from kothkit.bots import overtime
 from kothkit.bots.folders import printable
-from kothkit.bots.functions import WRITES, capture_output, release_output
+from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup
 from kothkit.limits import Limits
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
     HOST_START_TIME,
     EndGame,
     Fault,
+    FunctionSeat,
     HostPool,
     PersonSeat,
     Seat,
@@ -248,7 +249,13 @@ class Referee:
         append = self.moves.append
         new_move = tuple.__new__
         asks = [s.ask for s in seats]
-        follows = any(s.follows for s in seats)
+        follows = True in [s.follows for s in seats]
+        # The hot path's one shortcut: a FunctionSeat (not a subclass) is called here, inline, as
+        # FunctionSeat.ask would call it -- the method call and its returned tuple were 5% of the
+        # instructions of a whole in-process connect4 game (callgrind).
+        calls = [s.call if type(s) is FunctionSeat else None for s in seats]
+        watch = self.overtime_slot() if any(calls) else None
+        clock_ns = time.perf_counter_ns
         while True:
             step = nxt()
             if type(step) is not Prompt and isinstance(step, Outcome):
@@ -263,7 +270,23 @@ class Referee:
                 allowed_ns, late = int((allowed + lim.tolerance) * 1e9), (kind, why)
             else:
                 allowed_ns, late = move_allowed_ns, move_late
-            reply, ns = asks[seat](match, step, allowed_ns, late)
+            call = calls[seat]
+            if call is not None:
+                t0 = clock_ns()
+                watch[0] = t0 + allowed_ns
+                try:
+                    try:
+                        reply = call(step[1])
+                    finally:
+                        watch[0] = 0
+                except FunctionBotError as e:
+                    s.detail = e.detail
+                    raise Stop(Fault(seat, e.kind, e.message)) from None
+                except overtime.Overtime:
+                    raise Stop(Fault(seat, *late)) from None
+                ns = clock_ns() - t0
+            else:
+                reply, ns = asks[seat](match, step, allowed_ns, late)
             if ns > allowed_ns and s.timed:
                 raise Stop(Fault(seat, *late))
             if budget and s.timed:

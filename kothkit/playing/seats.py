@@ -505,7 +505,8 @@ class FunctionSeat(Seat):
 
     func: FunctionBot | None = None
     #: The slot to arm around a call (kothkit.bots.overtime.watch): two stores a move.
-    watch: list = attrs.field(factory=lambda: [0])
+    watch: list | None = None
+    #: The bot's function, once started: payload -> reply (FunctionBot.call).
     call: Any = None
 
     def start(self) -> None:
@@ -531,8 +532,9 @@ class FunctionSeat(Seat):
         self.watch = self.ref.overtime_slot()
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
-        # The hot path of in-process games (microseconds a move): integer nanoseconds, no context
-        # manager, the deadline armed and disarmed by two stores.
+        # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
+        # disarmed by two stores.  Referee._loop makes this same call inline for a FunctionSeat
+        # (its hot path); this is for subclasses (kothkit check's) and other callers.
         watch = self.watch
         clock_ns = _clock_ns
         t0 = clock_ns()
