@@ -49,7 +49,7 @@ def check(
     """
     from kothkit.bots.folders import load_bots
     from kothkit.cli.common import bot_loaders, bundled_entries, game_info
-    from kothkit.testing.botcheck import CheckError, check_bot
+    from kothkit.playing.check import CheckError, check_bot
 
     info = game_info(game)
     limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)

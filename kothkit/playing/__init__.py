@@ -1,2 +1,3 @@
-"""Playing: challenge files, seeds, schedules, the referee that plays one game over seats, the tournament
-that plays many (locally or on a Dask cluster), head-to-head matches, verify, and play by a person."""
+"""Playing: challenge files, seeds, schedules, the referee that plays one game over seats (``seats``), the
+tournament that plays many (locally or on a Dask cluster), head-to-head matches, verify, ``kothkit check``'s
+scripted games, and play by a person."""

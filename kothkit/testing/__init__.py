@@ -36,7 +36,7 @@ def conformance_tests(game, **options):
 
 
 def check_bot(game, bot, **options):
-    """See :func:`kothkit.testing.botcheck.check_bot`."""
-    from kothkit.testing.botcheck import check_bot as run
+    """See :func:`kothkit.playing.check.check_bot`."""
+    from kothkit.playing.check import check_bot as run
 
     return run(game, bot, **options)

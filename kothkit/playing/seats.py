@@ -1,0 +1,712 @@
+"""Seats: whatever plays one seat of one game, behind one small interface the referee's loop uses.
+
+A seat is started (:meth:`Seat.start`), asked for a reply with a deadline
+(:meth:`Seat.ask`), told what needs no reply (:meth:`Seat.notify`), and stopped
+once the game is over (:meth:`Seat.end_input`, then :meth:`Seat.stop`, which returns
+what happened at exit).  One class per kind:
+
+* :class:`ProgramSeat` -- a program bot: a process in its jail, talking in lines
+  (``kothkit.procs.pipes``);
+* :class:`HostSeat` -- a Python function bot in its isolated host process
+  (``kothkit.bots.funchost``), kept across games in a :class:`HostPool`;
+* :class:`FunctionSeat` -- a function bot called in this process (``--trusted``),
+  interrupted past its deadline (``kothkit.bots.overtime``);
+* :class:`PersonSeat` -- a person at the terminal, or a record of one (``kothkit play``,
+  ``kothkit verify``): untimed.
+
+``kothkit check`` adds its scripted opponent and its listening bot as seats too
+(:mod:`kothkit.playing.check`).  The time rules are the referee's, not a seat's: a
+seat answers with its reply and the nanoseconds it took; the loop rules on them.
+A seat reads and waits through the referee (one selector over every process's pipes,
+which also catches another seat's out-of-turn output while one is awaited).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from kothkit.bots import overtime
+from kothkit.bots.folders import BotSpec, folder_bytes
+from kothkit.bots.functions import FunctionBot, FunctionBotError
+from kothkit.game import Match, Prompt, Rejected, Setup, Verdict
+from kothkit.limits import Limits
+from kothkit.playing.seeding import derive
+from kothkit.procs.contain import Jail
+from kothkit.procs.fastjson import dumps_compact
+from kothkit.procs.pipes import LineProcess, LineTooLong
+
+if TYPE_CHECKING:
+    from kothkit.playing.referee import Referee
+
+# A call request's line is this, the prompt's payload as a JSON array, and "}".
+_CALL_HEAD = '{"op":"call","args":'
+
+#: Seconds a new function host may take to start and answer its first request (not a move).
+HOST_START_TIME = 20.0
+
+_clock_ns = time.perf_counter_ns
+
+#: (verdict, reason) of a reply that comes too late, as the referee rules it.
+Late = tuple[str, str]
+
+
+@attrs.frozen
+class Fault:
+    """A fault that ends the game: ``seat`` loses with ``verdict``."""
+
+    seat: int
+    verdict: Verdict
+    reason: str
+
+
+class Stop(Exception):
+    """Raised wherever a fault is found; the referee ends the game with it."""
+
+    def __init__(self, fault: Fault, host_ok: bool = False):
+        self.fault = fault
+        #: The fault is a function host's well-formed error answer (the bot raised, or its
+        #: file does not load): the host is sound and in step, and may serve the next game.
+        self.host_ok = host_ok
+
+
+class EndGame(Exception):
+    """Raised by a seat that ends the game itself (``kothkit check``'s opponent resigning):
+    ``outcome`` is how it ended, as ``Match.forfeit`` gave it; no fault."""
+
+    def __init__(self, outcome: Any):
+        self.outcome = outcome
+
+
+@attrs.frozen
+class Exit:
+    """What a seat's process did once its game was over (nothing to say for a seat without one)."""
+
+    #: It left within the grace period after its input closed (None: it has no process of its own).
+    exited: bool | None = None
+    code: int | None = None
+    #: What it had written without a newline when its input closed.
+    partial: bytes = b""
+    #: What came out of its stdout only as it exited (kept by seats that ask for it, see ProgramSeat.keep_exit).
+    late: bytes = b""
+
+
+NO_EXIT = Exit()
+
+
+def _short(text: str, n: int = 80) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def bot_seed(task_seed: int, seat: int) -> int:
+    return derive(task_seed, "bot", seat)
+
+
+@attrs.define(eq=False)
+class Seat:
+    """One seat of one game.  The referee sets ``ref`` before :meth:`start`."""
+
+    #: Talks in text lines over pipes of its own: it gets notices and the end messages, its
+    #: diagnostic (aside) lines are kept, and a line it writes when no reply is due is a fault.
+    lines = False
+    #: Its replies are held to the time limits (a person's and a script's are not).
+    timed = True
+    #: The referee calls :meth:`after_play` once its move is played (kothkit check's listening seat).
+    follows = False
+
+    index: int
+    spec: BotSpec
+    ref: Referee = attrs.field(default=None, repr=False)
+    #: The process whose pipes the referee watches (a program, or a function bot's host).
+    proc: LineProcess | None = None
+    jail: Jail | None = None
+    used: float = 0.0  # seconds of own reply time this game (kept only for a game time budget)
+    aside: list = attrs.field(factory=list)
+    #: Per kept aside line, and per read of stderr (with its end offset): replies recorded so far.
+    aside_moves: list = attrs.field(factory=list)
+    err_marks: list = attrs.field(factory=list)
+    #: perf_counter time the prompt awaiting this seat's reply was sent (None when none is due).
+    asked_at: float | None = None
+    aside_bytes: int = 0
+    aside_dropped: int = 0
+    start_error: str | None = None
+    detail: str | None = None  # the traceback of a function bot that raised, for its log
+    start_verdict: str = Verdict.CRASH
+
+    def start(self) -> None:
+        """Get ready to play; a failure sets ``start_error`` (and ``start_verdict``), it never raises."""
+
+    def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        """The reply to ``step`` and the nanoseconds it took.  ``allowed_ns`` (tolerance included) is
+        the deadline a seat waits to at most; the loop rules on the time, and raises ``late``."""
+        raise NotImplementedError
+
+    def notify(self, match: Match, payload: Any, kind: str) -> None:
+        """A line that needs no reply (``kind``: notice or final).  Only seats that talk in lines get it."""
+
+    def show_reply(self, reply: Any, ms: float) -> None:
+        """Tell whoever watches the game (on_event) what this seat replied."""
+        self.ref.emit("reply", self.index, reply if isinstance(reply, str) else repr(reply), ms)
+
+    def refusal(self, rejected: Rejected) -> Exception:
+        """What the referee raises when the game rejects this seat's reply."""
+        return Stop(Fault(self.index, rejected.verdict, rejected.reason))
+
+    def after_play(self, match: Match) -> None:
+        """Called after this seat's move was played, for seats with ``follows``; may raise Stop or EndGame."""
+
+    def forget(self) -> None:
+        """The seat's process died or misbehaved: nothing of it is to be reused."""
+
+    def end_input(self, ended: bool) -> None:
+        """The game is over (``ended``) or cut short: the first step of stopping, for every seat at once."""
+
+    def stop(self, end: float, ended: bool) -> Exit:
+        """Stop for good (a process gets until ``end``, a monotonic time, to leave); what happened at exit."""
+        return NO_EXIT
+
+    def output(self, moves: int) -> tuple[str, list[int]]:
+        """What the bot wrote to stderr (or printed) this game, and for its lines the replies recorded
+        when each was read, where known (``moves``: the number that means after the game)."""
+        return "", []
+
+
+@attrs.define(eq=False)
+class ProgramSeat(Seat):
+    """A program bot: a process in its jail, prompts and replies as lines."""
+
+    lines = True
+    #: Read its stdout to the end once it exited (``kothkit check``: a reply stuck in its buffer).
+    keep_exit = False
+    exit: Exit = NO_EXIT
+
+    def start(self) -> None:
+        ref, spec, limits = self.ref, self.spec, self.ref.limits
+        if spec.stateful:
+            # What a stateful bot keeps in its folder is capped like its /tmp (disk_mb): over it,
+            # the bot does not start and loses; measured here, before the game, deterministically.
+            cap = limits.disk_mb << 20
+            if folder_bytes(spec.path, cap) > cap:
+                self.start_error = f"its folder holds more than disk_mb ({limits.disk_mb} MiB)"
+                self.start_verdict = Verdict.DISK
+                return
+        task, info = ref.task, ref.info
+        argv = list(spec.command)
+        if info.bot_args is not None:
+            setup = Setup(players=tuple(b.name for b in task.players), seed=task.seed,
+                          rules={**info.rules, **task.rules})
+            argv += [str(a) for a in info.bot_args(setup, self.index, bot_seed(task.seed, self.index))]
+        self.jail = jail = Jail(limits, cpu=ref.cpus[self.index % len(ref.cpus)], writable=spec.stateful,
+                                freezable=not info.pondering)
+        proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
+                                       stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
+                                       aside_prefix=ref.prefix.encode() if ref.prefix else None,
+                                       aside_line_cap=limits.aside_line_cap)
+        try:
+            jail.setup()
+            proc.argv = jail.wrap(argv, spec.path)  # under kothkit's init where namespaces work
+            proc.preexec = jail.preexec if jail.needs_preexec() else None
+            proc.start()
+            jail.started(proc.pid)
+        except Exception as e:  # exec failure, bad cwd, preexec failure: the bot's fault, not the judge's
+            self.start_error = f"cannot start {_short(argv[0])!r}: {_short(str(e), 200)}"
+            if proc.proc is not None:
+                proc.kill()
+            self.proc = None  # nothing to send to, read or stop
+            jail.teardown()  # its cgroups, made before the start failed
+            return
+        ref.watch(proc.stdout_fd, self, "out")
+        ref.watch(proc.stderr_fd, self, "err")
+
+    def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        ref = self.ref
+        line = match.encode(step[1])
+        ref.emit("send", self.index, line)
+        ref.idle.discard(self.index)
+        self.jail.thaw()  # its turn (a game without pondering froze it while it waited)
+        t0 = self.asked_at = time.perf_counter()
+        self.proc.send(line)
+        reply = ref.wait_line(self, t0 + allowed_ns / 1e9, *late)
+        elapsed = time.perf_counter() - t0
+        self.asked_at = None
+        if self.jail.freezer_group is not None:
+            ref.idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
+        return reply, int(elapsed * 1e9)
+
+    def notify(self, match: Match, payload: Any, kind: str) -> None:
+        if self.proc is None:
+            return
+        line = match.encode(payload)
+        self.ref.emit(kind, self.index, line)
+        self.proc.send(line)
+
+    def _running(self) -> bool:
+        return self.proc is not None and self.proc.proc is not None
+
+    def end_input(self, ended: bool) -> None:
+        if not self._running():
+            return
+        proc = self.proc
+        self.jail.thaw()  # to read its final message and leave within the grace
+        if self.keep_exit:
+            partial = bytes(proc.out_buf)
+            proc.close_stdin()
+            exited = proc.wait_exit(self.ref.limits.grace)
+            late = b""
+            if exited:
+                # What a bot writes only as it exits was stuck in its output buffer all along.
+                for _ in range(64):
+                    proc.read_stdout()
+                    if proc.eof:
+                        break
+                late = bytes(proc.out_buf[len(partial):])
+            self.exit = Exit(exited, proc.poll() if exited else None, partial, late)
+            return
+        proc.close_stdin()
+
+    def stop(self, end: float, ended: bool) -> Exit:
+        if not self._running():
+            return self.exit
+        self.proc.wait_exit(max(0.0, end - time.monotonic()))
+        self._drain()
+        self.proc.kill()
+        self.jail.teardown()
+        return self.exit
+
+    def _drain(self) -> None:
+        """Keep what a bot wrote after the game ended: stderr, and diagnostic (aside) lines,
+        e.g. a DEBUG line at END; other stdout lines no longer matter.  Bounded reads only."""
+        proc, ref = self.proc, self.ref
+        for _ in range(64):
+            before = len(proc.err_log) + proc.err_dropped
+            proc.read_stderr()
+            if proc.err_eof or len(proc.err_log) + proc.err_dropped == before:
+                break
+        prefix = ref.prefix
+        if not prefix:
+            return
+        for _ in range(16):
+            if proc.eof or len(proc.out_buf) > ref.limits.max_line:
+                break
+            size = len(proc.out_buf)
+            proc.read_stdout()
+            if len(proc.out_buf) == size:
+                break
+        while True:
+            try:
+                line = proc.pop_line()
+            except (LineTooLong, UnicodeDecodeError):
+                return
+            if line is None:
+                return
+            if line.startswith(prefix):
+                ref.keep_aside(self, line)
+
+    def output(self, moves: int) -> tuple[str, list[int]]:
+        if self.proc is None:
+            return "", []
+        err = self.proc.stderr_text()
+        return err, (_line_moves(bytes(self.proc.err_log), self.err_marks, moves) if err else [])
+
+
+@attrs.define(eq=False)
+class HostSeat(Seat):
+    """A function bot in its isolated host (a jailed ``python -m kothkit.bots.funchost``), one request
+    line and one answer line per call.  Hosts live across games, in the referee's :class:`HostPool`.
+
+    ``acks`` keeps the pipelined start of a game in step.  A reused host is sent its
+    ``{"op": "new"}`` request at the start without waiting for the answer (saving a round
+    trip a game), so ``acks`` counts the answers sent for but not yet read.  Invariant: the
+    next line the host writes answers the oldest request whose answer is not read, so the
+    reply to a call is the line after ``acks`` acknowledgements.  Whoever reads from the host
+    reads those first (:meth:`request`); a game that ends with ``acks`` owed reads them at
+    :meth:`stop` (or discards the host), so that one can never be taken for the answer to the
+    next game's first request; and a host is reused only with ``acks == 0`` and nothing else
+    in flight (a game cut short discards it).
+    """
+
+    acks: int = 0
+
+    def start(self) -> None:
+        ref, spec, limits = self.ref, self.spec, self.ref.limits
+        seed = bot_seed(ref.task.seed, self.index)
+        try:
+            # On the job's core, like a program bot: concurrent jobs' bots never share a core
+            # (measured: 5-10% more games/s at --jobs 2 than hosts left to roam).  The process
+            # playing the job runs there too (see kothkit.playing.tournament.make_pool).
+            host = ref.hosts.get(spec, limits, cpu=ref.cpu)
+        except Exception as e:
+            self.start_error = f"cannot start the function host: {e}"
+            return
+        self.proc = host
+        self.jail = ref.hosts.jail(spec)
+        # What the bot prints arrives on its host's stderr: shown live to whoever watches.
+        host.on_stderr = (lambda line, i=self.index: ref.emit("stderr", i, line)) if ref.on_event else None
+        ref.watch(host.stdout_fd, self, "out")
+        ref.watch(host.stderr_fd, self, "err")
+        new_game = {"op": "new", "seed": seed}
+        if ref.hosts.fresh(spec):
+            # A host just started: its interpreter start-up must not count against the first move.
+            try:
+                self.request(new_game, max(limits.first_time, HOST_START_TIME))
+            except Stop as stop:
+                self.start_error = stop.fault.reason
+            return
+        # Pipelined (see the class's docstring): the acknowledgement is read before the first reply.
+        host.send(dumps_compact(new_game))
+        self.acks = 1
+
+    def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        payload = step[1]
+        ref = self.ref
+        if ref.on_event is not None:
+            ref.emit("send", self.index, repr(payload))
+        reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        return reply, int(elapsed * 1e9)
+
+    def forget(self) -> None:
+        self.ref.hosts.discard(self.spec)
+
+    def request(self, request: dict | str, timeout: float, late: Late = (Verdict.TIMEOUT, "no reply in time")) -> Any:
+        """Send ``request`` (a dict, or its JSON line) to the host and return its answer, after the
+        acknowledgements owed (see the class's docstring)."""
+        t0 = time.perf_counter()
+        ref = self.ref
+        self.proc.send(request if isinstance(request, str) else dumps_compact(request))
+        try:
+            owed_error = None  # an acknowledgement's error answer: raised once all answers are in
+            while self.acks:
+                self.acks -= 1
+                try:
+                    self.answer(ref.wait_line(self, t0 + timeout, *late))
+                except Stop as stop:
+                    if not stop.host_ok:
+                        raise
+                    owed_error = owed_error or stop
+            answer = self.answer(ref.wait_line(self, t0 + timeout, *late))
+            if owed_error is not None:
+                raise owed_error
+            return answer
+        except Stop as stop:
+            if stop.fault.seat == self.index and not stop.host_ok:
+                self.forget()  # still busy, dead or confused: never reuse it
+            raise
+
+    def call(self, request: str, timeout: float, late: Late) -> tuple[Any, float]:
+        """:meth:`request` timed: (answer, seconds from sending to answer).
+
+        The usual case -- nothing queued for the host, no acknowledgement owed, its answer
+        a short line -- is handled here with one write, waits and a line cut; anything else
+        goes the general way (``Referee.wait_line``), which rules on every fault.
+        """
+        host = self.proc
+        clock = time.perf_counter
+        fd = host.stdin_fd
+        if self.acks or host.pending or host.broken or host.out_buf or fd is None:
+            t0 = clock()
+            return self.request(request, timeout, late), clock() - t0
+        ref = self.ref
+        data = request.encode() + b"\n"
+        buf = host.out_buf
+        t0 = clock()
+        deadline = t0 + timeout
+        try:
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                n = 0
+            except OSError:  # the host is gone: the general wait rules on how it ended
+                host.broken = True
+                n = len(data)
+            if n < len(data):
+                host.pending += data[n:]
+            while True:
+                i = buf.find(b"\n")
+                if i >= 0 or host.eof or host.pending or len(buf) > host.max_line:
+                    if 0 <= i <= host.max_line and buf.isascii():
+                        line = buf[:i].decode()
+                        del buf[: i + 1]
+                    else:
+                        line = ref.wait_line(self, deadline, *late)
+                    return self.answer(line), clock() - t0
+                left = deadline - clock()
+                if left <= 0:
+                    raise Stop(Fault(self.index, *late))
+                for fd, _ in ref.sel.poll(left):
+                    ref.read_ready(fd)
+        except Stop as stop:
+            if stop.fault.seat == self.index and not stop.host_ok:
+                self.forget()
+            raise
+
+    def answer(self, line: str) -> Any:
+        """The value of one answer line of the host; an error answer is the bot's fault."""
+        if line.startswith('{"ok":'):
+            value = line[6:-1]
+            # The common case, a small number (a column, a cell), without a JSON parse.
+            if line[-1] == "}" and value.isdigit() and value.isascii() and (len(value) == 1 or value[0] != "0"):
+                return int(value)
+            try:
+                return json.loads(line)["ok"]
+            except ValueError:
+                pass
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            raise Stop(Fault(self.index, Verdict.CRASH, f"function host sent {_short(line)!r}")) from None
+        if "error" in answer:
+            detail = answer.get("detail")
+            self.detail = detail if isinstance(detail, str) else None
+            raise Stop(Fault(self.index, answer.get("kind", Verdict.CRASH), str(answer["error"])), host_ok=True)
+        return answer.get("ok")
+
+    def end_input(self, ended: bool) -> None:
+        if not ended and self.proc is not None:  # a game cut short: a host may be in the middle of a call
+            self.acks = 0
+            self.forget()
+
+    def stop(self, end: float, ended: bool) -> Exit:
+        if self.proc is None:
+            return NO_EXIT
+        if self.acks:
+            # Never asked this game: read its pending acknowledgement now (the invariant above).
+            try:
+                while self.acks:
+                    self.acks -= 1
+                    self.answer(self.ref.wait_line(self, time.perf_counter() + self.ref.limits.first_time,
+                                                   Verdict.TIMEOUT, "no acknowledgement"))
+            except Stop as stop:
+                if not (stop.host_ok and self.acks == 0):
+                    self.forget()
+                return NO_EXIT
+        if self.proc.poll() is not None or self.proc.eof:
+            self.forget()
+        return NO_EXIT
+
+    def output(self, moves: int) -> tuple[str, list[int]]:
+        if self.proc is None:
+            return "", []
+        # The host's stderr of this game only: what is in the pipe now is this game's
+        # (the host writes a call's prints before its answer).
+        self.proc.drain_stderr()
+        return self.proc.take_stderr("output"), []
+
+
+@attrs.define(eq=False)
+class FunctionSeat(Seat):
+    """A function bot called in this process (``--trusted``); a call past its deadline is interrupted."""
+
+    func: FunctionBot | None = None
+    #: The slot to arm around a call (kothkit.bots.overtime.watch): two stores a move.
+    watch: list | None = None
+    #: The bot's function, once started: payload -> reply (FunctionBot.call).
+    call: Any = None
+
+    def start(self) -> None:
+        limits = self.ref.limits
+        # Loading gets what an isolated bot's host gets to start.
+        load_time = max(limits.first_time, HOST_START_TIME)
+        try:
+            self.func = func = function_cache(self.spec, load_time)
+            # Deriving a seed costs a hash: only bots that use randomness get one.
+            func.new_game(bot_seed(self.ref.task.seed, self.index) if func.uses_random else 0)
+            func.out_cap = limits.stderr_cap
+        except FunctionBotError as e:
+            self.start_error = e.message if hasattr(e, "message") else str(e)
+            self.detail = e.detail
+            return
+        except overtime.Overtime:
+            self.start_error = f"{self.spec.entry} took more than {load_time:g} s to load"
+            return
+        except Exception as e:  # a module that fails to import
+            self.start_error = f"cannot load {self.spec.entry}: {type(e).__name__}: {e}"
+            return
+        self.call = func.call
+        self.watch = self.ref.overtime_slot()
+
+    def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
+        # disarmed by two stores.  Referee._loop makes this same call inline for a FunctionSeat
+        # (its hot path); this is for subclasses (kothkit check's) and other callers.
+        watch = self.watch
+        clock_ns = _clock_ns
+        t0 = clock_ns()
+        watch[0] = t0 + allowed_ns
+        try:
+            try:
+                reply = self.call(step[1])
+            finally:
+                watch[0] = 0
+        except FunctionBotError as e:
+            self.detail = e.detail
+            raise Stop(Fault(self.index, e.verdict, e.message)) from None
+        except overtime.Overtime:
+            raise Stop(Fault(self.index, *late)) from None
+        return reply, clock_ns() - t0
+
+    def output(self, moves: int) -> tuple[str, list[int]]:
+        func = self.func
+        if func is None:
+            return "", []
+        return (func.take_output() if func.out or func.out_dropped else ""), []
+
+
+#: A person's (or a record's) reply: f(match, prompt) -> the reply.
+PersonFn = Any
+
+
+@attrs.define(eq=False)
+class PersonSeat(Seat):
+    """A seat whose replies come from ``reply(match, prompt)``: a person at the terminal (kothkit play)
+    or a recorded person's replies (kothkit verify).  Untimed: a person thinks as long as they like;
+    the bots that wait are frozen meanwhile where the game allows no pondering."""
+
+    timed = False
+    reply: PersonFn = None
+
+    def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        ref = self.ref
+        ref.freeze_idle()
+        ref.emit("send", self.index, match.encode(step[1]))
+        t0 = time.perf_counter_ns()
+        reply = self.reply(match, step)
+        return reply, time.perf_counter_ns() - t0
+
+
+def seat_class(spec: BotSpec, trusted: bool) -> type[Seat]:
+    """The kind of seat that plays ``spec``'s bot (``trusted``: function bots run in this process)."""
+    if spec.kind != "function":
+        return ProgramSeat
+    return FunctionSeat if trusted else HostSeat
+
+
+def _line_moves(data: bytes, marks: list[tuple[int, int]], moves: int) -> list[int]:
+    """For each line of a bot's kept stderr ``data``: the replies recorded when its first byte was
+    read (``marks``: the stderr's size after each read, and the replies recorded then)."""
+    tags = []
+    offset = 0
+    i = 0
+    for line in data.split(b"\n"):
+        while i < len(marks) and marks[i][0] <= offset:
+            i += 1
+        tags.append(marks[i][1] if i < len(marks) else moves)
+        offset += len(line) + 1
+    return tags
+
+
+_FUNCTIONS: dict[tuple[str, str, str], Any] = {}
+
+
+def function_cache(spec: BotSpec, load_time: float) -> FunctionBot:
+    """The bot of ``spec`` loaded in this process, loaded now if it is not yet; a module
+    that takes more than ``load_time`` s to load is interrupted (overtime.Overtime)."""
+    key = _host_key(spec)
+    found = _FUNCTIONS.get(key)
+    if found is None:
+        with overtime.within(load_time):
+            found = FunctionBot(spec)
+        _FUNCTIONS[key] = found
+    return found
+
+
+def _host_key(spec: BotSpec) -> tuple[str, str, str]:
+    # By name too: the same function bot may sit in both seats of one game (a match of a bot
+    # against itself), and each seat needs a host of its own.
+    return (spec.name, spec.entry or "", spec.hash)
+
+
+#: Most function hosts one worker keeps (each is three processes: jail leader, init, Python).
+#: Past it, the host used least lately is stopped; the schedule plays many bots block by
+#: block (kothkit.playing.schedule.BLOCK) so that this rarely costs a restart.  ``KOTHKIT_MAX_HOSTS``
+#: sets another (at least 2: the two bots of a game).
+MAX_HOSTS = max(2, int(os.environ.get("KOTHKIT_MAX_HOSTS") or 64))
+
+
+class HostPool:
+    """Isolated function hosts kept alive across games (one per bot) within one worker process.
+
+    Each host runs in its own jail (PID namespace, files, memory cap where the machine
+    allows), so a function bot is contained like a program bot; what it starts lives until
+    its host is discarded (a fault, eviction past :data:`MAX_HOSTS`, or the end of the
+    worker), not just until a game ends.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        # In the order of last use: the first is the one to evict.
+        self._hosts: dict[tuple[str, str, str], tuple[LineProcess, Jail]] = {}
+        self.limit = max(2, limit or MAX_HOSTS)
+        self._fresh: set[tuple[str, str, str]] = set()
+
+    def fresh(self, spec: BotSpec) -> bool:
+        """True once after a host was started for ``spec`` (it has not answered anything yet)."""
+        key = _host_key(spec)
+        if key in self._fresh:
+            self._fresh.discard(key)
+            return True
+        return False
+
+    def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None) -> LineProcess:
+        key = _host_key(spec)
+        found = self._hosts.get(key)
+        if found is not None and (found[0].eof or found[0].poll() is not None):
+            self.discard(spec)
+            found = None
+        if found is not None:
+            self._hosts[key] = self._hosts.pop(key)  # now the last used
+        else:
+            while len(self._hosts) >= self.limit:
+                # The game's other bot was got just before this one: it is never the first.
+                old = next(iter(self._hosts))
+                self._fresh.discard(old)
+                _end_host(*self._hosts.pop(old))
+            folder = spec.workdir or spec.path.parent
+            if spec.workdir is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+            jail = Jail(limits, cpu=cpu)
+            jail.setup()
+            # A bot working in a private folder still reads its own file, from the shared folder.
+            argv = jail.wrap([sys.executable, "-m", "kothkit.bots.funchost", spec.entry], folder,
+                             readable=(spec.path.parent,) if spec.workdir is not None else ())
+            p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
+                            preexec=jail.preexec if jail.needs_preexec() else None)
+            try:
+                p.start()
+            except Exception:
+                jail.teardown()
+                raise
+            jail.started(p.pid)
+            self._hosts[key] = found = (p, jail)
+            self._fresh.add(key)
+        # Stale output from a previous game (e.g. a reply that came after its deadline) is dropped.
+        found[0].out_buf.clear()
+        return found[0]
+
+    def jail(self, spec: BotSpec) -> Jail | None:
+        found = self._hosts.get(_host_key(spec))
+        return found[1] if found else None
+
+    def discard(self, spec: BotSpec) -> None:
+        found = self._hosts.pop(_host_key(spec), None)
+        if found is not None:
+            _end_host(*found)
+
+    def close(self) -> None:
+        for p, jail in self._hosts.values():
+            _end_host(p, jail)
+        self._hosts.clear()
+
+
+def _end_host(p: LineProcess, jail: Jail) -> None:
+    p.drain_stderr()  # what the bot printed last is its game's log (read by the referee after)
+    p.kill()
+    jail.teardown()
+
+
+__all__ = ["EndGame", "Exit", "Fault", "FunctionSeat", "HostPool", "HostSeat", "PersonSeat", "ProgramSeat", "Seat",
+           "Stop", "function_cache", "seat_class"]
