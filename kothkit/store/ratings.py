@@ -275,7 +275,9 @@ class SPRT:
             raise SPRTError(f"expected numbers elo0,elo1[,alpha,beta], got {text!r}") from None
         if not all(math.isfinite(v) for v in values):
             raise SPRTError(f"expected finite numbers, got {text!r}")
-        return cls(*values, model=model)
+        if len(values) == 2:
+            return cls(values[0], values[1], model=model)
+        return cls(values[0], values[1], values[2], values[3], model=model)
 
     @property
     def lower(self) -> float:
@@ -388,11 +390,13 @@ class PairTally:
     their second game, not with the games.  Two games with one key make a pair; None: a unit alone.
     """
 
-    _open: dict[Hashable, tuple] = attrs.field(factory=dict)
-    _shapes: dict[tuple, int] = attrs.field(factory=dict)
+    #: A game is (players, winner); a shape, the games of a pair (or one game alone).
+    _open: dict[Hashable, tuple[tuple[str, ...], str | None]] = attrs.field(factory=dict)
+    _shapes: dict[tuple[tuple[tuple[str, ...], str | None], ...], int] = attrs.field(factory=dict)
 
     def add(self, players: tuple[str, ...], winner: str | None, pair: Hashable = None) -> None:
         game = (players, winner)
+        shape: tuple[tuple[tuple[str, ...], str | None], ...]
         if pair is not None:
             first = self._open.pop(pair, None)
             if first is None:
@@ -419,7 +423,8 @@ class PairTally:
                 # a bot against itself tells nothing; a "pair" of two different bot pairs: units alone
                 if x != y:
                     for g in shape:
-                        _add_unit(edges, games, *sorted(g[0]), 1, _score(sorted(g[0])[0], g[1]), count)
+                        a, b = sorted(g[0])
+                        _add_unit(edges, games, a, b, 1, _score(a, g[1]), count)
                 continue
             _add_unit(edges, games, x, y, len(shape), sum(_score(x, w) for _, w in shape), count)
         return _fit(edges, games, list(bots) if bots is not None else sorted(games), wide)
@@ -547,7 +552,8 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
                 if math.isinf(v):
                     row[names[b]] = 0.5
                 else:
-                    row[names[b]] = float(ndtr(d / math.sqrt(v))) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
+                    row[names[b]] = (float(ndtr(d / math.sqrt(v))) if v > 0
+                                     else (1.0 if d > 0 else 0.0 if d < 0 else 0.5))
     if total_units <= n - 1:
         notes.append("too few game pairs for an error estimate")
     return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units), games=int(g.sum()))
