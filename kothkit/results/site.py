@@ -183,7 +183,8 @@ def _index(board: Board, bot_file, replay_file) -> str:
     head = "score" if board.scoring.mean else "points"
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
     leader = (f"<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>{head}</th><th>wins</th><th>draws</th>"
-              f"<th>losses</th><th>games</th>" + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated is not None else "")
+              f"<th>losses</th><th>games</th>"
+              + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated is not None else "")
               + f"</tr>{rows}</table>")
     if rated is not None:
         leader += ("<p class=\"muted\">Elo: a Bradley&ndash;Terry fit of these games, centred on the field's mean, "

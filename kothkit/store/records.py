@@ -8,7 +8,7 @@ needed to play one game anywhere: another process, another machine); a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import attrs
 
@@ -35,7 +35,7 @@ class GameTask:
     players: tuple[BotSpec, ...]
     seed: int
     limits: Limits
-    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    rules: Mapping[str, object] = attrs.field(factory=dict)
     #: Position in the tournament's schedule (stateful bots see their games in this order).
     index: int = 0
     #: Function bots are called in the referee's own process (``--trusted``: no isolation) rather
@@ -53,7 +53,7 @@ class Move(NamedTuple):
 
     seat: int
     #: The reply as received: the line for program bots, the returned value for function bots.
-    reply: Any
+    reply: object
     #: Measured reply time in milliseconds (wall time, prompt sent to reply received).
     ms: float
 
@@ -90,7 +90,7 @@ class GameRecord:
     verdict: str | None = None
     moves: tuple[Move, ...] = ()
     #: Per bot: kept stderr and diagnostic (aside) lines; and the notes under LOG_MOVES and LATE_REPLY.
-    logs: Mapping[str, Any] = attrs.field(factory=dict)
+    logs: Mapping[str, object] = attrs.field(factory=dict)
     #: Wall seconds the game took (not part of the result: never compared).
     seconds: float = 0.0
 
@@ -110,12 +110,12 @@ class GameRecord:
 # The two constructors below take the fields in the order their class's ``__reduce__`` gives them
 # (the classes' own order); everything else builds records by keyword.
 def _unpickle_task(id: str, game: str, players: tuple[BotSpec, ...], seed: int, limits: Limits,
-                   rules: Mapping[str, Any], index: int, functions_in_process: bool) -> GameTask:
+                   rules: Mapping[str, object], index: int, functions_in_process: bool) -> GameTask:
     return GameTask(id, game, players, seed, limits, rules, index, functions_in_process)
 
 
 def _unpickle_record(id: str, game: str, index: int, players: tuple[str, ...], hashes: tuple[str, ...], seed: int,
                      winner: str | None, reason: str, offender: str | None, verdict: str | None,
-                     moves: list[tuple[int, Any, float]], logs: Mapping[str, Any], seconds: float) -> GameRecord:
+                     moves: list[tuple[int, object, float]], logs: Mapping[str, object], seconds: float) -> GameRecord:
     return GameRecord(id, game, index, players, hashes, seed, winner, reason, offender, verdict,
                       moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)
