@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from kothkit.limits import Limits
-from kothkit.scoring import Scoring
+from kothkit.scoring import Scoring, Standing
 
 
 class Verdict(enum.StrEnum):
@@ -230,7 +230,7 @@ class GameInfo:
     #: from its opponent; with, each bot of a game gets its own core where there are enough.
     pondering: bool = False
     #: An extra, game-specific results table printed after the standings: f(standings) -> text.
-    report: Callable[[list], str] | None = None
+    report: Callable[[list[Standing]], str] | None = None
     #: Bot names the game's protocol uses for something else (Swap2's ``EXIT TIE``): a bot so
     #: named is left out of a tournament, with a message saying why.
     reserved_names: frozenset[str] = frozenset()

@@ -25,7 +25,7 @@ from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_key, id_maker, settings_of
 from kothkit.playing.seeding import derive
-from kothkit.store.journal import Journal, result_of
+from kothkit.store.journal import GameRow, Journal, result_of
 from kothkit.store.ratings import SPRT, MatchStats, Pentanomial, match_stats
 from kothkit.store.records import GameTask
 
@@ -111,8 +111,9 @@ class HeadToHead:
         self.extra = sum(1 for slot in self._waiting.values() for s in slot if s is not None)
 
 
-def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits, rules: dict[str, Any],
-               functions_in_process: bool, pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
+def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
+               rules: dict[str, Any], functions_in_process: bool,
+               pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
     settings = settings_of(limits, rules)
@@ -176,7 +177,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                     if t.id not in found:
                         yield t
 
-        def store(rows: list[tuple[Any, ...]]) -> None:
+        def store(rows: list[GameRow]) -> None:
             nonlocal played
             j.add_rows(rows)
             played += len(rows)

@@ -93,7 +93,7 @@ class Faults:
         else:
             self.played += 1
         self.by_bot[result.offender, result.verdict or "fault"] += 1
-        item = (-result.index, result.id, result, reused)
+        item = (-result.place, result.id, result, reused)
         if len(self._first) < self.shown:
             heapq.heappush(self._first, item)
         elif item > self._first[0]:
@@ -114,10 +114,11 @@ class Faults:
             how.append(f"{self.reused} reused from the journal")
         out = [f"faults: {self.total} game{'s' if self.total != 1 else ''} lost by a fault ({', '.join(how)})"]
         for _neg, gid, r, reused in sorted(self._first, reverse=True):
-            where = f"#{r.index} {gid[:SHORT_ID]}" if r.index >= 0 else gid[:SHORT_ID]
+            where = f"#{r.place} {gid[:SHORT_ID]}" if r.place >= 0 else gid[:SHORT_ID]
             # One line a fault: a reason that holds a whole traceback is cut to the line that says what happened.
             reason = r.reason if "\n" not in r.reason else f"{r.verdict}: {error_line(r.reason)}"
-            out.append(f"  {where}  {r.offender} lost to {r.winner or '-'}: {reason}" + ("  (reused)" if reused else ""))
+            out.append(f"  {where}  {r.offender} lost to {r.winner or '-'}: {reason}"
+                       + ("  (reused)" if reused else ""))
         if self.total > len(self._first):
             counts = ", ".join(f"{bot} {n} {verdict}" for (bot, verdict), n in
                                sorted(self.by_bot.items(), key=lambda kv: (-kv[1], kv[0])))

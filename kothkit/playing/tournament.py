@@ -45,7 +45,7 @@ from kothkit.plugins import game_code
 from kothkit.procs.contain import fair_cpu
 from kothkit.procs.cores import claim as claim_cores
 from kothkit.scoring import Standing, Tally
-from kothkit.store.journal import Journal, result_of
+from kothkit.store.journal import GameRow, Journal, result_of
 from kothkit.store.ratings import PairTally, Ratings
 from kothkit.store.records import GameRecord, GameResult, GameTask
 
@@ -606,14 +606,14 @@ def run_tournament(
                     tally.add(r.players, r.winner)
                     pairs.add(r.players, r.winner, places[r.id] >> 1)
                     if on_record is not None:
-                        on_record(r._replace(index=places[r.id]), True)
+                        on_record(r._replace(place=places[r.id]), True)
                 reused += len(found)
                 known = {r.id for r in found}
                 for t in chunk:
                     if t.id not in known:
                         yield t
 
-        def store(rows: list[tuple]) -> None:
+        def store(rows: list[GameRow]) -> None:
             nonlocal played
             j.add_rows(rows)
             played += len(rows)

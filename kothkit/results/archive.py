@@ -17,12 +17,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 import attrs
 
 import kothkit
-from kothkit.game import GameInfo, Match, Outcome, Setup
+from kothkit.game import GameInfo, Match, Outcome, Setup, Verdict
 from kothkit.playing import challenge as challenges
 from kothkit.store.journal import JOURNAL_VERSION
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move
@@ -275,9 +275,9 @@ def _draw(boards: bool, match: Match, pictures) -> tuple[str | None, list | None
     return board, picture
 
 
-def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool = True,
+def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Literal[True] = True,
                boards: bool = True, pictures: bool = False) -> Transcript:
-    """Re-play ``r`` through its game (``info``: the installed game by default, None when missing)."""
+    """Re-play ``r`` through its game (``info``: the installed game by default (True), None when missing)."""
     from kothkit.picture import picture_of
     from kothkit.plugins import PluginError, get_game
 
@@ -290,8 +290,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
     fin = archive.finished.get(r.id)
     limits = settings["limits"] if settings else None
     if info is None:
-        steps = tuple(Step(i + 1, m.seat, (), m.reply, m.ms) for i, m in enumerate(r.moves))
-        return Transcript(r, None, dict(settings["rules"]) if settings else {}, limits, rnd, fin, steps,
+        bare = tuple(Step(i + 1, m.seat, (), m.reply, m.ms) for i, m in enumerate(r.moves))
+        return Transcript(r, None, dict(settings["rules"]) if settings else {}, limits, rnd, fin, bare,
                           problem=f"the game {r.game!r} is not installed (its plugin is missing): moves and "
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
@@ -328,7 +328,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | bool 
         if r.offender is not None and r.offender in r.players:
             seat = r.players.index(r.offender)
             reason = r.reason[len(f"{r.verdict}: "):] if r.reason.startswith(f"{r.verdict}: ") else r.reason
-            end = match.forfeit(seat, r.verdict or "fault", reason)
+            # A journal's verdict string, which forfeit only writes into the reason (a StrEnum is one too).
+            end = match.forfeit(seat, cast(Verdict, r.verdict or "fault"), reason)
         elif not isinstance(end, Outcome):
             end = Outcome(None if r.winner is None else r.players.index(r.winner), r.reason)
         final = tuple((msg.seat, _encode(match, msg.payload)) for msg in match.final(end))
@@ -371,7 +372,8 @@ def document(t: Transcript) -> dict:
         "steps": [{"move": s.number, "seat": s.seat, "bot": r.players[s.seat] if s.seat < len(r.players) else None,
                    "sent": [{"seat": seat, "line": line} for seat, line in s.sent],
                    "reply": _jsonable(s.reply), "ms": s.ms, "rejected": s.rejected} for s in t.steps],
-        "late_reply": None if late is None else {"seat": late[0], "bot": r.players[late[0]] if late[0] < len(r.players) else None,
+        "late_reply": None if late is None else {"seat": late[0],
+                                                 "bot": r.players[late[0]] if late[0] < len(r.players) else None,
                                                  "reply": _jsonable(late[1]), "ms": late[2]},
         "pending": [{"seat": seat, "line": line} for seat, line in t.pending],
         "final": [{"seat": seat, "line": line} for seat, line in t.final],

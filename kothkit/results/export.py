@@ -1,8 +1,8 @@
 """``kothkit export``: games of a journal as files in the field's formats.
 
 ``json`` (the core's, for every game) is one document per game (see
-:func:`kothkit.results.archive.document`), ``html`` its replay page (kothkit.results.replay); games add their own formats through the
-``kothkit_exporters`` hook (Gomoku: Piskvork ``psq`` and ``sgf``).
+:func:`kothkit.results.archive.document`), ``html`` its replay page (kothkit.results.replay); games
+add their own formats through the ``kothkit_exporters`` hook (Gomoku: Piskvork ``psq`` and ``sgf``).
 """
 
 from __future__ import annotations

@@ -59,19 +59,19 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
              else ["wins", "draws", "losses", "games"])
     for c in heads:
         t.add_column(c, justify="right")
-    rated = ratings is not None and bool(ratings.ratings)
-    if rated:
+    rated = ratings if ratings is not None and ratings.ratings else None
+    if rated is not None:
         t.add_column("Elo", justify="right")
         t.add_column("±95%", justify="right")
         t.add_column("Elo rank", justify="right")
-        shared = {r.rank for r in ratings.ratings if sum(x.rank == r.rank for x in ratings.ratings) > 1}
+        shared = {r.rank for r in rated.ratings if sum(x.rank == r.rank for x in rated.ratings) > 1}
     for i, s in enumerate(rows, 1):
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells = [str(i), Text(s.bot), pts, *map(str, counts)]
-        if rated:
-            r = ratings.of(s.bot)
+        cells: list[str | Text] = [str(i), Text(s.bot), pts, *map(str, counts)]
+        if rated is not None:
+            r = rated.of(s.bot)
             # No error estimate (as many ratings as pairs) shows as "-".
             cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if math.isfinite(r.error) else "-",
                        f"{'=' if r.rank in shared else ''}{r.rank}"] if r is not None else ["-", "-", "-"])

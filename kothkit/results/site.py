@@ -181,15 +181,16 @@ def _index(board: Board, bot_file, replay_file) -> str:
         + "".join(f"<td class=\"n\">{_e(c)}</td>" for c in _elo_cells(board, s.bot) or ()) + "</tr>"
         for i, s in enumerate(board.standings, 1))
     head = "score" if board.scoring.mean else "points"
-    rated = board.ratings is not None and bool(board.ratings.ratings)
+    rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
     leader = (f"<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>{head}</th><th>wins</th><th>draws</th>"
-              f"<th>losses</th><th>games</th>" + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated else "")
+              f"<th>losses</th><th>games</th>"
+              + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated is not None else "")
               + f"</tr>{rows}</table>")
-    if rated:
+    if rated is not None:
         leader += ("<p class=\"muted\">Elo: a Bradley&ndash;Terry fit of these games, centred on the field's mean, "
                    "with half its 95% interval; ranks are shared (=) where intervals overlap.</p>")
-        los = board.ratings.los
-        order = [r.bot for r in board.ratings.ratings]
+        los = rated.los
+        order = [r.bot for r in rated.ratings]
         if los:
             grid = "<tr><th></th>" + "".join(f"<th>{_e(b)}</th>" for b in order) + "</tr>"
             for a in order:

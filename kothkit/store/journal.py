@@ -16,10 +16,10 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kothkit.procs import fastjson
 from kothkit.store.records import GameRecord, GameResult, Move
@@ -72,7 +72,7 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
     )
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     t = type(value)
     if t is int or t is str or value is None or t is float or t is bool:
         return value
@@ -86,10 +86,10 @@ def _jsonable(value):
 _dumps = fastjson.dumps
 #: JSON of the players and hashes tuples seen lately: a tournament has few seatings, and
 #: each is encoded for every game.
-_NAMES_JSON: dict[tuple, str] = {}
+_NAMES_JSON: dict[tuple[str, ...], str] = {}
 
 
-def _names_json(names: tuple) -> str:
+def _names_json(names: tuple[str, ...]) -> str:
     text = _NAMES_JSON.get(names)
     if text is None:
         if len(_NAMES_JSON) >= 4096:
@@ -120,7 +120,7 @@ class GameRow(NamedTuple):
     seconds: float
     finished_at: float
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., GameRow], tuple[type[GameRow], tuple[object, ...]]]:
         # Rows cross from workers to the judge by the thousand: pickled as a plain tuple of the
         # values (a named tuple's own way takes twice as long), made a GameRow again on arrival.
         return (_new_tuple, (GameRow, tuple(self)))
@@ -156,7 +156,7 @@ def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) 
         if seatings is not None:
             seatings[row.players] = players
     return GameResult(id=row.id, players=players, winner=row.winner, reason=row.reason, offender=row.fault,
-                      verdict=row.verdict, index=row.idx)
+                      verdict=row.verdict, place=row.idx)
 
 
 def stored_count(path: str | Path) -> int:
@@ -164,7 +164,8 @@ def stored_count(path: str | Path) -> int:
     writing it right now); 0 if there is no readable journal yet."""
     try:
         with closing(sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True, timeout=30)) as db:
-            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            count: int = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            return count
     except sqlite3.Error:
         return 0
 
@@ -196,7 +197,8 @@ class _Checkpointer:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._wake = threading.Event()
-        self._stopping = False
+        # An Event, not a bool: the loop reads it again after waiting (close() sets it meanwhile).
+        self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kothkit-journal-checkpoint", daemon=True)
         self._thread.start()
 
@@ -209,9 +211,9 @@ class _Checkpointer:
         db = sqlite3.connect(str(self._path), timeout=2, isolation_level=None)
         wal = Path(f"{self._path}-wal")
         try:
-            while not self._stopping:
+            while not self._stopping.is_set():
                 woken = self._wake.wait(timeout=WAL_LOOK_EVERY)
-                if self._stopping:
+                if self._stopping.is_set():
                     break
                 if woken:
                     self._wake.clear()
@@ -234,7 +236,7 @@ class _Checkpointer:
             db.close()
 
     def close(self, timeout: float = 60.0) -> None:
-        self._stopping = True
+        self._stopping.set()
         self._wake.set()
         self._thread.join(timeout)
 
@@ -339,7 +341,7 @@ class Journal:
     def __enter__(self) -> Journal:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- games -----------------------------------------------------------------
@@ -370,7 +372,8 @@ class Journal:
         seats: dict[str, tuple[str, ...]] = {}  # a tournament's games have few distinct seatings
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = f"SELECT id, players, winner, reason, fault, verdict FROM games WHERE id IN ({','.join('?' * len(chunk))})"
+            q = ("SELECT id, players, winner, reason, fault, verdict FROM games"
+                 f" WHERE id IN ({','.join('?' * len(chunk))})")
             for gid, players, winner, reason, fault, verdict in self.db.execute(q, chunk):
                 names = seats.get(players)
                 if names is None:
@@ -383,7 +386,8 @@ class Journal:
             yield _row_to_record(row)
 
     def count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        count: int = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        return count
 
     def delete(self, ids: list[str]) -> None:
         """Remove the games ``ids``, in one transaction."""
@@ -392,13 +396,15 @@ class Journal:
             self.db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
 
     # -- runs ------------------------------------------------------------------
-    def start_run(self, game: str, seed: int, settings: dict, bots: list[dict], rounds: int | None = None) -> int:
+    def start_run(self, game: str, seed: int, settings: Mapping[str, object], bots: Sequence[Mapping[str, object]],
+                  rounds: int | None = None) -> int:
         """Record a run: its settings, and its bots as {name, hash, where} (where they were loaded from)."""
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs (game, seed, settings, bots, started_at, rounds) VALUES (?,?,?,?,?,?)",
                 (game, seed, json.dumps(settings, sort_keys=True), json.dumps(bots), time.time(), rounds),
             )
+        assert cur.lastrowid is not None  # set by the INSERT
         return cur.lastrowid
 
     def finish_run(self, run_id: int, played: int, reused: int) -> None:
@@ -407,9 +413,11 @@ class Journal:
                             (time.time(), played, reused, run_id))
 
     def last_run(self, game: str) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM runs WHERE game=? ORDER BY id DESC LIMIT 1", (game,)).fetchone()
+        row: sqlite3.Row | None = self.db.execute("SELECT * FROM runs WHERE game=? ORDER BY id DESC LIMIT 1",
+                                                  (game,)).fetchone()
+        return row
 
-    def runs(self) -> list[dict]:
+    def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, ``bots`` and ``settings`` decoded."""
         found = []
         for row in self.db.execute("SELECT * FROM runs ORDER BY id"):

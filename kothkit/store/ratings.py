@@ -28,6 +28,7 @@ import attrs
 # (through headtohead's commands), most of them (--version, games, show) without fitting anything.
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import NDArray
 
 #: The two-sided 95% quantile of the normal distribution.
 Z95 = 1.959963984540054
@@ -124,7 +125,7 @@ class MatchStats:
     def draw_ratio(self) -> float | None:
         return self.draws / self.games if self.games else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"games": self.games, "wins": self.wins, "losses": self.losses, "draws": self.draws,
                 "points": self.points, "score": self.score, "elo": self.elo, "elo_error": self.elo_error,
                 "nelo": self.nelo, "nelo_error": self.nelo_error, "los": self.los, "draw_ratio": self.draw_ratio,
@@ -181,10 +182,11 @@ def _secular(phi: np.ndarray, p: np.ndarray) -> float:
     lo, hi = -1 / phi.max(), -1 / phi.min()
     eps = 1e-12 * (hi - lo)
 
-    def f(x):
+    def f(x: float) -> float:
         return float(np.sum(p * phi / (1 + x * phi)))
 
-    return optimize.brentq(f, lo + eps, hi - eps, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    root: float = optimize.brentq(f, lo + eps, hi - eps, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return root
 
 
 def mle_expectation(a: np.ndarray, p: np.ndarray, s: float) -> np.ndarray:
@@ -275,7 +277,9 @@ class SPRT:
             raise SPRTError(f"expected numbers elo0,elo1[,alpha,beta], got {text!r}") from None
         if not all(math.isfinite(v) for v in values):
             raise SPRTError(f"expected finite numbers, got {text!r}")
-        return cls(*values, model=model)
+        if len(values) == 2:
+            return cls(values[0], values[1], model=model)
+        return cls(values[0], values[1], values[2], values[3], model=model)
 
     @property
     def lower(self) -> float:
@@ -314,7 +318,7 @@ class RatedGame(NamedTuple):
     pair: Hashable = None
 
 
-def pair_key(players: Sequence[str], index: int) -> tuple:
+def pair_key(players: Sequence[str], index: int) -> tuple[tuple[str, ...], int]:
     """The game pair a scheduled game belongs to: kothkit's schedules (round robins, matches, gauntlets)
     give the two games of a pair the indices 2k and 2k + 1."""
     return (tuple(sorted(players)), index // 2)
@@ -363,7 +367,7 @@ class Ratings:
     def of(self, bot: str) -> Rating | None:
         return next((r for r in self.ratings if r.bot == bot), None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "model": "Bradley-Terry (logistic Elo), draws as half a win, centred on the field's mean",
             "interval": "95%, sandwich covariance with game pairs as clusters",
@@ -388,11 +392,13 @@ class PairTally:
     their second game, not with the games.  Two games with one key make a pair; None: a unit alone.
     """
 
-    _open: dict[Hashable, tuple] = attrs.field(factory=dict)
-    _shapes: dict[tuple, int] = attrs.field(factory=dict)
+    #: A game is (players, winner); a shape, the games of a pair (or one game alone).
+    _open: dict[Hashable, tuple[tuple[str, ...], str | None]] = attrs.field(factory=dict)
+    _shapes: dict[tuple[tuple[tuple[str, ...], str | None], ...], int] = attrs.field(factory=dict)
 
     def add(self, players: tuple[str, ...], winner: str | None, pair: Hashable = None) -> None:
         game = (players, winner)
+        shape: tuple[tuple[tuple[str, ...], str | None], ...]
         if pair is not None:
             first = self._open.pop(pair, None)
             if first is None:
@@ -419,7 +425,8 @@ class PairTally:
                 # a bot against itself tells nothing; a "pair" of two different bot pairs: units alone
                 if x != y:
                     for g in shape:
-                        _add_unit(edges, games, *sorted(g[0]), 1, _score(sorted(g[0])[0], g[1]), count)
+                        a, b = sorted(g[0])
+                        _add_unit(edges, games, a, b, 1, _score(a, g[1]), count)
                 continue
             _add_unit(edges, games, x, y, len(shape), sum(_score(x, w) for _, w in shape), count)
         return _fit(edges, games, list(bots) if bots is not None else sorted(games), wide)
@@ -429,7 +436,8 @@ def _score(x: str, winner: str | None) -> float:
     return 0.5 if winner is None else 1.0 if winner == x else 0.0
 
 
-def _add_unit(edges: dict, games: dict, x: str, y: str, n: int, s: float, count: int) -> None:
+def _add_unit(edges: dict[tuple[str, str], list[float]], games: dict[str, int], x: str, y: str, n: int, s: float,
+              count: int) -> None:
     """``count`` units of ``n`` games between x and y (x < y) in which x scored ``s``."""
     e = edges.get((x, y))
     if e is None:
@@ -445,7 +453,7 @@ def _add_unit(edges: dict, games: dict, x: str, y: str, n: int, s: float, count:
     games[y] = games.get(y, 0) + count * n
 
 
-def rate(games: Iterable[RatedGame | tuple], bots: Iterable[str] | None = None) -> Ratings:
+def rate(games: Iterable[RatedGame | tuple[Any, ...]], bots: Iterable[str] | None = None) -> Ratings:
     """Bradley–Terry ratings of ``bots`` (default: every player) from ``games``
     (:class:`RatedGame` or ``(players, winner[, pair])`` tuples).  See docs/ratings.md."""
     tally = PairTally()
@@ -468,7 +476,7 @@ def _connected(names: list[str], edges: Iterable[tuple[str, str]]) -> bool:
     return len(seen) == len(names)
 
 
-def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
+def _fit(edges: dict[tuple[str, str], list[float]], games: dict[str, int], names: list[str], wide: int) -> Ratings:
     import numpy as np
     from scipy import optimize
     from scipy.special import ndtr
@@ -493,10 +501,10 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
     g, s = e[:, 0], e[:, 1]
     gp, sp = g + PRIOR_DRAWS, s + PRIOR_DRAWS / 2  # with the virtual draws
 
-    def unpack(x):
+    def unpack(x: np.ndarray) -> np.ndarray:
         return np.concatenate(([0.0], x))
 
-    def nll(x):
+    def nll(x: np.ndarray) -> tuple[float, np.ndarray]:
         r = unpack(x)
         z = C * (r[i_] - r[j_])
         # -log p = logaddexp(0, -z), -log(1 - p) = logaddexp(0, z): stable for any z.
@@ -507,7 +515,7 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
         np.add.at(grad, j_, resid)
         return f, grad[1:]
 
-    def hess(x):
+    def hess(x: np.ndarray) -> np.ndarray:
         return _laplacian(n, i_, j_, C * C * gp * _pq(C * (unpack(x)[i_] - unpack(x)[j_])))[1:, 1:]
 
     res = optimize.minimize(nll, np.zeros(n - 1), jac=True, hess=hess, method="trust-exact",
@@ -547,19 +555,20 @@ def _fit(edges: dict, games: dict, names: list[str], wide: int) -> Ratings:
                 if math.isinf(v):
                     row[names[b]] = 0.5
                 else:
-                    row[names[b]] = float(ndtr(d / math.sqrt(v))) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
+                    row[names[b]] = (float(ndtr(d / math.sqrt(v))) if v > 0
+                                     else (1.0 if d > 0 else 0.0 if d < 0 else 0.5))
     if total_units <= n - 1:
         notes.append("too few game pairs for an error estimate")
     return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units), games=int(g.sum()))
 
 
-def _sigmoid(z):
+def _sigmoid(z: NDArray[np.float64]) -> NDArray[np.float64]:
     import numpy as np
 
     return 1 / (1 + np.exp(-z))
 
 
-def _pq(z):
+def _pq(z: NDArray[np.float64]) -> NDArray[np.float64]:
     p = _sigmoid(z)
     return p * (1 - p)
 

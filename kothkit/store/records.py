@@ -7,8 +7,8 @@ needed to play one game anywhere: another process, another machine); a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import attrs
 
@@ -35,14 +35,14 @@ class GameTask:
     players: tuple[BotSpec, ...]
     seed: int
     limits: Limits
-    rules: Mapping[str, Any] = attrs.field(factory=dict)
+    rules: Mapping[str, object] = attrs.field(factory=dict)
     #: Position in the tournament's schedule (stateful bots see their games in this order).
     index: int = 0
     #: Function bots are called in the referee's own process (``--trusted``: no isolation) rather
     #: than each in an isolated function host.
     functions_in_process: bool = False
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., GameTask], tuple[object, ...]]:
         # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
         return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
                                  self.functions_in_process))
@@ -53,7 +53,7 @@ class Move(NamedTuple):
 
     seat: int
     #: The reply as received: the line for program bots, the returned value for function bots.
-    reply: Any
+    reply: object
     #: Measured reply time in milliseconds (wall time, prompt sent to reply received).
     ms: float
 
@@ -69,8 +69,9 @@ class GameResult(NamedTuple):
     offender: str | None
     #: A :class:`kothkit.game.Verdict` (its string, as read back from a journal), or None.
     verdict: str | None
-    #: The game's place in the current schedule (-1 where unknown).
-    index: int = -1
+    #: The game's place in the current schedule, a record's ``index`` (-1 where unknown).  Not named
+    #: ``index``: a named tuple's field would hide tuple's own ``index`` method.
+    place: int = -1
 
 
 @attrs.frozen
@@ -89,18 +90,18 @@ class GameRecord:
     verdict: str | None = None
     moves: tuple[Move, ...] = ()
     #: Per bot: kept stderr and diagnostic (aside) lines; and the notes under LOG_MOVES and LATE_REPLY.
-    logs: Mapping[str, Any] = attrs.field(factory=dict)
+    logs: Mapping[str, object] = attrs.field(factory=dict)
     #: Wall seconds the game took (not part of the result: never compared).
     seconds: float = 0.0
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., GameRecord], tuple[object, ...]]:
         # Records cross from workers to the judge by the thousand: a plain tuple of fields
         # pickles several times faster than attrs' generic state protocol.
         return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
                                    self.reason, self.offender, self.verdict, [tuple(m) for m in self.moves], self.logs,
                                    self.seconds))
 
-    def result_key(self) -> tuple:
+    def result_key(self) -> tuple[object, ...]:
         """What must be identical between two plays of the same game (no timings)."""
         return (self.id, self.players, self.winner, self.reason, self.offender, self.verdict,
                 tuple((m.seat, m.reply) for m in self.moves))
@@ -108,10 +109,13 @@ class GameRecord:
 
 # The two constructors below take the fields in the order their class's ``__reduce__`` gives them
 # (the classes' own order); everything else builds records by keyword.
-def _unpickle_task(*fields) -> GameTask:
-    return GameTask(*fields)
+def _unpickle_task(id: str, game: str, players: tuple[BotSpec, ...], seed: int, limits: Limits,
+                   rules: Mapping[str, object], index: int, functions_in_process: bool) -> GameTask:
+    return GameTask(id, game, players, seed, limits, rules, index, functions_in_process)
 
 
-def _unpickle_record(*fields) -> GameRecord:
-    *head, moves, logs, seconds = fields
-    return GameRecord(*head, moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)
+def _unpickle_record(id: str, game: str, index: int, players: tuple[str, ...], hashes: tuple[str, ...], seed: int,
+                     winner: str | None, reason: str, offender: str | None, verdict: str | None,
+                     moves: list[tuple[int, object, float]], logs: Mapping[str, object], seconds: float) -> GameRecord:
+    return GameRecord(id, game, index, players, hashes, seed, winner, reason, offender, verdict,
+                      moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)

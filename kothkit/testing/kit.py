@@ -79,6 +79,21 @@ def _has_items(hidden: Any) -> bool:
         return bool(hidden)
 
 
+def _replay(info: GameInfo, seed: int, rules: Mapping[str, Any] | None, p: Playout, where: Where) -> Match:
+    """A new match of ``seed`` that has been given the replies of playout ``p``.  A game that is not
+    deterministic may end before they are all played: a ConformanceError that says so (not the
+    AttributeError of asking an Outcome for its seat)."""
+    match = new_match(info, seed, rules)
+    for i, r in enumerate(p.replies):
+        step = match.next()
+        if isinstance(step, Outcome):
+            where.step = i
+            raise where.fail(f"not deterministic: a new match given the same replies ended here with "
+                             f"{short(step)}; the first one took {len(p.replies)} replies")
+        match.play(step.seat, r)
+    return match
+
+
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
@@ -222,10 +237,7 @@ class Kit:
                 self.playout(seed, json_replies=True)
 
     def _check_end(self, seed: int, p: Playout, where: Where) -> None:
-        match = new_match(self.info, seed, self.rules)
-        for r in p.replies:
-            step = match.next()
-            match.play(step.seat, r)
+        match = _replay(self.info, seed, self.rules, p, where)
         again = match.next()
         if not _same(again, p.outcome):
             raise where.fail(f"after the game ended with {p.outcome!r}, next() on a replay returned {short(again)}")
@@ -462,10 +474,8 @@ class Kit:
                     self._round_trip(decode, match, payload, what, where)
 
             p = self.playout(seed, visit=visit)
-            match = new_match(self.info, seed, self.rules)
-            for r in p.replies:
-                match.play(match.next().seat, r)
             where = Where(self.name, seed)
+            match = _replay(self.info, seed, self.rules, p, where)
             where.step = len(p.steps)
             for m in match.final(p.outcome):
                 self._round_trip(decode, match, m.payload, "final message", where)
@@ -513,10 +523,8 @@ class Kit:
                     self._render(match, where)
 
             p = self.playout(seed, visit=visit)
-            match = new_match(self.info, seed, self.rules)
-            for r in p.replies:
-                match.play(match.next().seat, r)
             where = Where(self.name, seed)
+            match = _replay(self.info, seed, self.rules, p, where)
             where.step = len(p.steps)
             self._render(match, where)
 

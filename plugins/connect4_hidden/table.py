@@ -19,7 +19,7 @@ def seed_table(standings: Sequence[Any]) -> str:
     for s in standings:
         games = s.wins + s.draws + s.losses
         score = (s.wins - s.losses) / games if games else 0.0
-        rows.append((f"{s.bot}:", str(s.draws), str(s.losses), str(s.wins), "%.3f" % score))
+        rows.append((f"{s.bot}:", str(s.draws), str(s.losses), str(s.wins), f"{score:.3f}"))
     widths = [max(len(cell) for cell in col) for col in zip(*rows)]
     lines = []
     for i, (name, *numbers) in enumerate(rows):

@@ -133,6 +133,24 @@ class Unseeded(Race):
         self.total = random.randint(0, 5)  # a bug: not from setup.seed
 
 
+class EndsSoonerOnReplay(Race):
+    """A bug: every match but the first ends at its first move (as if it read an unseeded random source),
+    so a replay of the first one's replies ends before they are all played."""
+
+    made = 0
+
+    def __init__(self, setup):
+        super().__init__(setup)
+        EndsSoonerOnReplay.made += 1
+        self.early = EndsSoonerOnReplay.made > 1
+
+    def play(self, seat, reply):
+        r = super().play(seat, reply)
+        if r is None and self.early and self.outcome is None:
+            self.outcome = Outcome(winner=seat, reason="ended early")
+        return r
+
+
 class TwoLines(Race):
     def encode(self, payload):
         return super().encode(payload).replace(" ", "\n")
@@ -237,6 +255,7 @@ CASES = [
     (NoReason, {}, "check_malformed_replies", "rejected without a reason"),
     (AcceptsJunk, {}, "check_malformed_replies", "was accepted as a move; it is not among legal_replies()"),
     (Unseeded, {}, "check_determinism", "not deterministic"),
+    (EndsSoonerOnReplay, {}, "check_playouts", "not deterministic: a new match given the same replies ended here"),
     (TwoLines, {}, "check_playouts", "is not one line"),
     (NotIdempotent, {}, "check_playouts", "next() is not idempotent"),
     (BadWinner, {}, "check_playouts", "it must be a seat (0..1) or None"),

@@ -110,3 +110,23 @@ def test_the_write_ahead_log_stays_bounded_during_a_long_run(tmp_path):
     # 0.5 MB, plus what is written between two looks at the log's size (0.1 s) and one checkpoint.
     assert peak < 2 * 1024 * 1024, peak
     assert emptied >= 2 and stored > 1000, (emptied, stored)
+
+
+def test_tasks_records_and_rows_cross_a_pickle_unchanged():
+    # Their __reduce__ pickles plain tuples of fields (for speed); the constructors on the other
+    # side must put every field back where it was.
+    import pickle
+
+    from kothkit.store.journal import GameRow
+
+    info = get_game("connect4_hidden")
+    bots = load_bots([C4 / "constant_player", C4 / "random_player"]).bots
+    task = next(iter(Schedule(game=info.name, bots=tuple(bots), seed=5, rounds=1, limits=info.limits,
+                              rules=dict(info.rules), functions_in_process=True)))
+    record = play_game(task)
+    assert record.moves
+    assert pickle.loads(pickle.dumps(task)) == task
+    back = pickle.loads(pickle.dumps(record))
+    assert back == record and back.result_key() == record.result_key()
+    row = pickle.loads(pickle.dumps(row_of(record)))
+    assert type(row) is GameRow and row == row_of(record, row.finished_at)

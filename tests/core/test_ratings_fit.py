@@ -148,3 +148,11 @@ def test_one_pair_of_two_bots_has_no_error_estimate():
     assert r.of("a").elo > 0 and math.isinf(r.of("a").error) and r.los["a"]["b"] == 0.5
     assert [x.rank for x in r.ratings] == [1, 1] and "too few game pairs" in r.notes[-1]
     assert r.to_json()["bots"][0]["error"] is None
+
+
+def test_a_pair_of_two_different_bot_pairs_counts_as_two_games_alone():
+    # Games sharing a pair key but not their bots (a schedule's key reused): each is a unit of its own.
+    mixed = [RatedGame(("a", "b"), "a", 0), RatedGame(("c", "a"), "c", 0)]
+    alone = [RatedGame(("a", "b"), "a"), RatedGame(("c", "a"), "c")]
+    more = two_bot_games([2, 1, 0, 1.5]) + [RatedGame(("b", "c"), None, k) for k in range(10, 14)]
+    assert rate(mixed + more) == rate(alone + more)

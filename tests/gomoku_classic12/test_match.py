@@ -256,7 +256,7 @@ def test_reply_from_the_wrong_seat_is_refused_not_applied():
     m = started()
     assert m.play(1, "0 0").verdict == Verdict.ILLEGAL_MOVE
     assert m.moves == []
-    out = m.forfeit(0, "crash", "exit 1")
+    m.forfeit(0, "crash", "exit 1")
     assert m.play(0, "0 0").verdict == Verdict.ILLEGAL_MOVE
 
 
