@@ -134,7 +134,8 @@ def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: boo
     :func:`kothkit.store.journal.row_of`): a tournament's judge then only inserts
     them, instead of unpickling and encoding thousands of records a second.
     """
-    from kothkit.playing.referee import HostPool, play_game
+    from kothkit.playing.referee import play_game
+    from kothkit.playing.seats import HostPool
     from kothkit.store.journal import row_of
 
     global _HOSTS
