@@ -14,9 +14,9 @@ import queue
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TextIO
 
-from kothkit.game import Match, Prompt
+from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
 from kothkit.picture import Grid, picture_of, to_json
 from kothkit.playing.play import Abandoned, Terminal
@@ -30,10 +30,12 @@ MAX_ENTRY = 4096
 class WebSeat(Terminal):
     """The person's seat, answered from the page; what the terminal would print goes to the log too."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, info: GameInfo, names: tuple[str, ...], me: int, hidden: bool,
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
+        super().__init__(info, names, me, hidden, stdin, stdout)
         self.lock = threading.Lock()
-        self.entries: queue.Queue = queue.Queue()
+        #: The page's entries; None: the page was closed (the game is abandoned).
+        self.entries: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
         self.state: dict[str, Any] = {"seq": 0, "waiting": False, "over": False, "log": []}
 
@@ -43,11 +45,11 @@ class WebSeat(Terminal):
             self.log = (self.log + [line for line in text.splitlines() if line.strip()])[-LOG_LINES:]
             self._set()
 
-    def _set(self, **changes) -> None:
+    def _set(self, **changes: Any) -> None:
         """Change the page's state (the lock held)."""
         self.state = {**self.state, **changes, "log": self.log, "seq": self.state["seq"] + 1}
 
-    def publish(self, **changes) -> None:
+    def publish(self, **changes: Any) -> None:
         with self.lock:
             self._set(**changes)
 
@@ -79,7 +81,7 @@ class WebSeat(Terminal):
                 return reply
             self.publish(message=problem)
 
-    def finish(self, info, result: str) -> None:
+    def finish(self, info: GameInfo, result: str) -> None:
         """The page's last state: the whole board (the game is over) and the result."""
         picture = picture_of(info, self.match) if self.match is not None else None
         board = self.match.render() if self.match is not None and info.renders else ""
@@ -126,7 +128,7 @@ def serve(seat: WebSeat, port: int) -> ThreadingHTTPServer:
                 seat.entries.put(str(text))
             self._send(200, b"{}", "application/json")
 
-        def log_message(self, *args) -> None:
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # the terminal shows the game, not the page's requests
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
