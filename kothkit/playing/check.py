@@ -426,13 +426,13 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
                            + (f", and the game allows {limits.game_time:g} s of thinking in all." if limits.game_time
                               else "."))
         if partial.strip():
-            return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line within {limit:g} s{asked}: "
-                    "end every reply with a newline, and " + _FLUSH + ".")
+            return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line "
+                    f"within {limit:g} s{asked}: end every reply with a newline, and " + _FLUSH + ".")
         first_line = late.decode("utf-8", "replace").strip().splitlines()[:1]
         if first_line:
-            return (f"No reply within {limit:g} s{asked}, although your bot did write {_quote(first_line[0])}: the judge "
-                    "only got it when the bot exited, so it was stuck in an output buffer. " + _FLUSH[0].upper()
-                    + _FLUSH[1:] + ".")
+            return (f"No reply within {limit:g} s{asked}, although your bot did write {_quote(first_line[0])}: "
+                    "the judge only got it when the bot exited, so it was stuck in an output buffer. "
+                    + _FLUSH[0].upper() + _FLUSH[1:] + ".")
         text = f"No reply within {limit:g} s{asked}."
         if first_clock:
             text += (f" This is a first reply, allowed {limit:g} s: a slow start? Answer first and load big tables "
@@ -452,7 +452,8 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
             text += f", and nothing in answer to lines that need no reply (such as {_quote(t.notices[-1])})"
         return text + "; send diagnostics to stderr" + (f" or start them with {t.aside!r}" if t.aside else "") + "."
     if kind == Verdict.INVALID_REPLY and function_bot:
-        text = f"Your function returned something the game cannot use, when called with {_quote(prompt) if prompt else 'its first prompt'}: {reason}."
+        called = _quote(prompt) if prompt else "its first prompt"
+        text = f"Your function returned something the game cannot use, when called with {called}: {reason}."
         if "(reply, state)" in reason:
             text += " A function bot returns a pair: its reply and the state it wants back on its next call."
         return text
@@ -478,18 +479,19 @@ def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, sp
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
     if record.offender is not None:
-        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault ({record.verdict}: {record.reason}); "
-                                    "that is not your bot's doing"))
+        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault "
+                                    f"({record.verdict}: {record.reason}); that is not your bot's doing"))
     if t.replies and t.replies[0][1] is not None:
         allowed = (limits.first_time if limits.first_reply_time is not None else limits.move_time) * 1000
         ms = t.replies[0][1]
         if ms > SLOW_SHARE * allowed:
-            out.append(Finding(WARNING, f"slow start: the first reply took {ms:.0f} ms of the {allowed:.0f} ms allowed; "
-                                        "on a busy tournament machine it may time out"))
+            out.append(Finding(WARNING, f"slow start: the first reply took {ms:.0f} ms of the {allowed:.0f} ms "
+                                        "allowed; on a busy tournament machine it may time out"))
     if spec.kind != "function" and ref.exited is not None:
         if not ref.exited:
             out.append(Finding(WARNING, f"your bot was still running {limits.grace:g} s after the end of the game "
-                                        "(the end message and end of input); it was killed. Exit when the game is over."))
+                                        "(the end message and end of input); it was killed. "
+                                        "Exit when the game is over."))
         elif ref.exit_code not in (0, None):
             from kothkit.procs.pipes import describe_exit
 
@@ -536,7 +538,8 @@ def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], see
 
 def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = None) -> list[BotSpec]:
     name = "opponent" if spec.name != "opponent" else "opponent2"
-    return [spec if i == me else (other or _dummy(name if info.seats == 2 else f"{name}{i}")) for i in range(info.seats)]
+    return [spec if i == me else (other or _dummy(name if info.seats == 2 else f"{name}{i}"))
+            for i in range(info.seats)]
 
 
 def game_scenarios(info: GameInfo) -> list[Scenario]:
