@@ -259,6 +259,7 @@ class Referee:
         calls = [s.call if type(s) is FunctionSeat else None for s in seats]
         watch = self.overtime_slot() if any(calls) else []
         clock_ns = time.perf_counter_ns
+        late: Late
         while True:
             step = nxt()
             if type(step) is not Prompt and isinstance(step, Outcome):
@@ -268,7 +269,6 @@ class Referee:
                 for m in notices:
                     seats[m.seat].notify(match, m.payload, "notice")
             s = seats[seat]
-            late: Late
             if budget or clock != "move":
                 allowed, kind, why = self.time_allowed(s, step)
                 allowed_ns, late = int((allowed + lim.tolerance) * 1e9), (kind, why)
