@@ -112,8 +112,8 @@ def main() -> None:
 
     from kothkit.bots.folders import load_bots
     from kothkit.playing.cluster import connect
-    from kothkit.plugins import get_game
     from kothkit.playing.tournament import make_pool, run_tournament
+    from kothkit.plugins import get_game
 
     starts = []
     with tempfile.TemporaryDirectory() as d:

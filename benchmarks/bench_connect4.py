@@ -172,9 +172,9 @@ def free_rate(tasks, procs: int) -> float:
 def bench_tournaments(trusted_rounds: int, isolated_rounds: int, repeat: int, seed_best: float) -> None:
     try:
         from kothkit.bots.folders import load_bots
-        from kothkit.plugins import get_game
         from kothkit.playing.schedule import Schedule
         from kothkit.playing.tournament import run_tournament
+        from kothkit.plugins import get_game
     except ImportError as e:  # the core's tournament is not there
         print(f"3. tournaments: skipped ({e})")
         return

@@ -28,12 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from kothkit.bots.folders import load_bots
 from kothkit.bots.build import build
-from kothkit.plugins import get_game
-from kothkit.store.records import GameTask
+from kothkit.bots.folders import load_bots
 from kothkit.playing.referee import play_game
 from kothkit.playing.tournament import run_tournament
+from kothkit.plugins import get_game
+from kothkit.store.records import GameTask
 
 HERE = Path(__file__).resolve().parent
 

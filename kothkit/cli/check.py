@@ -78,7 +78,7 @@ def check(
                            against=opponents, quiet=listen, on_run=show)
     except CheckError as e:
         err.print(f"error: {e}", markup=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     problems = len(report.faults)
     broken = sum(1 for r in report.runs for f in r.findings if f.severity == "error")
     warnings = sum(1 for r in report.runs for f in r.findings if f.severity == "warning")

@@ -32,14 +32,14 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
 from kothkit.bots.folders import BotSpec, load_bots
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
-from kothkit.playing.referee import Referee
+from kothkit.playing.referee import EventFn, Referee
 from kothkit.playing.scenarios import Scenario, shapes
 from kothkit.playing.seats import (
     EndGame,
@@ -53,6 +53,9 @@ from kothkit.playing.seats import (
     seat_class,
 )
 from kothkit.store.records import GameRecord, GameTask
+
+if TYPE_CHECKING:
+    from kothkit.hookspecs import BotLoader
 
 #: How long the check listens for extra output after each of the bot's first replies (seconds).
 QUIET = 0.1
@@ -124,6 +127,8 @@ class Report:
 
 
 _RESIGN = object()
+#: The reason of the fault that ends the bot's quiet time (caught: no fault of the bot's).
+_QUIET = "(quiet time over)"
 
 
 def _text(value: Any, limit: int = 100) -> str:
@@ -176,6 +181,7 @@ class _Script(Seat):
     game: CheckGame | None = None
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        assert self.opponent is not None and self.game is not None  # made with both (CheckGame.run)
         reply = self.opponent(match, step)
         if reply is _RESIGN:
             raise EndGame(self.game.resign(match, step.seat))
@@ -189,13 +195,23 @@ class _Script(Seat):
                               f"{self.index}: {rejected.verdict}: {rejected.reason}")
 
 
-class _Listening:
+# To mypy the mixin is the seat it is mixed into (its methods call the seat's); at run time a bare
+# mixin, so that each kind's own methods come between it and Seat.
+if TYPE_CHECKING:
+    _SeatMixin = Seat
+else:
+    _SeatMixin = object
+
+
+class _Listening(_SeatMixin):
     """The bot under check, of any seat kind (mixed into it): it also listens for a moment
     (``quiet``) after each of its first replies, where a line is out of turn; after a timeout,
     it waits as long again for the reply (a slow bot, or a buffered one?); and it keeps what
     its process did at exit."""
 
-    __slots__ = ()
+    # Its one field, ``check``, is a slot of each kind's class (_LISTENING): a slot here would clash
+    # with the seat's own slots.
+    __slots__ = ("check",) if TYPE_CHECKING else ()
     follows = True
     keep_exit = True
     check: CheckGame
@@ -229,7 +245,7 @@ class _Listening:
         if not self.lines or self.proc is None:
             return
         try:
-            line = self.ref.wait_line(self, time.perf_counter() + min(max(allowed, 1.0), 10.0), "late", "")
+            line = self.ref.wait_line(self, time.perf_counter() + min(max(allowed, 1.0), 10.0), Verdict.TIMEOUT, "late")
         except Stop:
             return  # nothing came (or the bot died meanwhile)
         check = self.check
@@ -254,9 +270,9 @@ class _Listening:
         if not self.lines or self.proc is None or quiet <= 0:
             return
         try:
-            line = self.ref.wait_line(self, time.perf_counter() + quiet, "quiet", "")
+            line = self.ref.wait_line(self, time.perf_counter() + quiet, Verdict.TIMEOUT, _QUIET)
         except Stop as stop:
-            if stop.fault.verdict == "quiet" and stop.fault.seat == self.index:
+            if stop.fault.verdict == Verdict.TIMEOUT and stop.fault.reason == _QUIET and stop.fault.seat == self.index:
                 return
             raise
         self.ref.emit("extra", self.index, line)
@@ -264,8 +280,9 @@ class _Listening:
 
 
 #: The bot under check, for each kind of seat it can take.
-_LISTENING = {kind: type(f"Listening{kind.__name__}", (_Listening, kind), {"__slots__": ("check",)})
-              for kind in (ProgramSeat, HostSeat, FunctionSeat)}
+_LISTENING: dict[type[Seat], type[_Listening]] = {
+    kind: type(f"Listening{kind.__name__}", (_Listening, kind), {"__slots__": ("check",)})
+    for kind in (ProgramSeat, HostSeat, FunctionSeat)}
 
 
 @attrs.define
@@ -277,7 +294,7 @@ class CheckGame:
     info: GameInfo
     me: int
     scenario: Scenario | None = None
-    on_event: Callable | None = None
+    on_event: EventFn | None = None
     quiet: float = QUIET
     quiet_replies: int = QUIET_REPLIES
     opponent: _Opponent | None = None
@@ -300,8 +317,11 @@ class CheckGame:
     def resign(self, match: Match, seat: int) -> Outcome:
         """``seat`` (scripted) resigns: the game ends, and the bot gets the end message as the winner."""
         self.resigned = True
+        assert self.ref is not None  # set before the game starts
         self.ref.emit("resign", seat, "resigns")
-        return match.forfeit(seat, "resign", "the opponent resigned (kothkit check)")
+        # Not a fault: the check borrows forfeit (which a game may override) to end the game the
+        # way the game scores a seat that stops, under the check's own word.
+        return match.forfeit(seat, cast(Verdict, "resign"), "the opponent resigned (kothkit check)")
 
     def run(self) -> GameRecord:
         task, me = self.task, self.me
@@ -406,13 +426,13 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
                            + (f", and the game allows {limits.game_time:g} s of thinking in all." if limits.game_time
                               else "."))
         if partial.strip():
-            return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line within {limit:g} s{asked}: "
-                    "end every reply with a newline, and " + _FLUSH + ".")
+            return (f"Your bot wrote {_quote(partial.decode('utf-8', 'replace'))} but no end of line "
+                    f"within {limit:g} s{asked}: end every reply with a newline, and " + _FLUSH + ".")
         first_line = late.decode("utf-8", "replace").strip().splitlines()[:1]
         if first_line:
-            return (f"No reply within {limit:g} s{asked}, although your bot did write {_quote(first_line[0])}: the judge "
-                    "only got it when the bot exited, so it was stuck in an output buffer. " + _FLUSH[0].upper()
-                    + _FLUSH[1:] + ".")
+            return (f"No reply within {limit:g} s{asked}, although your bot did write {_quote(first_line[0])}: "
+                    "the judge only got it when the bot exited, so it was stuck in an output buffer. "
+                    + _FLUSH[0].upper() + _FLUSH[1:] + ".")
         text = f"No reply within {limit:g} s{asked}."
         if first_clock:
             text += (f" This is a first reply, allowed {limit:g} s: a slow start? Answer first and load big tables "
@@ -432,7 +452,8 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
             text += f", and nothing in answer to lines that need no reply (such as {_quote(t.notices[-1])})"
         return text + "; send diagnostics to stderr" + (f" or start them with {t.aside!r}" if t.aside else "") + "."
     if kind == Verdict.INVALID_REPLY and function_bot:
-        text = f"Your function returned something the game cannot use, when called with {_quote(prompt) if prompt else 'its first prompt'}: {reason}."
+        called = _quote(prompt) if prompt else "its first prompt"
+        text = f"Your function returned something the game cannot use, when called with {called}: {reason}."
         if "(reply, state)" in reason:
             text += " A function bot returns a pair: its reply and the state it wants back on its next call."
         return text
@@ -458,18 +479,19 @@ def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, sp
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
     if record.offender is not None:
-        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault ({record.verdict}: {record.reason}); "
-                                    "that is not your bot's doing"))
+        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault "
+                                    f"({record.verdict}: {record.reason}); that is not your bot's doing"))
     if t.replies and t.replies[0][1] is not None:
         allowed = (limits.first_time if limits.first_reply_time is not None else limits.move_time) * 1000
         ms = t.replies[0][1]
         if ms > SLOW_SHARE * allowed:
-            out.append(Finding(WARNING, f"slow start: the first reply took {ms:.0f} ms of the {allowed:.0f} ms allowed; "
-                                        "on a busy tournament machine it may time out"))
+            out.append(Finding(WARNING, f"slow start: the first reply took {ms:.0f} ms of the {allowed:.0f} ms "
+                                        "allowed; on a busy tournament machine it may time out"))
     if spec.kind != "function" and ref.exited is not None:
         if not ref.exited:
             out.append(Finding(WARNING, f"your bot was still running {limits.grace:g} s after the end of the game "
-                                        "(the end message and end of input); it was killed. Exit when the game is over."))
+                                        "(the end message and end of input); it was killed. "
+                                        "Exit when the game is over."))
         elif ref.exit_code not in (0, None):
             from kothkit.procs.pipes import describe_exit
 
@@ -490,7 +512,7 @@ def _dummy(name: str) -> BotSpec:
 
 
 def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], seed: int, limits: Limits,
-         rules: dict, scenario: Scenario | None, title: str, description: str,
+         rules: dict[str, Any], scenario: Scenario | None, title: str, description: str,
          quiet: float) -> tuple[Run, CheckGame | None]:
     t = _Transcript(me, spec.name, info.aside_prefix)
     merged = {**info.rules, **rules}
@@ -516,7 +538,8 @@ def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], see
 
 def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = None) -> list[BotSpec]:
     name = "opponent" if spec.name != "opponent" else "opponent2"
-    return [spec if i == me else (other or _dummy(name if info.seats == 2 else f"{name}{i}")) for i in range(info.seats)]
+    return [spec if i == me else (other or _dummy(name if info.seats == 2 else f"{name}{i}"))
+            for i in range(info.seats)]
 
 
 def game_scenarios(info: GameInfo) -> list[Scenario]:
@@ -552,14 +575,16 @@ def _explore(info: GameInfo, spec: BotSpec, me: int, limits: Limits, seed: int, 
         if ref is None:  # the game's default rules do not make a match: reported once, nothing to explore
             runs.append(attrs.evolve(run, title=f"as {_seat_name(info, me)}: the opening"))
             break
-        taken = ref.opponent.taken
+        opponent = ref.opponent
+        assert opponent is not None  # a game with a scenario has its opponent
+        taken = opponent.taken
         title = f"as {_seat_name(info, me)}: " + (
             "the opponent answers " + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening")
         desc = (f"You play {_seat_name(info, me)}; the opponent answers its first {depth} prompts with moves of "
                 "its choice and then resigns, so you also get the end-of-game message.")
         runs.append(attrs.evolve(run, title=title, description=desc))
-        for i in range(len(path), len(ref.opponent.kinds)):
-            for j in range(1, ref.opponent.kinds[i]):
+        for i in range(len(path), len(opponent.kinds)):
+            for j in range(1, opponent.kinds[i]):
                 queue.append(branch[:i] + (j,))
     return runs
 
@@ -630,7 +655,7 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
 
 
 def _load(entry: str, pm: Any) -> BotSpec:
-    loaders: list = []
+    loaders: list[BotLoader] = []
     for group in pm.hook.kothkit_bot_loaders():
         loaders.extend(group)
     loaded = load_bots([entry], loaders)

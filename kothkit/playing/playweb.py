@@ -14,9 +14,9 @@ import queue
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TextIO
 
-from kothkit.game import Match, Prompt
+from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
 from kothkit.picture import Grid, picture_of, to_json
 from kothkit.playing.play import Abandoned, Terminal
@@ -30,10 +30,12 @@ MAX_ENTRY = 4096
 class WebSeat(Terminal):
     """The person's seat, answered from the page; what the terminal would print goes to the log too."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, info: GameInfo, names: tuple[str, ...], me: int, hidden: bool,
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
+        super().__init__(info, names, me, hidden, stdin, stdout)
         self.lock = threading.Lock()
-        self.entries: queue.Queue = queue.Queue()
+        #: The page's entries; None: the page was closed (the game is abandoned).
+        self.entries: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
         self.state: dict[str, Any] = {"seq": 0, "waiting": False, "over": False, "log": []}
 
@@ -43,11 +45,11 @@ class WebSeat(Terminal):
             self.log = (self.log + [line for line in text.splitlines() if line.strip()])[-LOG_LINES:]
             self._set()
 
-    def _set(self, **changes) -> None:
+    def _set(self, **changes: Any) -> None:
         """Change the page's state (the lock held)."""
         self.state = {**self.state, **changes, "log": self.log, "seq": self.state["seq"] + 1}
 
-    def publish(self, **changes) -> None:
+    def publish(self, **changes: Any) -> None:
         with self.lock:
             self._set(**changes)
 
@@ -79,7 +81,7 @@ class WebSeat(Terminal):
                 return reply
             self.publish(message=problem)
 
-    def finish(self, info, result: str) -> None:
+    def finish(self, info: GameInfo, result: str) -> None:
         """The page's last state: the whole board (the game is over) and the result."""
         picture = picture_of(info, self.match) if self.match is not None else None
         board = self.match.render() if self.match is not None and info.renders else ""
@@ -126,7 +128,7 @@ def serve(seat: WebSeat, port: int) -> ThreadingHTTPServer:
                 seat.entries.put(str(text))
             self._send(200, b"{}", "application/json")
 
-        def log_message(self, *args) -> None:
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # the terminal shows the game, not the page's requests
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
@@ -202,24 +204,36 @@ PAGE = """<!doctype html>
     if (pending.length >= need) send(entry);
   }
   function drawGrid(g, cells) {
-    var rows = g.rows.length, cols = rows ? g.rows[0].length : 0, cellStyle = g.style === "cells";
-    var s = cellStyle ? 44 : 30, left = g.row_labels.length ? 26 : 8, top = g.col_labels.length ? 22 : 8;
+    var rows = g.rows.length, cols = rows ? g.rows[0].length : 0;
+    var cellStyle = g.style === "cells";
+    var s = cellStyle ? 44 : 30;
+    var left = g.row_labels.length ? 26 : 8, top = g.col_labels.length ? 22 : 8;
     var w = left + cols * s + 8, h = top + rows * s + 8;
     var svg = el("svg", {xmlns: NS, width: w, height: h, viewBox: "0 0 " + w + " " + h, "class": "board"});
     function cx(c) { return left + c * s + s / 2; }
     function cy(r) { return top + r * s + s / 2; }
-    el("rect", {x: left, y: top, width: cols * s, height: rows * s, fill: cellStyle ? "#2456b4" : "#e3b868"}, svg);
+    el("rect", {x: left, y: top, width: cols * s, height: rows * s, fill: cellStyle ? "#2456b4" : "#e3b868"},
+       svg);
     if (!cellStyle) {
-      for (var i = 0; i < rows; i++) el("line", {x1: cx(0), y1: cy(i), x2: cx(cols - 1), y2: cy(i), stroke: "#5a3d14"}, svg);
-      for (var j = 0; j < cols; j++) el("line", {x1: cx(j), y1: cy(0), x2: cx(j), y2: cy(rows - 1), stroke: "#5a3d14"}, svg);
+      for (var i = 0; i < rows; i++)
+        el("line", {x1: cx(0), y1: cy(i), x2: cx(cols - 1), y2: cy(i), stroke: "#5a3d14"}, svg);
+      for (var j = 0; j < cols; j++)
+        el("line", {x1: cx(j), y1: cy(0), x2: cx(j), y2: cy(rows - 1), stroke: "#5a3d14"}, svg);
     }
-    g.col_labels.forEach(function (t, c) { el("text", {x: cx(c), y: top - 7, "font-size": 11, "text-anchor": "middle"}, svg).textContent = t; });
-    g.row_labels.forEach(function (t, r) { el("text", {x: left - 6, y: cy(r) + 4, "font-size": 11, "text-anchor": "end"}, svg).textContent = t; });
-    g.shaded_rows.forEach(function (r) { el("rect", {x: left, y: top + r * s, width: cols * s, height: s, fill: "#000", "fill-opacity": 0.28}, svg); });
+    g.col_labels.forEach(function (t, c) {
+      el("text", {x: cx(c), y: top - 7, "font-size": 11, "text-anchor": "middle"}, svg).textContent = t;
+    });
+    g.row_labels.forEach(function (t, r) {
+      el("text", {x: left - 6, y: cy(r) + 4, "font-size": 11, "text-anchor": "end"}, svg).textContent = t;
+    });
+    g.shaded_rows.forEach(function (r) {
+      el("rect", {x: left, y: top + r * s, width: cols * s, height: s, fill: "#000", "fill-opacity": 0.28}, svg);
+    });
     for (var r = 0; r < rows; r++) {
       for (var c = 0; c < cols; c++) {
         var ch = g.rows[r].charAt(c), colour = g.pieces[ch];
-        if (colour) el("circle", {cx: cx(c), cy: cy(r), r: s * 0.42, fill: colour, stroke: "#333", "class": "piece"}, svg);
+        if (colour)
+          el("circle", {cx: cx(c), cy: cy(r), r: s * 0.42, fill: colour, stroke: "#333", "class": "piece"}, svg);
         else if (cellStyle) el("circle", {cx: cx(c), cy: cy(r), r: s * 0.42, fill: "#fff"}, svg);
         if (cells) {
           var t = el("rect", {x: left + c * s, y: top + r * s, width: s, height: s, fill: "#fff", "fill-opacity": 0,
@@ -228,10 +242,14 @@ PAGE = """<!doctype html>
         }
       }
     }
-    g.last.forEach(function (p) { el("circle", {cx: cx(p[1]), cy: cy(p[0]), r: s * 0.2, fill: "none", stroke: "#e0142c", "stroke-width": 3, "class": "last"}, svg); });
+    g.last.forEach(function (p) {
+      el("circle", {cx: cx(p[1]), cy: cy(p[0]), r: s * 0.2, fill: "none", stroke: "#e0142c", "stroke-width": 3,
+                    "class": "last"}, svg);
+    });
     if (g.line.length > 1) {
       var a = g.line[0], b = g.line[g.line.length - 1];
-      el("line", {x1: cx(a[1]), y1: cy(a[0]), x2: cx(b[1]), y2: cy(b[0]), stroke: "#1f8f3a", "stroke-width": 5, "class": "winline"}, svg);
+      el("line", {x1: cx(a[1]), y1: cy(a[0]), x2: cx(b[1]), y2: cy(b[0]), stroke: "#1f8f3a", "stroke-width": 5,
+                  "class": "winline"}, svg);
     }
     return svg;
   }

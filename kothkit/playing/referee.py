@@ -35,10 +35,14 @@ from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
     HOST_START_TIME,
+    NO_EXIT,
     EndGame,
+    Exit,
     Fault,
     FunctionSeat,
     HostPool,
+    Late,
+    PersonFn,
     PersonSeat,
     Seat,
     Stop,
@@ -56,9 +60,6 @@ from kothkit.store.records import GameRecord, GameTask, Move
 #: pondering): a fast reply then costs no freezer write (a freeze and thaw take 0.2-0.3 ms on a
 #: cgroup v1 host), and a waiting bot can take at most this much of a long think.
 FREEZE_AFTER = 0.005
-
-#: A seat played by a person or a record: f(match, prompt) -> the reply (see Referee's ``people``).
-PersonFn = Callable[[Match, Prompt], Any]
 
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
 #: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
@@ -115,7 +116,8 @@ class Referee:
         self.hosts = hosts if hosts is not None else HostPool()
         # Only games with a process (a program bot or an isolated function host) need a selector.
         # epoll itself rather than the selectors module: this wait runs once a move.
-        self.sel = select.epoll() if not task.functions_in_process or any(b.kind != "function" for b in task.players) else None
+        self.sel = (select.epoll() if not task.functions_in_process or any(b.kind != "function" for b in task.players)
+                    else None)
         self.fds: dict[int, tuple[Seat, str]] = {}
         if seats or people:
             given = dict(seats or {})
@@ -133,17 +135,18 @@ class Referee:
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.no_processes = self.sel is None
         #: A timed-out seat's reply that came in the grace period: [seat, reply, ms].
-        self._late_reply: list | None = None
+        self._late_reply: list[int | str | float] | None = None
         #: 1 once the game is over: log lines then count as after the last move (see records.LOG_MOVES).
         self._over = 0
         #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
         self._fault: Fault | None = None
         #: Some seat a function called in this process, whose prints are captured for its log.
-        self.captures = task.functions_in_process and (self.no_processes or any(b.kind == "function" for b in task.players))
+        self.captures = task.functions_in_process and (self.no_processes
+                                                       or any(b.kind == "function" for b in task.players))
         #: Seats that replied and are to be frozen while they wait (a game without pondering).
         self.idle: set[int] = set()
         #: What each seat did at exit (Seat.stop), once the game is over.
-        self.exits: list = []
+        self.exits: list[Exit] = []
         self._slot: list[int] | None = None
 
     def overtime_slot(self) -> list[int]:
@@ -162,7 +165,8 @@ class Referee:
         """What shows a program bot's stderr lines live: whoever watches the game, or the judge's
         stderr for a bot that asks for it (``stderr = true``), or nobody."""
         if self.on_event is not None:
-            return lambda line, i=s.index: self.emit("stderr", i, line)
+            i = s.index
+            return lambda line: self.emit("stderr", i, line)
         if s.spec.stderr:
             return _LiveStderr(s.spec.name, self.limits.stderr_cap)
         return None
@@ -217,7 +221,7 @@ class Referee:
         # ends, not at a garbage collection (measured: with the cycle left, games of function bots in
         # this process were 10-15% slower, from the collections it set off).
         for s in self.seats:
-            s.ref = None
+            del s.ref
         return record
 
     def _start_all(self) -> None:
@@ -253,8 +257,9 @@ class Referee:
         # FunctionSeat.ask would call it -- the method call and its returned tuple were 5% of the
         # instructions of a whole in-process connect4 game (callgrind).
         calls = [s.call if type(s) is FunctionSeat else None for s in seats]
-        watch = self.overtime_slot() if any(calls) else None
+        watch = self.overtime_slot() if any(calls) else []
         clock_ns = time.perf_counter_ns
+        late: Late
         while True:
             step = nxt()
             if type(step) is not Prompt and isinstance(step, Outcome):
@@ -303,7 +308,7 @@ class Referee:
             if follows and s.follows:
                 s.after_play(match)
 
-    def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, str, str]:
+    def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""
         limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
         kind, why = Verdict.TIMEOUT, f"no reply within {limit:g} s"
@@ -311,23 +316,28 @@ class Referee:
             left = self.limits.game_time - s.used
             if left < limit:
                 limit = max(left, 0.0)
-                kind, why = Verdict.TIME_BUDGET, f"used up its {self.limits.game_time:g} s of thinking time for the game"
+                kind = Verdict.TIME_BUDGET
+                why = f"used up its {self.limits.game_time:g} s of thinking time for the game"
         return limit, kind, why
 
     def freeze_idle(self) -> None:
         """Freeze the seats that replied and wait (a game without pondering)."""
         for i in self.idle:
-            self.seats[i].jail.freeze()
+            jail = self.seats[i].jail
+            assert jail is not None  # only a seat in a freezable jail is idle
+            jail.freeze()
         self.idle.clear()
 
     # -- waiting and reading, for every seat with a process -------------------------
-    def wait_line(self, s: Seat, deadline: float, late_verdict: str, late_why: str) -> str:
+    def wait_line(self, s: Seat, deadline: float, late_verdict: Verdict, late_why: str) -> str:
         """The awaited seat's next reply line (by perf_counter ``deadline``); faults (its own or
         another seat's: a line written when no reply was due) end the game."""
+        proc, sel = s.proc, self.sel
+        assert proc is not None and sel is not None  # a seat with a process: the game has a selector
         clock = time.perf_counter
         freeze_at = clock() + FREEZE_AFTER if self.idle else None
         while True:
-            if s.proc.out_buf:
+            if proc.out_buf:
                 line = self._pop(s)
                 if line is not None:
                     return line
@@ -335,8 +345,9 @@ class Referee:
                 if other is not s and other.lines and other.proc is not None and other.proc.out_buf:
                     extra = self._pop(other, awaited=False)
                     if extra is not None:
-                        raise Stop(Fault(other.index, Verdict.OUT_OF_TURN, f"wrote {_short(extra)!r} when no reply was due"))
-            if s.proc.eof:
+                        raise Stop(Fault(other.index, Verdict.OUT_OF_TURN,
+                                         f"wrote {_short(extra)!r} when no reply was due"))
+            if proc.eof:
                 raise Stop(self._death(s))
             left = deadline - clock()
             if left <= 0:
@@ -352,44 +363,51 @@ class Referee:
                     freeze_at = None
                 else:
                     wait = min(wait, freeze_at - clock())
-            for fd, _ in self.sel.poll(wait):
+            for fd, _ in sel.poll(wait):
                 self.read_ready(fd)
 
     def read_ready(self, fd: int) -> None:
         """Read what the selector says ``fd`` (a bot's stdout or stderr) has."""
         seat, which = self.fds[fd]
+        proc = seat.proc
+        assert proc is not None  # only a seat's process's pipes are watched
         if which == "out":
-            seat.proc.read_stdout()
-            if seat.proc.eof:
+            proc.read_stdout()
+            if proc.eof:
                 self._unregister(fd)
         else:
-            size = len(seat.proc.err_log)
-            seat.proc.read_stderr()
-            if len(seat.proc.err_log) != size:
-                seat.err_marks.append((len(seat.proc.err_log), len(self.moves) + self._over))
-            if seat.proc.err_eof:
+            size = len(proc.err_log)
+            proc.read_stderr()
+            if len(proc.err_log) != size:
+                seat.err_marks.append((len(proc.err_log), len(self.moves) + self._over))
+            if proc.err_eof:
                 self._unregister(fd)
 
     def watch(self, fd: int, seat: Seat, which: str) -> None:
         """Watch ``seat``'s stdout (``which`` = "out") or stderr ("err") pipe."""
+        assert self.sel is not None  # a game with a process has a selector
         self.sel.register(fd, select.EPOLLIN)
         self.fds[fd] = (seat, which)
 
     def _unregister(self, fd: int) -> None:
+        assert self.sel is not None  # it watched fd
         self.sel.unregister(fd)
         del self.fds[fd]
 
     def _pop(self, s: Seat, awaited: bool = True) -> str | None:
         """Next non-aside stdout line of ``s``; oversized or undecodable lines are faults."""
+        proc = s.proc
+        assert proc is not None  # lines come from a seat's process
         while True:
             try:
-                line = s.proc.pop_line()
+                line = proc.pop_line()
             except LineTooLong as e:
                 kind = Verdict.OUT_OF_TURN if not awaited else Verdict.INVALID_REPLY
                 raise Stop(Fault(s.index, kind, str(e))) from None
             except UnicodeDecodeError as e:
                 kind = Verdict.OUT_OF_TURN if not awaited else Verdict.INVALID_REPLY
-                raise Stop(Fault(s.index, kind, f"reply is not UTF-8 ({e.reason} at byte {e.start})")) from None
+                raise Stop(Fault(s.index, kind,
+                                 f"reply is not UTF-8 ({e.reason} at byte {e.start})")) from None
             if line is None:
                 return None
             if self.prefix and s.lines and line.startswith(self.prefix):
@@ -412,17 +430,20 @@ class Referee:
         s.aside_dropped += len(data) - len(kept)
 
     def _death(self, s: Seat) -> Fault:
-        s.proc.wait_exit(0.25)
-        code = s.proc.poll()
+        proc = s.proc
+        assert proc is not None  # a seat's process ended
+        proc.wait_exit(0.25)
+        code = proc.poll()
         for _ in range(16):  # what the bot (and its jail's init) wrote last, bounded
-            before = len(s.proc.err_log) + s.proc.err_dropped
-            s.proc.read_stderr()
-            if s.proc.err_eof or len(s.proc.err_log) + s.proc.err_dropped == before:
+            before = len(proc.err_log) + proc.err_dropped
+            proc.read_stderr()
+            if proc.err_eof or len(proc.err_log) + proc.err_dropped == before:
                 break
         if s.jail is not None and s.jail.oom_killed():
-            return Fault(s.index, Verdict.MEMORY, f"killed for using more than {self.limits.memory_mb} MiB of memory")
+            return Fault(s.index, Verdict.MEMORY,
+                         f"killed for using more than {self.limits.memory_mb} MiB of memory")
         what = describe_exit(code) if code is not None else "closed its output"
-        text = s.proc.stderr_text()
+        text = proc.stderr_text()
         tail = [l for l in text.splitlines() if l.strip()]
         full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
         if full:  # the jail's init says so (kothkit.procs.contain.DISK_FULL)
@@ -455,7 +476,7 @@ class Referee:
             self._await_late(self.seats[fault.seat], end)
         # Seats that talk in lines first: their lines are read to the end (asides kept, the rest
         # dropped) before a host's owed acknowledgement is read, which must not find one waiting.
-        exits = [None] * len(self.seats)
+        exits = [NO_EXIT] * len(self.seats)
         for s in sorted(self.seats, key=lambda s: not s.lines):
             exits[s.index] = s.stop(end, ended)
         self.exits = exits
@@ -467,19 +488,20 @@ class Referee:
     def _await_late(self, s: Seat, end: float) -> None:
         """Keep the reply of ``s``, which timed out, if it comes within the grace period (with its
         time from the prompt), so that a timeout can be seen for what it was."""
-        if s.asked_at is None or not s.lines or s.proc is None or s.proc.proc is None:
+        proc, sel = s.proc, self.sel
+        if s.asked_at is None or not s.lines or proc is None or proc.proc is None or sel is None:
             return
         try:
             while True:
-                line = self._pop(s) if s.proc.out_buf else None
+                line = self._pop(s) if proc.out_buf else None
                 if line is not None:
                     ms = round((time.perf_counter() - s.asked_at) * 1000, 3)
                     self._late_reply = [s.index, line, ms]
                     return
                 left = end - time.monotonic()
-                if left <= 0 or s.proc.eof:
+                if left <= 0 or proc.eof:
                     return
-                for fd, _ in self.sel.poll(left):
+                for fd, _ in sel.poll(left):
                     if fd in self.fds:
                         self.read_ready(fd)
         except Stop:
@@ -487,7 +509,7 @@ class Referee:
 
     def _logs(self) -> dict[str, Any]:
         logs: dict[str, Any] = {}
-        marks: dict[str, dict] = {}
+        marks: dict[str, dict[str, Any]] = {}
         moves = len(self.moves) + 1  # after the game
         for s in self.seats:
             parts = []

@@ -28,12 +28,16 @@ its ``C`` prompt, are each tried once).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 THEN = ("random", "resign")
+
+
+def _ints(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(values)
 
 
 @attrs.frozen
@@ -49,7 +53,7 @@ class Scenario:
     #: Replies of the other seat(s), in the order they are prompted.
     script: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
     #: After the script: at each of the other seats' next prompts, a legal reply of this kind (index into shapes()).
-    branch: tuple[int, ...] = attrs.field(default=(), converter=tuple)
+    branch: tuple[int, ...] = attrs.field(default=(), converter=_ints)
     #: What the other seats do after script and branch: "random" legal replies, or "resign".
     then: str = attrs.field(default="random", validator=attrs.validators.in_(THEN))
     #: The other seats resign once the bot has given this many accepted replies (None: play on).

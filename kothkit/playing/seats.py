@@ -25,16 +25,18 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotSpec, folder_bytes
 from kothkit.bots.functions import FunctionBot, FunctionBotError
-from kothkit.game import Match, Prompt, Rejected, Setup, Verdict
+from kothkit.game import Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.seeding import derive
 from kothkit.procs.contain import Jail
@@ -53,7 +55,7 @@ HOST_START_TIME = 20.0
 _clock_ns = time.perf_counter_ns
 
 #: (verdict, reason) of a reply that comes too late, as the referee rules it.
-Late = tuple[str, str]
+Late = tuple[Verdict, str]
 
 
 @attrs.frozen
@@ -79,7 +81,7 @@ class EndGame(Exception):
     """Raised by a seat that ends the game itself (``kothkit check``'s opponent resigning):
     ``outcome`` is how it ended, as ``Match.forfeit`` gave it; no fault."""
 
-    def __init__(self, outcome: Any):
+    def __init__(self, outcome: Outcome):
         self.outcome = outcome
 
 
@@ -127,17 +129,17 @@ class Seat:
     proc: LineProcess | None = None
     jail: Jail | None = None
     used: float = 0.0  # seconds of own reply time this game (kept only for a game time budget)
-    aside: list = attrs.field(factory=list)
+    aside: list[str] = attrs.field(factory=list)
     #: Per kept aside line, and per read of stderr (with its end offset): replies recorded so far.
-    aside_moves: list = attrs.field(factory=list)
-    err_marks: list = attrs.field(factory=list)
+    aside_moves: list[int] = attrs.field(factory=list)
+    err_marks: list[tuple[int, int]] = attrs.field(factory=list)
     #: perf_counter time the prompt awaiting this seat's reply was sent (None when none is due).
     asked_at: float | None = None
     aside_bytes: int = 0
     aside_dropped: int = 0
     start_error: str | None = None
     detail: str | None = None  # the traceback of a function bot that raised, for its log
-    start_verdict: str = Verdict.CRASH
+    start_verdict: Verdict = Verdict.CRASH
 
     def start(self) -> None:
         """Get ready to play; a failure sets ``start_error`` (and ``start_verdict``), it never raises."""
@@ -229,13 +231,15 @@ class ProgramSeat(Seat):
         line = match.encode(step[1])
         ref.emit("send", self.index, line)
         ref.idle.discard(self.index)
-        self.jail.thaw()  # its turn (a game without pondering froze it while it waited)
+        jail, proc = self.jail, self.proc
+        assert jail is not None and proc is not None  # started (else the game ended at its start)
+        jail.thaw()  # its turn (a game without pondering froze it while it waited)
         t0 = self.asked_at = time.perf_counter()
-        self.proc.send(line)
+        proc.send(line)
         reply = ref.wait_line(self, t0 + allowed_ns / 1e9, *late)
         elapsed = time.perf_counter() - t0
         self.asked_at = None
-        if self.jail.freezer_group is not None:
+        if jail.freezer_group is not None:
             ref.idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)
 
@@ -246,13 +250,15 @@ class ProgramSeat(Seat):
         self.ref.emit(kind, self.index, line)
         self.proc.send(line)
 
-    def _running(self) -> bool:
-        return self.proc is not None and self.proc.proc is not None
+    def _running(self) -> LineProcess | None:
+        """Its process, while there is one to talk to or stop."""
+        return self.proc if self.proc is not None and self.proc.proc is not None else None
 
     def end_input(self, ended: bool) -> None:
-        if not self._running():
+        proc = self._running()
+        if proc is None:
             return
-        proc = self.proc
+        assert self.jail is not None  # a process runs in its jail
         self.jail.thaw()  # to read its final message and leave within the grace
         if self.keep_exit:
             partial = bytes(proc.out_buf)
@@ -271,18 +277,20 @@ class ProgramSeat(Seat):
         proc.close_stdin()
 
     def stop(self, end: float, ended: bool) -> Exit:
-        if not self._running():
+        proc = self._running()
+        if proc is None:
             return self.exit
-        self.proc.wait_exit(max(0.0, end - time.monotonic()))
-        self._drain()
-        self.proc.kill()
+        assert self.jail is not None  # a process runs in its jail
+        proc.wait_exit(max(0.0, end - time.monotonic()))
+        self._drain(proc)
+        proc.kill()
         self.jail.teardown()
         return self.exit
 
-    def _drain(self) -> None:
+    def _drain(self, proc: LineProcess) -> None:
         """Keep what a bot wrote after the game ended: stderr, and diagnostic (aside) lines,
         e.g. a DEBUG line at END; other stdout lines no longer matter.  Bounded reads only."""
-        proc, ref = self.proc, self.ref
+        ref = self.ref
         for _ in range(64):
             before = len(proc.err_log) + proc.err_dropped
             proc.read_stderr()
@@ -373,11 +381,13 @@ class HostSeat(Seat):
     def forget(self) -> None:
         self.ref.hosts.discard(self.spec)
 
-    def request(self, request: dict | str, timeout: float, late: Late = (Verdict.TIMEOUT, "no reply in time")) -> Any:
+    def request(self, request: dict[str, Any] | str, timeout: float,
+                late: Late = (Verdict.TIMEOUT, "no reply in time")) -> Any:
         """Send ``request`` (a dict, or its JSON line) to the host and return its answer, after the
         acknowledgements owed (see the class's docstring)."""
         t0 = time.perf_counter()
         ref = self.ref
+        assert self.proc is not None  # started
         self.proc.send(request if isinstance(request, str) else dumps_compact(request))
         try:
             owed_error = None  # an acknowledgement's error answer: raised once all answers are in
@@ -405,7 +415,8 @@ class HostSeat(Seat):
         a short line -- is handled here with one write, waits and a line cut; anything else
         goes the general way (``Referee.wait_line``), which rules on every fault.
         """
-        host = self.proc
+        # A started seat's host (annotated, not checked: this is the hot path of isolated function bots).
+        host = cast(LineProcess, self.proc)
         clock = time.perf_counter
         fd = host.stdin_fd
         if self.acks or host.pending or host.broken or host.out_buf or fd is None:
@@ -438,8 +449,9 @@ class HostSeat(Seat):
                 left = deadline - clock()
                 if left <= 0:
                     raise Stop(Fault(self.index, *late))
-                for fd, _ in ref.sel.poll(left):
-                    ref.read_ready(fd)
+                # A host is a process: the referee has a selector.
+                for ready, _ in cast(select.epoll, ref.sel).poll(left):
+                    ref.read_ready(ready)
         except Stop as stop:
             if stop.fault.seat == self.index and not stop.host_ok:
                 self.forget()
@@ -463,7 +475,7 @@ class HostSeat(Seat):
         if "error" in answer:
             detail = answer.get("detail")
             self.detail = detail if isinstance(detail, str) else None
-            raise Stop(Fault(self.index, answer.get("kind", Verdict.CRASH), str(answer["error"])), host_ok=True)
+            raise Stop(Fault(self.index, _verdict(answer.get("kind")), str(answer["error"])), host_ok=True)
         return answer.get("ok")
 
     def end_input(self, ended: bool) -> None:
@@ -504,9 +516,9 @@ class FunctionSeat(Seat):
 
     func: FunctionBot | None = None
     #: The slot to arm around a call (kothkit.bots.overtime.watch): two stores a move.
-    watch: list | None = None
+    watch: list[int] | None = None
     #: The bot's function, once started: payload -> reply (FunctionBot.call).
-    call: Any = None
+    call: Callable[[Any], Any] | None = None
 
     def start(self) -> None:
         limits = self.ref.limits
@@ -534,13 +546,14 @@ class FunctionSeat(Seat):
         # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
         # disarmed by two stores.  Referee._loop makes this same call inline for a FunctionSeat
         # (its hot path); this is for subclasses (kothkit check's) and other callers.
-        watch = self.watch
+        watch, call = self.watch, self.call
+        assert watch is not None and call is not None  # started
         clock_ns = _clock_ns
         t0 = clock_ns()
         watch[0] = t0 + allowed_ns
         try:
             try:
-                reply = self.call(step[1])
+                reply = call(step[1])
             finally:
                 watch[0] = 0
         except FunctionBotError as e:
@@ -558,7 +571,7 @@ class FunctionSeat(Seat):
 
 
 #: A person's (or a record's) reply: f(match, prompt) -> the reply.
-PersonFn = Any
+PersonFn = Callable[[Match, Prompt], Any]
 
 
 @attrs.define(eq=False)
@@ -568,13 +581,14 @@ class PersonSeat(Seat):
     the bots that wait are frozen meanwhile where the game allows no pondering."""
 
     timed = False
-    reply: PersonFn = None
+    reply: PersonFn | None = None
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         ref = self.ref
         ref.freeze_idle()
         ref.emit("send", self.index, match.encode(step[1]))
         t0 = time.perf_counter_ns()
+        assert self.reply is not None  # a PersonSeat is made with its reply function
         reply = self.reply(match, step)
         return reply, time.perf_counter_ns() - t0
 
@@ -584,6 +598,14 @@ def seat_class(spec: BotSpec, trusted: bool) -> type[Seat]:
     if spec.kind != "function":
         return ProgramSeat
     return FunctionSeat if trusted else HostSeat
+
+
+def _verdict(kind: object) -> Verdict:
+    """The verdict a function host's error answer names; a name that is not one is a crash."""
+    return Verdict(kind) if isinstance(kind, str) and kind in _VERDICTS else Verdict.CRASH
+
+
+_VERDICTS = frozenset(Verdict)
 
 
 def _line_moves(data: bytes, marks: list[tuple[int, int]], moves: int) -> list[int]:
@@ -600,7 +622,7 @@ def _line_moves(data: bytes, marks: list[tuple[int, int]], moves: int) -> list[i
     return tags
 
 
-_FUNCTIONS: dict[tuple[str, str, str], Any] = {}
+_FUNCTIONS: dict[tuple[str, str, str], FunctionBot] = {}
 
 
 def function_cache(spec: BotSpec, load_time: float) -> FunctionBot:
@@ -671,6 +693,7 @@ class HostPool:
             jail = Jail(limits, cpu=cpu)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
+            assert spec.entry is not None  # a function bot names its file and function
             argv = jail.wrap([sys.executable, "-m", "kothkit.bots.funchost", spec.entry], folder,
                              readable=(spec.path.parent,) if spec.workdir is not None else ())
             p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,

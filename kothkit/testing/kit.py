@@ -212,11 +212,13 @@ class Kit:
                 raise ConformanceError(f"{where}: {info.bots} holds no bots")
             for b in loaded.bots:
                 if b.kind == "function" and not info.function_bots:
-                    raise ConformanceError(f"{where}: bundled bot {b.name} is a function bot, but GameInfo.function_bots is False")
+                    raise ConformanceError(f"{where}: bundled bot {b.name} is a function bot, but "
+                                           "GameInfo.function_bots is False")
         try:
             new_match(info, 0, self.rules)
         except Exception as e:
-            raise ConformanceError(f"{where}: creating a match with the default rules raised {type(e).__name__}: {e}") from e
+            raise ConformanceError(f"{where}: creating a match with the default rules raised "
+                                   f"{type(e).__name__}: {e}") from e
 
     def check_playouts(self) -> None:
         """Random games from every seed end, accept every reply legal_replies() offers, and end well.
@@ -283,8 +285,10 @@ class Kit:
 
     def _compare(self, a: Playout, b: Playout, what: str) -> None:
         for i, (x, y) in enumerate(zip(a.steps, b.steps)):
-            if (x.seat, x.line, x.notices, x.choices) != (y.seat, y.line, y.notices, y.choices) or not _same(x.reply, y.reply):
-                raise ConformanceError(f"{self.name}, seed {a.seed}, step {i}: not deterministic: {what} gave a different game: "
+            if ((x.seat, x.line, x.notices, x.choices) != (y.seat, y.line, y.notices, y.choices)
+                    or not _same(x.reply, y.reply)):
+                raise ConformanceError(f"{self.name}, seed {a.seed}, step {i}: not deterministic: {what} gave "
+                                       "a different game: "
                                        f"first seat {x.seat} got {short(x.line)} ({x.choices} legal replies), "
                                        f"then seat {y.seat} got {short(y.line)} ({y.choices} legal replies)")
         if len(a.steps) != len(b.steps) or not _same(a.outcome, b.outcome) or a.finals != b.finals:
@@ -334,7 +338,8 @@ class Kit:
         seeds = self._few(3)
         mine = self.digest(seeds)
         code = ("import json,sys; from kothkit.testing.kit import _digest_main; "
-                "print(json.dumps(_digest_main(sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]))))")
+                "print(json.dumps(_digest_main(sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), "
+                "int(sys.argv[4]))))")
         env = {**os.environ, "PYTHONHASHSEED": "12345" if os.environ.get("PYTHONHASHSEED") != "12345" else "54321",
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         done = subprocess.run([sys.executable, "-c", code, ref, rules, json.dumps(seeds), str(self.max_steps)],
@@ -345,7 +350,8 @@ class Kit:
         for seed in seeds:
             if theirs[seed] != mine[seed]:
                 raise ConformanceError(
-                    f"{self.name}, seed {seed}: not deterministic: the same seed gives a different game in another Python process "
+                    f"{self.name}, seed {seed}: not deterministic: the same seed gives a different game in "
+                    "another Python process "
                     "(different PYTHONHASHSEED): does the game iterate over a set, or use hash() or id()? "
                     "Sort before iterating, and derive randomness from Setup.seed only")
 
@@ -372,7 +378,8 @@ class Kit:
         try:
             result = match.play(seat, reply)
         except Exception as e:
-            raise where.fail(f"{label} raised {type(e).__name__}: {e} (play() must return a Rejected for bad input, never raise)") from e
+            raise where.fail(f"{label} raised {type(e).__name__}: {e} (play() must return a Rejected for bad "
+                             "input, never raise)") from e
         if result is None:
             if any((type(reply) is bool) == (type(x) is bool) and _same(reply, x) for x in legal):
                 return None
@@ -408,7 +415,8 @@ class Kit:
                     if outcome.winner == seat:
                         raise where.fail(f"forfeit({seat}, ...) names seat {seat}, the one at fault, as the winner")
                     if self.info.seats == 2 and outcome.winner != 1 - seat:
-                        raise where.fail(f"forfeit({seat}, ...) in a two-seat game must make seat {1 - seat} the winner, got {outcome.winner!r}")
+                        raise where.fail(f"forfeit({seat}, ...) in a two-seat game must make seat {1 - seat} "
+                                         f"the winner, got {outcome.winner!r}")
                     try:
                         finals = m.final(outcome)
                     except Exception as e:
@@ -434,7 +442,8 @@ class Kit:
                     found_hidden += 1
                     if reveals is None:
                         raise where.fail(
-                            f"hidden_from({seat}) returns {short(hidden)}, but there is no way to check that seat {seat}'s "
+                            f"hidden_from({seat}) returns {short(hidden)}, but there is no way to check that "
+                            f"seat {seat}'s "
                             "prompts keep it hidden: give the Match a reveals(seat, payload, hidden) method "
                             "(see docs/plugins.md, 'Hidden information') or pass reveals= to the kit")
                     sent = [("notice", m.payload) for m in prompt.notices if m.seat == seat]
@@ -446,7 +455,8 @@ class Kit:
                         except Exception as e:
                             raise where.fail(f"reveals({seat}, ...) raised {type(e).__name__}: {e}") from e
                         if leak:
-                            raise where.fail(f"the {what} sent to seat {seat} reveals {short(leak if leak is not True else hidden)}, "
+                            raise where.fail(f"the {what} sent to seat {seat} reveals "
+                                             f"{short(leak if leak is not True else hidden)}, "
                                              f"which hidden_from({seat}) says it must not see")
 
             self.playout(seed, visit=visit)
@@ -502,7 +512,8 @@ class Kit:
             for i, s in enumerate(p.steps):
                 where.step = i
                 a, b = clean.next(), dirty.next()
-                if isinstance(a, Outcome) or isinstance(b, Outcome) or clean.encode(a.payload) != dirty.encode(b.payload):
+                if (isinstance(a, Outcome) or isinstance(b, Outcome)
+                        or clean.encode(a.payload) != dirty.encode(b.payload)):
                     raise where.fail("after a bot changed the lists it was given (as a function bot may), the game "
                                      "changed: copy the views you put in a prompt, or build them anew each turn")
                 _scribble(b.payload)

@@ -105,7 +105,8 @@ def one_line(match: Match, payload: Any, what: str, where: Where) -> str:
     if not isinstance(line, str):
         raise where.fail(f"encode() of the {what} returned {type(line).__name__}, not str")
     if "\n" in line or "\r" in line:
-        raise where.fail(f"encode() of the {what} is not one line: {short(line)} (a newline inside ends the line early)")
+        raise where.fail(f"encode() of the {what} is not one line: {short(line)} "
+                         "(a newline inside ends the line early)")
     return line
 
 
@@ -124,7 +125,8 @@ def check_messages(match: Match, messages: Any, seats: int, what: str, where: Wh
 
 def check_outcome(outcome: Outcome, seats: int, where: Where, what: str = "the outcome") -> None:
     if not (outcome.winner is None or (type(outcome.winner) is int and 0 <= outcome.winner < seats)):
-        raise where.fail(f"{what} names winner {outcome.winner!r}: it must be a seat (0..{seats - 1}) or None for a draw")
+        raise where.fail(f"{what} names winner {outcome.winner!r}: it must be a seat (0..{seats - 1}) "
+                         "or None for a draw")
     if not isinstance(outcome.reason, str) or not outcome.reason.strip():
         raise where.fail(f"{what} has no reason (Outcome.reason must be a non-empty str): {outcome!r}")
 

@@ -69,7 +69,7 @@ class Sandbox:
         self.tools = False
 
     @classmethod
-    def create(cls, root: Path, build_tools: bool = True, inherit: bool = True, timeout: float = 300) -> "Sandbox":
+    def create(cls, root: Path, build_tools: bool = True, inherit: bool = True, timeout: float = 300) -> Sandbox:
         """A new venv at ``root``.
 
         ``inherit`` (the default) shows it this interpreter's packages, pip

@@ -41,8 +41,9 @@ def values() -> st.SearchStrategy[Any]:
     """JSON-like values an isolated function bot could return."""
     scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10))
     return st.one_of(st.sampled_from(JUNK_VALUES),
-                     st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                                   st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+                     st.recursive(scalars,
+                                  lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                          st.dictionaries(st.text(max_size=5), inner, max_size=3)),
                                   max_leaves=12))
 
 

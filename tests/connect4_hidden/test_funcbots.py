@@ -20,7 +20,7 @@ import pytest
 
 from kothkit.bots.folders import load_bots
 from kothkit.bots.functions import BotRandom, FunctionBot, FunctionBotError
-from kothkit.game import Outcome, Setup
+from kothkit.game import Outcome, Setup, Verdict
 from kothkit_connect4_hidden.match import Connect4Match
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -467,3 +467,18 @@ def test_worker_sends_a_huge_reply_whole(hosts):
     assert got["ok"] == list(range(300000))
     assert h.call(EMPTY, 1)["ok"][-1] == 299999  # and the next reply is still in step
     assert h.close()[0] == 0
+
+
+def test_a_forged_error_answer_cannot_name_its_own_verdict():
+    # An isolated bot can write to its host's answer pipe: an error answer it forges is a crash,
+    # whatever verdict it names (a record's verdict is one of kothkit.Verdict).
+    from kothkit.playing.referee import play_game
+    from kothkit.plugins import get_game
+    from kothkit.store.records import GameTask
+
+    info = get_game("connect4_hidden")
+    forger, other = load_bots([ref("forger.py", "forger"), ref("counter.py", "counter")]).bots
+    task = GameTask(id="forge", game=info.name, players=(forger, other), seed=1, limits=info.limits)
+    rec = play_game(task, info=info)
+    assert (rec.offender, rec.verdict) == ("forger", "crash")
+    assert rec.verdict in set(Verdict)
