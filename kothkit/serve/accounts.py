@@ -248,10 +248,10 @@ class Accounts:
             raise AccountError("the current password is wrong")
         nick = clean_nickname(nickname)
         if new_password or user.must_change:
-            if len(new_password) < MIN_PASSWORD or len(new_password) > MAX_PASSWORD:
-                raise AccountError(f"a new password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
             if new_password == login or new_password == old_password:
                 raise AccountError("choose a new password: not your login, not the old password")
+            if len(new_password) < MIN_PASSWORD or len(new_password) > MAX_PASSWORD:
+                raise AccountError(f"a new password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
         try:
             if new_password:
                 digest = self._hasher.hash(new_password)
