@@ -20,7 +20,7 @@ from tests.serve.webserver import (BROKEN_C, Server, brain, challenge, client, c
 
 NAME = "g12"
 MAX_BYTES = 4000
-EVIL_NICK = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+EVIL_NICK = "<script>alert(1)</script>&<b>x"
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_nickname_with_html_is_shown_escaped(site):
     with client(server) as anon:
         page = anon.get(f"/c/{NAME}/").text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "<script>alert" not in page and "<b>x" not in page
     me = users["alice"].get("/").text
     assert "<script>alert" not in me and "&lt;script&gt;" in me
     subs = users["bob"].get(f"/c/{NAME}/submissions").text
