@@ -20,8 +20,10 @@ import io
 import json
 import math
 import re
+import sys
 import threading
 import time
+import traceback
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,18 @@ class Live:
         for t in self.threads:
             t.join(timeout=5)
 
+    def close_streams(self) -> None:
+        """End every open event stream, from any thread: the server is stopping (a server waits for
+        its open responses to end before it stops)."""
+        self.stopping.set()
+        if self.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed
+                self.loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        for event in self.events.values():
+            event.set()
+
     def _watch(self, name: str) -> None:
         seen = self.versions[name]
         while not self.stopping.is_set():
@@ -124,6 +138,8 @@ class Live:
         """Wait until the challenge's version is above ``since`` (True) or ``timeout`` s (False)."""
         if self.versions.get(name, 0) > since:
             return True
+        if self.stopping.is_set():
+            return False
         event = self.events[name]
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(event.wait(), timeout)
@@ -513,6 +529,12 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette
                 if e.status == 303:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
+            except KeyError as e:  # the host knows no such challenge, bot or game
+                return site.refuse(request, _Refused(404, f"not found: {e.args[0] if e.args else e}"))
+            except Exception:
+                print(f"kothkit serve: {request.method} {request.url.path}:\n{traceback.format_exc()}",
+                      file=sys.stderr, flush=True)
+                return site.refuse(request, _Refused(500, "the server hit an error (it is in the server's log)"))
         return endpoint
 
     @contextlib.asynccontextmanager
@@ -546,5 +568,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.site = site
-    return _Headers(app)
+    wrapped = _Headers(app)
+    #: For the server: ``site.live.close_streams()`` when it is asked to stop.
+    wrapped.site = site
+    return wrapped
