@@ -421,15 +421,16 @@ class Site:
         name = request.path_params["name"]
         info = self.challenge(name)
         s = self.user_session(request)
+        version = self.host.version(name)  # before the list: a change after it wakes the page
         subs = await run_in_threadpool(self.host.submissions, name, s.user.login)
-        return self.page(request, "submissions.html", c=info, subs=subs, own=True, names={})
+        return self.page(request, "submissions.html", c=info, subs=subs, own=True, names={}, version=version)
 
     async def all_submissions(self, request: Request) -> Response:
         name = request.path_params["name"]
         info = self.challenge(name)
         subs = await run_in_threadpool(self.host.submissions, name, None)
         names = await run_in_threadpool(self.accounts.nicknames)
-        return self.page(request, "submissions.html", c=info, subs=subs, own=False, names=names)
+        return self.page(request, "submissions.html", c=info, subs=subs, own=False, names=names, version=0)
 
     async def submission(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -73,16 +73,19 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
         page.set_input_files("#file", {"name": "my brain.c", "mimeType": "text/x-c", "buffer": brain("alice")})
         page.click("#submit")
         page.wait_for_url("**/mine?submitted=*")
-        seen = set()
+        # My Submissions follows the brain without a reload: queued or building, playing, done.
+        page.evaluate("window.kept = 'my submissions'")
+        seen: list[str] = []
 
         def status():
-            page.reload()
             s = page.get_attribute("#submissions tbody tr[data-status]", "data-status")
-            seen.add(s)
+            if not seen or seen[-1] != s:
+                seen.append(s)
             return s == "done"
 
-        wait_for(status, 240, every=0.5, message=f"the brain done (statuses seen: {seen})")
-        assert seen & {"queued", "building", "playing"} or seen == {"done"}
+        wait_for(status, 240, every=0.1, message=f"the brain done (statuses seen: {seen})")
+        assert seen[0] in ("queued", "building"), seen
+        assert page.evaluate("window.kept") == "my submissions"
 
         # The open Scoreboard shows the new brain with its games, without a reload, its
         # nickname as text.
@@ -112,11 +115,8 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
             page.click("#submit")
         page.wait_for_url("**/mine?submitted=*")
 
-        def failed():
-            page.reload()
-            return page.get_attribute("#submissions tbody tr[data-status]", "data-status") == "build-failed"
-
-        wait_for(failed, 120, every=0.5, message="the broken brain shown as build failed")
+        wait_for(lambda: page.get_attribute("#submissions tbody tr[data-status]", "data-status") == "build-failed",
+                 120, every=0.2, message="the broken brain shown as build failed")
         output = page.text_content("pre.build-output")
         assert "error" in output, output
         # The working brain stays on the Scoreboard.

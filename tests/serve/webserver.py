@@ -4,6 +4,7 @@ small helpers to sign in and post forms as a browser does (Origin header, the fo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -171,12 +172,13 @@ def ready_user(c: httpx.Client, login: str, nickname: str | None = None, passwor
     assert r.status_code == 303, r.text[-1500:]
 
 
-def user(server: Server, login: str, nickname: str | None = None, password: str = "a-new-password") -> httpx.Client:
+@contextlib.contextmanager
+def user(server: Server, login: str, nickname: str | None = None, password: str = "a-new-password"):
     """A client signed in as ``login``, its account ready (new password and nickname) if it was not."""
-    c = client(server)
-    if sign_in(c, login, password).status_code != 303:
-        ready_user(c, login, nickname, password)
-    return c
+    with client(server) as c:
+        if sign_in(c, login, password).status_code != 303:
+            ready_user(c, login, nickname, password)
+        yield c
 
 
 def submit(c: httpx.Client, name: str, source: bytes, filename: str = "brain.c", language: str = "c11") -> httpx.Response:
