@@ -274,7 +274,10 @@ class Site:
         return self.page(request, "index.html", challenges=infos)
 
     async def login_page(self, request: Request) -> Response:
-        token = new_token()
+        # The same token while its cookie lasts, so that two sign-in tabs both work.
+        token = request.cookies.get(PRE_COOKIE) or ""
+        if not re.fullmatch(r"[A-Za-z0-9_-]{40,50}", token):
+            token = new_token()
         nxt = request.query_params.get("next", "/")
         r = self.page(request, "login.html", pre=token, next=nxt if _NEXT_RE.fullmatch(nxt) else "/", message="")
         self._pre_cookie(request, r, token)

@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: The tiny C brain of the tests: the free cell nearest the centre, a DEBUG line a move.
 BRAIN_C = r"""
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <stdlib.h>
 static int taken[12][12];
@@ -37,6 +39,7 @@ int main(void) {
                 if (!taken[r][c] && d < bd) { bd = d; br = r; bc = c; }
             }
             taken[br][bc] = 1;
+            if (DELAY_MS) { struct timespec ts = {0, DELAY_MS * 1000000L}; nanosleep(&ts, 0); }
             printf("DEBUG SECRET-%s thinks %d %d\n", NAME, br, bc);
             printf("%d %d\n", br, bc); fflush(stdout);
         } else if (!strncmp(line, "END", 3)) { fprintf(stderr, "stderr-of-%s\n", NAME); return 0; }
@@ -46,9 +49,10 @@ int main(void) {
 """
 
 
-def brain(name: str) -> bytes:
-    """The tiny brain's source, with ``name`` in its DEBUG and stderr lines (to tell logs apart)."""
-    return f'#define NAME "{name}"\n{BRAIN_C}'.encode()
+def brain(name: str, delay_ms: int = 0) -> bytes:
+    """The tiny brain's source, with ``name`` in its DEBUG and stderr lines (to tell logs apart),
+    thinking ``delay_ms`` a move."""
+    return f'#define NAME "{name}"\n#define DELAY_MS {delay_ms}\n{BRAIN_C}'.encode()
 
 
 BROKEN_C = b"int main(void) { this is not C; }\n"
