@@ -40,6 +40,7 @@ import attrs
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.queue import GameQueue, pick
+from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
 from kothkit.serve.submissions import Row, Store
 from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
@@ -95,8 +96,12 @@ class _Served:
     builds: deque = attrs.field(factory=deque)
     #: Folder bots being built or queued, by (name, hash).
     building: set = attrs.field(factory=set)
+    #: The standings of the counted games, kept game by game.
+    board: Board | None = None
     version: int = 0
+    #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
+    table: tuple | None = None
     # Owned by the dispatcher thread:
     journal: object = None
     code: dict | None = None
@@ -445,8 +450,11 @@ class Host:
                     first.append(t)
                 else:
                     rest.append(t)
+        board = Board(c.info.scoring, [b.name for b in bots])
+        for s in counted.values():
+            board.add(s.bots, s.winner)
         with self._lock:
-            c.index, c.counted = index, counted
+            c.index, c.counted, c.board = index, counted, board
             c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
             c.fresh = {b for b in fresh if any(b in (p.name for p in t.players) for t in first)}
             self._bump(c)
@@ -564,10 +572,11 @@ class Host:
         with self._lock:
             c.inflight.pop(task.id, None)
             c.queue.done(task)
-            if task.id in c.index:
-                c.counted[task.id] = GameSummary(id=row[0], index=c.index[task.id], bots=tuple(json.loads(row[3])),
-                                                 winner=row[6], verdict=row[9], fault=row[8], reason=row[7],
-                                                 time=row[13])
+            if task.id in c.index and task.id not in c.counted:  # (never counted twice)
+                s = c.counted[task.id] = GameSummary(id=row[0], index=c.index[task.id],
+                                                     bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
+                                                     fault=row[8], reason=row[7], time=row[13])
+                c.board.add(s.bots, s.winner)
                 c.run_stored += 1
             self._bump(c)
         self._finish_run(c)
@@ -629,42 +638,25 @@ class Host:
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
         """(games of ``bot`` counted, games it has in the round robin); with the lock held."""
-        return self._view(c)[2].get(bot, 0), c.total_per_bot()
+        return (c.board.games(bot) if c.board is not None and bot in c.bots else 0), c.total_per_bot()
 
-    def _view(self, c: _Served) -> tuple:
-        """(standings, crosstable, games counted per bot) of ``c``, worked out once per version."""
+    def _standings(self, c: _Served) -> list[Standing]:
+        """``c``'s Scoreboard, worked out once per version (with the lock held)."""
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
-        from kothkit.scoring import Tally
         from kothkit.archive import iso_time
 
-        names = sorted(c.bots)
-        tally = Tally(c.info.scoring, names)
-        cells: dict[tuple[str, str], list[int]] = {}
-        played: dict[str, int] = dict.fromkeys(names, 0)
-        for s in c.counted.values():
-            tally.add(s.bots, s.winner)
-            if len(s.bots) == 2:
-                a, b = s.bots
-                for me, other in ((a, b), (b, a)):
-                    cell = cells.setdefault((me, other), [0, 0, 0])
-                    cell[0 if s.winner == me else 1 if s.winner is None else 2] += 1
-            for p in s.bots:
-                played[p] = played.get(p, 0) + 1
-        rows = tally.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None})
+        rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
         standings, rank, prev = [], 0, None
         for i, s in enumerate(rows):
             key = (s.points, s.wins)
-            if key != prev:
+            if key != prev:  # bots level on points and wins share a rank
                 rank, prev = i + 1, key
             owner = c.logins.get(s.bot) if c.kind == "submissions" else None
             standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
                                       losses=s.losses, games=s.games, latest=c.latest.get(s.bot)))
-        table = Crosstable(bots=tuple(s.bot for s in standings),
-                           cells={k: Cell(*v) for k, v in cells.items()})
-        view = (standings, table, played)
-        c.cache = (c.version, view)
-        return view
+        c.cache = (c.version, standings)
+        return standings
 
     def challenges(self) -> list[ChallengeInfo]:
         """Every challenge served, in the order given."""
@@ -684,13 +676,17 @@ class Host:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
         with self._lock:
-            return list(self._view(c)[0])
+            return list(self._standings(c))
 
     def crosstable(self, name: str) -> Crosstable:
         """Each pair's games counted in the standings, by bot."""
         c = self._get(name)
         with self._lock:
-            return self._view(c)[1]
+            if c.table is None or c.table[0] != c.version:
+                board = c.board
+                cells = {k: Cell(*v) for k, v in board.cells.items()} if board is not None else {}
+                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), cells=cells))
+            return c.table[1]
 
     def games(self, name: str, bot: str | None = None) -> list[GameSummary]:
         """The games counted in the standings (only ``bot``'s, if given), latest first."""
