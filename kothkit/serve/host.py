@@ -259,6 +259,7 @@ class Host:
 
         self._store.requeue_building()
         self._stopping.clear()
+        self._ready.clear()
         self._slots = Slots(self.jobs, pin_cpu=any(c.limits.pin_cpu for c in self._served))
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
@@ -337,6 +338,10 @@ class Host:
 
         c.journal = Journal(c.journal_path)
         c.code = game_code(c.info)
+        with self._lock:  # (a host started again: what was queued is read again below)
+            c.builds.clear()
+            c.building.clear()
+            c.active.clear()
         if c.seed is None:
             last = c.journal.last_run(c.info.name)
             c.seed = last["seed"] if last is not None else fresh_seed()
