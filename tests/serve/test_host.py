@@ -49,10 +49,10 @@ command = ["./brain"]
 GCC = '["gcc", "-O2", "-std=c11", "-o", "brain", "brain.c"]'
 
 
-def submissions_challenge(root: Path, interval: float = 0, per_day: int = 100, build: str = GCC) -> Path:
+def submissions_challenge(root: Path, interval: float = 0, per_day: int = 100, extra: str = "") -> Path:
     d = root / "course"
     d.mkdir()
-    (d / "kothkit.toml").write_text(SUBMISSIONS.format(interval=interval, per_day=per_day, build=build))
+    (d / "kothkit.toml").write_text(SUBMISSIONS.format(interval=interval, per_day=per_day, build=GCC) + extra)
     return d
 
 
@@ -215,7 +215,7 @@ def test_refused_submissions_store_nothing(tmp_path, hosts):
     host = hosts([ch, koth], tmp_path / "state", jobs=1)
 
     def nothing_stored():
-        assert [s.id for s in host.submissions("course")] == accepted
+        assert sorted(s.id for s in host.submissions("course")) == accepted
         assert sorted(p.name for p in (tmp_path / "state" / "submissions" / "course").glob("*/*")) == \
             [str(i) for i in sorted(accepted)]
 
@@ -260,21 +260,29 @@ def test_daily_limit(tmp_path):
     store.close()
 
 
-SLOW_BUILD = ('["sh", "-c", "if test -e started; then gcc -O2 -o brain brain.c; '
-              'else touch started; sleep 60; fi"]')
+#: A build profile whose first build in a folder hangs (the host is stopped during it), and whose
+#: next one builds.
+SLOW = """
+[serve.languages.slow]
+label = "C, built slowly once"
+file = "brain.c"
+build = ["sh", "-c", "if test -e started; then gcc -O2 -o brain brain.c; else touch started; sleep 60; fi"]
+command = ["./brain"]
+"""
 
 
 def test_restart_in_the_middle_of_a_build(tmp_path, hosts):
     """A host stopped while a build runs: the build is killed at once (nothing left running); the
     next host builds the submission again and plays its games, each counted once."""
-    ch = submissions_challenge(tmp_path, build=SLOW_BUILD)
+    ch = submissions_challenge(tmp_path, extra=SLOW)
     state = tmp_path / "state"
     host = hosts([ch], state, jobs=1)
     host.start()
-    sub = host.submit("course", "s001", "a.c", "c11", brain(0))
+    sub = host.submit("course", "s001", "a.c", "slow", brain(0))
     until(host, "course", lambda: host.submissions("course")[0].status == "building")
     folder = state / "submissions" / "course" / "s001" / str(sub.id)
     until(host, "course", lambda: (folder / "started").exists())
+    assert until(host, "course", lambda: _processes_in(folder), timeout=10)  # the build runs: seen here
     began = time.monotonic()
     host.stop(timeout=10)
     assert time.monotonic() - began < 15
