@@ -205,6 +205,21 @@ def test_submissions_build_play_and_replace(tmp_path, hosts):
     assert host.game("course", game.id) == game
     with pytest.raises(KeyError):
         host.game("course", "0" * 32)
+
+    # Logs and replays: the whole game, or one bot's own lines only.
+    full = host.game_log("course", game.id)
+    assert "outcome:" in full and all(b in full for b in game.bots)
+    me, other = game.bots if game.bots[0] == "s001" else game.bots[::-1]
+    mine = host.game_log("course", game.id, bot=me)
+    assert f"as seat {game.bots.index(me)}" in mine and f"judge -> {other}" not in mine
+    assert f"{other} -> judge" not in mine and f"{me} -> judge" in mine
+    with pytest.raises(KeyError):
+        host.game_log("course", game.id, bot="nobody")
+    page = host.replay_html("course", game.id)
+    assert page.lstrip().lower().startswith("<!doctype html") and game.id in page
+    old_game = next(g for g in stored_ids(journal) if g not in {x.id for x in host.games("course")})
+    assert host.game("course", old_game).id == old_game  # a superseded game is still there to see
+    assert "outcome:" in host.game_log("course", old_game)
     with pytest.raises(KeyError):
         host.standings("nope")
 
