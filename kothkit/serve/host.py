@@ -99,9 +99,10 @@ class _Served:
     #: The standings of the counted games, kept game by game.
     board: Board | None = None
     version: int = 0
-    #: (version, standings) and (version, crosstable), worked out when asked.
+    #: (version, standings), (version, crosstable) and (version, games latest first), worked out when asked.
     cache: tuple | None = None
     table: tuple | None = None
+    listed: tuple | None = None
     # Owned by the dispatcher thread:
     journal: object = None
     code: dict | None = None
@@ -697,8 +698,10 @@ class Host:
         """The games counted in the standings (only ``bot``'s, if given), latest first."""
         c = self._get(name)
         with self._lock:
-            found = [s for s in c.counted.values() if bot is None or bot in s.bots]
-        return sorted(found, key=lambda s: (-s.time, s.index))
+            if c.listed is None or c.listed[0] != c.version:
+                c.listed = (c.version, sorted(c.counted.values(), key=lambda s: (-s.time, s.index)))
+            every = c.listed[1]
+        return list(every) if bot is None else [s for s in every if bot in s.bots]
 
     def game(self, name: str, game_id: str) -> GameSummary:
         """One game of the challenge's journal (counted or not); KeyError if unknown."""
