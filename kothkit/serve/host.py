@@ -109,6 +109,8 @@ class _Served:
     run_id: int | None = None
     run_stored: int = 0
     run_bots: list | None = None
+    #: Bots added or changed since the last schedule (None: nothing changed).
+    changed: set | None = None
 
     @property
     def kind(self) -> str:
@@ -315,6 +317,10 @@ class Host:
                     if self._inflight:
                         done, _ = cf.wait(list(self._inflight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
                         self._finish(done)
+                        for c in self._served:
+                            if c.changed is not None:
+                                fresh, c.changed = c.changed, None
+                                self._reschedule(c, fresh)
                     else:
                         self._wake.wait(0.2)
                         self._wake.clear()
@@ -639,12 +645,14 @@ class Host:
                 c.latest[row.bot] = row.time
                 c.logins[row.bot] = row.login
                 fresh = {row.bot}
-        self._reschedule(c, fresh)
+            # Scheduled once the builds that finished together are in (a burst of submissions
+            # before a deadline would otherwise schedule the whole round robin again for each).
+            c.changed = (c.changed or set()) | fresh
 
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
         """(games of ``bot`` counted, games it has in the round robin); with the lock held."""
-        return (c.board.games(bot) if c.board is not None and bot in c.bots else 0), c.total_per_bot()
+        return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
 
     def _standings(self, c: _Served) -> list[Standing]:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""

@@ -77,7 +77,8 @@ class Board:
             self.matches[lost][2] += sign
 
     def games(self, bot: str) -> int:
-        return self.wins[bot] + self.draws[bot] + self.losses[bot]
+        """Games counted of ``bot`` (0 for a bot not on the board)."""
+        return self.wins.get(bot, 0) + self.draws.get(bot, 0) + self.losses.get(bot, 0)
 
     def standings(self, submitted: Mapping[str, str] | None = None) -> list[Standing]:
         """The bots ranked as :meth:`kothkit.scoring.Tally.standings` ranks them."""
