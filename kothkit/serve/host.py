@@ -99,10 +99,11 @@ class _Served:
     #: The standings of the counted games, kept game by game.
     board: Board | None = None
     version: int = 0
-    #: (version, standings), (version, crosstable) and (version, games latest first), worked out when asked.
+    #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
     table: tuple | None = None
-    listed: tuple | None = None
+    #: The counted games, oldest first (games are stored as they finish: a new one goes last).
+    recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:
     journal: object = None
     code: dict | None = None
@@ -467,6 +468,7 @@ class Host:
             board.add(s.bots, s.winner)
         with self._lock:
             c.index, c.counted, c.board = index, counted, board
+            c.recent = sorted(counted.values(), key=lambda s: (s.time, -s.index))
             c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
             c.fresh = {b for b in fresh if any(b in (p.name for p in t.players) for t in first)}
             self._bump(c)
@@ -589,6 +591,7 @@ class Host:
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
                                                      fault=row[8], reason=row[7], time=row[13])
                 c.board.add(s.bots, s.winner)
+                c.recent.append(s)
                 c.run_stored += 1
             self._bump(c)
         self._finish_run(c)
@@ -698,18 +701,16 @@ class Host:
         with self._lock:
             if c.table is None or c.table[0] != c.version:
                 board = c.board
-                cells = {k: Cell(*v) for k, v in board.cells.items()} if board is not None else {}
-                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), cells=cells))
+                counts = dict(board.cells) if board is not None else {}
+                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), counts=counts))
             return c.table[1]
 
     def games(self, name: str, bot: str | None = None) -> list[GameSummary]:
         """The games counted in the standings (only ``bot``'s, if given), latest first."""
         c = self._get(name)
         with self._lock:
-            if c.listed is None or c.listed[0] != c.version:
-                c.listed = (c.version, sorted(c.counted.values(), key=lambda s: (-s.time, s.index)))
-            every = c.listed[1]
-        return list(every) if bot is None else [s for s in every if bot in s.bots]
+            every = c.recent[::-1]
+        return every if bot is None else [s for s in every if bot in s.bots]
 
     def game(self, name: str, game_id: str) -> GameSummary:
         """One game of the challenge's journal (counted or not); KeyError if unknown."""

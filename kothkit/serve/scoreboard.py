@@ -28,8 +28,8 @@ class Board:
         self.matches: dict[str, list[int]] = {b: [0, 0, 0] for b in self.bots}
         #: Per unordered pair (sorted): [games won by the first, by the second].
         self._pairs: dict[tuple[str, str], list[int]] = {}
-        #: (bot, opponent) -> [wins, draws, losses] of bot against opponent.
-        self.cells: dict[tuple[str, str], list[int]] = {}
+        #: (bot, opponent) -> (wins, draws, losses) of bot against opponent.
+        self.cells: dict[tuple[str, str], tuple[int, int, int]] = {}
 
     def add(self, players: tuple[str, ...], winner: str | None) -> None:
         """One more game (one naming a bot not on the board is ignored, as the Tally does)."""
@@ -48,8 +48,10 @@ class Board:
         if len(players) == 2:
             a, b = players
             for me, other in ((a, b), (b, a)):
-                cell = self.cells.setdefault((me, other), [0, 0, 0])
-                cell[1 if winner is None else 0 if winner == me else 2] += 1
+                w, d, lost = self.cells.get((me, other), (0, 0, 0))
+                # Tuples, replaced (never changed in place): a copy of the dict is a snapshot.
+                self.cells[(me, other)] = ((w, d + 1, lost) if winner is None else (w + 1, d, lost) if winner == me
+                                           else (w, d, lost + 1))
         if s.unit == "match":
             pair = tuple(sorted(players))
             counts = self._pairs.get(pair)

@@ -85,11 +85,17 @@ class Cell:
 class Crosstable:
     #: Bots in Scoreboard order (rows and columns).
     bots: tuple[str, ...]
-    #: (row bot, column bot) -> Cell, for each pair with at least one game counted.
-    cells: Mapping[tuple[str, str], Cell] = attrs.field(factory=dict)
+    #: (row bot, column bot) -> (wins, draws, losses), for each pair with a game counted.
+    counts: Mapping[tuple[str, str], tuple[int, int, int]] = attrs.field(factory=dict)
 
     def cell(self, row: str, column: str) -> Cell | None:
-        return self.cells.get((row, column))
+        """The row bot's games against the column bot, or None if they have none counted."""
+        found = self.counts.get((row, column))
+        return None if found is None else Cell(*found)
+
+    @property
+    def cells(self) -> dict[tuple[str, str], Cell]:
+        return {k: Cell(*v) for k, v in self.counts.items()}
 
 
 @attrs.frozen

@@ -35,5 +35,5 @@ def test_cells_count_each_side():
     board = Board(Scoring(), ["a", "b"])
     board.add(("a", "b"), "a")
     board.add(("b", "a"), None)
-    assert board.cells[("a", "b")] == [1, 1, 0] and board.cells[("b", "a")] == [0, 1, 1]
+    assert board.cells[("a", "b")] == (1, 1, 0) and board.cells[("b", "a")] == (0, 1, 1)
     assert board.games("a") == 2
