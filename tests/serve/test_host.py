@@ -375,3 +375,29 @@ def test_wrong_settings_name_the_file_and_line(tmp_path):
     f.write_text('game = "no_such_game"\n')
     with pytest.raises(SettingsError, match="no_such_game"):
         Host([d], tmp_path / "state")
+
+
+def test_a_new_submission_does_not_wait_for_another_challenges_games(tmp_path, hosts):
+    """One slot, a folder challenge with 56 games queued: a submission to another challenge is
+    built and its games played before those (builds and a new brain's games first)."""
+    koth = folder_challenge(tmp_path, {f"b{i}": i for i in range(8)})
+    course = submissions_challenge(tmp_path)
+    host = hosts([koth, course], tmp_path / "state", jobs=1)
+    host.start()
+    until(host, "koth", lambda: len(host.games("koth")) >= 1)
+    host.submit("course", "s1", "a.c", "c11", brain(0))
+    host.submit("course", "s2", "b.c", "c11", brain(2))
+    until(host, "course", lambda: [s.status for s in host.submissions("course")] == ["done", "done"])
+    assert host.challenge("koth").queued > 0  # the other challenge's games waited
+    until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 56, timeout=120)
+
+
+def test_bot_names_made_from_logins_are_safe_folder_names():
+    from kothkit.bots import NAME
+    from kothkit.serve.submissions import bot_name
+
+    assert bot_name("s2024001") == "s2024001"
+    for login in ("..", "../etc", "a/b", "x" * 100, "<script>", "", ".hidden", "名字"):
+        name = bot_name(login)
+        assert NAME.fullmatch(name) and "/" not in name and not name.startswith(".")
+    assert bot_name("a/b") != bot_name("a\\b")
