@@ -401,3 +401,31 @@ def test_bot_names_made_from_logins_are_safe_folder_names():
         name = bot_name(login)
         assert NAME.fullmatch(name) and "/" not in name and not name.startswith(".")
     assert bot_name("a/b") != bot_name("a\\b")
+
+
+def _workers() -> list[int]:
+    """The host's worker processes: this process's children started by multiprocessing's spawn."""
+    me = str(os.getpid())
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[1] == me and b"spawn_main" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def test_a_worker_killed_mid_game_loses_no_game(tmp_path, hosts):
+    ch = folder_challenge(tmp_path, {f"b{i}": i for i in range(5)})
+    host = hosts([ch], tmp_path / "state", jobs=2)
+    host.start()
+    until(host, "koth", lambda: len(host.games("koth")) >= 2 and _workers())
+    for pid in _workers()[:1]:
+        os.kill(pid, 9)
+    until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 20, timeout=120)
+    assert len(stored_ids(ch / "kothkit.sqlite")) == 20
+    assert all(s.games == 8 for s in host.standings("koth"))
+    assert "a worker died" in (host.problem or "")
