@@ -264,7 +264,13 @@ class Host:
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
-        self._slots = Slots(self.jobs, pin_cpu=any(c.limits.pin_cpu for c in self._served))
+        from kothkit.contain import fair_cpu
+
+        pin = any(c.limits.pin_cpu for c in self._served)
+        # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
+        # has two per slot, as in kothkit run.
+        per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
         self._ready.wait(START_TIME)
@@ -518,7 +524,7 @@ class Host:
             c, item, folder = work
             try:
                 if folder is None:
-                    fut = self._slots.submit(slots.play, item)
+                    fut = self._slots.submit(slots.play, item, bool(c.info.pondering))
                 else:
                     fut = self._slots.submit(slots.build, folder, c.settings.build_time)
             except RuntimeError:  # closed: the host is stopping

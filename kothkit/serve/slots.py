@@ -1,6 +1,7 @@
 """The host's game slots: ``jobs`` worker processes that play games and run builds.
 
-Each worker owns a claimed core (:func:`kothkit.cores.claim`) and plays one game
+Each worker owns a claimed core (:func:`kothkit.cores.claim`; two, one per seat, when a
+served game allows pondering and the machine has them) and plays one game
 (through :func:`kothkit.tournament.play_batch`, as a tournament's workers do, so a
 game's bots are contained and pinned exactly as in ``kothkit run``) or runs one
 build (:func:`kothkit.build.build`, contained, with the challenge's build time)
@@ -24,19 +25,20 @@ from pathlib import Path
 
 from kothkit.records import GameTask
 
-#: This worker's core (None: not pinned).
-_CPU: int | None = None
+#: This worker's cores: one, or one per seat when the host gives games that allow pondering two
+#: cores a slot (empty: not pinned).
+_CPUS: tuple[int, ...] = ()
 
 
-def _init_worker(counter, cores: list[int] | None) -> None:
-    global _CPU
+def _init_worker(counter, cores: list[tuple[int, ...]] | None) -> None:
+    global _CPUS
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
     if cores:
-        _CPU = cores[slot % len(cores)]
+        _CPUS = cores[slot % len(cores)]
         try:
-            os.sched_setaffinity(0, {_CPU})
+            os.sched_setaffinity(0, {_CPUS[0]})
         except OSError:  # pinning is for fair timing; a game plays the same without it
             pass
     try:
@@ -51,11 +53,15 @@ def _init_worker(counter, cores: list[int] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def play(task: GameTask) -> list[tuple]:
-    """Play ``task`` in this worker: its journal row (a one-item list, as play_batch gives)."""
+def play(task: GameTask, pondering: bool) -> list[tuple]:
+    """Play ``task`` in this worker: its journal row (a one-item list, as play_batch gives).
+    A game that allows ``pondering`` gets a core per seat when the slot has two."""
     from kothkit.tournament import play_batch
 
-    return play_batch([task], cpu=_CPU if task.limits.pin_cpu else None, rows=True)
+    cpu = None
+    if task.limits.pin_cpu and _CPUS:
+        cpu = _CPUS if pondering and len(_CPUS) > 1 else _CPUS[0]
+    return play_batch([task], cpu=cpu, rows=True)
 
 
 def build(folder: str, timeout: float) -> tuple[bool, str]:
@@ -84,13 +90,16 @@ class Slots:
     ``BrokenProcessPool``); :meth:`restart` then makes a new one.
     """
 
-    def __init__(self, jobs: int, pin_cpu: bool = True) -> None:
+    def __init__(self, jobs: int, pin_cpu: bool = True, cores_per_job: int = 1) -> None:
         from kothkit.cores import claim
 
         self.jobs = max(1, jobs)
         self._lock = threading.Lock()
-        self._claim = claim(self.jobs) if pin_cpu else None
-        self._cores = list(self._claim.cores) if self._claim is not None else None
+        self._claim = claim(self.jobs * cores_per_job) if pin_cpu else None
+        self._cores = None
+        if self._claim is not None:
+            got = self._claim.cores
+            self._cores = [tuple(got[i * cores_per_job:(i + 1) * cores_per_job]) for i in range(self.jobs)]
         self._pool: cf.ProcessPoolExecutor | None = None
         self._closed = False
 
