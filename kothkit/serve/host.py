@@ -603,7 +603,7 @@ class Host:
         self._finish_run(c)
 
     def _built(self, c: _Served, item, folder: str, result, error) -> None:
-        ok, text = result if error is None else (False, f"the host could not run the build: {error}")
+        ok, text, took = result if error is None else (False, f"the host could not run the build: {error}", 0.0)
         if item[0] == "folder":
             _, _, name, bot_hash = item
             with self._lock:
@@ -629,7 +629,7 @@ class Host:
                     ok, text = False, "the build left no brain to run"
         with self._lock:
             if not ok:
-                self._store.set_status(row.id, "build-failed", build_output=text)
+                self._store.set_status(row.id, "build-failed", build_output=text, build_seconds=took)
                 if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
@@ -642,13 +642,13 @@ class Host:
                 before = c.active.get(row.bot)
                 if before is not None and before > row.id:
                     # A newer brain of the same author built first: this one never plays.
-                    self._store.set_status(row.id, "replaced", build_output=text)
+                    self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
                     self._bump(c)
                     return
                 if before is not None and before != row.id:
                     played, total = self._progress(c, row.bot)
                     self._store.set_status(before, "replaced", played=played, total=total)
-                self._store.set_status(row.id, "active", build_output=text)
+                self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
                 c.active[row.bot] = row.id
                 c.bots[row.bot] = spec
                 c.latest[row.bot] = row.time
@@ -693,7 +693,8 @@ class Host:
             return ChallengeInfo(name=c.name, title=s.title or c.folder.resolve().name, game=c.info.name, kind=s.kind,
                                  languages=s.languages if s.kind == "submissions" else (), max_bytes=s.max_bytes,
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue),
-                                 playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors)
+                                 playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
+                                 build_seconds_per_day=s.build_seconds_per_day)
 
     def standings(self, name: str) -> list[Standing]:
         """The Scoreboard: every bot in the current round robin, best first."""

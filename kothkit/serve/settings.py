@@ -9,6 +9,7 @@
     min_interval = 60         # seconds between two submissions of one author
     per_day = 20              # submissions per author in any 24 hours
     build_time = 60           # seconds a build may take (then it is killed: build failed)
+    build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
 
     [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
     label = "C11 (gcc -O2)"
@@ -36,7 +37,7 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 KINDS = ("folder", "submissions")
-KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "languages"}
+KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
 LANGUAGE_KEYS = {"label", "file", "build", "command"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -63,6 +64,7 @@ class ServeSettings:
     min_interval: float = 60.0
     per_day: int = 20
     build_time: float = 60.0
+    build_seconds_per_day: float | None = None
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
 
     def language(self, lang_id: str) -> Language | None:
@@ -141,6 +143,9 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     min_interval = float(number("min_interval", 60, 0, 7 * 86400, False))
     per_day = number("per_day", 20, 1, 100_000, True)
     build_time = float(number("build_time", 60, 1, 3600, False))
+    budget = table.get("build_seconds_per_day")
+    if budget is not None:
+        budget = float(number("build_seconds_per_day", None, 1, 86400, False))
     languages = DEFAULT_LANGUAGES
     if "languages" in table:
         given = table["languages"]
@@ -149,7 +154,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
                       "languages")
         languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
     return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
-                         min_interval=min_interval, per_day=per_day, build_time=build_time, languages=languages)
+                         min_interval=min_interval, per_day=per_day, build_time=build_time,
+                         build_seconds_per_day=budget, languages=languages)
 
 
 def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:

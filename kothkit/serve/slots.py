@@ -64,23 +64,25 @@ def play(task: GameTask, pondering: bool) -> list[tuple]:
     return play_batch([task], cpu=cpu, rows=True)
 
 
-def build(folder: str, timeout: float) -> tuple[bool, str]:
-    """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not).
-
-    The message is the compiler's output, without the folder's path (it is shown to the author)."""
+def build(folder: str, timeout: float) -> tuple[bool, str, float]:
+    """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not,
+    seconds it took).  The message is the compiler's output, without the folder's path (it is
+    shown to the author)."""
     from kothkit.bots import BotError, load_folder, printable
     from kothkit.build import build as build_bot
 
+    began = time.monotonic()
     try:
         spec = load_folder(Path(folder))
     except (BotError, OSError) as e:
-        return False, str(e)
+        return False, str(e), time.monotonic() - began
     _, err = build_bot(spec, timeout)
+    took = time.monotonic() - began
     if err is None:
-        return True, ""
+        return True, "", took
     text = str(err)
     where = printable(f"{err.where}:{err.line}" if err.line else err.where) + ": "
-    return False, text[len(where):] if text.startswith(where) else text
+    return False, text[len(where):] if text.startswith(where) else text, took
 
 
 class Slots:

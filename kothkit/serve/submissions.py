@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     status TEXT NOT NULL,
     build_output TEXT NOT NULL DEFAULT '',
     played INTEGER NOT NULL DEFAULT 0,
-    total INTEGER NOT NULL DEFAULT 0
+    total INTEGER NOT NULL DEFAULT 0,
+    build_seconds REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions (challenge, login, id);
 """
@@ -69,6 +70,8 @@ class Row:
     build_output: str
     played: int
     total: int
+    #: Seconds its builds took (counted against the author's build_seconds_per_day).
+    build_seconds: float = 0.0
 
 
 def bot_name(login: str) -> str:
@@ -170,9 +173,9 @@ class Store:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
             try:
-                times = [t for (t,) in db.execute(
-                    "SELECT time FROM submissions WHERE challenge=? AND login=? AND time>? ORDER BY time",
-                    (challenge, login, now - DAY))]
+                recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
+                                    "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
+                times = [t for t, _ in recent]
                 if times and now - times[-1] < settings.min_interval:
                     wait = times[-1] + settings.min_interval - now
                     raise RateLimited(f"one submission every {_wait_text(settings.min_interval)} at most: "
@@ -181,10 +184,22 @@ class Store:
                     wait = times[len(times) - settings.per_day] + DAY - now
                     raise RateLimited(f"at most {settings.per_day} submissions in 24 hours: you can submit "
                                       f"again in {_wait_text(wait)}", wait)
+                budget = settings.build_seconds_per_day
+                used = sum(b for _, b in recent)
+                if budget is not None and used >= budget:
+                    # Free again once enough of the day's builds have left the last 24 hours.
+                    for t, b in recent:
+                        used -= b
+                        if used < budget:
+                            break
+                    wait = t + DAY - now
+                    raise RateLimited(f"your builds took {sum(b for _, b in recent):.0f} s in the last 24 hours "
+                                      f"(this challenge allows {budget:g} s): you can submit again in "
+                                      f"{_wait_text(wait)}", wait)
                 cur = db.execute("INSERT INTO submissions (challenge, login, bot, time, language, filename, size, "
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
-                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0)
+                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0, 0.0)
                 folder = self.folder(row)
                 try:
                     _write_bot(folder, lang, bot, data)
@@ -215,11 +230,13 @@ class Store:
                           (challenge, *statuses))
 
     def set_status(self, sub_id: int, status: str, build_output: str | None = None,
-                   played: int | None = None, total: int | None = None) -> None:
+                   played: int | None = None, total: int | None = None, build_seconds: float = 0.0) -> None:
+        """Set a submission's status (and what is given); ``build_seconds`` adds to its builds' time."""
         with self._lock:
             self.db.execute("UPDATE submissions SET status=?, build_output=COALESCE(?, build_output), "
-                            "played=COALESCE(?, played), total=COALESCE(?, total) WHERE id=?",
-                            (status, build_output, played, total, sub_id))
+                            "played=COALESCE(?, played), total=COALESCE(?, total), "
+                            "build_seconds=build_seconds+? WHERE id=?",
+                            (status, build_output, played, total, build_seconds, sub_id))
 
     def requeue_building(self) -> int:
         """At start: builds cut short by a stop or a crash are queued again; how many."""

@@ -49,6 +49,8 @@ class ChallengeInfo:
     folder: Path
     #: Folder challenges: one line per bot left out (does not load or build), naming its folder.
     errors: tuple[str, ...] = ()
+    #: Seconds of builds an author may use in any 24 hours (None: no limit).
+    build_seconds_per_day: float | None = None
 
 
 @attrs.frozen

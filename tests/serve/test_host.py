@@ -275,6 +275,28 @@ def test_daily_limit(tmp_path):
     store.close()
 
 
+def test_build_time_per_day(tmp_path):
+    from kothkit.serve.settings import load
+    from kothkit.serve.submissions import Store
+
+    ch = submissions_challenge(tmp_path, interval=0, per_day=100)
+    text = (ch / "kothkit.toml").read_text().replace("build_time = 30", "build_time = 30\nbuild_seconds_per_day = 10")
+    (ch / "kothkit.toml").write_text(text)
+    settings = load(ch)
+    assert settings.build_seconds_per_day == 10
+    store = Store(tmp_path / "state")
+    now = 1_000_000.0
+    for k, took in enumerate((4.0, 7.0)):
+        row = store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + k * 100)
+        store.set_status(row.id, "build-failed", build_output="", build_seconds=took)
+    with pytest.raises(RateLimited) as e:
+        store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + 300)
+    # 11 s used: free again when the first build (4 s) leaves the last 24 hours.
+    assert e.value.retry_after == pytest.approx(86400 - 300) and "11 s" in str(e.value)
+    store.add("course", settings, "s2", "a.c", "c11", brain(0), now=now + 300)
+    store.close()
+
+
 #: A build profile whose first build in a folder hangs (the host is stopped during it), and whose
 #: next one builds.
 SLOW = """
