@@ -62,9 +62,12 @@ def serve(
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
-    import uvicorn
+    try:
+        import uvicorn
 
-    from kothkit.serve.app import create_app
+        from kothkit.serve.app import create_app
+    except ImportError as e:
+        fail(f"kothkit serve needs the serve extra ({e.name} is missing): pip install 'kothkit[serve]'")
     from kothkit.serve.host import Host
     from kothkit.serve.settings import SettingsError
 
@@ -82,8 +85,8 @@ def serve(
         fail(str(e))
     accounts = _accounts(state)
     sock = _listen(host, port)
-    h.start()
     try:
+        h.start()
         app_ = create_app(h, accounts, title=title)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
@@ -91,9 +94,11 @@ def serve(
             out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}) at {address}c/{info.name}/", markup=False)
         out.print(f"serving {len(challenges)} challenge{'s' * (len(challenges) != 1)} at {address} "
                   f"(state in {state}); Ctrl-C to stop", markup=False)
+
         class Server(uvicorn.Server):
             def handle_exit(self, sig, frame):
-                app_.site.live.close_streams()  # open Scoreboards' streams end, so the server can
+                # The open Scoreboards' event streams end: the server waits for open responses.
+                app_.site.live.close_streams()
                 super().handle_exit(sig, frame)
 
         server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
