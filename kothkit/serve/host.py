@@ -245,7 +245,10 @@ class Host:
             journal = ch.journal or ch.folder / "kothkit.sqlite"
         return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
                        rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
-                       journal_path=Path(journal), entries=[str(b) for b in ch.bots])
+                       journal_path=Path(journal), entries=[str(b) for b in ch.bots],
+                       # Versions go on growing across restarts: a page open before one waits for a
+                       # version above the one it saw, and gets it.
+                       version=time.time_ns() // 1_000_000)
 
     def _get(self, name: str) -> _Served:
         try:

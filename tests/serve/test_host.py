@@ -378,6 +378,9 @@ def test_wait_wakes_on_a_change_and_times_out(tmp_path, hosts):
     host.submit("course", "s1", "a.c", "c11", brain(0))  # queued even before the host starts
     assert host.wait("course", v, 5) > v
     assert host.submissions("course")[0].status == "queued"
+    time.sleep(0.05)
+    later = hosts([ch], tmp_path / "state", jobs=1)  # a restarted host: versions go on growing
+    assert later.version("course") > host.version("course")
 
 
 def test_kothkit_run_takes_a_challenge_with_a_serve_table(tmp_path):
