@@ -154,7 +154,7 @@ def _chunks(it, n):
 
 def _folder_time(folder: Path) -> float | None:
     """The latest change among a bot folder's files (build output and state left out)."""
-    from kothkit.bots import HASH_IGNORE
+    from kothkit.bots.folders import HASH_IGNORE
     import fnmatch
 
     latest, seen = None, 0
@@ -215,7 +215,7 @@ class Host:
 
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
-        from kothkit import challenge as challenges
+        from kothkit.playing import challenge as challenges
         from kothkit.plugins import PluginError, get_game
 
         try:
@@ -245,7 +245,10 @@ class Host:
             journal = ch.journal or ch.folder / "kothkit.sqlite"
         return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
                        rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
-                       journal_path=Path(journal), entries=[str(b) for b in ch.bots])
+                       journal_path=Path(journal), entries=[str(b) for b in ch.bots],
+                       # Versions go on growing across restarts: a page open before one waits for a
+                       # version above the one it saw, and gets it.
+                       version=time.time_ns() // 1_000_000)
 
     def _get(self, name: str) -> _Served:
         try:
@@ -264,7 +267,7 @@ class Host:
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
-        from kothkit.contain import fair_cpu
+        from kothkit.procs.contain import fair_cpu
 
         pin = any(c.limits.pin_cpu for c in self._served)
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
@@ -346,9 +349,9 @@ class Host:
 
     def _open(self, c: _Served) -> None:
         """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
-        from kothkit.journal import Journal
+        from kothkit.store.journal import Journal
         from kothkit.plugins import game_code
-        from kothkit.seeding import fresh_seed
+        from kothkit.playing.seeding import fresh_seed
 
         c.journal = Journal(c.journal_path)
         c.code = game_code(c.info)
@@ -362,8 +365,8 @@ class Host:
         if c.kind == "folder":
             self._scan(c, force=True)
             return
-        from kothkit.bots import BotError, load_folder
-        from kothkit.build import is_built
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.bots.build import is_built
 
         bots, latest = {}, {}
         with self._lock:
@@ -396,8 +399,8 @@ class Host:
     def _scan(self, c: _Served, force: bool = False) -> None:
         """Load ``c``'s bot folders again: queue the builds that are needed, and schedule again if a
         bot was added, changed or removed."""
-        from kothkit.bots import load_bots
-        from kothkit.build import is_built
+        from kothkit.bots.folders import load_bots
+        from kothkit.bots.build import is_built
 
         loaded = load_bots(c.entries, self._loaders())
         errors = [str(e) for e in loaded.errors]
@@ -432,8 +435,8 @@ class Host:
     def _reschedule(self, c: _Served, fresh: set[str]) -> None:
         """``c``'s bots changed: its round robin is scheduled again; the games found in the journal
         count, the others are queued (a new or changed bot's first)."""
-        from kothkit.bots import entry_of
-        from kothkit.schedule import Schedule, settings_of
+        from kothkit.bots.folders import entry_of
+        from kothkit.playing.schedule import Schedule, settings_of
 
         with self._lock:
             bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
@@ -612,8 +615,8 @@ class Host:
                     c.failed[(name, bot_hash)] = f"{folder}: {text}"
             self._scan(c)
             return
-        from kothkit.bots import BotError, load_folder
-        from kothkit.build import is_built
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.bots.build import is_built
 
         row = self._store.get(item[1])
         if row is None:
@@ -667,7 +670,7 @@ class Host:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
-        from kothkit.archive import iso_time
+        from kothkit.results.archive import iso_time
 
         rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
         standings, rank, prev = [], 0, None
@@ -752,7 +755,7 @@ class Host:
         return None if row is None else tuple(row)
 
     def _transcript(self, name: str, game_id: str, pictures: bool):
-        from kothkit.archive import read_game, transcript
+        from kothkit.results.archive import read_game, transcript
 
         c = self._get(name)
         self.game(name, game_id)  # KeyError if unknown
@@ -766,7 +769,7 @@ class Host:
         stderr of both bots, the outcome.  With ``bot``: only what that bot was sent and said, and
         its own stderr (``kothkit show --log``), never a line of its opponent's.  KeyError if unknown
         (or if ``bot`` did not play it)."""
-        from kothkit.show import game_text, log_text
+        from kothkit.results.gametext import game_text, log_text
 
         t = self._transcript(name, game_id, pictures=False)
         if bot is None:
@@ -776,8 +779,8 @@ class Host:
         return log_text(t, bot)
 
     def replay_html(self, name: str, game_id: str) -> str:
-        """The game's self-contained replay page (:mod:`kothkit.replay`); KeyError if unknown."""
-        from kothkit.replay import page_of
+        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown."""
+        from kothkit.results.replay import page_of
 
         return page_of(self._transcript(name, game_id, pictures=True))
 

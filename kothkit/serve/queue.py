@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from kothkit.records import GameTask
+from kothkit.store.records import GameTask
 
 #: How far into a challenge's queue a slot looks for a game whose stateful bots are free.
 LOOK_AHEAD = 256

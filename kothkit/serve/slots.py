@@ -1,10 +1,10 @@
 """The host's game slots: ``jobs`` worker processes that play games and run builds.
 
-Each worker owns a claimed core (:func:`kothkit.cores.claim`; two, one per seat, when a
+Each worker owns a claimed core (:func:`kothkit.procs.cores.claim`; two, one per seat, when a
 served game allows pondering and the machine has them) and plays one game
-(through :func:`kothkit.tournament.play_batch`, as a tournament's workers do, so a
+(through :func:`kothkit.playing.tournament.play_batch`, as a tournament's workers do, so a
 game's bots are contained and pinned exactly as in ``kothkit run``) or runs one
-build (:func:`kothkit.build.build`, contained, with the challenge's build time)
+build (:func:`kothkit.bots.build.build`, contained, with the challenge's build time)
 at a time.  Workers are started with ``spawn``: the host has threads (the web
 server's, its own), and a process forked from a threaded one may inherit a lock
 held by a thread that does not exist in it.  A worker dies with the host
@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from kothkit.records import GameTask
+from kothkit.store.records import GameTask
 
 #: This worker's cores: one, or one per seat when the host gives games that allow pondering two
 #: cores a slot (empty: not pinned).
@@ -56,7 +56,7 @@ def _init_worker(counter, cores: list[tuple[int, ...]] | None) -> None:
 def play(task: GameTask, pondering: bool) -> list[tuple]:
     """Play ``task`` in this worker: its journal row (a one-item list, as play_batch gives).
     A game that allows ``pondering`` gets a core per seat when the slot has two."""
-    from kothkit.tournament import play_batch
+    from kothkit.playing.tournament import play_batch
 
     cpu = None
     if task.limits.pin_cpu and _CPUS:
@@ -68,8 +68,8 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
     """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not,
     seconds it took).  The message is the compiler's output, without the folder's path (it is
     shown to the author)."""
-    from kothkit.bots import BotError, load_folder, printable
-    from kothkit.build import build as build_bot
+    from kothkit.bots.folders import BotError, load_folder, printable
+    from kothkit.bots.build import build as build_bot
 
     began = time.monotonic()
     try:
@@ -93,7 +93,7 @@ class Slots:
     """
 
     def __init__(self, jobs: int, pin_cpu: bool = True, cores_per_job: int = 1) -> None:
-        from kothkit.cores import claim
+        from kothkit.procs.cores import claim
 
         self.jobs = max(1, jobs)
         self._lock = threading.Lock()
@@ -141,7 +141,7 @@ class Slots:
         if self._claim is not None:
             self._claim.release()
             self._claim = None
-        from kothkit.contain import sweep_cgroups
+        from kothkit.procs.contain import sweep_cgroups
 
         # The cgroups of the killed workers' bots go now (their maker is gone), not at the next judge's start.
         sweep_cgroups()

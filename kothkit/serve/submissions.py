@@ -77,7 +77,7 @@ class Row:
 def bot_name(login: str) -> str:
     """The bot name of ``login``'s brains: the login itself when it is a valid bot name (1-64
     letters, digits, ``_ . + -``, not starting with a dot), else one made from its hash."""
-    from kothkit.bots import NAME
+    from kothkit.bots.folders import NAME
 
     if NAME.fullmatch(login) and not login.startswith("."):
         return login

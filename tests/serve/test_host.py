@@ -378,6 +378,16 @@ def test_wait_wakes_on_a_change_and_times_out(tmp_path, hosts):
     host.submit("course", "s1", "a.c", "c11", brain(0))  # queued even before the host starts
     assert host.wait("course", v, 5) > v
     assert host.submissions("course")[0].status == "queued"
+    time.sleep(0.05)
+    later = hosts([ch], tmp_path / "state", jobs=1)  # a restarted host: versions go on growing
+    assert later.version("course") > host.version("course")
+
+
+def test_kothkit_run_takes_a_challenge_with_a_serve_table(tmp_path):
+    from kothkit.playing import challenge as challenges
+
+    ch = challenges.load(submissions_challenge(tmp_path))
+    assert (ch.game, ch.rounds, ch.seed) == ("connect4_hidden", 1, 11)
 
 
 def test_wrong_settings_name_the_file_and_line(tmp_path):
@@ -415,7 +425,7 @@ def test_a_new_submission_does_not_wait_for_another_challenges_games(tmp_path, h
 
 
 def test_bot_names_made_from_logins_are_safe_folder_names():
-    from kothkit.bots import NAME
+    from kothkit.bots.folders import NAME
     from kothkit.serve.submissions import bot_name
 
     assert bot_name("s2024001") == "s2024001"

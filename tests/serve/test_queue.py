@@ -9,9 +9,9 @@ from kothkit.serve.queue import GameQueue, pick
 
 
 def tasks(prefix: str, pairs, stateful=()):
-    from kothkit.bots import BotSpec
+    from kothkit.bots.folders import BotSpec
     from kothkit.limits import Limits
-    from kothkit.records import GameTask
+    from kothkit.store.records import GameTask
 
     bot = lambda n: BotSpec(name=n, path=Path("/nowhere"), command=("x",), stateful=n in stateful)  # noqa: E731
     return [GameTask(id=f"{prefix}{i}", game="g", players=(bot(a), bot(b)), seed=i, limits=Limits(), index=i)
