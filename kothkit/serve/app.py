@@ -551,6 +551,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette
 
     routes = [
         Route("/", wrap(site.index)),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/login", wrap(site.login_page), methods=["GET"]),
         Route("/login", wrap(site.login), methods=["POST"]),
         Route("/logout", wrap(site.logout), methods=["POST"]),
