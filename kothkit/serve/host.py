@@ -136,16 +136,6 @@ def _summary(row, index: int | None = None) -> GameSummary:
 _SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
 
 
-def _summaries(db: sqlite3.Connection, ids: list[str]) -> dict[str, GameSummary]:
-    found = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        q = f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})"
-        for row in db.execute(q, chunk):
-            found[row[0]] = _summary(tuple(row))
-    return found
-
-
 def _chunks(it, n):
     it = iter(it)
     while chunk := list(itertools.islice(it, n)):
@@ -460,12 +450,17 @@ class Host:
             c.run_stored = 0
         index, counted, first, rest = {}, {}, [], []
         for chunk in _chunks(schedule, 512):
-            found = _summaries(j.db, [t.id for t in chunk])
+            ids = [t.id for t in chunk]
+            q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
+                 f"WHERE id IN ({','.join('?' * len(ids))})")
+            found = {row[0]: row for row in j.db.execute(q, ids)}
             for t in chunk:
                 index[t.id] = t.index
-                s = found.get(t.id)
-                if s is not None:
-                    counted[t.id] = attrs.evolve(s, index=t.index)
+                row = found.get(t.id)
+                if row is not None:
+                    # The same id: the same bots in the same seats (the id holds them in seat order).
+                    counted[t.id] = GameSummary(t.id, t.index, tuple(b.name for b in t.players), row[1], row[2],
+                                                row[3], row[4], row[5])
                 elif t.id in inflight:
                     continue
                 elif fresh and not fresh.isdisjoint(b.name for b in t.players):
