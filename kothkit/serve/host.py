@@ -14,9 +14,15 @@ journal), so it is redone, and a game already stored is never played or counted
 twice.
 
 One thread (the dispatcher) owns the journals and the slots: it scans, starts
-builds and games, and stores what comes back.  The public methods (the web's
-threads) read what it keeps in memory under a lock, and never wait for a game,
-except :meth:`Host.wait`, which waits for the scoreboard to change.
+builds and games, and stores what comes back.  A change of a challenge's bots is
+scheduled in a thread of its own (seconds, for some 40,000 games), and the
+dispatcher applies the plan.  The public methods (the web's threads) read what
+the dispatcher keeps in memory under a lock, and never wait for a game, except
+:meth:`Host.wait`, which waits for the scoreboard to change.
+
+A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
+``kothkit serve``'s command does): the workers are started with ``spawn``, which
+imports the script's module again in each of them.
 """
 
 from __future__ import annotations
@@ -627,8 +633,8 @@ class Host:
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
 
-    def _slots_generation(self):
-        return id(getattr(self._slots, "_pool", None))
+    def _slots_generation(self) -> int:
+        return self._slots.generation if self._slots is not None else -1
 
     def _finish(self, done) -> None:
         lost = []
