@@ -14,9 +14,15 @@ journal), so it is redone, and a game already stored is never played or counted
 twice.
 
 One thread (the dispatcher) owns the journals and the slots: it scans, starts
-builds and games, and stores what comes back.  The public methods (the web's
-threads) read what it keeps in memory under a lock, and never wait for a game,
-except :meth:`Host.wait`, which waits for the scoreboard to change.
+builds and games, and stores what comes back.  A change of a challenge's bots is
+scheduled in a thread of its own (seconds, for some 40,000 games), and the
+dispatcher applies the plan.  The public methods (the web's threads) read what
+the dispatcher keeps in memory under a lock, and never wait for a game, except
+:meth:`Host.wait`, which waits for the scoreboard to change.
+
+A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
+``kothkit serve``'s command does): the workers are started with ``spawn``, which
+imports the script's module again in each of them.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import concurrent.futures as cf
 import itertools
 import json
 import os
+import queue
 import re
 import sqlite3
 import sys
@@ -112,6 +119,11 @@ class _Served:
     run_bots: list | None = None
     #: Bots added or changed since the last schedule (None: nothing changed).
     changed: set | None = None
+    #: The thread planning a new schedule, the bots changed since it started (None: none), and
+    #: the games stored meanwhile (None: no plan is being made).
+    planner: threading.Thread | None = None
+    again: set | None = None
+    stored_since: list | None = None
 
     @property
     def kind(self) -> str:
@@ -119,6 +131,22 @@ class _Served:
 
     def total_per_bot(self) -> int:
         return 2 * self.rounds * max(0, len(self.bots) - 1)
+
+
+@attrs.frozen
+class _Plan:
+    """A challenge's round robin as scheduled from its bots (see Host._plan)."""
+
+    bots: tuple
+    fresh: set
+    #: Every game: id -> its index; the games found in the journal; the others, a new bot's first.
+    index: dict
+    counted: dict
+    first: list
+    rest: list
+    #: Games that were in play when it was planned.
+    skipped: list
+    board: Board
 
 
 def _safe_name(text: str) -> str:
@@ -134,16 +162,6 @@ def _summary(row, index: int | None = None) -> GameSummary:
 
 
 _SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
-
-
-def _summaries(db: sqlite3.Connection, ids: list[str]) -> dict[str, GameSummary]:
-    found = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        q = f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})"
-        for row in db.execute(q, chunk):
-            found[row[0]] = _summary(tuple(row))
-    return found
 
 
 def _chunks(it, n):
@@ -207,6 +225,8 @@ class Host:
         self._ready = threading.Event()
         self._slots = None
         self._inflight: dict[cf.Future, tuple] = {}
+        #: (challenge, plan) from the planning threads, applied by the dispatcher.
+        self._planned: queue.Queue = queue.Queue()
         self._turn = 0
         #: Times each game or build was lost with its worker (see RETRIES).
         self._tries: dict = {}
@@ -289,15 +309,21 @@ class Host:
         if self._slots is not None:
             self._slots.close(timeout / 2)
         self._thread.join(max(0.1, end - time.monotonic()))
+        for c in self._served:  # (they stop at their next chunk of games)
+            if c.planner is not None:
+                c.planner.join(max(0.1, end - time.monotonic()))
         self._thread = None
         self._slots = None
         self._inflight.clear()
+        while not self._planned.empty():
+            self._planned.get_nowait()
         with self._lock:
             for c in self._served:
                 for t in c.inflight.values():
                     c.queue.done(t)
                 c.inflight.clear()
                 c.building.clear()
+                c.planner = c.again = c.stored_since = None
                 self._bump(c)
 
     def _bump(self, c: _Served) -> None:
@@ -334,6 +360,7 @@ class Host:
                     else:
                         self._wake.wait(0.2)
                         self._wake.clear()
+                    self._take_plans()
                 except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
                     self._note(traceback.format_exc())
                     self._stopping.wait(1.0)
@@ -342,6 +369,19 @@ class Host:
                 if c.journal is not None:
                     c.journal.close()
                     c.journal = None
+
+    def _take_plans(self) -> None:
+        """Apply the schedules planned meanwhile; plan again where bots changed since."""
+        while True:
+            try:
+                c, plan = self._planned.get_nowait()
+            except queue.Empty:
+                return
+            c.planner = None
+            self._apply(c, plan)
+            if c.again is not None and not self._stopping.is_set():
+                fresh, c.again = c.again, None
+                self._reschedule(c, fresh)
 
     def _note(self, text: str) -> None:
         self.problem = text
@@ -386,7 +426,7 @@ class Host:
             for row in self._store.with_status(c.name, "queued"):
                 c.builds.append(("submission", row.id))
             c.bots, c.latest = bots, latest
-        self._reschedule(c, set())
+        self._reschedule(c, set(), wait=True)
 
     def _loaders(self):
         from kothkit.plugins import plugin_manager
@@ -430,21 +470,86 @@ class Host:
                 c.errors = tuple(errors)
                 self._bump(c)
         if changed or force:
-            self._reschedule(c, fresh)
+            self._reschedule(c, fresh, wait=force)
 
-    def _reschedule(self, c: _Served, fresh: set[str]) -> None:
+    def _reschedule(self, c: _Served, fresh: set[str], wait: bool = False) -> None:
         """``c``'s bots changed: its round robin is scheduled again; the games found in the journal
-        count, the others are queued (a new or changed bot's first)."""
-        from kothkit.bots.folders import entry_of
-        from kothkit.playing.schedule import Schedule, settings_of
+        count, the others are queued (a new or changed bot's first).
 
+        Scheduling some 40,000 games takes seconds, so it is planned in a thread of its own, on a
+        connection of its own, while this thread goes on storing games and starting others; the
+        plan is applied here when it is ready (:meth:`_apply`).  ``wait``: plan it now (at start)."""
         with self._lock:
             bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
             inflight = set(c.inflight)
             fresh = (c.fresh | fresh) & set(c.bots)
+        if wait:
+            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
+            return
+        if c.planner is not None:  # a plan is being made: another follows it, with these bots too
+            c.again = (c.again or set()) | fresh
+            return
+        c.stored_since = []
+
+        def plan() -> None:
+            result = None
+            try:
+                uri = f"file:{c.journal_path.resolve()}?mode=ro"
+                with closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+                    result = self._plan(c, bots, fresh, inflight, db, stop=self._stopping.is_set)
+            except Exception:  # noqa: BLE001 - the host carries on with the schedule it has
+                self._note(f"{c.name}: scheduling failed: {traceback.format_exc()}")
+            self._planned.put((c, result))
+            self._wake.set()
+
+        c.planner = threading.Thread(target=plan, name=f"kothkit-host-plan-{c.name}", daemon=True)
+        c.planner.start()
+
+    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], db: sqlite3.Connection,
+              stop=None) -> _Plan | None:
+        """The schedule of ``bots``: its games found in the journal (``db``), and the others to play
+        (None if ``stop()`` became true meanwhile)."""
+        from kothkit.playing.schedule import Schedule
+
         schedule = Schedule(game=c.info.name, bots=bots, seed=c.seed, rounds=c.rounds, limits=c.limits,
                             rules=c.rules, trusted=False, code=c.code)
-        j = c.journal
+        index, counted, first, rest, skipped = {}, {}, [], [], []
+        for chunk in _chunks(schedule, 512):
+            if stop is not None and stop():
+                return None
+            ids = [t.id for t in chunk]
+            q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
+                 f"WHERE id IN ({','.join('?' * len(ids))})")
+            found = {row[0]: row for row in db.execute(q, ids)}
+            for t in chunk:
+                index[t.id] = t.index
+                row = found.get(t.id)
+                if row is not None:
+                    # The same id: the same bots in the same seats (the id holds them in seat order).
+                    counted[t.id] = GameSummary(t.id, t.index, tuple(b.name for b in t.players), row[1], row[2],
+                                                row[3], row[4], row[5])
+                elif t.id in inflight:
+                    skipped.append(t)
+                elif fresh and not fresh.isdisjoint(b.name for b in t.players):
+                    first.append(t)
+                else:
+                    rest.append(t)
+        board = Board(c.info.scoring, [b.name for b in bots])
+        for s in counted.values():
+            board.add(s.bots, s.winner)
+        return _Plan(bots, fresh, index, counted, first, rest, skipped, board)
+
+    def _apply(self, c: _Served, plan: _Plan | None) -> None:
+        """Make ``plan`` ``c``'s schedule (in the dispatcher thread): with the games stored and
+        started since it was planned."""
+        from kothkit.bots.folders import entry_of
+        from kothkit.playing.schedule import settings_of
+
+        with self._lock:
+            stored, c.stored_since = c.stored_since or [], None
+        if plan is None:
+            return
+        bots, j = plan.bots, c.journal
         described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
             last = j.last_run(c.info.name)
@@ -458,28 +563,22 @@ class Host:
                                                            described, rounds=c.rounds)
             c.run_bots = [(b["name"], b["hash"]) for b in described]
             c.run_stored = 0
-        index, counted, first, rest = {}, {}, [], []
-        for chunk in _chunks(schedule, 512):
-            found = _summaries(j.db, [t.id for t in chunk])
-            for t in chunk:
-                index[t.id] = t.index
-                s = found.get(t.id)
-                if s is not None:
-                    counted[t.id] = attrs.evolve(s, index=t.index)
-                elif t.id in inflight:
-                    continue
-                elif fresh and not fresh.isdisjoint(b.name for b in t.players):
-                    first.append(t)
-                else:
-                    rest.append(t)
-        board = Board(c.info.scoring, [b.name for b in bots])
-        for s in counted.values():
-            board.add(s.bots, s.winner)
+        index, counted, board = plan.index, plan.counted, plan.board
         with self._lock:
+            for s in stored:  # stored after the plan looked for them
+                if s.id in index and s.id not in counted:
+                    s = counted[s.id] = attrs.evolve(s, index=index[s.id])
+                    board.add(s.bots, s.winner)
+            taken = set(c.inflight).union(counted)
+            first = [t for t in plan.first if t.id not in taken]
+            rest = [t for t in plan.rest if t.id not in taken]
+            for t in plan.skipped:  # in play when planned, and lost since (its worker died)
+                if t.id not in taken:
+                    (first if not plan.fresh.isdisjoint(b.name for b in t.players) else rest).insert(0, t)
             c.index, c.counted, c.board = index, counted, board
             c.recent = sorted(counted.values(), key=lambda s: (s.time, -s.index))
             c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
-            c.fresh = {b for b in fresh if any(b in (p.name for p in t.players) for t in first)}
+            c.fresh = {b for b in plan.fresh if any(b in (p.name for p in t.players) for t in first)}
             self._bump(c)
         self._finish_run(c)
 
@@ -534,8 +633,8 @@ class Host:
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
 
-    def _slots_generation(self):
-        return id(getattr(self._slots, "_pool", None))
+    def _slots_generation(self) -> int:
+        return self._slots.generation if self._slots is not None else -1
 
     def _finish(self, done) -> None:
         lost = []
@@ -601,6 +700,10 @@ class Host:
                                                      fault=row[8], reason=row[7], time=row[13])
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
+            if c.stored_since is not None:
+                c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
+                                                  winner=row[6], verdict=row[9], fault=row[8], reason=row[7],
+                                                  time=row[13]))
                 c.run_stored += 1
             self._bump(c)
         self._finish_run(c)

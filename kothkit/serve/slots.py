@@ -104,6 +104,9 @@ class Slots:
             self._cores = [tuple(got[i * cores_per_job:(i + 1) * cores_per_job]) for i in range(self.jobs)]
         self._pool: cf.ProcessPoolExecutor | None = None
         self._closed = False
+        #: Grows each time the pool is made again: a future of an earlier pool that failed
+        #: tells of a death already dealt with.
+        self.generation = 0
 
     def _make(self) -> cf.ProcessPoolExecutor:
         ctx = multiprocessing.get_context("spawn")
@@ -127,6 +130,7 @@ class Slots:
         """After a worker died: kill what is left of the pool; the next submit makes a new one."""
         with self._lock:
             pool, self._pool = self._pool, None
+            self.generation += 1
         if pool is not None:
             _kill(pool, 5.0)
 

@@ -172,6 +172,7 @@ class Store:
         with self._lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
+            folder = None
             try:
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
@@ -204,11 +205,12 @@ class Store:
                 try:
                     _write_bot(folder, lang, bot, data)
                 except OSError as e:
-                    shutil.rmtree(folder, ignore_errors=True)
                     raise SubmitError(f"the host could not store the file ({e.strerror})") from None
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
+                if folder is not None:  # nothing stored: neither the row nor its folder
+                    shutil.rmtree(folder, ignore_errors=True)
                 raise
         return row
 

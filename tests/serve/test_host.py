@@ -461,3 +461,20 @@ def test_a_worker_killed_mid_game_loses_no_game(tmp_path, hosts):
     assert len(stored_ids(ch / "kothkit.sqlite")) == 20
     assert all(s.games == 8 for s in host.standings("koth"))
     assert "a worker died" in (host.problem or "")
+
+
+def test_default_languages_take_a_python_brain(tmp_path, hosts):
+    d = tmp_path / "py"
+    d.mkdir()
+    (d / "kothkit.toml").write_text('game = "connect4_hidden"\nrounds = 1\n[serve]\nkind = "submissions"\n')
+    host = hosts([d], tmp_path / "state", jobs=2)
+    assert [lang.id for lang in host.challenge("py").languages] == ["c11", "cpp17", "python3"]
+    host.start()
+    for login, column in (("p1", 0), ("p2", 3)):
+        host.submit("py", login, "bot.py", "python3",
+                    f"import sys\nfor line in sys.stdin:\n    print({column}, flush=True)\n".encode())
+    until(host, "py", lambda: settled(host, "py") and len(host.games("py")) == 2)
+    assert [s.status for s in host.submissions("py")] == ["done", "done"]
+    folder = tmp_path / "state" / "submissions" / "py" / "p1"
+    [brain_folder] = folder.iterdir()
+    assert sorted(p.name for p in brain_folder.iterdir() if not p.name.startswith(".")) == ["bot.toml", "brain.py"]
