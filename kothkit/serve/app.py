@@ -30,10 +30,11 @@ from typing import Any
 
 import attrs
 import jinja2
+import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -146,7 +147,8 @@ class Live:
         return self.versions.get(name, 0) > since
 
     def board(self, name: str, key: Any) -> dict:
-        """The Scoreboard's JSON for the current ``key`` (version and nicknames), made once."""
+        """The Scoreboard for the current ``key`` (version and nicknames), made once: its data, its
+        JSON (``json``) and its table's rows as HTML (``rows_html``)."""
         with self.cache_lock:
             hit = self.cache.get(name)
             if hit is not None and hit[0] == key:
@@ -261,7 +263,10 @@ class Site:
             rows.append({"rank": s.rank, "name": names.get(s.owner, s.owner) if s.owner else s.bot, "bot": s.bot,
                          "points": points(s.points), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                          "games": s.games, "latest": when(s.latest)})
-        return {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
+        data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
+        # Rendered once a version, not once a visitor: 200 rows take most of a page's time.
+        rows_html = self.templates.env.get_template("scoreboard_rows.html").render(c=info, board=data)
+        return {**data, "json": json.dumps(data, separators=(",", ":")), "rows_html": markupsafe.Markup(rows_html)}
 
     async def board(self, name: str) -> dict:
         key = (self.host.version(name), self._nick_gen)
@@ -344,7 +349,7 @@ class Site:
     async def standings_json(self, request: Request) -> Response:
         name = request.path_params["name"]
         self.challenge(name)
-        return JSONResponse(await self.board(name))
+        return Response((await self.board(name))["json"], media_type="application/json")
 
     async def events(self, request: Request) -> Response:
         """Server-Sent Events: the Scoreboard's JSON each time it changes (and at once if it changed
@@ -362,7 +367,7 @@ class Site:
                 if await self.live.changed(name, since, KEEPALIVE):
                     data = await self.board(name)
                     since = data["version"]
-                    yield f"data: {json.dumps(data, separators=(',', ':'))}\n\n"
+                    yield f"data: {data['json']}\n\n"
                 else:
                     yield ": still here\n\n"
 

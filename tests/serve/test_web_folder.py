@@ -5,6 +5,7 @@ stream without a reload; one served beside a submissions challenge by the same p
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
@@ -28,6 +29,10 @@ def test_a_bot_copied_in_shows_on_the_scoreboard(tmp_path):
         with client(server) as c:
             index = c.get("/").text
             assert "Swap2 KoTH" in index and "/c/koth/" in index and "/c/g12/" in index
+            # The pages say how many games wait for a slot and how many are being played.
+            assert "games queued" in index
+            assert re.search(r'<span id="queued">\d+</span> games queued, <span id="playing">\d+</span> playing',
+                             c.get("/c/koth/").text)
 
             def rows():
                 return {r["bot"]: r for r in c.get("/c/koth/standings.json").json()["rows"]}
