@@ -121,10 +121,11 @@ def main() -> None:
     # share the GIL with the client and measure that).
     import subprocess
 
-    login, password = "newcomer", "newcomer-password"
+    # A new account each run: its row starts from no games.
+    login, password = f"newcomer{int(time.time())}", "newcomer-password"
     accounts = Accounts(state)
     if accounts.user(login) is None:
-        accounts.add(login, password, nickname="Newcomer", must_change=False)
+        accounts.add(login, password, nickname=login.title(), must_change=False)
     accounts.close()
     proc = subprocess.Popen([sys.executable, "-m", "kothkit", "serve", str(course), "--state", str(state), "--port", "0",
                              "--jobs", str(args.jobs)], stdout=subprocess.PIPE, text=True, start_new_session=True)
@@ -170,14 +171,23 @@ def main() -> None:
             listener = threading.Thread(target=listen, daemon=True)
             listener.start()
             token = re.search(r'name="csrf" value="([^"]+)"', c.get("/c/course/submit").text).group(1)
-            r = c.post("/c/course/submit", data={"csrf": token, "language": "c11"},
-                       files={"file": ("brain.c", brain(args.users + 7))})
+            # A source of its own each run (a brain seen before would find its games stored).
+            source = brain(args.users + 7) + f"/* {time.time()} */\n".encode()
+            submitted = time.time()
+            r = c.post("/c/course/submit", data={"csrf": token, "language": "c11"}, files={"file": ("brain.c", source)})
             assert r.status_code == 303, r.text
             t1 = time.monotonic()
+            journal = state / "journals" / "course.sqlite"
             while True:
-                rows = {x["bot"]: x for x in c.get("/c/course/standings.json").json()["rows"]}
-                if login in rows and rows[login]["games"] >= 2 * args.users:
+                # Every game of the new brain stored (read from the journal: the host's own count
+                # of a brain's games may lag behind its build).
+                with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=30) as db:
+                    (n,) = db.execute("SELECT count(*) FROM games WHERE players LIKE ? AND finished_at > ?",
+                                      (f'%"{login}"%', submitted)).fetchone()
+                if n >= 2 * args.users:
                     break
+                if 'data-status="build-failed"' in c.get("/c/course/mine").text.split("</tr>")[1]:
+                    sys.exit("the new brain did not build")
                 if time.monotonic() - t1 > 3600:
                     sys.exit("the new brain's games did not end within an hour")
                 time.sleep(0.5)
@@ -191,7 +201,8 @@ def main() -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     db = sqlite3.connect(state / "journals" / "course.sqlite")
-    stored = sorted(t for (t,) in db.execute("SELECT finished_at FROM games WHERE players LIKE ?", (f'%"{login}"%',)))
+    stored = sorted(t for (t,) in db.execute("SELECT finished_at FROM games WHERE players LIKE ? AND finished_at > ?",
+                                             (f'%"{login}"%', submitted)))
     db.close()
     delays = []
     for k, at in enumerate(stored, 1):
