@@ -8,7 +8,7 @@ from kothkit.cli.common import app
 __all__ = ["app", "main"]
 
 #: The command modules: each registers its commands on ``app`` when imported.
-COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play")
+COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play", "serve")
 
 
 def main() -> None:

@@ -17,6 +17,9 @@ key or value is reported with the file and line.  Example::
 
     [rules]                    # the game's own settings
     opening = "center4"
+
+    [serve]                    # how `kothkit serve` hosts it: read and checked by kothkit.serve.settings
+    kind = "submissions"
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ FILE = "kothkit.toml"
 MAX_SEED = (1 << 63) - 1
 MAX_ROUNDS = 1 << 31
 MAX_JOBS = 1024
-TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules"}
+TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules",
+            "serve"}
 
 
 class ChallengeError(Exception):

@@ -148,6 +148,38 @@ def open_journal(path: Path) -> Archive:
     return Archive(path=path, records=tuple(records), finished=finished, runs=runs)
 
 
+def read_game(path: Path, game_id: str) -> Archive | None:
+    """An archive of the one game ``game_id`` of the journal at ``path``, or None when it holds no
+    such game: what one game's transcript needs (its settings, when it was stored), read-only and
+    without reading every game (a host's journal holds tens of thousands of games, and one run
+    each time its bots changed: only each distinct setting's latest run is read, without its bots).
+    ArchiveError as :func:`open_journal` for a file that is not a readable journal."""
+    path = Path(path)
+    if not path.is_file():
+        raise ArchiveError(f"{path}: no such journal")
+    try:
+        with closing(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
+            db.row_factory = sqlite3.Row
+            row = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            try:
+                record = _record(row)
+            except (ValueError, TypeError, KeyError, IndexError) as e:
+                raise ArchiveError(f"{path}: corrupt journal: game {str(row['id'])[:16]} cannot be read "
+                                   f"({type(e).__name__}: {e})") from None
+            runs = []
+            for r in db.execute("SELECT MAX(id) AS id, game, seed, settings, MAX(rounds) AS rounds FROM runs "
+                                "WHERE game = ? GROUP BY game, seed, settings ORDER BY MAX(id)", (record.game,)):
+                try:
+                    runs.append({**dict(r), "settings": json.loads(r["settings"]), "bots": []})
+                except ValueError:
+                    continue
+    except sqlite3.DatabaseError as e:
+        raise ArchiveError(f"{path}: corrupt journal ({e})") from None
+    return Archive(path=path, records=(record,), finished={record.id: row["finished_at"]}, runs=tuple(runs))
+
+
 def _run(row: sqlite3.Row) -> dict:
     """A run as ``Journal.runs`` gives it: ``bots`` and ``settings`` decoded."""
     r = dict(row)

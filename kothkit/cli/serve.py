@@ -1,0 +1,192 @@
+"""``kothkit serve`` (host challenges on the web) and ``kothkit users`` (the accounts of its submissions
+challenges: add a roster from a CSV, reset a password, make an admin, list)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kothkit.cli.common import _Group, app, err, fail, out
+
+DEFAULT_STATE = Path("kothkit-host")
+
+users_app = typer.Typer(cls=_Group, help="The accounts of `kothkit serve`'s submissions challenges.",
+                        no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(users_app, name="users")
+
+StateOption = Annotated[Path, typer.Option("--state", help="The host's state folder (host.sqlite, submissions).")]
+
+
+def _accounts(state: Path):
+    from kothkit.serve.accounts import Accounts
+
+    try:
+        return Accounts(state)
+    except Exception as e:  # an unreadable folder or database
+        fail(f"{state}: cannot open the host's state: {e}")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it: without it a response written in two parts waits for the
+    # client's delayed ACK (about 40 ms a request on Linux).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+@app.command()
+def serve(
+    challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml and its [serve] table).")],
+    state: StateOption = DEFAULT_STATE,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
+    title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
+) -> None:
+    """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
+    try:
+        import uvicorn
+
+        from kothkit.serve.app import create_app
+    except ImportError as e:
+        fail(f"kothkit serve needs the serve extra ({e.name} is missing): pip install 'kothkit[serve]'")
+    from kothkit.serve.host import Host
+    from kothkit.serve.settings import SettingsError
+
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs {jobs}: at least 1")
+    if not 0 <= port <= 65535:
+        fail(f"--port {port}: 0 to 65535")
+    for c in challenges:
+        if not c.is_dir():
+            fail(f"{c}: not a challenge folder")
+    try:
+        h = Host([c.resolve() for c in challenges], state.resolve(),
+                 jobs or len(os.sched_getaffinity(0)))
+    except (SettingsError, ValueError, OSError) as e:
+        fail(str(e))
+    accounts = _accounts(state)
+    sock = _listen(host, port)
+    try:
+        h.start()
+        app_ = create_app(h, accounts, title=title)
+        shown = f"[{host}]" if ":" in host else host
+        address = f"http://{shown}:{sock.getsockname()[1]}/"
+        for info in h.challenges():
+            out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}) at {address}c/{info.name}/", markup=False)
+        out.print(f"serving {len(challenges)} challenge{'s' * (len(challenges) != 1)} at {address} "
+                  f"(state in {state}); Ctrl-C to stop", markup=False)
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig, frame):
+                # The open Scoreboards' event streams end: the server waits for open responses.
+                app_.site.live.close_streams()
+                super().handle_exit(sig, frame)
+
+        server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
+                                       lifespan="on"))
+        # uvicorn stops on SIGINT or SIGTERM, then raises the signal again: either ends here, so the
+        # host stops its games and builds (redone at the next start) before the command exits.
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
+    finally:
+        h.stop()
+        accounts.close()
+        sock.close()
+    out.print("stopped", markup=False)
+
+
+@users_app.command("add")
+def users_add(
+    csv_file: Annotated[Path, typer.Argument(help="A CSV with a header: login (or student_id), and optionally password, nickname, admin.")],
+    state: StateOption = DEFAULT_STATE,
+) -> None:
+    """Add the users of a roster (a CSV).
+
+    Without a password column the first password is the login (the student number); every user
+    must choose a new password and a nickname at first sign-in."""
+    from kothkit.serve.accounts import AccountError
+
+    accounts = _accounts(state)
+    try:
+        added, skipped = accounts.add_csv(csv_file)
+    except AccountError as e:
+        fail(str(e))
+    finally:
+        accounts.close()
+    for line in skipped:
+        err.print(f"skipped: {line}", markup=False)
+    out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state}", markup=False)
+
+
+@users_app.command("reset")
+def users_reset(
+    login: Annotated[str, typer.Argument(help="The user's login.")],
+    password: Annotated[Optional[str], typer.Option("--password", help="The new first password (default: the login).")] = None,
+    state: StateOption = DEFAULT_STATE,
+) -> None:
+    """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
+    from kothkit.serve.accounts import AccountError
+
+    accounts = _accounts(state)
+    try:
+        accounts.reset_password(login, password)
+    except AccountError as e:
+        fail(str(e))
+    finally:
+        accounts.close()
+    out.print(f"{login}: password reset; a new one is asked at the next sign-in", markup=False)
+
+
+@users_app.command("admin")
+def users_admin(
+    login: Annotated[str, typer.Argument(help="The user's login.")],
+    revoke: Annotated[bool, typer.Option("--revoke", help="Take the admin right away instead.")] = False,
+    state: StateOption = DEFAULT_STATE,
+) -> None:
+    """Make a user an admin (sees every log and build output), or no longer one with --revoke."""
+    from kothkit.serve.accounts import AccountError
+
+    accounts = _accounts(state)
+    try:
+        accounts.set_admin(login, not revoke)
+    except AccountError as e:
+        fail(str(e))
+    finally:
+        accounts.close()
+    out.print(f"{login}: {'no longer ' if revoke else ''}an admin", markup=False)
+
+
+@users_app.command("list")
+def users_list(state: StateOption = DEFAULT_STATE) -> None:
+    """The users: login, nickname, admin, and whether the first password is still to be changed."""
+    from kothkit.serve.accounts import MAX_NICKNAME
+
+    accounts = _accounts(state)
+    try:
+        for u in accounts.users():
+            out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
+                      f"{'first password' if u.must_change else ''}".rstrip(), markup=False)
+    finally:
+        accounts.close()

@@ -1,0 +1,584 @@
+"""The web site of ``kothkit serve``: a Starlette app over a :class:`~kothkit.serve.host.Host`.
+
+Pages: the challenges; each challenge's Scoreboard (live: Server-Sent Events fed by
+``Host.wait``), crosstable, My Submissions, All Submissions, a submission's build output, a bot's
+games, a game's replay and the download of one's own game logs; sign-in and the account form
+(first sign-in: a new password and a nickname).  Who may see what: the Scoreboard, crosstable,
+submission lists and games are public; a build's output and a game's logs belong to the brain's
+author (and admins); in a submissions challenge a replay page (which embeds the bots' logs) is
+shown to the game's authors and admins, and to everyone in a folder challenge.
+
+Every POST passes :mod:`kothkit.serve.security`'s checks; every text that people wrote is
+escaped by Jinja2's autoescaping, and the live Scoreboard sets cells as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import math
+import re
+import sys
+import threading
+import time
+import traceback
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import attrs
+import jinja2
+import markupsafe
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from kothkit.serve.accounts import Accounts, AccountError, Session, Throttled
+from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge
+from kothkit.serve.security import (HEADERS, PAGE_CSP, PRE_COOKIE, SESSION_COOKIE, CSRFError, check_origin,
+                                    check_token, new_token)
+
+HERE = Path(__file__).parent
+#: Bytes of a form without a file (sign-in, account).
+MAX_FORM = 64 * 1024
+#: Bytes a multipart upload may carry beyond the file itself (boundaries, the other fields).
+MULTIPART_SLACK = 64 * 1024
+#: Seconds between two keep-alive comments on an open event stream.
+KEEPALIVE = 15.0
+REPLAY_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+              "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+_NEXT_RE = re.compile(r"/(?![/\\])[\x21-\x7e]*")
+
+
+class _Refused(Exception):
+    """Ends a request with an error page: ``status`` and a message for the user."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        self.status, self.message, self.headers = status, message, headers or {}
+        super().__init__(message)
+
+
+def when(t: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
+
+
+def points(p: float) -> str:
+    return f"{p:g}"
+
+
+class Live:
+    """One thread per challenge waits on ``Host.wait`` and wakes the open event streams (in the
+    event loop) when the challenge's version grows; the Scoreboard's JSON is made once a version."""
+
+    def __init__(self, host, names: list[str], snapshot):
+        self.host = host
+        self.names = names
+        self.snapshot = snapshot  # (name) -> dict, run in a thread
+        self.versions: dict[str, int] = {}
+        self.events: dict[str, asyncio.Event] = {}
+        self.cache: dict[str, tuple[Any, dict]] = {}
+        self.cache_lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        for name in self.names:
+            self.versions[name] = self.host.version(name)
+            self.events[name] = asyncio.Event()
+            t = threading.Thread(target=self._watch, args=(name,), name=f"live-{name}", daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for name in self.names:
+            if name in self.events:
+                self.events[name].set()
+        for t in self.threads:
+            t.join(timeout=5)
+
+    def close_streams(self) -> None:
+        """End every open event stream, from any thread: the server is stopping (a server waits for
+        its open responses to end before it stops)."""
+        self.stopping.set()
+        if self.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed
+                self.loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        for event in self.events.values():
+            event.set()
+
+    def _watch(self, name: str) -> None:
+        seen = self.versions[name]
+        while not self.stopping.is_set():
+            try:
+                now = self.host.wait(name, seen, 1.0)
+            except Exception:  # the host stopping: look again after a while
+                self.stopping.wait(1.0)
+                continue
+            if now != seen:
+                seen = now
+                with contextlib.suppress(RuntimeError):  # the loop closed
+                    self.loop.call_soon_threadsafe(self._bump, name, now)
+
+    def _bump(self, name: str, version: int) -> None:
+        self.versions[name] = version
+        event, self.events[name] = self.events[name], asyncio.Event()
+        event.set()
+
+    async def changed(self, name: str, since: int, timeout: float) -> bool:
+        """Wait until the challenge's version is above ``since`` (True) or ``timeout`` s (False)."""
+        if self.versions.get(name, 0) > since:
+            return True
+        if self.stopping.is_set():
+            return False
+        event = self.events[name]
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+        return self.versions.get(name, 0) > since
+
+    def board(self, name: str, key: Any) -> dict:
+        """The Scoreboard for the current ``key`` (version and nicknames), made once: its data, its
+        JSON (``json``) and its table's rows as HTML (``rows_html``)."""
+        with self.cache_lock:
+            hit = self.cache.get(name)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+        data = self.snapshot(name)
+        with self.cache_lock:
+            self.cache[name] = (key, data)
+        return data
+
+
+class _Headers:
+    """ASGI middleware: the security headers on every response (a response's own CSP stays)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items() if k.lower().encode() not in present]
+                if b"content-security-policy" not in present:
+                    extra.append((b"content-security-policy", PAGE_CSP.encode()))
+                message = {**message, "headers": list(message.get("headers", [])) + extra}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+@attrs.define
+class Site:
+    """The pages, bound to one host and one set of accounts."""
+
+    host: Any
+    accounts: Accounts
+    title: str = "kothkit"
+    templates: Jinja2Templates = attrs.field(init=False)
+    live: Live = attrs.field(init=False)
+    _nick_gen: int = attrs.field(init=False, default=0)
+
+    def __attrs_post_init__(self) -> None:
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        env.filters["when"] = when
+        env.filters["points"] = points
+        self.templates = Jinja2Templates(env=env)
+        self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def session(self, request: Request) -> Session | None:
+        if "session" not in request.scope.setdefault("state", {}):
+            request.state.session = self.accounts.session(request.cookies.get(SESSION_COOKIE))
+        return request.state.session
+
+    def page(self, request: Request, name: str, status: int = 200, headers: dict | None = None, **context) -> Response:
+        s = self.session(request)
+        context = {"site": self.title, "me": s.user if s else None, "csrf": s.csrf if s else "",
+                   "path": request.url.path, **context}
+        return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
+
+    def refuse(self, request: Request, e: _Refused) -> Response:
+        return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)
+
+    def user_session(self, request: Request, *, allow_must_change: bool = False) -> Session:
+        """The signed-in session; a GET without one is sent to the sign-in page, a POST refused."""
+        s = self.session(request)
+        if s is None:
+            if request.method == "GET":
+                raise _Refused(303, "sign in first", {"location": f"/login?next={request.url.path}"})
+            raise _Refused(401, "sign in first")
+        if s.user.must_change and not allow_must_change:
+            if request.method == "GET":
+                raise _Refused(303, "choose a new password and a nickname first", {"location": "/account"})
+            raise _Refused(403, "choose a new password and a nickname first (Account)")
+        return s
+
+    async def form(self, request: Request, token: str | None, limit: int = MAX_FORM, **kw):
+        """The POSTed form once it passed the CSRF checks (the body read up to ``limit`` bytes)."""
+        try:
+            check_origin(request.url.scheme, request.headers)
+        except CSRFError as e:
+            raise _Refused(403, str(e)) from None
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            raise _Refused(411, "a form must say its length (Content-Length)")
+        if int(length) > limit:
+            raise _Refused(413, f"the form is {int(length):,} bytes; at most {limit:,} are taken here: nothing was stored")
+        form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
+        try:
+            given = form.get("csrf")
+            check_token(token, given if isinstance(given, str) else None)
+        except CSRFError as e:
+            await form.close()
+            raise _Refused(403, str(e)) from None
+        return form
+
+    def challenge(self, name: str):
+        try:
+            return self.host.challenge(name)
+        except KeyError:
+            raise _Refused(404, f"there is no challenge {name!r}") from None
+
+    def _snapshot(self, name: str) -> dict:
+        info = self.host.challenge(name)
+        names = self.accounts.nicknames()
+        rows = []
+        for s in self.host.standings(name):
+            rows.append({"rank": s.rank, "name": names.get(s.owner, s.owner) if s.owner else s.bot, "bot": s.bot,
+                         "points": points(s.points), "wins": s.wins, "draws": s.draws, "losses": s.losses,
+                         "games": s.games, "latest": when(s.latest)})
+        data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
+        # Rendered once a version, not once a visitor: 200 rows take most of a page's time.
+        rows_html = self.templates.env.get_template("scoreboard_rows.html").render(c=info, board=data)
+        return {**data, "json": json.dumps(data, separators=(",", ":")), "rows_html": markupsafe.Markup(rows_html)}
+
+    async def board(self, name: str) -> dict:
+        key = (self.host.version(name), self._nick_gen)
+        return await run_in_threadpool(self.live.board, name, key)
+
+    # -- pages ---------------------------------------------------------------------------------------
+
+    async def index(self, request: Request) -> Response:
+        infos = await run_in_threadpool(self.host.challenges)
+        return self.page(request, "index.html", challenges=infos)
+
+    async def login_page(self, request: Request) -> Response:
+        # The same token while its cookie lasts, so that two sign-in tabs both work.
+        token = request.cookies.get(PRE_COOKIE) or ""
+        if not re.fullmatch(r"[A-Za-z0-9_-]{40,50}", token):
+            token = new_token()
+        nxt = request.query_params.get("next", "/")
+        r = self.page(request, "login.html", pre=token, next=nxt if _NEXT_RE.fullmatch(nxt) else "/", message="")
+        self._pre_cookie(request, r, token)
+        return r
+
+    def _pre_cookie(self, request: Request, response: Response, token: str) -> None:
+        response.set_cookie(PRE_COOKIE, token, max_age=3600, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
+
+    async def login(self, request: Request) -> Response:
+        form = await self.form(request, request.cookies.get(PRE_COOKIE))
+        login, password = str(form.get("login", ""))[:200].strip(), str(form.get("password", ""))
+        nxt = str(form.get("next", "/"))
+        nxt = nxt if _NEXT_RE.fullmatch(nxt) else "/"
+        address = request.client.host if request.client else "?"
+        try:
+            user = await run_in_threadpool(self.accounts.sign_in, login, password, address)
+        except Throttled as e:
+            raise _Refused(429, str(e), {"retry-after": str(math.ceil(e.retry_after))}) from None
+        if user is None:
+            token = new_token()
+            r = self.page(request, "login.html", status=401, pre=token, next=nxt, message="wrong login or password")
+            self._pre_cookie(request, r, token)
+            return r
+        token = await run_in_threadpool(self.accounts.open_session, user.login)
+        r = RedirectResponse("/account" if user.must_change else nxt, status_code=303)
+        r.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", secure=request.url.scheme == "https",
+                     max_age=14 * 24 * 3600)
+        r.delete_cookie(PRE_COOKIE)
+        return r
+
+    async def logout(self, request: Request) -> Response:
+        s = self.session(request)
+        await self.form(request, s.csrf if s else request.cookies.get(PRE_COOKIE))
+        await run_in_threadpool(self.accounts.close_session, request.cookies.get(SESSION_COOKIE))
+        r = RedirectResponse("/", status_code=303)
+        r.delete_cookie(SESSION_COOKIE)
+        return r
+
+    async def account_page(self, request: Request) -> Response:
+        s = self.user_session(request, allow_must_change=True)
+        return self.page(request, "account.html", message="", nickname=s.user.nickname or "")
+
+    async def account(self, request: Request) -> Response:
+        s = self.user_session(request, allow_must_change=True)
+        form = await self.form(request, s.csrf)
+        old, new, again = (str(form.get(k, "")) for k in ("old", "new", "again"))
+        nickname = str(form.get("nickname", ""))
+        try:
+            if new != again:
+                raise AccountError("the two new passwords differ")
+            await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname)
+        except AccountError as e:
+            return self.page(request, "account.html", status=400, message=str(e), nickname=nickname)
+        self._nick_gen += 1
+        return RedirectResponse("/?changed=1", status_code=303)
+
+    async def scoreboard(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        board = await self.board(name)
+        return self.page(request, "scoreboard.html", c=info, board=board)
+
+    async def standings_json(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        self.challenge(name)
+        return Response((await self.board(name))["json"], media_type="application/json")
+
+    async def events(self, request: Request) -> Response:
+        """Server-Sent Events: the Scoreboard's JSON each time it changes (and at once if it changed
+        since ``since``)."""
+        name = request.path_params["name"]
+        self.challenge(name)
+        try:
+            since = int(request.query_params.get("since", "-1"))
+        except ValueError:
+            since = -1
+
+        async def stream():
+            nonlocal since
+            while not self.live.stopping.is_set():
+                if await self.live.changed(name, since, KEEPALIVE):
+                    data = await self.board(name)
+                    since = data["version"]
+                    yield f"data: {data['json']}\n\n"
+                else:
+                    yield ": still here\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+    async def crosstable(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        table = await run_in_threadpool(self.host.crosstable, name)
+        shown = await self._shown(name)
+        return self.page(request, "crosstable.html", c=info, table=table, shown=shown)
+
+    async def _shown(self, name: str) -> dict[str, str]:
+        """Bot name -> the name the pages show (the owner's nickname for submitted brains)."""
+        standings = await run_in_threadpool(self.host.standings, name)
+        names = await run_in_threadpool(self.accounts.nicknames)
+        return {s.bot: (names.get(s.owner, s.owner) if s.owner else s.bot) for s in standings}
+
+    async def submit_page(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        self.user_session(request)
+        if info.kind != "submissions":
+            raise _Refused(404, f"{name} takes no submissions: its bots are folders on the host")
+        return self.page(request, "submit.html", c=info, message="")
+
+    async def submit(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        s = self.user_session(request)
+        if info.kind != "submissions":
+            raise _Refused(404, f"{name} takes no submissions: its bots are folders on the host")
+        form = await self.form(request, s.csrf, limit=info.max_bytes + MULTIPART_SLACK, max_files=1)
+        try:
+            upload = form.get("file")
+            language = str(form.get("language", ""))
+            if upload is None or isinstance(upload, str):
+                raise _Refused(400, "choose a source file to submit")
+            data = await upload.read(info.max_bytes + 1)
+            filename = upload.filename or ""
+        finally:
+            await form.close()
+        try:
+            if len(data) > info.max_bytes:
+                raise TooLarge(len(data), info.max_bytes)
+            sub = await run_in_threadpool(self.host.submit, name, s.user.login, filename, language, data)
+        except TooLarge as e:
+            return self.page(request, "submit.html", status=413, c=info, message=f"{e}: nothing was stored")
+        except RateLimited as e:
+            wait = math.ceil(e.retry_after)
+            return self.page(request, "submit.html", status=429, headers={"retry-after": str(wait)}, c=info,
+                             message=str(e))
+        except SubmitError as e:
+            return self.page(request, "submit.html", status=400, c=info, message=str(e))
+        return RedirectResponse(f"/c/{name}/mine?submitted={sub.id}", status_code=303)
+
+    async def mine(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        s = self.user_session(request)
+        version = self.host.version(name)  # before the list: a change after it wakes the page
+        subs = await run_in_threadpool(self.host.submissions, name, s.user.login)
+        return self.page(request, "submissions.html", c=info, subs=subs, own=True, names={}, version=version)
+
+    async def all_submissions(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        subs = await run_in_threadpool(self.host.submissions, name, None)
+        names = await run_in_threadpool(self.accounts.nicknames)
+        return self.page(request, "submissions.html", c=info, subs=subs, own=False, names=names, version=0)
+
+    async def submission(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        s = self.user_session(request)
+        subs = await run_in_threadpool(self.host.submissions, name, None)
+        sub = next((x for x in subs if str(x.id) == request.path_params["sid"]), None)
+        if sub is None:
+            raise _Refused(404, "there is no such submission")
+        if sub.login != s.user.login and not s.user.admin:
+            raise _Refused(403, "a build's output is shown to its author only")
+        return self.page(request, "submission.html", c=info, sub=sub)
+
+    async def bot_games(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        bot = request.path_params["bot"]
+        games = await run_in_threadpool(self.host.games, name, bot)
+        shown = await self._shown(name)
+        return self.page(request, "games.html", c=info, bot=bot, games=games, shown=shown)
+
+    async def _game_rights(self, request: Request, name: str, game_id: str):
+        """The game, and the bots of it whose logs the visitor may read (None: all of them)."""
+        info = self.challenge(name)
+        try:
+            game = await run_in_threadpool(self.host.game, name, game_id)
+        except KeyError:
+            raise _Refused(404, f"there is no game {game_id!r} in {name}") from None
+        s = self.session(request)
+        if s is not None and s.user.admin and not s.user.must_change:
+            return info, game, None
+        if s is None or s.user.must_change:
+            return info, game, set()
+        owners = await run_in_threadpool(self.host.owners, name, game_id)
+        if s.user.login not in owners:
+            return info, game, set()
+        mine = {x.bot for x in await run_in_threadpool(self.host.submissions, name, s.user.login)}
+        return info, game, {b for b in game.bots if b in mine}
+
+    async def game(self, request: Request) -> Response:
+        name, game_id = request.path_params["name"], request.path_params["gid"]
+        info, game, rights = await self._game_rights(request, name, game_id)
+        if info.kind == "folder" or rights is None or (rights and set(game.bots) <= rights):
+            page = await run_in_threadpool(self.host.replay_html, name, game_id)
+            return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
+        shown = await self._shown(name)
+        log = await run_in_threadpool(self.host.game_log, name, game_id, sorted(rights)[0]) if rights else ""
+        return self.page(request, "game.html", c=info, game=game, shown=shown, mine=sorted(rights), log=log)
+
+    async def game_log(self, request: Request) -> Response:
+        name, game_id = request.path_params["name"], request.path_params["gid"]
+        if self.session(request) is None:
+            self.user_session(request)
+        info, game, rights = await self._game_rights(request, name, game_id)
+        want = request.query_params.get("bot")
+        if rights is None:
+            text = await run_in_threadpool(self.host.game_log, name, game_id, want if want in game.bots else None)
+            label = want if want in game.bots else "all"
+        else:
+            if not rights or (want is not None and want not in rights):
+                raise _Refused(403, "a game's log is shown to the authors of its bots only")
+            label = want or sorted(rights)[0]
+            text = await run_in_threadpool(self.host.game_log, name, game_id, label)
+        filename = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{name}-{game_id[:12]}-{label}.log")
+        return PlainTextResponse(text, headers={"content-disposition": f'attachment; filename="{filename}"'})
+
+    async def my_logs(self, request: Request) -> Response:
+        """A zip of the logs of every counted game of the visitor's brains in the challenge."""
+        name = request.path_params["name"]
+        self.challenge(name)
+        s = self.user_session(request)
+
+        def build() -> bytes:
+            bots = {x.bot for x in self.host.submissions(name, s.user.login)}
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+                for bot in sorted(bots):
+                    for g in self.host.games(name, bot):
+                        z.writestr(f"{g.index:06d}-{g.id[:12]}-{bot}.log", self.host.game_log(name, g.id, bot))
+            return buf.getvalue()
+
+        data = await run_in_threadpool(build)
+        filename = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{name}-{s.user.login}-logs.zip")
+        return Response(data, media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="{filename}"'})
+
+
+def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette:
+    """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads)."""
+    site = Site(host, accounts, title)
+
+    def wrap(handler):
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except _Refused as e:
+                if e.status == 303:
+                    return RedirectResponse(e.headers["location"], status_code=303)
+                return site.refuse(request, e)
+            except KeyError as e:  # the host knows no such challenge, bot or game
+                return site.refuse(request, _Refused(404, f"not found: {e.args[0] if e.args else e}"))
+            except Exception:
+                print(f"kothkit serve: {request.method} {request.url.path}:\n{traceback.format_exc()}",
+                      file=sys.stderr, flush=True)
+                return site.refuse(request, _Refused(500, "the server hit an error (it is in the server's log)"))
+        return endpoint
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        site.live.start()
+        try:
+            yield
+        finally:
+            site.live.stop()
+
+    routes = [
+        Route("/", wrap(site.index)),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/login", wrap(site.login_page), methods=["GET"]),
+        Route("/login", wrap(site.login), methods=["POST"]),
+        Route("/logout", wrap(site.logout), methods=["POST"]),
+        Route("/account", wrap(site.account_page), methods=["GET"]),
+        Route("/account", wrap(site.account), methods=["POST"]),
+        Route("/c/{name}/", wrap(site.scoreboard)),
+        Route("/c/{name}/standings.json", wrap(site.standings_json)),
+        Route("/c/{name}/events", wrap(site.events)),
+        Route("/c/{name}/crosstable", wrap(site.crosstable)),
+        Route("/c/{name}/submit", wrap(site.submit_page), methods=["GET"]),
+        Route("/c/{name}/submit", wrap(site.submit), methods=["POST"]),
+        Route("/c/{name}/mine", wrap(site.mine)),
+        Route("/c/{name}/mine/logs.zip", wrap(site.my_logs)),
+        Route("/c/{name}/submissions", wrap(site.all_submissions)),
+        Route("/c/{name}/submission/{sid}", wrap(site.submission)),
+        Route("/c/{name}/bot/{bot}", wrap(site.bot_games)),
+        Route("/c/{name}/game/{gid}", wrap(site.game)),
+        Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    wrapped = _Headers(app)
+    #: For the server: ``site.live.close_streams()`` when it is asked to stop.
+    wrapped.site = site
+    return wrapped

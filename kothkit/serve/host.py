@@ -1,0 +1,939 @@
+"""The host: one long-running player for several challenges, behind ``kothkit serve``.
+
+A :class:`Host` keeps every challenge it serves current.  Folder challenges are
+rescanned every couple of seconds and only changed games are played (a game's id
+holds both bots' content hashes, so the journal's incremental re-run does it).
+Submissions are stored as bot folders, built contained with the challenge's build
+time limit, and the author's newest brain that builds replaces their previous one:
+only its games are played, and the old brain's games drop out of the standings.
+All challenges share ``jobs`` slots (:mod:`kothkit.serve.slots`), builds first,
+then a new or changed bot's games, the challenges taking turns
+(:mod:`kothkit.serve.queue`).  Restart loses nothing: the work queue is what the
+state says is not done yet (submissions not built, scheduled games not in the
+journal), so it is redone, and a game already stored is never played or counted
+twice.
+
+One thread (the dispatcher) owns the journals and the slots: it scans, starts
+builds and games, and stores what comes back.  A change of a challenge's bots is
+scheduled in a thread of its own (seconds, for some 40,000 games), and the
+dispatcher applies the plan.  The public methods (the web's threads) read what
+the dispatcher keeps in memory under a lock, and never wait for a game, except
+:meth:`Host.wait`, which waits for the scoreboard to change.
+
+A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
+``kothkit serve``'s command does): the workers are started with ``spawn``, which
+imports the script's module again in each of them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import json
+import os
+import queue
+import re
+import sqlite3
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from contextlib import closing
+from pathlib import Path
+
+import attrs
+
+from kothkit.serve import settings as serve_settings
+from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
+from kothkit.serve.queue import GameQueue, pick
+from kothkit.serve.scoreboard import Board
+from kothkit.serve.settings import ServeSettings, SettingsError
+from kothkit.serve.submissions import Row, Store
+from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
+
+__all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
+           "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
+
+#: Seconds between two scans of a folder challenge's bots.
+SCAN_EVERY = 2.0
+#: Times a game or build is tried again after its worker died, before the host gives up on it
+#: (until its next start).
+RETRIES = 2
+#: Seconds start() waits for the challenges' state (journals read, folders scanned).
+START_TIME = 120.0
+
+
+@attrs.define(eq=False)
+class _Served:
+    """One challenge as the host keeps it.  Written by the dispatcher thread, under the host's lock."""
+
+    name: str
+    folder: Path
+    settings: ServeSettings
+    info: object  # kothkit.game.GameInfo
+    limits: object  # kothkit.limits.Limits
+    rules: dict
+    rounds: int
+    seed: int | None
+    journal_path: Path
+    #: Folder challenges: where the bots are (the challenge's ``bots``).
+    entries: list[str]
+    #: The bots in the round robin now, and when each last changed (its submission's time, or its
+    #: folder's latest change).
+    bots: dict = attrs.field(factory=dict)
+    latest: dict = attrs.field(factory=dict)
+    #: Submissions: bot -> its author's login (every bot ever submitted), and the active submission's id.
+    logins: dict = attrs.field(factory=dict)
+    active: dict = attrs.field(factory=dict)
+    #: Folder bots left out (do not load or build): one line each.
+    errors: tuple = ()
+    #: Folder bots whose build failed, by (name, hash): the build's message.
+    failed: dict = attrs.field(factory=dict)
+    queue: GameQueue = attrs.field(factory=GameQueue)
+    #: Bots whose games are played first (new or changed, until their games are all played).
+    fresh: set = attrs.field(factory=set)
+    #: Every game of the current schedule: id -> its index.
+    index: dict = attrs.field(factory=dict)
+    #: The current schedule's games found in the journal.
+    counted: dict = attrs.field(factory=dict)
+    #: Games being played: id -> task.
+    inflight: dict = attrs.field(factory=dict)
+    #: Builds to start: ("submission", id) | ("rebuild", id) | ("folder", path, name, hash).
+    builds: deque = attrs.field(factory=deque)
+    #: Folder bots being built or queued, by (name, hash).
+    building: set = attrs.field(factory=set)
+    #: The standings of the counted games, kept game by game.
+    board: Board | None = None
+    version: int = 0
+    #: (version, standings) and (version, crosstable), worked out when asked.
+    cache: tuple | None = None
+    table: tuple | None = None
+    #: The counted games, oldest first (games are stored as they finish: a new one goes last).
+    recent: list = attrs.field(factory=list)
+    # Owned by the dispatcher thread:
+    journal: object = None
+    code: dict | None = None
+    run_id: int | None = None
+    run_stored: int = 0
+    run_bots: list | None = None
+    #: Bots added or changed since the last schedule (None: nothing changed).
+    changed: set | None = None
+    #: The thread planning a new schedule, the bots changed since it started (None: none), and
+    #: the games stored meanwhile (None: no plan is being made).
+    planner: threading.Thread | None = None
+    again: set | None = None
+    stored_since: list | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.settings.kind
+
+    def total_per_bot(self) -> int:
+        return 2 * self.rounds * max(0, len(self.bots) - 1)
+
+
+@attrs.frozen
+class _Plan:
+    """A challenge's round robin as scheduled from its bots (see Host._plan)."""
+
+    bots: tuple
+    fresh: set
+    #: Every game: id -> its index; the games found in the journal; the others, a new bot's first.
+    index: dict
+    counted: dict
+    first: list
+    rest: list
+    #: Games that were in play when it was planned.
+    skipped: list
+    board: Board
+
+
+def _safe_name(text: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:60]
+    return name or "challenge"
+
+
+def _summary(row, index: int | None = None) -> GameSummary:
+    """A GameSummary of a journal row (id, idx, players, winner, verdict, fault, reason, finished_at)."""
+    gid, idx, players, winner, verdict, fault, reason, finished = row
+    return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
+                       verdict=verdict, fault=fault, reason=reason, time=finished)
+
+
+_SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+
+
+def _chunks(it, n):
+    it = iter(it)
+    while chunk := list(itertools.islice(it, n)):
+        yield chunk
+
+
+def _folder_time(folder: Path) -> float | None:
+    """The latest change among a bot folder's files (build output and state left out)."""
+    from kothkit.bots.folders import HASH_IGNORE
+    import fnmatch
+
+    latest, seen = None, 0
+    stack = [folder]
+    while stack and seen < 2000:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                seen += 1
+                if any(fnmatch.fnmatch(e.name, pat) for pat in HASH_IGNORE):
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(Path(e.path))
+                latest = st.st_mtime if latest is None else max(latest, st.st_mtime)
+    return latest
+
+
+class Host:
+    """Serves ``challenge_dirs`` (folders with a kothkit.toml), keeping its state in ``state_dir``
+    (``host.sqlite``, the submissions' folders, the submission challenges' journals), playing
+    at most ``jobs`` games (or builds) at once.
+
+    A wrong challenge (its file, its ``[serve]`` table, a game that is not installed) raises
+    :class:`SettingsError` naming the file (and line), from the constructor.
+    """
+
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1) -> None:
+        self.state_dir = Path(state_dir)
+        self.jobs = max(1, int(jobs))
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._served: list[_Served] = []
+        names: set[str] = set()
+        for d in challenge_dirs:
+            c = self._load(Path(d), names)
+            names.add(c.name)
+            self._served.append(c)
+        self._by_name = {c.name: c for c in self._served}
+        self._store = Store(self.state_dir)
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._ready = threading.Event()
+        self._slots = None
+        self._inflight: dict[cf.Future, tuple] = {}
+        #: (challenge, plan) from the planning threads, applied by the dispatcher.
+        self._planned: queue.Queue = queue.Queue()
+        self._turn = 0
+        #: Times each game or build was lost with its worker (see RETRIES).
+        self._tries: dict = {}
+        #: The last unexpected error of the dispatcher (it carries on), for the host's log.
+        self.problem: str | None = None
+
+    # -- loading ----------------------------------------------------------------------------
+    def _load(self, folder: Path, taken: set[str]) -> _Served:
+        from kothkit.playing import challenge as challenges
+        from kothkit.plugins import PluginError, get_game
+
+        try:
+            ch = challenges.load(folder)
+        except challenges.ChallengeError as e:
+            raise SettingsError(str(e)) from None
+        settings = serve_settings.load(ch.path)
+        try:
+            info = get_game(ch.game)
+        except PluginError as e:
+            raise SettingsError(f"{ch.path}: {e}") from None
+        try:
+            challenges.check_rules(ch, dict(info.rules))
+            limits = info.limits.replace(**ch.limits)
+        except challenges.ChallengeError as e:
+            raise SettingsError(str(e)) from None
+        except (TypeError, ValueError) as e:
+            raise SettingsError(f"{ch.path}: [limits]: {e}") from None
+        base = name = _safe_name(ch.folder.resolve().name)
+        for k in itertools.count(2):
+            if name not in taken:
+                break
+            name = f"{base}-{k}"
+        if settings.kind == "submissions":
+            journal = ch.journal or self.state_dir / "journals" / f"{name}.sqlite"
+        else:
+            journal = ch.journal or ch.folder / "kothkit.sqlite"
+        return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
+                       rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
+                       journal_path=Path(journal), entries=[str(b) for b in ch.bots],
+                       # Versions go on growing across restarts: a page open before one waits for a
+                       # version above the one it saw, and gets it.
+                       version=time.time_ns() // 1_000_000)
+
+    def _get(self, name: str) -> _Served:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no challenge {name!r}") from None
+
+    # -- running ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start playing in a background thread.  Returns once every challenge's state is read (its
+        journal, its submissions, its folders scanned), so that the first page is right."""
+        if self._thread is not None:
+            return
+        from kothkit.serve.slots import Slots
+
+        self._store.requeue_building()
+        self._stopping.clear()
+        self._ready.clear()
+        from kothkit.procs.contain import fair_cpu
+
+        pin = any(c.limits.pin_cpu for c in self._served)
+        # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
+        # has two per slot, as in kothkit run.
+        per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
+        self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
+        self._thread.start()
+        self._ready.wait(START_TIME)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop: games and builds in progress are killed (they are redone at the next start),
+        every process started is reaped, the thread joined; returns within about ``timeout`` s."""
+        if self._thread is None:
+            return
+        end = time.monotonic() + timeout
+        self._stopping.set()
+        self._wake.set()
+        if self._slots is not None:
+            self._slots.close(timeout / 2)
+        self._thread.join(max(0.1, end - time.monotonic()))
+        for c in self._served:  # (they stop at their next chunk of games)
+            if c.planner is not None:
+                c.planner.join(max(0.1, end - time.monotonic()))
+        self._thread = None
+        self._slots = None
+        self._inflight.clear()
+        while not self._planned.empty():
+            self._planned.get_nowait()
+        with self._lock:
+            for c in self._served:
+                for t in c.inflight.values():
+                    c.queue.done(t)
+                c.inflight.clear()
+                c.building.clear()
+                c.planner = c.again = c.stored_since = None
+                self._bump(c)
+
+    def _bump(self, c: _Served) -> None:
+        """Something on ``c``'s scoreboard changed (call with the lock held)."""
+        c.version += 1
+        self._changed.notify_all()
+
+    def _run(self) -> None:
+        try:
+            for c in self._served:
+                try:
+                    self._open(c)
+                except Exception:  # noqa: BLE001 - one broken challenge must not stop the others
+                    self._note(f"{c.name}: {traceback.format_exc()}")
+        finally:
+            self._ready.set()
+        next_scan = time.monotonic() + SCAN_EVERY
+        try:
+            while not self._stopping.is_set():
+                try:
+                    if time.monotonic() >= next_scan:
+                        for c in self._served:
+                            if c.kind == "folder" and c.journal is not None:
+                                self._scan(c)
+                        next_scan = time.monotonic() + SCAN_EVERY
+                    self._fill()
+                    if self._inflight:
+                        done, _ = cf.wait(list(self._inflight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                        self._finish(done)
+                        for c in self._served:
+                            if c.changed is not None:
+                                fresh, c.changed = c.changed, None
+                                self._reschedule(c, fresh)
+                    else:
+                        self._wake.wait(0.2)
+                        self._wake.clear()
+                    self._take_plans()
+                except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
+                    self._note(traceback.format_exc())
+                    self._stopping.wait(1.0)
+        finally:
+            for c in self._served:
+                if c.journal is not None:
+                    c.journal.close()
+                    c.journal = None
+
+    def _take_plans(self) -> None:
+        """Apply the schedules planned meanwhile; plan again where bots changed since."""
+        while True:
+            try:
+                c, plan = self._planned.get_nowait()
+            except queue.Empty:
+                return
+            c.planner = None
+            self._apply(c, plan)
+            if c.again is not None and not self._stopping.is_set():
+                fresh, c.again = c.again, None
+                self._reschedule(c, fresh)
+
+    def _note(self, text: str) -> None:
+        self.problem = text
+        print(f"kothkit host: {text}", file=sys.stderr, flush=True)
+
+    def _open(self, c: _Served) -> None:
+        """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
+        from kothkit.store.journal import Journal
+        from kothkit.plugins import game_code
+        from kothkit.playing.seeding import fresh_seed
+
+        c.journal = Journal(c.journal_path)
+        c.code = game_code(c.info)
+        with self._lock:  # (a host started again: what was queued is read again below)
+            c.builds.clear()
+            c.building.clear()
+            c.active.clear()
+        if c.seed is None:
+            last = c.journal.last_run(c.info.name)
+            c.seed = last["seed"] if last is not None else fresh_seed()
+        if c.kind == "folder":
+            self._scan(c, force=True)
+            return
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.bots.build import is_built
+
+        bots, latest = {}, {}
+        with self._lock:
+            for row in self._store.list(c.name):
+                c.logins.setdefault(row.bot, row.login)
+            for row in self._store.with_status(c.name, "active"):
+                try:
+                    spec = load_folder(self._store.folder(row))
+                except (BotError, OSError) as e:
+                    self._store.set_status(row.id, "build-failed", build_output=f"the brain cannot be loaded: {e}")
+                    continue
+                if spec.build and not is_built(spec):
+                    c.builds.append(("rebuild", row.id))  # its build output is gone: built again first
+                    continue
+                bots[row.bot], latest[row.bot] = spec, row.time
+                c.active[row.bot] = row.id
+            for row in self._store.with_status(c.name, "queued"):
+                c.builds.append(("submission", row.id))
+            c.bots, c.latest = bots, latest
+        self._reschedule(c, set(), wait=True)
+
+    def _loaders(self):
+        from kothkit.plugins import plugin_manager
+
+        loaders = []
+        for group in plugin_manager().hook.kothkit_bot_loaders():
+            loaders.extend(group)
+        return loaders
+
+    def _scan(self, c: _Served, force: bool = False) -> None:
+        """Load ``c``'s bot folders again: queue the builds that are needed, and schedule again if a
+        bot was added, changed or removed."""
+        from kothkit.bots.folders import load_bots
+        from kothkit.bots.build import is_built
+
+        loaded = load_bots(c.entries, self._loaders())
+        errors = [str(e) for e in loaded.errors]
+        ready = {}
+        for b in loaded.bots:
+            key = (b.name, b.hash)
+            if b.kind == "function" and not c.info.function_bots:
+                errors.append(f"{b.origin or b.path}: {c.info.name} does not take Python function bots")
+            elif b.name in c.info.reserved_names:
+                errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: {c.info.name}'s protocol uses it")
+            elif b.build and not is_built(b):
+                if key in c.failed:
+                    errors.append(c.failed[key])
+                elif key not in c.building:
+                    with self._lock:
+                        c.building.add(key)
+                        c.builds.append(("folder", str(b.path), b.name, b.hash))
+            else:
+                ready[b.name] = b
+        with self._lock:
+            changed = {n: b.hash for n, b in ready.items()} != {n: b.hash for n, b in c.bots.items()}
+            fresh = {n for n, b in ready.items() if n not in c.bots or c.bots[n].hash != b.hash}
+            if changed:
+                c.bots = ready
+                c.latest = {n: _folder_time(b.path if b.path.is_dir() else b.path.parent) for n, b in ready.items()}
+            if tuple(errors) != c.errors:
+                c.errors = tuple(errors)
+                self._bump(c)
+        if changed or force:
+            self._reschedule(c, fresh, wait=force)
+
+    def _reschedule(self, c: _Served, fresh: set[str], wait: bool = False) -> None:
+        """``c``'s bots changed: its round robin is scheduled again; the games found in the journal
+        count, the others are queued (a new or changed bot's first).
+
+        Scheduling some 40,000 games takes seconds, so it is planned in a thread of its own, on a
+        connection of its own, while this thread goes on storing games and starting others; the
+        plan is applied here when it is ready (:meth:`_apply`).  ``wait``: plan it now (at start)."""
+        with self._lock:
+            bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
+            inflight = set(c.inflight)
+            fresh = (c.fresh | fresh) & set(c.bots)
+        if wait:
+            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
+            return
+        if c.planner is not None:  # a plan is being made: another follows it, with these bots too
+            c.again = (c.again or set()) | fresh
+            return
+        c.stored_since = []
+
+        def plan() -> None:
+            result = None
+            try:
+                uri = f"file:{c.journal_path.resolve()}?mode=ro"
+                with closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
+                    db.row_factory = sqlite3.Row
+                    result = self._plan(c, bots, fresh, inflight, db, stop=self._stopping.is_set)
+            except Exception:  # noqa: BLE001 - the host carries on with the schedule it has
+                self._note(f"{c.name}: scheduling failed: {traceback.format_exc()}")
+            self._planned.put((c, result))
+            self._wake.set()
+
+        c.planner = threading.Thread(target=plan, name=f"kothkit-host-plan-{c.name}", daemon=True)
+        c.planner.start()
+
+    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], db: sqlite3.Connection,
+              stop=None) -> _Plan | None:
+        """The schedule of ``bots``: its games found in the journal (``db``), and the others to play
+        (None if ``stop()`` became true meanwhile)."""
+        from kothkit.playing.schedule import Schedule
+
+        schedule = Schedule(game=c.info.name, bots=bots, seed=c.seed, rounds=c.rounds, limits=c.limits,
+                            rules=c.rules, functions_in_process=False, code=c.code)
+        index, counted, first, rest, skipped = {}, {}, [], [], []
+        for chunk in _chunks(schedule, 512):
+            if stop is not None and stop():
+                return None
+            ids = [t.id for t in chunk]
+            q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
+                 f"WHERE id IN ({','.join('?' * len(ids))})")
+            found = {row["id"]: row for row in db.execute(q, ids)}
+            for t in chunk:
+                index[t.id] = t.index
+                row = found.get(t.id)
+                if row is not None:
+                    # The same id: the same bots in the same seats (the id holds them in seat order).
+                    counted[t.id] = GameSummary(
+                        id=t.id, index=t.index, bots=tuple(b.name for b in t.players), winner=row["winner"],
+                        verdict=row["verdict"], fault=row["fault"], reason=row["reason"], time=row["finished_at"])
+                elif t.id in inflight:
+                    skipped.append(t)
+                elif fresh and not fresh.isdisjoint(b.name for b in t.players):
+                    first.append(t)
+                else:
+                    rest.append(t)
+        board = Board(c.info.scoring, [b.name for b in bots])
+        for s in counted.values():
+            board.add(s.bots, s.winner)
+        return _Plan(bots, fresh, index, counted, first, rest, skipped, board)
+
+    def _apply(self, c: _Served, plan: _Plan | None) -> None:
+        """Make ``plan`` ``c``'s schedule (in the dispatcher thread): with the games stored and
+        started since it was planned."""
+        from kothkit.bots.folders import entry_of
+        from kothkit.playing.schedule import settings_of
+
+        with self._lock:
+            stored, c.stored_since = c.stored_since or [], None
+        if plan is None:
+            return
+        bots, j = plan.bots, c.journal
+        described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
+        if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
+            last = j.last_run(c.info.name)
+            old = json.loads(last["bots"]) if last is not None else None
+            same = (old is not None and [(b["name"], b["hash"]) for b in old] == [(b["name"], b["hash"]) for b in described]
+                    and json.loads(last["settings"]) == json.loads(json.dumps(settings_of(c.limits, c.rules, c.code), default=str))
+                    and last["seed"] == c.seed)
+            # A run records the bots and settings its games were played with (kothkit show and
+            # verify find a game's settings through it); a restart with the same bots goes on with it.
+            c.run_id = last["id"] if same else j.start_run(c.info.name, c.seed, settings_of(c.limits, c.rules, c.code),
+                                                           described, rounds=c.rounds)
+            c.run_bots = [(b["name"], b["hash"]) for b in described]
+            c.run_stored = 0
+        index, counted, board = plan.index, plan.counted, plan.board
+        with self._lock:
+            for s in stored:  # stored after the plan looked for them
+                if s.id in index and s.id not in counted:
+                    s = counted[s.id] = attrs.evolve(s, index=index[s.id])
+                    board.add(s.bots, s.winner)
+            taken = set(c.inflight).union(counted)
+            first = [t for t in plan.first if t.id not in taken]
+            rest = [t for t in plan.rest if t.id not in taken]
+            for t in plan.skipped:  # in play when planned, and lost since (its worker died)
+                if t.id not in taken:
+                    (first if not plan.fresh.isdisjoint(b.name for b in t.players) else rest).insert(0, t)
+            c.index, c.counted, c.board = index, counted, board
+            c.recent = sorted(counted.values(), key=lambda s: (s.time, -s.index))
+            c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
+            c.fresh = {b for b in plan.fresh if any(b in (p.name for p in t.players) for t in first)}
+            self._bump(c)
+        self._finish_run(c)
+
+    def _finish_run(self, c: _Served) -> None:
+        if c.run_id is not None and not len(c.queue) and not (set(c.inflight) & set(c.index)):
+            c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
+
+    # -- the slots --------------------------------------------------------------------------
+    def _next(self):
+        """The next work for a free slot (builds first, then games; challenges in turn), or None."""
+        n = len(self._served)
+        with self._lock:
+            for k in range(n):
+                i = (self._turn + k) % n
+                c = self._served[i]
+                if c.builds:
+                    self._turn = i + 1
+                    item = c.builds.popleft()
+                    if item[0] in ("submission", "rebuild"):
+                        row = self._store.get(item[1])
+                        if row is None:
+                            continue
+                        if item[0] == "submission":
+                            self._store.set_status(row.id, "building")
+                            self._bump(c)
+                        return c, item, str(self._store.folder(row))
+                    return c, item, item[1]
+            found = pick([c.queue for c in self._served], self._turn)
+            if found is None:
+                return None
+            i, task = found
+            self._turn = i + 1
+            c = self._served[i]
+            c.inflight[task.id] = task
+            self._bump(c)  # the queue's length is on the page
+            return c, task, None
+
+    def _fill(self) -> None:
+        from kothkit.serve import slots
+
+        while len(self._inflight) < self.jobs and not self._stopping.is_set():
+            work = self._next()
+            if work is None:
+                return
+            c, item, folder = work
+            try:
+                if folder is None:
+                    fut = self._slots.submit(slots.play, item, bool(c.info.pondering))
+                else:
+                    fut = self._slots.submit(slots.build, folder, c.settings.build_time)
+            except RuntimeError:  # closed: the host is stopping
+                return
+            self._inflight[fut] = (c, item, folder, self._slots_generation())
+
+    def _slots_generation(self) -> int:
+        return self._slots.generation if self._slots is not None else -1
+
+    def _finish(self, done) -> None:
+        lost = []
+        for fut in done:
+            c, item, folder, generation = self._inflight.pop(fut)
+            try:
+                result = fut.result()
+                error = None
+            except cf.process.BrokenProcessPool:
+                lost.append((c, item, folder, generation))
+                continue
+            except cf.CancelledError:
+                lost.append((c, item, folder, generation))
+                continue
+            except Exception as e:  # noqa: BLE001 - a game or build that fails in its worker
+                result, error = None, e
+            if folder is None:
+                self._stored(c, item, result, error)
+            else:
+                self._built(c, item, folder, result, error)
+        if lost and not self._stopping.is_set():
+            if any(g == self._slots_generation() for *_, g in lost):
+                self._note(f"a worker died: {len(lost)} games or builds in flight are done again")
+                self._slots.restart()
+            for c, item, folder, _ in lost:
+                self._retry(c, item, folder)
+
+    def _retry(self, c: _Served, item, folder) -> None:
+        key = ("game", item.id) if folder is None else item
+        tries = self._tries
+        tries[key] = tries.get(key, 0) + 1
+        with self._lock:
+            if folder is None:
+                c.inflight.pop(item.id, None)
+                c.queue.done(item)
+                if tries[key] <= RETRIES and item.id in c.index:
+                    c.queue.push_back(item, not c.fresh.isdisjoint(b.name for b in item.players))
+                elif item.id in c.index:
+                    self._note(f"{c.name}: game {item.id} ({' vs '.join(b.name for b in item.players)}) ended its "
+                               f"worker {tries[key]} times: left unplayed until the host starts again")
+            elif tries[key] <= RETRIES:
+                c.builds.appendleft(item)
+            elif item[0] == "submission":
+                self._store.set_status(item[1], "build-failed", build_output="the build ended its worker (host error)")
+            self._bump(c)
+
+    def _stored(self, c: _Served, task, rows, error) -> None:
+        if error is not None or not rows:
+            self._note(f"{c.name}: game {task.id} could not be played: {error!r}")
+            with self._lock:
+                c.inflight.pop(task.id, None)
+                c.queue.done(task)
+                self._bump(c)
+            return
+        c.journal.add_rows(rows)
+        row = rows[0]
+        with self._lock:
+            c.inflight.pop(task.id, None)
+            c.queue.done(task)
+            if task.id in c.index and task.id not in c.counted:  # (never counted twice)
+                s = c.counted[task.id] = GameSummary(id=row[0], index=c.index[task.id],
+                                                     bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
+                                                     fault=row[8], reason=row[7], time=row[13])
+                c.board.add(s.bots, s.winner)
+                c.recent.append(s)
+            if c.stored_since is not None:
+                c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
+                                                  winner=row[6], verdict=row[9], fault=row[8], reason=row[7],
+                                                  time=row[13]))
+                c.run_stored += 1
+            self._bump(c)
+        self._finish_run(c)
+
+    def _built(self, c: _Served, item, folder: str, result, error) -> None:
+        ok, text, took = result if error is None else (False, f"the host could not run the build: {error}", 0.0)
+        if item[0] == "folder":
+            _, _, name, bot_hash = item
+            with self._lock:
+                c.building.discard((name, bot_hash))
+                if not ok:
+                    c.failed[(name, bot_hash)] = f"{folder}: {text}"
+            self._scan(c)
+            return
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.bots.build import is_built
+
+        row = self._store.get(item[1])
+        if row is None:
+            return
+        spec = None
+        if ok:
+            try:
+                spec = load_folder(Path(folder))
+            except (BotError, OSError) as e:
+                ok, text = False, f"the brain cannot be loaded: {e}"
+            else:
+                if spec.build and not is_built(spec):
+                    ok, text = False, "the build left no brain to run"
+        with self._lock:
+            if not ok:
+                self._store.set_status(row.id, "build-failed", build_output=text, build_seconds=took)
+                if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
+                    del c.active[row.bot]
+                    c.bots.pop(row.bot, None)
+                    self._bump(c)
+                    fresh = set()
+                else:
+                    self._bump(c)
+                    return
+            else:
+                before = c.active.get(row.bot)
+                if before is not None and before > row.id:
+                    # A newer brain of the same author built first: this one never plays.
+                    self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
+                    self._bump(c)
+                    return
+                if before is not None and before != row.id:
+                    played, total = self._progress(c, row.bot)
+                    self._store.set_status(before, "replaced", played=played, total=total)
+                self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
+                c.active[row.bot] = row.id
+                c.bots[row.bot] = spec
+                c.latest[row.bot] = row.time
+                c.logins[row.bot] = row.login
+                fresh = {row.bot}
+            # Scheduled once the builds that finished together are in (a burst of submissions
+            # before a deadline would otherwise schedule the whole round robin again for each).
+            c.changed = (c.changed or set()) | fresh
+
+    # -- reading ----------------------------------------------------------------------------
+    def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
+        """(games of ``bot`` counted, games it has in the round robin); with the lock held."""
+        return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
+
+    def _standings(self, c: _Served) -> list[Standing]:
+        """``c``'s Scoreboard, worked out once per version (with the lock held)."""
+        if c.cache is not None and c.cache[0] == c.version:
+            return c.cache[1]
+        from kothkit.results.archive import iso_time
+
+        rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
+        standings, rank, prev = [], 0, None
+        for i, s in enumerate(rows):
+            key = (s.points, s.wins)
+            if key != prev:  # bots level on points and wins share a rank
+                rank, prev = i + 1, key
+            owner = c.logins.get(s.bot) if c.kind == "submissions" else None
+            standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
+                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot)))
+        c.cache = (c.version, standings)
+        return standings
+
+    def challenges(self) -> list[ChallengeInfo]:
+        """Every challenge served, in the order given."""
+        return [self.challenge(c.name) for c in self._served]
+
+    def challenge(self, name: str) -> ChallengeInfo:
+        """The challenge ``name``; KeyError if there is none."""
+        c = self._get(name)
+        s = c.settings
+        with self._lock:
+            return ChallengeInfo(name=c.name, title=s.title or c.folder.resolve().name, game=c.info.name, kind=s.kind,
+                                 languages=s.languages if s.kind == "submissions" else (), max_bytes=s.max_bytes,
+                                 min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue),
+                                 playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
+                                 build_seconds_per_day=s.build_seconds_per_day)
+
+    def standings(self, name: str) -> list[Standing]:
+        """The Scoreboard: every bot in the current round robin, best first."""
+        c = self._get(name)
+        with self._lock:
+            return list(self._standings(c))
+
+    def crosstable(self, name: str) -> Crosstable:
+        """Each pair's games counted in the standings, by bot."""
+        c = self._get(name)
+        with self._lock:
+            if c.table is None or c.table[0] != c.version:
+                board = c.board
+                counts = dict(board.cells) if board is not None else {}
+                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), counts=counts))
+            return c.table[1]
+
+    def games(self, name: str, bot: str | None = None) -> list[GameSummary]:
+        """The games counted in the standings (only ``bot``'s, if given), latest first."""
+        c = self._get(name)
+        with self._lock:
+            every = c.recent[::-1]
+        return every if bot is None else [s for s in every if bot in s.bots]
+
+    def game(self, name: str, game_id: str) -> GameSummary:
+        """One game of the challenge's journal (counted or not); KeyError if unknown."""
+        c = self._get(name)
+        with self._lock:
+            s = c.counted.get(game_id)
+        if s is not None:
+            return s
+        row = self._read(c, f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id=?", game_id)
+        if row is None:
+            raise KeyError(f"no game {game_id!r} in {name}")
+        return _summary(row)
+
+    def owners(self, name: str, game_id: str) -> set[str]:
+        """The logins whose brains played game ``game_id`` (empty for folder bots); KeyError if unknown."""
+        c = self._get(name)
+        s = self.game(name, game_id)
+        if c.kind != "submissions":
+            return set()
+        with self._lock:
+            return {c.logins[b] for b in s.bots if b in c.logins}
+
+    def _read(self, c: _Served, query: str, game_id: str):
+        """One row of ``c``'s journal, read-only (the dispatcher may be writing it)."""
+        if not isinstance(game_id, str) or not re.fullmatch(r"[0-9a-f]{1,64}", game_id):
+            return None
+        try:
+            with closing(sqlite3.connect(f"file:{c.journal_path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
+                row = db.execute(query, (game_id,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if row is None else tuple(row)
+
+    def _transcript(self, name: str, game_id: str, pictures: bool):
+        from kothkit.results.archive import read_game, transcript
+
+        c = self._get(name)
+        self.game(name, game_id)  # KeyError if unknown
+        archive = read_game(c.journal_path, game_id)
+        if archive is None:
+            raise KeyError(f"no game {game_id!r} in {name}")
+        return transcript(archive, archive.records[0], info=c.info, pictures=pictures)
+
+    def game_log(self, name: str, game_id: str, bot: str | None = None) -> str:
+        """The game's full log as text: every line sent and reply with its time, DEBUG lines and
+        stderr of both bots, the outcome.  With ``bot``: only what that bot was sent and said, and
+        its own stderr (``kothkit show --log``), never a line of its opponent's.  KeyError if unknown
+        (or if ``bot`` did not play it)."""
+        from kothkit.results.gametext import game_text, log_text
+
+        t = self._transcript(name, game_id, pictures=False)
+        if bot is None:
+            return game_text(t)
+        if bot not in t.record.players:
+            raise KeyError(f"{bot!r} did not play game {game_id!r}")
+        return log_text(t, bot)
+
+    def replay_html(self, name: str, game_id: str) -> str:
+        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown."""
+        from kothkit.results.replay import page_of
+
+        return page_of(self._transcript(name, game_id, pictures=True))
+
+    def version(self, name: str) -> int:
+        """A number that grows each time something on the challenge's scoreboard (standings,
+        games, submissions' statuses, queue) changes."""
+        c = self._get(name)
+        with self._lock:
+            return c.version
+
+    def wait(self, name: str, since: int, timeout: float) -> int:
+        """Block until :meth:`version` is above ``since``, or ``timeout`` s pass; the version then."""
+        c = self._get(name)
+        with self._changed:
+            self._changed.wait_for(lambda: c.version > since, timeout=max(0.0, timeout))
+            return c.version
+
+    # -- submitting -------------------------------------------------------------------------
+    def submit(self, name: str, login: str, filename: str, language: str, data: bytes) -> Submission:
+        """Store ``data`` as ``login``'s new brain for challenge ``name`` and queue its build.
+
+        Raises (nothing stored then) :class:`TooLarge`, :class:`BadFileName`,
+        :class:`UnknownLanguage` (also for a folder challenge), :class:`RateLimited` (with
+        ``retry_after`` seconds), all :class:`SubmitError`; KeyError for an unknown challenge."""
+        c = self._get(name)
+        row = self._store.add(c.name, c.settings, login, filename, language, data)
+        with self._lock:
+            c.logins[row.bot] = row.login
+            c.builds.append(("submission", row.id))
+            self._bump(c)
+        self._wake.set()
+        return self._submission(c, row)
+
+    def submissions(self, name: str, login: str | None = None) -> list[Submission]:
+        """The challenge's submissions (only ``login``'s, if given), newest first."""
+        c = self._get(name)
+        rows = self._store.list(c.name, login)
+        return [self._submission(c, r) for r in rows]
+
+    def _submission(self, c: _Served, row: Row) -> Submission:
+        status, played, total = row.status, row.played, row.total
+        if status == "active":
+            with self._lock:
+                if c.active.get(row.bot) == row.id:
+                    played, total = self._progress(c, row.bot)
+                    status = "playing" if played < total else "done"
+                else:  # its rebuild is queued (the host restarted without its build output)
+                    status, played, total = "building", 0, 0
+        return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
+                          language=row.language, filename=row.filename, size=row.size, status=status,
+                          build_output=row.build_output, played=played, total=total)

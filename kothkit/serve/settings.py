@@ -1,0 +1,199 @@
+"""A challenge's ``[serve]`` table: how ``kothkit serve`` hosts it.
+
+::
+
+    [serve]
+    kind = "submissions"      # or "folder" (the default): bots are the challenge's bot folders
+    title = "Gomoku 12x12"    # shown on the pages (default: the folder's name)
+    max_bytes = 1_000_000     # largest source file accepted
+    min_interval = 60         # seconds between two submissions of one author
+    per_day = 20              # submissions per author in any 24 hours
+    build_time = 60           # seconds a build may take (then it is killed: build failed)
+    build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
+
+    [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
+    label = "C11 (gcc -O2)"
+    file = "brain.c"          # the fixed name the source is stored under
+    build = ["gcc", "-O2", "-std=c11", "-o", "brain", "brain.c", "-lm"]
+    command = ["./brain"]
+
+A wrong key or value is a :class:`SettingsError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kothkit.serve.views import Language
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+KINDS = ("folder", "submissions")
+KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
+LANGUAGE_KEYS = {"label", "file", "build", "command"}
+#: A language's id, and the file name a source is stored under.
+LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
+SOURCE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+
+DEFAULT_LANGUAGES = (
+    Language("c11", "C11 (gcc -O2 -std=c11)", "brain.c",
+             ("gcc", "-O2", "-std=c11", "-o", "brain", "brain.c", "-lm"), ("./brain",)),
+    Language("cpp17", "C++17 (g++ -O2 -std=c++17)", "brain.cpp",
+             ("g++", "-O2", "-std=c++17", "-o", "brain", "brain.cpp"), ("./brain",)),
+    Language("python3", "Python 3", "brain.py", (), ("python3", "brain.py")),
+)
+
+
+class SettingsError(Exception):
+    """A wrong ``[serve]`` table; the message names the file and line."""
+
+
+@attrs.frozen
+class ServeSettings:
+    kind: str = "folder"
+    title: str | None = None
+    max_bytes: int = 1_000_000
+    min_interval: float = 60.0
+    per_day: int = 20
+    build_time: float = 60.0
+    build_seconds_per_day: float | None = None
+    languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+
+    def language(self, lang_id: str) -> Language | None:
+        return next((lang for lang in self.languages if lang.id == lang_id), None)
+
+
+def _header(table: str) -> str:
+    """A regex for the header line ``[table]`` (dotted keys may have spaces around the dots)."""
+    dotted = r"\s*\.\s*".join(re.escape(part) for part in table.split("."))
+    return rf"^\s*\[\s*{dotted}\s*\]\s*$"
+
+
+def _line(text: str, key: str, table: str | None) -> int | None:
+    start = 0
+    if table:
+        m = re.search(_header(table), text, re.M)
+        if not m:
+            return None
+        start = m.end()
+    m = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(text, start)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def load(path: str | Path) -> ServeSettings:
+    """The ``[serve]`` table of the challenge file at ``path`` (a folder or its kothkit.toml);
+    the defaults (a folder challenge) when it has none."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "kothkit.toml"
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise SettingsError(f"{p}: cannot read it: {e.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"line (\d+)", str(e))
+        raise SettingsError(f"{p}:{m.group(1) if m else '?'}: invalid TOML: {e}") from None
+    return parse(data.get("serve"), p, text)
+
+
+def parse(table: Any, p: Path, text: str) -> ServeSettings:
+    """Check and read ``table`` (the decoded ``[serve]`` table of ``p``, whose text is ``text``)."""
+
+    def err(msg: str, key: str | None = None, where: str | None = "serve") -> SettingsError:
+        if key is not None:
+            line = _line(text, key, where)
+        else:
+            m = re.search(_header(where or "serve"), text, re.M)
+            line = text.count("\n", 0, m.start()) + 1 if m else None
+        return SettingsError(f"{p}:{line}: [{where}] {msg}" if line else f"{p}: [{where}] {msg}")
+
+    if table is None:
+        return ServeSettings()
+    if not isinstance(table, dict):
+        raise err("must be a table", None, None)
+    for k in table:
+        if k not in KEYS:
+            raise err(f"unknown key {k!r} (known: {', '.join(sorted(KEYS))})", k)
+    kind = table.get("kind", "folder")
+    if kind not in KINDS:
+        raise err(f"kind must be \"folder\" or \"submissions\", got {kind!r}", "kind")
+    title = table.get("title")
+    if title is not None and (not isinstance(title, str) or not title.strip() or len(title) > 200):
+        raise err(f"title must be a string of 1-200 characters, got {title!r}", "title")
+
+    def number(k: str, default, least, most, whole: bool):
+        v = table.get(k, default)
+        ok = (type(v) is int) if whole else (type(v) in (int, float))
+        if not ok or not least <= v <= most:
+            kind_of = "an integer" if whole else "a number"
+            raise err(f"{k} must be {kind_of} from {least:,} to {most:,}, got {v!r}", k)
+        return v
+
+    max_bytes = number("max_bytes", 1_000_000, 1, 64 << 20, True)
+    min_interval = float(number("min_interval", 60, 0, 7 * 86400, False))
+    per_day = number("per_day", 20, 1, 100_000, True)
+    build_time = float(number("build_time", 60, 1, 3600, False))
+    budget = table.get("build_seconds_per_day")
+    if budget is not None:
+        budget = float(number("build_seconds_per_day", None, 1, 86400, False))
+    languages = DEFAULT_LANGUAGES
+    if "languages" in table:
+        given = table["languages"]
+        if not isinstance(given, dict) or not given:
+            raise err("languages must be tables [serve.languages.<id>] with label, file, build and command",
+                      "languages")
+        languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
+    return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
+                         min_interval=min_interval, per_day=per_day, build_time=build_time,
+                         build_seconds_per_day=budget, languages=languages)
+
+
+def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:
+    if isinstance(value, str):
+        try:
+            parts = shlex.split(value)
+        except ValueError as e:
+            raise err(f"{key}: {e}", key, where) from None
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        parts = list(value)
+    else:
+        raise err(f"{key} must be a list of strings or a string, got {value!r}", key, where)
+    if not parts and not empty_ok:
+        raise err(f"{key} is empty", key, where)
+    if any("\0" in part or "\n" in part for part in parts):
+        raise err(f"{key} holds a NUL or a newline", key, where)
+    return tuple(parts)
+
+
+def _language(lang_id: str, spec: Any, err) -> Language:
+    where = f"serve.languages.{lang_id}"
+    if not LANGUAGE_ID.fullmatch(lang_id):
+        raise err(f"a language's id is 1-32 letters, digits, '_', '.', '+' or '-', got {lang_id!r}", None,
+                  where)
+    if not isinstance(spec, dict):
+        raise err("must be a table with label, file, build and command", None, where)
+    for k in spec:
+        if k not in LANGUAGE_KEYS:
+            raise err(f"unknown key {k!r} (known: {', '.join(sorted(LANGUAGE_KEYS))})", k, where)
+    label = spec.get("label", lang_id)
+    if not isinstance(label, str) or not label.strip() or len(label) > 100:
+        raise err(f"label must be a string of 1-100 characters, got {label!r}", "label", where)
+    file = spec.get("file")
+    if not isinstance(file, str) or not SOURCE_NAME.fullmatch(file) or file in ("bot.toml", "meta"):
+        raise err(f"file must be a plain file name such as \"brain.c\" (letters, digits, '_', '.', '-'), "
+                  f"got {file!r}", "file" if "file" in spec else None, where)
+    if "command" not in spec:
+        raise err("missing key 'command' (how to run the built brain, e.g. [\"./brain\"])", None, where)
+    build = _argv(spec.get("build", []), "build", where, err, empty_ok=True)
+    command = _argv(spec["command"], "command", where, err, empty_ok=False)
+    return Language(lang_id, label.strip(), file, build, command)

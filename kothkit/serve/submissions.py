@@ -1,0 +1,258 @@
+"""Submissions: the host's ``host.sqlite`` table of them, and their bot folders on disk.
+
+Each submission is a row (author, time, language, the uploaded file's name and
+size, its status, the build's output) and a folder
+``submissions/<challenge>/<bot>/<id>/`` holding the source under the language's
+fixed name and a ``bot.toml`` written by the host.  Rate limits are checked and
+the row inserted in one transaction, so two submissions at once cannot both
+slip through; when :meth:`Store.add` raises, nothing is stored.
+
+Statuses stored: ``queued`` (waiting for its build), ``building``,
+``build-failed``, ``active`` (the author's newest brain that built: it plays),
+``replaced`` (a newer brain of the same author built).  The host shows an
+active one as ``playing`` or ``done``.  A restart puts ``building`` back to
+``queued``: the build is redone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import attrs
+
+from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
+from kothkit.serve.settings import ServeSettings
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    challenge TEXT NOT NULL,
+    login TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    time REAL NOT NULL,
+    language TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    build_output TEXT NOT NULL DEFAULT '',
+    played INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    build_seconds REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS submissions_by_author ON submissions (challenge, login, id);
+"""
+
+DAY = 86400.0
+#: Longest uploaded file name kept (bytes of UTF-8).
+MAX_FILENAME = 255
+
+
+@attrs.frozen
+class Row:
+    """A submissions row, as stored."""
+
+    id: int
+    challenge: str
+    login: str
+    bot: str
+    time: float
+    language: str
+    filename: str
+    size: int
+    status: str
+    build_output: str
+    played: int
+    total: int
+    #: Seconds its builds took (counted against the author's build_seconds_per_day).
+    build_seconds: float = 0.0
+
+
+def bot_name(login: str) -> str:
+    """The bot name of ``login``'s brains: the login itself when it is a valid bot name (1-64
+    letters, digits, ``_ . + -``, not starting with a dot), else one made from its hash."""
+    from kothkit.bots.folders import NAME
+
+    if NAME.fullmatch(login) and not login.startswith("."):
+        return login
+    safe = "".join(c for c in login if c.isascii() and (c.isalnum() or c in "_-"))[:40]
+    return f"{safe or 'user'}-{hashlib.sha256(login.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def check_filename(filename: str) -> str:
+    """``filename`` if it is a plain file name to show; else :class:`BadFileName`."""
+    if not isinstance(filename, str) or not filename.strip():
+        raise BadFileName("the file has no name")
+    if len(filename.encode("utf-8", "surrogatepass")) > MAX_FILENAME:
+        raise BadFileName(f"the file name is longer than {MAX_FILENAME} bytes")
+    if "\0" in filename:
+        raise BadFileName("the file name holds a NUL character")
+    if "/" in filename or "\\" in filename or filename in (".", ".."):
+        raise BadFileName("give the file's name alone, without a folder ('/', '\\' or '..')")
+    if not filename.isprintable():
+        raise BadFileName("the file name holds control characters")
+    return filename
+
+
+def _wait_text(seconds: float) -> str:
+    s = max(1, int(seconds + 0.999))
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def _toml_str(text: str) -> str:
+    # A JSON string (non-ASCII kept as is) is a TOML basic string.
+    return json.dumps(text, ensure_ascii=False)
+
+
+def bot_toml(name: str, language) -> str:
+    """The bot.toml the host writes for a submission in ``language`` (a views.Language)."""
+    lines = [f"name = {_toml_str(name)}", f"language = {_toml_str(language.id)}",
+             f"command = [{', '.join(map(_toml_str, language.command))}]"]
+    if language.build:
+        lines.append(f"build = [{', '.join(map(_toml_str, language.build))}]")
+    # The hash covers the source and this file (so the same source under another build profile is
+    # another brain); never the build's output.
+    lines.append(f"sources = [{_toml_str(language.file)}, \"bot.toml\"]")
+    return "\n".join(lines) + "\n"
+
+
+class Store:
+    """``host.sqlite``'s submissions, and the folders under ``root`` (the host's state folder).
+
+    One connection, shared by the host's threads under a lock (each call is short)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.root = Path(state_dir)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.path = self.root / "host.sqlite"
+        self._lock = threading.Lock()
+        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    def folder(self, row: Row) -> Path:
+        return self.root / "submissions" / row.challenge / row.bot / str(row.id)
+
+    def _rows(self, query: str, args: tuple = ()) -> list[Row]:
+        with self._lock:
+            return [Row(*r) for r in self.db.execute(query, args).fetchall()]
+
+    def add(self, challenge: str, settings: ServeSettings, login: str, filename: str, language: str,
+            data: bytes, now: float | None = None) -> Row:
+        """Check and store a submission (status ``queued``); raises a :class:`SubmitError` with
+        nothing stored."""
+        if settings.kind != "submissions":
+            raise UnknownLanguage("this challenge takes no submissions: its bots are folders on the host")
+        lang = settings.language(language)
+        if lang is None:
+            offered = ", ".join(f"{x.id} ({x.label})" for x in settings.languages)
+            raise UnknownLanguage(f"unknown language {language!r}; this challenge offers {offered}")
+        check_filename(filename)
+        if len(data) > settings.max_bytes:
+            raise TooLarge(len(data), settings.max_bytes)
+        if not data:
+            raise SubmitError("the file is empty")
+        bot = bot_name(login)
+        now = time.time() if now is None else now
+        with self._lock:
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            folder = None
+            try:
+                recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
+                                    "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
+                times = [t for t, _ in recent]
+                if times and now - times[-1] < settings.min_interval:
+                    wait = times[-1] + settings.min_interval - now
+                    raise RateLimited(f"one submission every {_wait_text(settings.min_interval)} at most: "
+                                      f"you can submit again in {_wait_text(wait)}", wait)
+                if len(times) >= settings.per_day:
+                    wait = times[len(times) - settings.per_day] + DAY - now
+                    raise RateLimited(f"at most {settings.per_day} submissions in 24 hours: you can submit "
+                                      f"again in {_wait_text(wait)}", wait)
+                budget = settings.build_seconds_per_day
+                used = sum(b for _, b in recent)
+                if budget is not None and used >= budget:
+                    # Free again once enough of the day's builds have left the last 24 hours.
+                    for t, b in recent:
+                        used -= b
+                        if used < budget:
+                            break
+                    wait = t + DAY - now
+                    raise RateLimited(f"your builds took {sum(b for _, b in recent):.0f} s in the last 24 hours "
+                                      f"(this challenge allows {budget:g} s): you can submit again in "
+                                      f"{_wait_text(wait)}", wait)
+                cur = db.execute("INSERT INTO submissions (challenge, login, bot, time, language, filename, size, "
+                                 "status) VALUES (?,?,?,?,?,?,?,'queued')",
+                                 (challenge, login, bot, now, lang.id, filename, len(data)))
+                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0, 0.0)
+                folder = self.folder(row)
+                try:
+                    _write_bot(folder, lang, bot, data)
+                except OSError as e:
+                    raise SubmitError(f"the host could not store the file ({e.strerror})") from None
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                if folder is not None:  # nothing stored: neither the row nor its folder
+                    shutil.rmtree(folder, ignore_errors=True)
+                raise
+        return row
+
+    def get(self, sub_id: int) -> Row | None:
+        found = self._rows("SELECT * FROM submissions WHERE id=?", (sub_id,))
+        return found[0] if found else None
+
+    def list(self, challenge: str, login: str | None = None) -> list[Row]:
+        """Newest first."""
+        if login is None:
+            return self._rows("SELECT * FROM submissions WHERE challenge=? ORDER BY id DESC", (challenge,))
+        return self._rows("SELECT * FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
+                          (challenge, login))
+
+    def with_status(self, challenge: str, *statuses: str) -> list[Row]:
+        """Oldest first."""
+        marks = ",".join("?" * len(statuses))
+        return self._rows(f"SELECT * FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
+                          (challenge, *statuses))
+
+    def set_status(self, sub_id: int, status: str, build_output: str | None = None,
+                   played: int | None = None, total: int | None = None, build_seconds: float = 0.0) -> None:
+        """Set a submission's status (and what is given); ``build_seconds`` adds to its builds' time."""
+        with self._lock:
+            self.db.execute("UPDATE submissions SET status=?, build_output=COALESCE(?, build_output), "
+                            "played=COALESCE(?, played), total=COALESCE(?, total), "
+                            "build_seconds=build_seconds+? WHERE id=?",
+                            (status, build_output, played, total, build_seconds, sub_id))
+
+    def requeue_building(self) -> int:
+        """At start: builds cut short by a stop or a crash are queued again; how many."""
+        with self._lock:
+            return self.db.execute("UPDATE submissions SET status='queued' WHERE status='building'").rowcount
+
+
+def _write_bot(folder: Path, lang, bot: str, data: bytes) -> None:
+    """The submission's folder: its source under the language's fixed name, and its bot.toml."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists():  # a folder left by a row that was rolled back (the host died mid-submit)
+        shutil.rmtree(folder)
+    folder.mkdir()
+    for name, content in ((lang.file, data), ("bot.toml", bot_toml(bot, lang).encode())):
+        fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)

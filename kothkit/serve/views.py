@@ -1,0 +1,141 @@
+"""What the host shows: the frozen records its public methods return (the web renders them).
+
+Times are Unix seconds (floats); names are bots' names (1-64 letters, digits, ``_ . + -``);
+owners are logins.  Every text that a stranger wrote (a file name, a compiler's output, a
+verdict's reason) is returned as it is: the web escapes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+
+@attrs.frozen
+class Language:
+    """One build profile a submissions challenge offers (``[serve.languages.<id>]``)."""
+
+    id: str
+    label: str
+    #: The fixed name the submitted source is stored under (e.g. ``brain.c``).
+    file: str
+    #: argv of the build step (empty: none), run in the submission's folder, contained.
+    build: tuple[str, ...]
+    #: argv that runs the built brain.
+    command: tuple[str, ...]
+
+
+@attrs.frozen
+class ChallengeInfo:
+    #: The challenge's name in URLs: its folder's name (made unique and URL-safe).
+    name: str
+    title: str
+    game: str
+    #: "folder" (bots are folders on disk) or "submissions" (people submit).
+    kind: str
+    languages: tuple[Language, ...]
+    max_bytes: int
+    #: Seconds between two submissions of one author, and submissions an author may make a day.
+    min_interval: float
+    per_day: int
+    #: Games waiting for a slot, and games being played now.
+    queued: int
+    playing: int
+    #: Bots in the standings now.
+    bots: int
+    #: The challenge's folder (its kothkit.toml).
+    folder: Path
+    #: Folder challenges: one line per bot left out (does not load or build), naming its folder.
+    errors: tuple[str, ...] = ()
+    #: Seconds of builds an author may use in any 24 hours (None: no limit).
+    build_seconds_per_day: float | None = None
+
+
+@attrs.frozen
+class Standing:
+    """One row of the Scoreboard."""
+
+    rank: int
+    bot: str
+    #: The login whose latest brain this is (submissions); None for a folder's bot.
+    owner: str | None
+    points: float
+    wins: int
+    draws: int
+    losses: int
+    games: int
+    #: Time of the bot's latest submission, or of its folder's latest change.
+    latest: float | None
+
+
+@attrs.frozen
+class Cell:
+    """The games of the row's bot against the column's bot, from the row bot's side."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+@attrs.frozen
+class Crosstable:
+    #: Bots in Scoreboard order (rows and columns).
+    bots: tuple[str, ...]
+    #: (row bot, column bot) -> (wins, draws, losses), for each pair with a game counted.
+    counts: Mapping[tuple[str, str], tuple[int, int, int]] = attrs.field(factory=dict)
+
+    def cell(self, row: str, column: str) -> Cell | None:
+        """The row bot's games against the column bot, or None if they have none counted."""
+        found = self.counts.get((row, column))
+        return None if found is None else Cell(*found)
+
+    @property
+    def cells(self) -> dict[tuple[str, str], Cell]:
+        return {k: Cell(*v) for k, v in self.counts.items()}
+
+
+@attrs.frozen
+class Submission:
+    id: int
+    challenge: str
+    login: str
+    #: The bot's name in games and standings (the login when it is a valid bot name).
+    bot: str
+    time: float
+    #: The language's id (see :class:`Language`).
+    language: str
+    #: The file name the author uploaded (shown only; the source is stored as ``Language.file``).
+    filename: str
+    size: int
+    #: queued | building | build-failed | playing | done | replaced
+    status: str
+    #: The compiler's output (build-failed; warnings otherwise).  The web shows it to its
+    #: author and admins only.
+    build_output: str
+    #: Games of this brain counted so far, and games it has in the current round robin
+    #: (for a replaced brain: as they were when it was replaced).
+    played: int
+    total: int
+
+
+@attrs.frozen
+class GameSummary:
+    id: str
+    #: The game's place in the challenge's schedule.
+    index: int
+    #: Bots in seat order (seat 0 opens).
+    bots: tuple[str, ...]
+    #: The winner's name; None for a draw.
+    winner: str | None
+    #: The verdict kind when the game ended on a fault (crash, timeout...), and the bot at fault.
+    verdict: str | None
+    fault: str | None
+    reason: str
+    #: When the game was stored.
+    time: float

@@ -1,0 +1,480 @@
+"""The host (kothkit.serve.host.Host): real challenge folders, real builds (gcc), real games of
+blindfold connect4 between small C brains, real SQLite; a restart in the middle of a build."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from kothkit.serve.host import (BadFileName, Host, RateLimited, SettingsError, SubmitError, TooLarge,
+                                UnknownLanguage)
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+
+def brain(offset: int) -> bytes:
+    """A connect4 brain in C: one column a prompt, each brain its own sequence (never illegal:
+    a full column is a pass)."""
+    return (b'#include <stdio.h>\nint main(void){char line[8192];int k=0;\n'
+            b'while(fgets(line,sizeof line,stdin)){printf("%d\\n",(k++ + ' + str(offset).encode() +
+            b')%7);fflush(stdout);}return 0;}\n')
+
+
+BROKEN = b"int main( { return 0; }\n"
+
+SUBMISSIONS = """game = "connect4_hidden"
+rounds = 1
+seed = 11
+
+[serve]
+kind = "submissions"
+title = "Blindfold connect4"
+max_bytes = 2000
+min_interval = {interval}
+per_day = {per_day}
+build_time = 30
+
+[serve.languages.c11]
+label = "C11"
+file = "brain.c"
+build = {build}
+command = ["./brain"]
+"""
+
+GCC = '["gcc", "-O2", "-std=c11", "-o", "brain", "brain.c"]'
+
+
+def submissions_challenge(root: Path, interval: float = 0, per_day: int = 100, extra: str = "") -> Path:
+    d = root / "course"
+    d.mkdir()
+    (d / "kothkit.toml").write_text(SUBMISSIONS.format(interval=interval, per_day=per_day, build=GCC) + extra)
+    return d
+
+
+def folder_bot(where: Path, name: str, offset: int) -> Path:
+    d = where / name
+    d.mkdir(parents=True)
+    (d / "bot.c").write_bytes(brain(offset))
+    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["./bot"]\nbuild = ["gcc", "-O2", "-o", "bot", "bot.c"]\n')
+    return d
+
+
+def folder_challenge(root: Path, bots: dict[str, int]) -> Path:
+    d = root / "koth"
+    for name, offset in bots.items():
+        folder_bot(d / "bots", name, offset)
+    (d / "kothkit.toml").write_text('game = "connect4_hidden"\nbots = ["bots"]\nrounds = 1\nseed = 5\n')
+    return d
+
+
+def until(host: Host, name: str, ok, timeout: float = 60.0):
+    """Wait (on the host's version) until ``ok()`` is true; fails past ``timeout``."""
+    end = time.monotonic() + timeout
+    version = -1
+    while True:
+        value = ok()
+        if value:
+            return value
+        left = end - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"timed out; {host.challenge(name)}; {host.submissions(name) if host.challenge(name).kind == 'submissions' else ''}")
+        version = host.wait(name, version, min(left, 2.0))
+
+
+def settled(host: Host, name: str) -> bool:
+    info = host.challenge(name)
+    subs = host.submissions(name) if info.kind == "submissions" else []
+    return (info.queued == 0 and info.playing == 0 and not any(s.status in ("queued", "building") for s in subs))
+
+
+def stored_ids(journal: Path) -> list[str]:
+    with sqlite3.connect(journal) as db:
+        return [r[0] for r in db.execute("SELECT id FROM games")]
+
+
+@pytest.fixture
+def hosts():
+    """Hosts made by a test, stopped at its end whatever happens."""
+    made: list[Host] = []
+
+    def make(*args, **kwargs) -> Host:
+        h = Host(*args, **kwargs)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.stop()
+
+
+def test_folder_challenge_plays_only_what_changed(tmp_path, hosts):
+    ch = folder_challenge(tmp_path, {"alpha": 0, "beta": 3})
+    host = hosts([ch], tmp_path / "state", jobs=2)
+    host.start()
+    [info] = host.challenges()
+    assert (info.name, info.kind, info.game, info.languages) == ("koth", "folder", "connect4_hidden", ())
+    until(host, "koth", lambda: len(host.games("koth")) == 2 and settled(host, "koth"))
+    assert [s.bot for s in host.standings("koth")] and {s.owner for s in host.standings("koth")} == {None}
+    journal = ch / "kothkit.sqlite"
+    assert len(stored_ids(journal)) == 2
+
+    # A bot folder copied in: only its games are played, and it shows on the leaderboard.
+    folder_bot(ch / "bots", "gamma", 5)
+    until(host, "koth", lambda: len(host.games("koth")) == 6 and settled(host, "koth"))
+    table = host.standings("koth")
+    assert sorted(s.bot for s in table) == ["alpha", "beta", "gamma"]
+    assert all(s.games == 4 for s in table) and [s.rank for s in table][0] == 1
+    assert len(stored_ids(journal)) == 6  # the two games of alpha-beta were reused, not played again
+    cross = host.crosstable("koth")
+    assert set(cross.bots) == {"alpha", "beta", "gamma"}
+    assert all(cross.cell(a, b).games == 2 for a in cross.bots for b in cross.bots if a != b)
+    assert cross.cell("alpha", "beta").wins == cross.cell("beta", "alpha").losses
+
+    # A bot changed: its four games are played again, the others' two are kept.
+    (ch / "bots" / "gamma" / "bot.c").write_bytes(brain(6))
+    until(host, "koth", lambda: len(stored_ids(journal)) == 10 and settled(host, "koth"))
+    assert len(host.games("koth")) == 6
+
+    # A bot removed: its games drop out of the standings.
+    shutil.rmtree(ch / "bots" / "gamma")
+    until(host, "koth", lambda: len(host.games("koth")) == 2)
+    assert sorted(s.bot for s in host.standings("koth")) == ["alpha", "beta"]
+    assert all(s.games == 2 for s in host.standings("koth"))
+    assert set(host.games("koth", bot="alpha")) == set(host.games("koth"))
+
+
+def test_folder_bot_that_does_not_build_is_named(tmp_path, hosts):
+    ch = folder_challenge(tmp_path, {"alpha": 0, "beta": 3})
+    broken = folder_bot(ch / "bots", "broken", 0)
+    (broken / "bot.c").write_bytes(BROKEN)
+    host = hosts([ch], tmp_path / "state", jobs=1)
+    host.start()
+    until(host, "koth", lambda: host.challenge("koth").errors)
+    [error] = host.challenge("koth").errors
+    assert "broken" in error and "build failed" in error
+    until(host, "koth", lambda: len(host.games("koth")) == 2 and settled(host, "koth"))
+    assert sorted(s.bot for s in host.standings("koth")) == ["alpha", "beta"]
+
+
+def test_submissions_build_play_and_replace(tmp_path, hosts):
+    ch = submissions_challenge(tmp_path)
+    host = hosts([ch], tmp_path / "state", jobs=2)
+    host.start()
+    info = host.challenge("course")
+    assert (info.kind, info.title, info.max_bytes, [lang.id for lang in info.languages]) == \
+        ("submissions", "Blindfold connect4", 2000, ["c11"])
+    first = host.submit("course", "s001", "my brain.c", "c11", brain(0))
+    assert (first.status, first.login, first.bot, first.filename) == ("queued", "s001", "s001", "my brain.c")
+    host.submit("course", "s002", "b.c", "c11", brain(2))
+    host.submit("course", "s003", "c.c", "c11", brain(4))
+    until(host, "course", lambda: settled(host, "course") and len(host.games("course")) == 6)
+    table = host.standings("course")
+    assert sorted((s.bot, s.owner, s.games) for s in table) == [("s001", "s001", 4), ("s002", "s002", 4),
+                                                                ("s003", "s003", 4)]
+    assert all(s.latest is not None for s in table)
+    [mine] = host.submissions("course", "s001")
+    assert (mine.status, mine.played, mine.total) == ("done", 4, 4)
+    journal = tmp_path / "state" / "journals" / "course.sqlite"
+    assert len(stored_ids(journal)) == 6
+
+    # A brain that does not build: its author reads gcc's error; the previous brain plays on.
+    bad = host.submit("course", "s001", "oops.c", "c11", BROKEN)
+    until(host, "course", lambda: host.submissions("course", "s001")[0].status == "build-failed")
+    failed = host.submissions("course", "s001")[0]
+    assert failed.id == bad.id and "error" in failed.build_output and "brain.c" in failed.build_output
+    assert str(tmp_path) not in failed.build_output  # the host's folders are not shown
+    assert host.submissions("course", "s001")[1].status == "done"
+
+    # A newer brain that builds replaces the old one: only its games are played.
+    host.submit("course", "s001", "better.c", "c11", brain(1))
+    until(host, "course", lambda: settled(host, "course") and host.submissions("course", "s001")[0].status == "done")
+    statuses = [s.status for s in host.submissions("course", "s001")]
+    assert statuses == ["done", "build-failed", "replaced"]
+    replaced = host.submissions("course", "s001")[2]
+    assert (replaced.played, replaced.total) == (4, 4)
+    assert len(stored_ids(journal)) == 10  # 6 + the new brain's 4; s002-s003's 2 reused
+    assert len(host.games("course")) == 6
+    assert all(s.games == 4 for s in host.standings("course"))
+    game = host.games("course", bot="s001")[0]
+    assert host.owners("course", game.id) == set(game.bots)  # logins are these bots' names here
+    assert host.game("course", game.id) == game
+    with pytest.raises(KeyError):
+        host.game("course", "0" * 32)
+
+    # Logs and replays: the whole game, or one bot's own lines only.
+    full = host.game_log("course", game.id)
+    assert "outcome:" in full and all(b in full for b in game.bots)
+    me, other = game.bots if game.bots[0] == "s001" else game.bots[::-1]
+    mine = host.game_log("course", game.id, bot=me)
+    assert f"as seat {game.bots.index(me)}" in mine and f"judge -> {other}" not in mine
+    assert f"{other} -> judge" not in mine and f"{me} -> judge" in mine
+    with pytest.raises(KeyError):
+        host.game_log("course", game.id, bot="nobody")
+    page = host.replay_html("course", game.id)
+    assert page.lstrip().lower().startswith("<!doctype html") and game.id in page
+    old_game = next(g for g in stored_ids(journal) if g not in {x.id for x in host.games("course")})
+    assert host.game("course", old_game).id == old_game  # a superseded game is still there to see
+    assert "outcome:" in host.game_log("course", old_game)
+    with pytest.raises(KeyError):
+        host.standings("nope")
+
+
+def test_refused_submissions_store_nothing(tmp_path, hosts):
+    ch = submissions_challenge(tmp_path, interval=3600, per_day=2)
+    koth = folder_challenge(tmp_path, {"alpha": 0, "beta": 1})
+    host = hosts([ch, koth], tmp_path / "state", jobs=1)
+
+    def nothing_stored():
+        assert sorted(s.id for s in host.submissions("course")) == accepted
+        assert sorted(p.name for p in (tmp_path / "state" / "submissions" / "course").glob("*/*")) == \
+            [str(i) for i in sorted(accepted)]
+
+    accepted: list[int] = []
+    with pytest.raises(TooLarge) as e:
+        host.submit("course", "s1", "big.c", "c11", b"x" * 2001)
+    assert "2,001 bytes" in str(e.value) and "2,000" in str(e.value)
+    for name in ("../brain.c", "a/b.c", "bad\0.c", "", "..", "ctl\x1b[31m.c"):
+        with pytest.raises(BadFileName):
+            host.submit("course", "s1", name, "c11", brain(0))
+    with pytest.raises(UnknownLanguage) as e:
+        host.submit("course", "s1", "x.py", "python3", b"print(1)")
+    assert "c11" in str(e.value)
+    with pytest.raises(UnknownLanguage):
+        host.submit("koth", "s1", "x.c", "c11", brain(0))
+    with pytest.raises(SubmitError):
+        host.submit("course", "s1", "empty.c", "c11", b"")
+    assert not (tmp_path / "state" / "submissions").exists() or not any((tmp_path / "state" / "submissions").rglob("*.c"))
+    accepted.append(host.submit("course", "s1", "a.c", "c11", brain(0)).id)
+    with pytest.raises(RateLimited) as e:
+        host.submit("course", "s1", "b.c", "c11", brain(1))
+    assert 3590 < e.value.retry_after <= 3600 and "submit again in" in str(e.value)
+    nothing_stored()
+    accepted.append(host.submit("course", "s2", "a.c", "c11", brain(0)).id)  # another author is not limited
+    nothing_stored()
+
+
+def test_daily_limit(tmp_path):
+    from kothkit.serve.settings import load
+    from kothkit.serve.submissions import Store
+
+    settings = load(submissions_challenge(tmp_path, interval=10, per_day=2))
+    store = Store(tmp_path / "state")
+    now = 1_000_000.0
+    store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now)
+    store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + 60)
+    with pytest.raises(RateLimited) as e:
+        store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + 120)
+    assert e.value.retry_after == pytest.approx(86400 - 120) and "2 submissions in 24 hours" in str(e.value)
+    store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + 86401)  # the first left the window
+    assert len(store.list("course", "s1")) == 3
+    store.close()
+
+
+def test_build_time_per_day(tmp_path):
+    from kothkit.serve.settings import load
+    from kothkit.serve.submissions import Store
+
+    ch = submissions_challenge(tmp_path, interval=0, per_day=100)
+    text = (ch / "kothkit.toml").read_text().replace("build_time = 30", "build_time = 30\nbuild_seconds_per_day = 10")
+    (ch / "kothkit.toml").write_text(text)
+    settings = load(ch)
+    assert settings.build_seconds_per_day == 10
+    store = Store(tmp_path / "state")
+    now = 1_000_000.0
+    for k, took in enumerate((4.0, 7.0)):
+        row = store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + k * 100)
+        store.set_status(row.id, "build-failed", build_output="", build_seconds=took)
+    with pytest.raises(RateLimited) as e:
+        store.add("course", settings, "s1", "a.c", "c11", brain(0), now=now + 300)
+    # 11 s used: free again when the first build (4 s) leaves the last 24 hours.
+    assert e.value.retry_after == pytest.approx(86400 - 300) and "11 s" in str(e.value)
+    store.add("course", settings, "s2", "a.c", "c11", brain(0), now=now + 300)
+    store.close()
+
+
+#: A build profile whose first build in a folder hangs (the host is stopped during it), and whose
+#: next one builds.
+SLOW = """
+[serve.languages.slow]
+label = "C, built slowly once"
+file = "brain.c"
+build = ["sh", "-c", "if test -e started; then gcc -O2 -o brain brain.c; else touch started; sleep 60; fi"]
+command = ["./brain"]
+"""
+
+
+def test_restart_in_the_middle_of_a_build(tmp_path, hosts):
+    """A host stopped while a build runs: the build is killed at once (nothing left running); the
+    next host builds the submission again and plays its games, each counted once."""
+    ch = submissions_challenge(tmp_path, extra=SLOW)
+    state = tmp_path / "state"
+    host = hosts([ch], state, jobs=1)
+    host.start()
+    sub = host.submit("course", "s001", "a.c", "slow", brain(0))
+    until(host, "course", lambda: host.submissions("course")[0].status == "building")
+    folder = state / "submissions" / "course" / "s001" / str(sub.id)
+    until(host, "course", lambda: (folder / "started").exists())
+    assert until(host, "course", lambda: _processes_in(folder), timeout=10)  # the build runs: seen here
+    began = time.monotonic()
+    host.stop(timeout=10)
+    assert time.monotonic() - began < 15
+    assert not _processes_in(folder)  # the build (its sleep) was killed with its worker
+    assert host.submissions("course")[0].status == "building"
+
+    again = hosts([ch], state, jobs=1)
+    again.start()
+    again.submit("course", "s002", "b.c", "c11", brain(3))
+    until(again, "course", lambda: settled(again, "course") and len(again.games("course")) == 2)
+    assert [s.status for s in again.submissions("course")] == ["done", "done"]
+    assert all(s.games == 2 for s in again.standings("course"))
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Processes whose working folder is ``folder`` (a jailed build sees it under another path, so
+    also: any process whose command line names the folder's unique ``started`` step)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == str(folder) or b"touch started; sleep 60" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def test_restart_loses_nothing_and_counts_nothing_twice(tmp_path, hosts):
+    ch = folder_challenge(tmp_path, {f"b{i}": i for i in range(5)})
+    state = tmp_path / "state"
+    host = hosts([ch], state, jobs=1)
+    host.start()
+    until(host, "koth", lambda: 3 <= len(host.games("koth")))
+    host.stop()
+    partial = len(stored_ids(ch / "kothkit.sqlite"))
+    assert partial < 20 or pytest.skip("every game finished before the stop")
+
+    again = hosts([ch], state, jobs=2)
+    again.start()
+    until(again, "koth", lambda: settled(again, "koth") and len(again.games("koth")) == 20)
+    assert len(stored_ids(ch / "kothkit.sqlite")) == 20
+    assert all(s.games == 8 for s in again.standings("koth"))
+
+
+def test_wait_wakes_on_a_change_and_times_out(tmp_path, hosts):
+    ch = submissions_challenge(tmp_path)
+    host = hosts([ch], tmp_path / "state", jobs=1)
+    v = host.version("course")
+    began = time.monotonic()
+    assert host.wait("course", v, 0.3) == v
+    assert time.monotonic() - began >= 0.25
+    host.submit("course", "s1", "a.c", "c11", brain(0))  # queued even before the host starts
+    assert host.wait("course", v, 5) > v
+    assert host.submissions("course")[0].status == "queued"
+    time.sleep(0.05)
+    later = hosts([ch], tmp_path / "state", jobs=1)  # a restarted host: versions go on growing
+    assert later.version("course") > host.version("course")
+
+
+def test_kothkit_run_takes_a_challenge_with_a_serve_table(tmp_path):
+    from kothkit.playing import challenge as challenges
+
+    ch = challenges.load(submissions_challenge(tmp_path))
+    assert (ch.game, ch.rounds, ch.seed) == ("connect4_hidden", 1, 11)
+
+
+def test_wrong_settings_name_the_file_and_line(tmp_path):
+    d = tmp_path / "ch"
+    d.mkdir()
+    f = d / "kothkit.toml"
+    f.write_text('game = "connect4_hidden"\n\n[serve]\nkind = "submissions"\nper_dya = 3\n')
+    with pytest.raises(SettingsError, match=rf"{f}:5: .*unknown key 'per_dya'"):
+        Host([d], tmp_path / "state")
+    f.write_text('game = "connect4_hidden"\n[serve]\nkind = "submissions"\n[serve.languages.c]\nlabel = "C"\n'
+                 'file = "../brain.c"\ncommand = ["./brain"]\n')
+    with pytest.raises(SettingsError, match=rf"{f}:6: \[serve.languages.c\] file must be a plain file name"):
+        Host([d], tmp_path / "state")
+    f.write_text('game = "connect4_hidden"\n[serve]\nmax_bytes = -1\n')
+    with pytest.raises(SettingsError, match=rf"{f}:3: .*max_bytes must be an integer"):
+        Host([d], tmp_path / "state")
+    f.write_text('game = "no_such_game"\n')
+    with pytest.raises(SettingsError, match="no_such_game"):
+        Host([d], tmp_path / "state")
+
+
+def test_a_new_submission_does_not_wait_for_another_challenges_games(tmp_path, hosts):
+    """One slot, a folder challenge with 56 games queued: a submission to another challenge is
+    built and its games played before those (builds and a new brain's games first)."""
+    koth = folder_challenge(tmp_path, {f"b{i}": i for i in range(8)})
+    course = submissions_challenge(tmp_path)
+    host = hosts([koth, course], tmp_path / "state", jobs=1)
+    host.start()
+    until(host, "koth", lambda: len(host.games("koth")) >= 1)
+    host.submit("course", "s1", "a.c", "c11", brain(0))
+    host.submit("course", "s2", "b.c", "c11", brain(2))
+    until(host, "course", lambda: [s.status for s in host.submissions("course")] == ["done", "done"])
+    assert host.challenge("koth").queued > 0  # the other challenge's games waited
+    until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 56, timeout=120)
+
+
+def test_bot_names_made_from_logins_are_safe_folder_names():
+    from kothkit.bots.folders import NAME
+    from kothkit.serve.submissions import bot_name
+
+    assert bot_name("s2024001") == "s2024001"
+    for login in ("..", "../etc", "a/b", "x" * 100, "<script>", "", ".hidden", "名字"):
+        name = bot_name(login)
+        assert NAME.fullmatch(name) and "/" not in name and not name.startswith(".")
+    assert bot_name("a/b") != bot_name("a\\b")
+
+
+def _workers() -> list[int]:
+    """The host's worker processes: this process's children started by multiprocessing's spawn."""
+    me = str(os.getpid())
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[1] == me and b"spawn_main" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def test_a_worker_killed_mid_game_loses_no_game(tmp_path, hosts):
+    ch = folder_challenge(tmp_path, {f"b{i}": i for i in range(5)})
+    host = hosts([ch], tmp_path / "state", jobs=2)
+    host.start()
+    until(host, "koth", lambda: len(host.games("koth")) >= 2 and _workers())
+    for pid in _workers()[:1]:
+        os.kill(pid, 9)
+    until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 20, timeout=120)
+    assert len(stored_ids(ch / "kothkit.sqlite")) == 20
+    assert all(s.games == 8 for s in host.standings("koth"))
+    assert "a worker died" in (host.problem or "")
+
+
+def test_default_languages_take_a_python_brain(tmp_path, hosts):
+    d = tmp_path / "py"
+    d.mkdir()
+    (d / "kothkit.toml").write_text('game = "connect4_hidden"\nrounds = 1\n[serve]\nkind = "submissions"\n')
+    host = hosts([d], tmp_path / "state", jobs=2)
+    assert [lang.id for lang in host.challenge("py").languages] == ["c11", "cpp17", "python3"]
+    host.start()
+    for login, column in (("p1", 0), ("p2", 3)):
+        host.submit("py", login, "bot.py", "python3",
+                    f"import sys\nfor line in sys.stdin:\n    print({column}, flush=True)\n".encode())
+    until(host, "py", lambda: settled(host, "py") and len(host.games("py")) == 2)
+    assert [s.status for s in host.submissions("py")] == ["done", "done"]
+    folder = tmp_path / "state" / "submissions" / "py" / "p1"
+    [brain_folder] = folder.iterdir()
+    assert sorted(p.name for p in brain_folder.iterdir() if not p.name.startswith(".")) == ["bot.toml", "brain.py"]
