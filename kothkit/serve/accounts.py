@@ -176,7 +176,9 @@ class Accounts:
             if self.user(login) is not None:
                 raise AccountError(f"user {login!r} exists already") from None
             raise AccountError(f"the nickname {nick!r} is taken") from None
-        return self.user(login)
+        user = self.user(login)
+        assert user is not None  # (just added)
+        return user
 
     def add_csv(self, path: Path) -> tuple[list[User], list[str]]:
         """Users from a CSV with a header naming the column ``login`` (or ``student_id``) and, if
@@ -260,7 +262,9 @@ class Accounts:
                     (nick, nick.casefold(), login))
         except sqlite3.IntegrityError:
             raise AccountError(f"the nickname {nick!r} is taken: choose another") from None
-        return self.user(login)
+        user = self.user(login)
+        assert user is not None  # (found above; users are never deleted)
+        return user
 
     # -- sign-in -------------------------------------------------------------------------------------
 

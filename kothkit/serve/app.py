@@ -39,10 +39,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from kothkit.serve.accounts import Accounts, AccountError, Session, Throttled
-from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge
-from kothkit.serve.security import (HEADERS, PAGE_CSP, PRE_COOKIE, SESSION_COOKIE, CSRFError, check_origin,
-                                    check_token, new_token)
+from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
+from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
+from kothkit.serve.security import (
+    HEADERS,
+    PAGE_CSP,
+    PRE_COOKIE,
+    SESSION_COOKIE,
+    CSRFError,
+    check_origin,
+    check_token,
+    new_token,
+)
 
 HERE = Path(__file__).parent
 #: Bytes of a form without a file (sign-in, account).
@@ -118,6 +126,8 @@ class Live:
             event.set()
 
     def _watch(self, name: str) -> None:
+        loop = self.loop
+        assert loop is not None  # (start() sets it before it starts the threads)
         seen = self.versions[name]
         while not self.stopping.is_set():
             try:
@@ -128,7 +138,7 @@ class Live:
             if now != seen:
                 seen = now
                 with contextlib.suppress(RuntimeError):  # the loop closed
-                    self.loop.call_soon_threadsafe(self._bump, name, now)
+                    loop.call_soon_threadsafe(self._bump, name, now)
 
     def _bump(self, name: str, version: int) -> None:
         self.versions[name] = version
@@ -162,8 +172,10 @@ class Live:
 class _Headers:
     """ASGI middleware: the security headers on every response (a response's own CSP stays)."""
 
-    def __init__(self, app):
+    def __init__(self, app: Starlette, site: Site):
         self.app = app
+        #: For the server: ``site.live.close_streams()`` when it is asked to stop.
+        self.site = site
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -172,7 +184,8 @@ class _Headers:
         async def sending(message):
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items() if k.lower().encode() not in present]
+                extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()
+                         if k.lower().encode() not in present]
                 if b"content-security-policy" not in present:
                     extra.append((b"content-security-policy", PAGE_CSP.encode()))
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
@@ -239,7 +252,8 @@ class Site:
         if length is None or not length.isdigit():
             raise _Refused(411, "a form must say its length (Content-Length)")
         if int(length) > limit:
-            raise _Refused(413, f"the form is {int(length):,} bytes; at most {limit:,} are taken here: nothing was stored")
+            raise _Refused(413, f"the form is {int(length):,} bytes; at most {limit:,} are taken here: "
+                                "nothing was stored")
         form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
         try:
             given = form.get("csrf")
@@ -526,7 +540,7 @@ class Site:
                         headers={"content-disposition": f'attachment; filename="{filename}"'})
 
 
-def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette:
+def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
     """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads)."""
     site = Site(host, accounts, title)
 
@@ -578,7 +592,4 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> Starlette
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    wrapped = _Headers(app)
-    #: For the server: ``site.live.close_streams()`` when it is asked to stop.
-    wrapped.site = site
-    return wrapped
+    return _Headers(app, site)

@@ -41,6 +41,7 @@ import traceback
 from collections import deque
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -54,6 +55,12 @@ from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, La
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
            "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
+
+if TYPE_CHECKING:
+    from kothkit.game import GameInfo
+    from kothkit.limits import Limits
+    from kothkit.serve.slots import Slots
+    from kothkit.store.journal import Journal
 
 #: Seconds between two scans of a folder challenge's bots.
 SCAN_EVERY = 2.0
@@ -71,8 +78,8 @@ class _Served:
     name: str
     folder: Path
     settings: ServeSettings
-    info: object  # kothkit.game.GameInfo
-    limits: object  # kothkit.limits.Limits
+    info: GameInfo
+    limits: Limits
     rules: dict
     rounds: int
     seed: int | None
@@ -112,7 +119,7 @@ class _Served:
     #: The counted games, oldest first (games are stored as they finish: a new one goes last).
     recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:
-    journal: object = None
+    journal: Journal | None = None
     code: dict | None = None
     run_id: int | None = None
     run_stored: int = 0
@@ -172,8 +179,9 @@ def _chunks(it, n):
 
 def _folder_time(folder: Path) -> float | None:
     """The latest change among a bot folder's files (build output and state left out)."""
-    from kothkit.bots.folders import HASH_IGNORE
     import fnmatch
+
+    from kothkit.bots.folders import HASH_IGNORE
 
     latest, seen = None, 0
     stack = [folder]
@@ -223,7 +231,7 @@ class Host:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._ready = threading.Event()
-        self._slots = None
+        self._slots: Slots | None = None
         self._inflight: dict[cf.Future, tuple] = {}
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
@@ -389,9 +397,9 @@ class Host:
 
     def _open(self, c: _Served) -> None:
         """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
-        from kothkit.store.journal import Journal
-        from kothkit.plugins import game_code
         from kothkit.playing.seeding import fresh_seed
+        from kothkit.plugins import game_code
+        from kothkit.store.journal import Journal
 
         c.journal = Journal(c.journal_path)
         c.code = game_code(c.info)
@@ -405,8 +413,8 @@ class Host:
         if c.kind == "folder":
             self._scan(c, force=True)
             return
-        from kothkit.bots.folders import BotError, load_folder
         from kothkit.bots.build import is_built
+        from kothkit.bots.folders import BotError, load_folder
 
         bots, latest = {}, {}
         with self._lock:
@@ -439,8 +447,8 @@ class Host:
     def _scan(self, c: _Served, force: bool = False) -> None:
         """Load ``c``'s bot folders again: queue the builds that are needed, and schedule again if a
         bot was added, changed or removed."""
-        from kothkit.bots.folders import load_bots
         from kothkit.bots.build import is_built
+        from kothkit.bots.folders import load_bots
 
         loaded = load_bots(c.entries, self._loaders())
         errors = [str(e) for e in loaded.errors]
@@ -450,7 +458,8 @@ class Host:
             if b.kind == "function" and not c.info.function_bots:
                 errors.append(f"{b.origin or b.path}: {c.info.name} does not take Python function bots")
             elif b.name in c.info.reserved_names:
-                errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: {c.info.name}'s protocol uses it")
+                errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: "
+                              f"{c.info.name}'s protocol uses it")
             elif b.build and not is_built(b):
                 if key in c.failed:
                     errors.append(c.failed[key])
@@ -484,6 +493,7 @@ class Host:
             inflight = set(c.inflight)
             fresh = (c.fresh | fresh) & set(c.bots)
         if wait:
+            assert c.journal is not None  # (opened by _open)
             self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
             return
         if c.planner is not None:  # a plan is being made: another follows it, with these bots too
@@ -512,6 +522,7 @@ class Host:
         (None if ``stop()`` became true meanwhile)."""
         from kothkit.playing.schedule import Schedule
 
+        assert c.seed is not None  # (the journal's or a fresh one: set by _open)
         schedule = Schedule(game=c.info.name, bots=bots, seed=c.seed, rounds=c.rounds, limits=c.limits,
                             rules=c.rules, functions_in_process=False, code=c.code)
         index, counted, first, rest, skipped = {}, {}, [], [], []
@@ -552,17 +563,20 @@ class Host:
         if plan is None:
             return
         bots, j = plan.bots, c.journal
+        assert j is not None and c.seed is not None  # (set by _open)
         described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
             last = j.last_run(c.info.name)
-            old = json.loads(last["bots"]) if last is not None else None
-            same = (old is not None and [(b["name"], b["hash"]) for b in old] == [(b["name"], b["hash"]) for b in described]
-                    and json.loads(last["settings"]) == json.loads(json.dumps(settings_of(c.limits, c.rules, c.code), default=str))
+            settings = settings_of(c.limits, c.rules, c.code)
+            same = (last is not None
+                    and [(b["name"], b["hash"]) for b in json.loads(last["bots"])]
+                    == [(b["name"], b["hash"]) for b in described]
+                    and json.loads(last["settings"]) == json.loads(json.dumps(settings, default=str))
                     and last["seed"] == c.seed)
             # A run records the bots and settings its games were played with (kothkit show and
             # verify find a game's settings through it); a restart with the same bots goes on with it.
-            c.run_id = last["id"] if same else j.start_run(c.info.name, c.seed, settings_of(c.limits, c.rules, c.code),
-                                                           described, rounds=c.rounds)
+            c.run_id = (last["id"] if last is not None and same
+                        else j.start_run(c.info.name, c.seed, settings, described, rounds=c.rounds))
             c.run_bots = [(b["name"], b["hash"]) for b in described]
             c.run_stored = 0
         index, counted, board = plan.index, plan.counted, plan.board
@@ -586,6 +600,7 @@ class Host:
 
     def _finish_run(self, c: _Served) -> None:
         if c.run_id is not None and not len(c.queue) and not (set(c.inflight) & set(c.index)):
+            assert c.journal is not None
             c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
 
     # -- the slots --------------------------------------------------------------------------
@@ -621,6 +636,9 @@ class Host:
     def _fill(self) -> None:
         from kothkit.serve import slots
 
+        pool = self._slots
+        if pool is None:  # stopped (stop() gave up waiting for this thread)
+            return
         while len(self._inflight) < self.jobs and not self._stopping.is_set():
             work = self._next()
             if work is None:
@@ -628,9 +646,9 @@ class Host:
             c, item, folder = work
             try:
                 if folder is None:
-                    fut = self._slots.submit(slots.play, item, bool(c.info.pondering))
+                    fut = pool.submit(slots.play, item, bool(c.info.pondering))
                 else:
-                    fut = self._slots.submit(slots.build, folder, c.settings.build_time)
+                    fut = pool.submit(slots.build, folder, c.settings.build_time)
             except RuntimeError:  # closed: the host is stopping
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
@@ -658,9 +676,10 @@ class Host:
             else:
                 self._built(c, item, folder, result, error)
         if lost and not self._stopping.is_set():
-            if any(g == self._slots_generation() for *_, g in lost):
+            pool = self._slots
+            if pool is not None and any(g == pool.generation for *_, g in lost):
                 self._note(f"a worker died: {len(lost)} games or builds in flight are done again")
-                self._slots.restart()
+                pool.restart()
             for c, item, folder, _ in lost:
                 self._retry(c, item, folder)
 
@@ -691,6 +710,7 @@ class Host:
                 c.queue.done(task)
                 self._bump(c)
             return
+        assert c.journal is not None
         c.journal.add_rows(rows)
         row = rows[0]
         with self._lock:
@@ -700,6 +720,7 @@ class Host:
                 s = c.counted[task.id] = GameSummary(id=row[0], index=c.index[task.id],
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
                                                      fault=row[8], reason=row[7], time=row[13])
+                assert c.board is not None  # (made with the index, by _apply)
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
             if c.stored_since is not None:
@@ -720,8 +741,8 @@ class Host:
                     c.failed[(name, bot_hash)] = f"{folder}: {text}"
             self._scan(c)
             return
-        from kothkit.bots.folders import BotError, load_folder
         from kothkit.bots.build import is_built
+        from kothkit.bots.folders import BotError, load_folder
 
         row = self._store.get(item[1])
         if row is None:

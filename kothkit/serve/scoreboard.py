@@ -27,7 +27,7 @@ class Board:
         #: Matches won, drawn, lost per bot (match scoring).
         self.matches: dict[str, list[int]] = {b: [0, 0, 0] for b in self.bots}
         #: Per unordered pair (sorted): [games won by the first, by the second].
-        self._pairs: dict[tuple[str, str], list[int]] = {}
+        self._pairs: dict[tuple[str, ...], list[int]] = {}
         #: (bot, opponent) -> (wins, draws, losses) of bot against opponent.
         self.cells: dict[tuple[str, str], tuple[int, int, int]] = {}
 
@@ -82,7 +82,7 @@ class Board:
         """Games counted of ``bot`` (0 for a bot not on the board)."""
         return self.wins.get(bot, 0) + self.draws.get(bot, 0) + self.losses.get(bot, 0)
 
-    def standings(self, submitted: Mapping[str, str] | None = None) -> list[Standing]:
+    def standings(self, submitted: Mapping[str, str | None] | None = None) -> list[Standing]:
         """The bots ranked as :meth:`kothkit.scoring.Tally.standings` ranks them."""
         s = self.scoring
         rows = []

@@ -24,17 +24,13 @@ from __future__ import annotations
 
 import re
 import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from kothkit.serve.views import Language
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
 
 KINDS = ("folder", "submissions")
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
@@ -146,7 +142,7 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
-    languages = DEFAULT_LANGUAGES
+    languages: tuple[Language, ...] = DEFAULT_LANGUAGES
     if "languages" in table:
         given = table["languages"]
         if not isinstance(given, dict) or not given:

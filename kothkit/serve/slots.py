@@ -68,8 +68,8 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
     """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not,
     seconds it took).  The message is the compiler's output, without the folder's path (it is
     shown to the author)."""
-    from kothkit.bots.folders import BotError, load_folder, printable
     from kothkit.bots.build import build as build_bot
+    from kothkit.bots.folders import BotError, load_folder, printable
 
     began = time.monotonic()
     try:

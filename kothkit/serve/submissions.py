@@ -16,6 +16,7 @@ active one as ``playing`` or ``done``.  A restart puts ``building`` back to
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import os
@@ -191,16 +192,18 @@ class Store:
                     # Free again once enough of the day's builds have left the last 24 hours.
                     for t, b in recent:
                         used -= b
-                        if used < budget:
+                        if used < budget:  # (at the latest after the last: a budget is at least 1 s)
+                            wait = t + DAY - now
                             break
-                    wait = t + DAY - now
                     raise RateLimited(f"your builds took {sum(b for _, b in recent):.0f} s in the last 24 hours "
                                       f"(this challenge allows {budget:g} s): you can submit again in "
                                       f"{_wait_text(wait)}", wait)
                 cur = db.execute("INSERT INTO submissions (challenge, login, bot, time, language, filename, size, "
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
-                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0, 0.0)
+                assert cur.lastrowid is not None  # (an INSERT's)
+                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0,
+                          0.0)
                 folder = self.folder(row)
                 try:
                     _write_bot(folder, lang, bot, data)
@@ -225,7 +228,7 @@ class Store:
         return self._rows("SELECT * FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
                           (challenge, login))
 
-    def with_status(self, challenge: str, *statuses: str) -> list[Row]:
+    def with_status(self, challenge: str, *statuses: str) -> builtins.list[Row]:  # (list: the method above)
         """Oldest first."""
         marks = ",".join("?" * len(statuses))
         return self._rows(f"SELECT * FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
