@@ -5,8 +5,8 @@ Pages: the challenges; each challenge's Scoreboard (live: Server-Sent Events fed
 games, a game's replay and the download of one's own game logs; sign-in and the account form
 (first sign-in: a new password and a nickname).  Who may see what: the Scoreboard, crosstable,
 submission lists and games are public; a build's output and a game's logs belong to the brain's
-author (and admins); in a submissions challenge a replay page (which embeds the bots' logs) is
-shown to the game's authors and admins, and to everyone in a folder challenge.
+author (and admins); in a submissions challenge a replay page holds the logs of the visitor's own
+bots only (all of them for admins, and for everyone in a folder challenge).
 
 Every POST passes :mod:`kothkit.serve.security`'s checks; every text that people wrote is
 escaped by Jinja2's autoescaping, and the live Scoreboard sets cells as text.
@@ -502,6 +502,15 @@ class Site:
         log = await run_in_threadpool(self.host.game_log, name, game_id, sorted(rights)[0]) if rights else ""
         return self.page(request, "game.html", c=info, game=game, shown=shown, mine=sorted(rights), log=log)
 
+    async def replay(self, request: Request) -> Response:
+        """The replay page for anyone: every move, and the logs of the visitor's own bots only
+        (all of them for an admin, and in a folder challenge, whose logs are public)."""
+        name, game_id = request.path_params["name"], request.path_params["gid"]
+        info, game, rights = await self._game_rights(request, name, game_id)
+        logs_of = None if info.kind == "folder" or rights is None else rights
+        page = await run_in_threadpool(self.host.replay_html, name, game_id, logs_of)
+        return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
+
     async def game_log(self, request: Request) -> Response:
         name, game_id = request.path_params["name"], request.path_params["gid"]
         if self.session(request) is None:
@@ -589,6 +598,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         Route("/c/{name}/bot/{bot}", wrap(site.bot_games)),
         Route("/c/{name}/game/{gid}", wrap(site.game)),
         Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
+        Route("/c/{name}/game/{gid}/replay", wrap(site.replay)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

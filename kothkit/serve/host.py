@@ -39,6 +39,7 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Collection
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -904,11 +905,22 @@ class Host:
             raise KeyError(f"{bot!r} did not play game {game_id!r}")
         return log_text(t, bot)
 
-    def replay_html(self, name: str, game_id: str) -> str:
-        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown."""
+    def replay_html(self, name: str, game_id: str, logs_of: Collection[str] | None = None) -> str:
+        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown.
+        With ``logs_of``, the page holds the logs (stderr, DEBUG lines) of those bots only: the moves
+        are everyone's, a bot's log is its author's."""
         from kothkit.results.replay import page_of
+        from kothkit.store.records import LOG_MOVES
 
-        return page_of(self._transcript(name, game_id, pictures=True))
+        t = self._transcript(name, game_id, pictures=True)
+        if logs_of is not None:
+            keep = set(logs_of)
+            logs = {k: v for k, v in t.record.logs.items() if k in keep or (" " in k and k != LOG_MOVES)}
+            moves = t.record.logs.get(LOG_MOVES)
+            if isinstance(moves, dict):
+                logs[LOG_MOVES] = {b: v for b, v in moves.items() if b in keep}
+            t = attrs.evolve(t, record=attrs.evolve(t.record, logs=logs))
+        return page_of(t)
 
     def version(self, name: str) -> int:
         """A number that grows each time something on the challenge's scoreboard (standings,

@@ -109,15 +109,24 @@ def test_log_of_someone_elses_bot_is_forbidden(site):
     # The replay page embeds both bots' logs: not for alice; her page shows her own view only.
     page = alice.get(f"/c/{NAME}/game/{gid}")
     assert page.status_code == 200 and "SECRET-alice" in page.text and "SECRET-bob" not in page.text
+    # Her replay page has every move and her own bot's log only; everyone else's, no log at all.
+    moves = len(re.findall(r'"rejected":', own_replay := alice.get(f"/c/{NAME}/game/{gid}/replay").text))
+    assert moves > 0 and "SECRET-alice" in own_replay and "SECRET-bob" not in own_replay
     with user(server, "erin", "Erin") as erin:  # no brain in that game
         assert erin.get(f"/c/{NAME}/game/{gid}/log").status_code == 403
         assert erin.get(f"/c/{NAME}/game/{gid}/log", params={"bot": "alice"}).status_code == 403
+        theirs = erin.get(f"/c/{NAME}/game/{gid}/replay")
+        assert theirs.status_code == 200 and "SECRET-" not in theirs.text
+        assert len(re.findall(r'"rejected":', theirs.text)) == moves
     with client(server) as anon:
         assert anon.get(f"/c/{NAME}/game/{gid}/log").status_code == 303
+        public = anon.get(f"/c/{NAME}/game/{gid}/replay")
+        assert public.status_code == 200 and "SECRET-" not in public.text
     with user(server, "root", "Admin") as root:
         full = root.get(f"/c/{NAME}/game/{gid}/log")
         assert full.status_code == 200 and "SECRET-alice" in full.text and "SECRET-bob" in full.text
         assert root.get(f"/c/{NAME}/game/{gid}").status_code == 200
+        assert "SECRET-bob" in root.get(f"/c/{NAME}/game/{gid}/replay").text
     # My logs as a zip: only alice's own lines.
     z = zipfile.ZipFile(io.BytesIO(alice.get(f"/c/{NAME}/mine/logs.zip").content))
     texts = [z.read(n).decode() for n in z.namelist()]
