@@ -26,7 +26,7 @@ def _table(archive, rows) -> str:
     body = []
     for r in rows:
         rnd = archive.settings(r)[1]
-        result = f"{r.fault} lost: {r.reason}" if r.verdict else r.reason
+        result = f"{r.offender} lost: {r.reason}" if r.verdict else r.reason
         opener, other = (list(r.players) + ["", ""])[:2]
         body.append((str(r.index), r.id[:12], str(rnd or "-"), opener, other, r.winner or "(draw)",
                      str(len(r.moves)), _text(result, 120)))
