@@ -24,6 +24,10 @@ def _plain(param, ctx):
     if getattr(param, "param_type_name", "") == "argument":
         # The argument's name already says what it is: no type column beside it.
         param.display_type_rich = lambda ctx: None
+        # The usage line as click writes it, TARGET or [GAME] (this typer writes ``{target}``).
+        usage = (param.name or "arg").upper() + ("..." if param.nargs != 1 else "")
+        usage = usage if param.required else f"[{usage}]"
+        param.get_usage_pieces = lambda ctx, usage=usage: [usage]
     elif getattr(param, "is_flag", False):
         param.metavar = ""
     elif param.name in _METAVARS or (param.name or "").endswith("_time"):

@@ -102,3 +102,6 @@ def test_version_and_plain_help(cli):
                             ("--bots", "BOT")):
         assert re.search(rf"{option}\s+{metavar}\s", run), (option, run)
     assert re.search(r"--trusted\s+Call", run)  # a flag takes no value: no metavar
+    # Arguments in the usage lines as click writes them: required in capitals, optional in brackets.
+    assert re.search(r"Usage: .*kothkit run \[OPTIONS\] TARGET\s", run), run
+    assert re.search(r"Usage: .*kothkit show \[OPTIONS\] TARGET \[GAME\]\s", cli("show", "--help", check=True).stdout)
