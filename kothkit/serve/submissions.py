@@ -75,6 +75,10 @@ class Row:
     build_seconds: float = 0.0
 
 
+#: Row's columns by name, so that a migration that adds or reorders columns cannot shift its fields.
+COLUMNS = ", ".join(field.name for field in attrs.fields(Row))
+
+
 def bot_name(login: str) -> str:
     """The bot name of ``login``'s brains: the login itself when it is a valid bot name (1-64
     letters, digits, ``_ . + -``, not starting with a dot), else one made from its hash."""
@@ -218,20 +222,20 @@ class Store:
         return row
 
     def get(self, sub_id: int) -> Row | None:
-        found = self._rows("SELECT * FROM submissions WHERE id=?", (sub_id,))
+        found = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE id=?", (sub_id,))
         return found[0] if found else None
 
     def list(self, challenge: str, login: str | None = None) -> list[Row]:
         """Newest first."""
         if login is None:
-            return self._rows("SELECT * FROM submissions WHERE challenge=? ORDER BY id DESC", (challenge,))
-        return self._rows("SELECT * FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
+            return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? ORDER BY id DESC", (challenge,))
+        return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
                           (challenge, login))
 
     def with_status(self, challenge: str, *statuses: str) -> builtins.list[Row]:  # (list: the method above)
         """Oldest first."""
         marks = ",".join("?" * len(statuses))
-        return self._rows(f"SELECT * FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
+        return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
                           (challenge, *statuses))
 
     def set_status(self, sub_id: int, status: str, build_output: str | None = None,

@@ -297,6 +297,29 @@ def test_build_time_per_day(tmp_path):
     store.close()
 
 
+def test_rows_are_read_by_column_name(tmp_path):
+    """A host.sqlite whose submissions table has its columns in another order, and one more (as an
+    older or newer kothkit might leave it), still reads into the right fields."""
+    from kothkit.serve.settings import load
+    from kothkit.serve.submissions import Store
+
+    state = tmp_path / "state"
+    state.mkdir()
+    with sqlite3.connect(state / "host.sqlite") as db:
+        db.execute("""CREATE TABLE submissions (id INTEGER PRIMARY KEY AUTOINCREMENT, note TEXT DEFAULT 'x',
+            status TEXT NOT NULL, login TEXT NOT NULL, challenge TEXT NOT NULL, bot TEXT NOT NULL, time REAL NOT NULL,
+            size INTEGER NOT NULL, language TEXT NOT NULL, filename TEXT NOT NULL, total INTEGER NOT NULL DEFAULT 0,
+            played INTEGER NOT NULL DEFAULT 0, build_output TEXT NOT NULL DEFAULT '',
+            build_seconds REAL NOT NULL DEFAULT 0)""")
+    store = Store(state)
+    settings = load(submissions_challenge(tmp_path, interval=0, per_day=100))
+    added = store.add("course", settings, "s1", "a.c", "c11", brain(0), now=1_000_000.0)
+    (row,) = store.list("course", "s1")
+    assert row == added
+    assert (row.challenge, row.login, row.filename, row.language, row.status) == ("course", "s1", "a.c", "c11", "queued")
+    store.close()
+
+
 #: A build profile whose first build in a folder hangs (the host is stopped during it), and whose
 #: next one builds.
 SLOW = """
