@@ -226,6 +226,10 @@ class Site:
                    "path": request.url.path, **context}
         return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
 
+    def _replay_nav(self, info: Any) -> str:
+        """The links back to the site on a replay page (a page of its own, without base.html)."""
+        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
+
     def refuse(self, request: Request, e: _Refused) -> Response:
         return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)
 
@@ -496,7 +500,7 @@ class Site:
         name, game_id = request.path_params["name"], request.path_params["gid"]
         info, game, rights = await self._game_rights(request, name, game_id)
         if info.kind == "folder" or rights is None or (rights and set(game.bots) <= rights):
-            page = await run_in_threadpool(self.host.replay_html, name, game_id)
+            page = await run_in_threadpool(self.host.replay_html, name, game_id, None, self._replay_nav(info))
             return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
         shown = await self._shown(name)
         log = await run_in_threadpool(self.host.game_log, name, game_id, sorted(rights)[0]) if rights else ""
@@ -508,7 +512,7 @@ class Site:
         name, game_id = request.path_params["name"], request.path_params["gid"]
         info, game, rights = await self._game_rights(request, name, game_id)
         logs_of = None if info.kind == "folder" or rights is None else rights
-        page = await run_in_threadpool(self.host.replay_html, name, game_id, logs_of)
+        page = await run_in_threadpool(self.host.replay_html, name, game_id, logs_of, self._replay_nav(info))
         return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
 
     async def game_log(self, request: Request) -> Response:

@@ -905,10 +905,10 @@ class Host:
             raise KeyError(f"{bot!r} did not play game {game_id!r}")
         return log_text(t, bot)
 
-    def replay_html(self, name: str, game_id: str, logs_of: Collection[str] | None = None) -> str:
+    def replay_html(self, name: str, game_id: str, logs_of: Collection[str] | None = None, nav: str = "") -> str:
         """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown.
         With ``logs_of``, the page holds the logs (stderr, DEBUG lines) of those bots only: the moves
-        are everyone's, a bot's log is its author's."""
+        are everyone's, a bot's log is its author's.  ``nav`` is trusted HTML (links back to the site)."""
         from kothkit.results.replay import page_of
         from kothkit.store.records import LOG_MOVES
 
@@ -920,7 +920,7 @@ class Host:
             if isinstance(moves, dict):
                 logs[LOG_MOVES] = {b: v for b, v in moves.items() if b in keep}
             t = attrs.evolve(t, record=attrs.evolve(t.record, logs=logs))
-        return page_of(t)
+        return page_of(t, nav)
 
     def version(self, name: str) -> int:
         """A number that grows each time something on the challenge's scoreboard (standings,

@@ -122,6 +122,7 @@ def test_log_of_someone_elses_bot_is_forbidden(site):
         assert anon.get(f"/c/{NAME}/game/{gid}/log").status_code == 303
         public = anon.get(f"/c/{NAME}/game/{gid}/replay")
         assert public.status_code == 200 and "SECRET-" not in public.text
+        assert f'<a href="/c/{NAME}/">' in public.text  # the way back to the challenge
     with user(server, "root", "Admin") as root:
         full = root.get(f"/c/{NAME}/game/{gid}/log")
         assert full.status_code == 200 and "SECRET-alice" in full.text and "SECRET-bob" in full.text
