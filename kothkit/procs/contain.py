@@ -12,7 +12,9 @@ Probed once per judge process (:func:`capabilities`), and said in the
 * **Files.**  With namespaces and the C init, a bot sees a minimal root: the
   system's runtime folders, the interpreter and kothkit (:func:`_exposed`)
   read-only, its own folder (writable only if stateful), a private /tmp and
-  /dev/shm, its /proc and a few devices.  With the Python init it sees the
+  /dev/shm, its /proc and a few devices.  A root judge builds a bot's root once
+  per process (:func:`prepared_root`) and each game of the bot starts in a copy
+  of it, with a /tmp, /dev/shm and /proc of its own.  With the Python init it sees the
   machine read-only except those, the other bots' folders hidden (when the
   bot's parent folder holds only bot folders).  Without, files are not
   confined, and the summary says so.
@@ -42,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -493,6 +496,70 @@ def hidden_parent(folder: Path) -> Path | None:
     return parent if hit[1] else None
 
 
+# -- roots prepared once ------------------------------------------------------------
+#: Most prepared roots a process keeps (one per bot and what it is shown); past it, the oldest goes.
+MAX_PREPARED = 64
+#: Seconds a preparing helper may take to say it is ready.
+PREPARE_TIME = 20.0
+#: key -> the fd of a prepared mount namespace, or None: preparing failed (the root is built per game).
+_PREPARED: dict[tuple[Any, ...], int | None] = {}
+
+
+def _identity(path: str) -> tuple[str, int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, -1, -1)
+    return (path, st.st_dev, st.st_ino)
+
+
+def prepared_root(options: list[str], paths: list[str]) -> int | None:
+    """The fd of a mount namespace whose root is a bot's minimal root, built by the C init once
+    (``prepare=1``) for the files ``options`` name, or None where that fails (the bot's root is
+    then built for each game, as before).  Each game of the bot enters a copy of it (``mntns=FD``),
+    made read-only once and for all: the mounts, the pivot_root and the id-mapping of its folder
+    are paid once per bot and process, not once per game.
+
+    Keyed by the options and the identity (device, inode) of the folders ``paths`` names: a folder
+    removed and made again at the same path gets a new root."""
+    key = (*options, *(_identity(p) for p in paths))
+    if key in _PREPARED:
+        return _PREPARED[key]
+    while len(_PREPARED) >= MAX_PREPARED:
+        old = _PREPARED.pop(next(iter(_PREPARED)))
+        if old is not None:
+            os.close(old)
+    fd = None
+    exe = compiled_helper()
+    if exe is not None:
+        try:
+            p = subprocess.Popen([str(exe), *options, f"parent={os.getpid()}", "prepare=1", "--"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 close_fds=True)
+        except OSError:
+            p = None
+        if p is not None:
+            assert p.stdout is not None and p.stdin is not None  # pipes
+            try:
+                ready, _, _ = select.select([p.stdout], [], [], PREPARE_TIME)
+                if ready and p.stdout.readline() == b"ready\n":
+                    fd = os.open(f"/proc/{p.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            finally:
+                if fd is None:
+                    p.kill()
+                p.stdin.close()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                p.stdout.close()
+    _PREPARED[key] = fd
+    return fd
+
+
 # -- the jail --------------------------------------------------------------------------
 _PRCTL: Callable[..., int] | None = None
 
@@ -594,6 +661,11 @@ class Jail:
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
     parent: int = 0
+    #: Start in a root prepared once for this bot (:func:`prepared_root`) where the machine allows;
+    #: the process must then be started with ``pass_fds`` open.
+    reuse_root: bool = False
+    #: File descriptors the wrapped command needs (the prepared root's).
+    pass_fds: tuple[int, ...] = ()
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
@@ -704,7 +776,9 @@ class Jail:
             if self.caps.minimal:
                 # What the command needs outside the system folders, shown read-only (and the
                 # folders ``readable`` names: a function bot's shared source folder).
-                opts += [f"keep={k}" for k in _exposed(argv) + [str(Path(r).resolve()) for r in readable]]
+                keeps = _exposed(argv) + [str(Path(r).resolve()) for r in readable]
+                opts += [f"keep={k}" for k in keeps]
+                self._reuse(folder, keeps, opts)
             else:
                 # The Python init's private /tmp must not hide what the bot's command needs from
                 # under /tmp (a venv made there, kothkit itself): bound back read-only.
@@ -714,6 +788,21 @@ class Jail:
                     opts.append(f"hide={hide}")
         self.wrapped = True
         return helper_command(opts, list(argv))
+
+    def _reuse(self, folder: Path, keeps: list[str], opts: list[str]) -> None:
+        """Add ``mntns=FD`` to ``opts`` when this bot's root can be prepared once (a root judge: in a
+        user namespace a copied root would need the namespace entered too; nothing under /dev/shm,
+        which the prepared root's read-only /dev holds)."""
+        if (not self.reuse_root or self.caps.userns or os.environ.get("KOTHKIT_JAIL_REUSE") == "0"
+                or any(p == "/dev/shm" or p.startswith("/dev/shm/") for p in [str(folder), *keeps])):
+            return
+        base = [f"folder={folder}", "fs=1", f"folder_rw={int(self.writable)}", *(f"keep={k}" for k in keeps)]
+        if self.caps.user is not None:
+            base.append(f"user={self.caps.user}")
+        fd = prepared_root(base, [str(folder), *keeps])
+        if fd is not None:
+            opts.append(f"mntns={fd}")
+            self.pass_fds = (fd,)
 
     def preexec(self) -> None:
         """Runs in the child between fork and exec (without namespaces): die with the judge,
