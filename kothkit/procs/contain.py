@@ -610,7 +610,21 @@ def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
+_EXPOSED: dict[tuple[str, ...], list[str]] = {}
+
+
 def _exposed(argv: list[str]) -> list[str]:
+    """:func:`_find_exposed`, looked up once per command and process (it looks on PATH and resolves links)."""
+    key = (os.environ.get("PATH", ""), *argv[:1])
+    found = _EXPOSED.get(key)
+    if found is None:
+        if len(_EXPOSED) > 256:
+            _EXPOSED.clear()
+        found = _EXPOSED[key] = _find_exposed(argv)
+    return list(found)
+
+
+def _find_exposed(argv: list[str]) -> list[str]:
     """Paths outside the system folders a bot's command needs, shown read-only in its root: the
     Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
     (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and
@@ -858,8 +872,8 @@ class Jail:
         pidfd only if it is still listed in the group after the pidfd was
         opened, so a PID reused by another process is never hit."""
         groups = self._groups()
-        if not groups:
-            return True
+        if not groups or not self._listed(groups):
+            return True  # the usual end: the bot's PID namespace died with its init
         self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         if self.pids_group is not None:
             try:
