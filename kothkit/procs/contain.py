@@ -560,6 +560,41 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
     return fd
 
 
+# -- cgroups kept for the next game ------------------------------------------------------
+#: Empty pids and freezer groups this process made, kept for its next bots (folder -> groups):
+#: making and removing a group costs more than checking it is empty and setting its limit again.
+#: Memory groups are never kept (their OOM counts are the game's).  They go when the process exits.
+_POOL: dict[Path, list[Path]] = {}
+_POOL_OWNER = [0]
+#: Most groups kept per cgroup folder.
+POOL_SIZE = 8
+
+
+def _pool() -> dict[Path, list[Path]]:
+    if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
+        _POOL.clear()
+        _POOL_OWNER[0] = os.getpid()
+        import atexit
+        import multiprocessing.util
+
+        atexit.register(release_cgroups)
+        # A pool worker leaves by os._exit, after running its multiprocessing finalizers.
+        multiprocessing.util.Finalize(None, release_cgroups, exitpriority=0)
+    return _POOL
+
+
+def release_cgroups() -> None:
+    """Remove the empty groups this process kept (at its exit)."""
+    if _POOL_OWNER[0] != os.getpid():
+        return
+    for groups in _POOL.values():
+        while groups:
+            try:
+                groups.pop().rmdir()
+            except OSError:
+                pass  # left to the next judge's sweep
+
+
 # -- the jail --------------------------------------------------------------------------
 _PRCTL: Callable[..., int] | None = None
 
@@ -680,11 +715,37 @@ class Jail:
     reuse_root: bool = False
     #: File descriptors the wrapped command needs (the prepared root's).
     pass_fds: tuple[int, ...] = ()
+    #: Groups that may be kept for the next bot once empty (pids and freezer groups, see _POOL).
+    _keepable: list[Path] = attrs.field(factory=list)
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
         g.mkdir()
         return g
+
+    def _take(self, base: Path) -> Path:
+        """A pids or freezer group: one kept from an earlier bot of this process (empty, thawed), or a new one."""
+        kept = _pool().get(base)
+        g = kept.pop() if kept else self._mkgroup(base)
+        self._keepable.append(g)
+        return g
+
+    def _give(self, g: Path) -> bool:
+        """Keep the empty group ``g`` for the next bot; False if it is to be removed."""
+        if g not in self._keepable or (self.frozen and g == self.freezer_group and not self._thawed_empty()):
+            return False
+        kept = _pool().setdefault(g.parent, [])
+        if len(kept) >= POOL_SIZE:
+            return False
+        kept.append(g)
+        return True
+
+    def _thawed_empty(self) -> bool:
+        try:
+            self._set_frozen(False)
+        except OSError:
+            return False
+        return not self.frozen
 
     def setup(self) -> None:
         """Create the bot's cgroups: memory when a cap is asked, pids whenever writable."""
@@ -710,16 +771,17 @@ class Jail:
             if caps.pids_version == "v2" and self.group is not None and caps.pids_dir == caps.cgroup_dir:
                 self.pids_group = self.group
             else:
-                self.pids_group = self._mkgroup(caps.pids_dir)
-            if lim.processes is not None:
-                (self.pids_group / "pids.max").write_text(str(lim.processes))
+                self.pids_group = self._take(caps.pids_dir)
+            if lim.processes is not None or self.pids_group in self._keepable:
+                # (a kept group's limit is the last bot's, or 0 if it was killed)
+                (self.pids_group / "pids.max").write_text(str(lim.processes) if lim.processes is not None else "max")
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
         # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
         if self.freezable and caps.freezer_dir is not None and caps.namespaces:
             if caps.freezer_version == "v2":
-                self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
+                self.freezer_group = self.group or self.pids_group or self._take(caps.freezer_dir)
             else:
-                self.freezer_group = self._mkgroup(caps.freezer_dir)
+                self.freezer_group = self._take(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
 
@@ -930,8 +992,10 @@ class Jail:
         groups = self._groups()
         if not groups:
             return
-        self.kill_all()
+        empty = self.kill_all()
         for g in groups:
+            if empty and self._give(g):
+                continue
             for _ in range(200):
                 try:
                     g.rmdir()
@@ -941,3 +1005,4 @@ class Jail:
                 except OSError:
                     time.sleep(0.005)
         self.group = self.pids_group = self.freezer_group = None
+        self._keepable.clear()
