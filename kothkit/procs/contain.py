@@ -318,7 +318,7 @@ def compiled_helper() -> Path | None:
         source = HELPER_C.read_bytes()
     except OSError:
         return None
-    digest = hashlib.sha256(source + os.uname().machine.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(source + os.uname().machine.encode() + b"static").hexdigest()[:16]
     folder = _cache_dir()
     if folder is None:
         return None
@@ -329,14 +329,17 @@ def compiled_helper() -> Path | None:
     if cc is None:
         return None
     tmp = folder / f".jailinit-{digest}-{os.getpid()}"
-    try:
-        subprocess.run([cc, "-O2", "-o", str(tmp), str(HELPER_C)], capture_output=True, timeout=120, check=True,
-                       stdin=subprocess.DEVNULL)
-        os.replace(tmp, exe)  # atomic: judges starting at once never run a half-written helper
-    except (OSError, subprocess.SubprocessError):
-        tmp.unlink(missing_ok=True)
-        return None
-    return exe
+    # Linked statically where the C library allows: it is run once per bot and game, and a
+    # static program starts measurably faster (no dynamic loader, no relocations).
+    for flags in (["-static"], []):
+        try:
+            subprocess.run([cc, "-O2", *flags, "-o", str(tmp), str(HELPER_C)], capture_output=True, timeout=120,
+                           check=True, stdin=subprocess.DEVNULL)
+            os.replace(tmp, exe)  # atomic: judges starting at once never run a half-written helper
+            return exe
+        except (OSError, subprocess.SubprocessError):
+            tmp.unlink(missing_ok=True)
+    return None
 
 
 def helper_command(options: list[str], argv: list[str]) -> list[str]:
