@@ -504,8 +504,9 @@ def hidden_parent(folder: Path) -> Path | None:
 MAX_PREPARED = 64
 #: Seconds a preparing helper may take to say it is ready.
 PREPARE_TIME = 20.0
-#: key -> the fd of a prepared mount namespace, or None: preparing failed (the root is built per game).
-_PREPARED: dict[tuple[Any, ...], int | None] = {}
+#: key -> (the fd of a prepared mount namespace, its inode), or None: preparing failed (the root is
+#: built per game).
+_PREPARED: dict[tuple[Any, ...], tuple[int, int] | None] = {}
 
 
 def _identity(path: str) -> tuple[str, int, int]:
@@ -514,6 +515,14 @@ def _identity(path: str) -> tuple[str, int, int]:
     except OSError:
         return (path, -1, -1)
     return (path, st.st_dev, st.st_ino)
+
+
+def _still(found: tuple[int, int]) -> bool:
+    """Whether fd ``found[0]`` is still the namespace (inode ``found[1]``) it was opened on."""
+    try:
+        return os.fstat(found[0]).st_ino == found[1]
+    except OSError:
+        return False
 
 
 def prepared_root(options: list[str], paths: list[str]) -> int | None:
@@ -527,11 +536,16 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
     removed and made again at the same path gets a new root."""
     key = (*options, *(_identity(p) for p in paths))
     if key in _PREPARED:
-        return _PREPARED[key]
+        found = _PREPARED[key]
+        if found is None:
+            return None
+        if _still(found):
+            return found[0]
+        del _PREPARED[key]  # its fd was closed by someone else (and its number maybe reused): not ours
     while len(_PREPARED) >= MAX_PREPARED:
         old = _PREPARED.pop(next(iter(_PREPARED)))
-        if old is not None:
-            os.close(old)
+        if old is not None and _still(old):
+            os.close(old[0])
     fd = None
     exe = compiled_helper()
     if exe is not None:
@@ -559,7 +573,7 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
                     p.kill()
                     p.wait()
                 p.stdout.close()
-    _PREPARED[key] = fd
+    _PREPARED[key] = None if fd is None else (fd, os.fstat(fd).st_ino)
     return fd
 
 
