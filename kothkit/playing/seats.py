@@ -691,7 +691,8 @@ class HostPool:
             folder = spec.workdir or spec.path.parent
             if spec.workdir is not None:
                 folder.mkdir(parents=True, exist_ok=True)
-            jail = Jail(limits, cpu=cpu, reuse_root=True)
+            # (no prepared root: a host is started once per bot and worker, and serves many games)
+            jail = Jail(limits, cpu=cpu)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function

@@ -500,7 +500,8 @@ def hidden_parent(folder: Path) -> Path | None:
 
 
 # -- roots prepared once ------------------------------------------------------------
-#: Most prepared roots a process keeps (one per bot and what it is shown); past it, the oldest goes.
+#: Most prepared roots a process keeps (one per bot and what it is shown); past it, the one used least
+#: lately goes.  (With many bots, a round is played block by block of 2 x kothkit.playing.schedule.BLOCK bots.)
 MAX_PREPARED = 64
 #: Seconds a preparing helper may take to say it is ready.
 PREPARE_TIME = 20.0
@@ -540,6 +541,7 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
         if found is None:
             return None
         if _still(found):
+            _PREPARED[key] = _PREPARED.pop(key)  # now the last used: the oldest goes first
             return found[0]
         del _PREPARED[key]  # its fd was closed by someone else (and its number maybe reused): not ours
     while len(_PREPARED) >= MAX_PREPARED:
