@@ -31,7 +31,9 @@ Probed once per judge process (:func:`capabilities`), and said in the
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
   number of processes (threads count) and lets the jail kill every process of
   a bot without racing PID reuse; CPU time, file size and open files are
-  rlimits; each game's bots are pinned to the game's core.
+  rlimits; each game's bots are pinned to the game's core.  A bot's pids and
+  freezer groups, empty once its game is over, are kept for the process's next
+  bot (:data:`_POOL`).
 
 Why a cgroup and not RLIMIT_AS: address-space limits break node and the JVM,
 which reserve far more virtual memory than they use; a memory cgroup counts
