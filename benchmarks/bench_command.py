@@ -158,6 +158,9 @@ def bench_swap2(rounds: int, repeat: int, games: int, tmp: Path) -> None:
           f"{verdict(statistics.median(ingame), 50, False)}")
     print(f"   start and stop, both bots  {startstop[0]:6.2f}-{startstop[-1]:6.2f} ms a game   target <= 2 ms: "
           f"{verdict(statistics.median(startstop), 2, False)}")
+    full = sorted(f["startfirst"] for f in figs)
+    print(f"   the same, with each bot's first reply beyond a round trip (a bot still starting when first "
+          f"asked) {full[0]:6.2f}-{full[-1]:6.2f} ms a game")
 
 
 def main() -> None:

@@ -80,8 +80,10 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
 
     Medians: ``raw`` the bare round trip (us), ``reply`` the referee's measured reply time (us),
     ``ingame`` the judge's overhead a move during play (us), ``overhead`` the same with the start
-    and stop of both bots spread over the moves (us), ``startstop`` (ms a game), ``wall`` (ms a
-    game); ``moves`` a game.
+    and stop of both bots spread over the moves (us), ``startstop`` (ms a game, from the start of
+    the game to its first prompt and from its last reply to its end), ``startfirst`` (the same plus
+    each bot's first reply beyond a bare round trip: a bot still starting when first asked), ``wall``
+    (ms a game); ``moves`` a game.
     """
     # Single games run as a tournament job runs them: this process and both bots on one core
     # (a job's worker shares its core with its bots), the baseline's bot too.
@@ -96,7 +98,7 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
         raw = raw_round_trips(specs[0].path, sent)
         raw_game = sum(raw)
         limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
-        replies, overhead, ingame, startstop, walls = [], [], [], [], []
+        replies, overhead, ingame, startstop, walls, first = [], [], [], [], [], []
         for g in range(games):
             task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=0, limits=limits)
             marks: list[float] = []
@@ -113,12 +115,17 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
             # The same, between the first prompt and the last reply: no process start or stop.
             ingame.append(((marks[-1] - marks[0]) - raw_game) / moves * 1e6)
             startstop.append((wall - (marks[-1] - marks[0])) * 1000)
+            # A jailed bot may still be starting (namespaces, mounts, exec) when its first prompt
+            # is sent: what each bot's first reply took beyond the bare round trip is start-up too.
+            firsts = {m.seat: k for k, m in reversed(list(enumerate(rec.moves)))}
+            first.append(sum(max(0.0, rec.moves[k].ms / 1000 - raw[k]) for k in firsts.values()) * 1000)
             walls.append(wall)
     finally:
         os.sched_setaffinity(0, all_cores)
     med = statistics.median
     return {"raw": med(raw) * 1e6, "reply": med(replies), "ingame": med(ingame), "overhead": med(overhead),
-            "startstop": med(startstop), "wall": med(walls) * 1000, "moves": moves}
+            "startstop": med(startstop), "wall": med(walls) * 1000, "moves": moves,
+            "startfirst": med(s + f for s, f in zip(startstop, first))}
 
 
 def main() -> None:
@@ -138,6 +145,7 @@ def main() -> None:
         print(f"judge overhead per move, start and stop of both bots included {m['overhead']:8.1f} us "
               f"({m['moves']} moves a game)")
         print(f"start and stop of both bots (jailed where the machine allows)  {m['startstop']:8.1f} ms a game")
+        print(f"the same, with the first reply's wait beyond a round trip       {m['startfirst']:8.1f} ms a game")
         print(f"a game's wall time, median                                    {m['wall']:8.1f} ms")
         limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
         rates = {}

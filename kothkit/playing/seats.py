@@ -205,7 +205,7 @@ class ProgramSeat(Seat):
                           rules={**info.rules, **task.rules})
             argv += [str(a) for a in info.bot_args(setup, self.index, bot_seed(task.seed, self.index))]
         self.jail = jail = Jail(limits, cpu=ref.cpus[self.index % len(ref.cpus)], writable=spec.stateful,
-                                freezable=not info.pondering)
+                                freezable=not info.pondering, reuse_root=True)
         proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
                                        stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
                                        aside_prefix=ref.prefix.encode() if ref.prefix else None,
@@ -213,6 +213,7 @@ class ProgramSeat(Seat):
         try:
             jail.setup()
             proc.argv = jail.wrap(argv, spec.path)  # under kothkit's init where namespaces work
+            proc.pass_fds = jail.pass_fds
             proc.preexec = jail.preexec if jail.needs_preexec() else None
             proc.start()
             jail.started(proc.pid)
@@ -690,6 +691,7 @@ class HostPool:
             folder = spec.workdir or spec.path.parent
             if spec.workdir is not None:
                 folder.mkdir(parents=True, exist_ok=True)
+            # (no prepared root: a host is started once per bot and worker, and serves many games)
             jail = Jail(limits, cpu=cpu)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
@@ -697,7 +699,7 @@ class HostPool:
             argv = jail.wrap([sys.executable, "-m", "kothkit.bots.funchost", spec.entry], folder,
                              readable=(spec.path.parent,) if spec.workdir is not None else ())
             p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
-                            preexec=jail.preexec if jail.needs_preexec() else None)
+                            preexec=jail.preexec if jail.needs_preexec() else None, pass_fds=jail.pass_fds)
             try:
                 p.start()
             except Exception:

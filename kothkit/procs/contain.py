@@ -12,7 +12,9 @@ Probed once per judge process (:func:`capabilities`), and said in the
 * **Files.**  With namespaces and the C init, a bot sees a minimal root: the
   system's runtime folders, the interpreter and kothkit (:func:`_exposed`)
   read-only, its own folder (writable only if stateful), a private /tmp and
-  /dev/shm, its /proc and a few devices.  With the Python init it sees the
+  /dev/shm, its /proc and a few devices.  A root judge builds a bot's root once
+  per process (:func:`prepared_root`) and each game of the bot starts in a copy
+  of it, with a /tmp, /dev/shm and /proc of its own.  With the Python init it sees the
   machine read-only except those, the other bots' folders hidden (when the
   bot's parent folder holds only bot folders).  Without, files are not
   confined, and the summary says so.
@@ -29,7 +31,9 @@ Probed once per judge process (:func:`capabilities`), and said in the
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
   number of processes (threads count) and lets the jail kill every process of
   a bot without racing PID reuse; CPU time, file size and open files are
-  rlimits; each game's bots are pinned to the game's core.
+  rlimits; each game's bots are pinned to the game's core.  A bot's pids and
+  freezer groups, empty once its game is over, are kept for the process's next
+  bot (:data:`_POOL`).
 
 Why a cgroup and not RLIMIT_AS: address-space limits break node and the JVM,
 which reserve far more virtual memory than they use; a memory cgroup counts
@@ -42,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -315,7 +320,7 @@ def compiled_helper() -> Path | None:
         source = HELPER_C.read_bytes()
     except OSError:
         return None
-    digest = hashlib.sha256(source + os.uname().machine.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(source + os.uname().machine.encode() + b"static").hexdigest()[:16]
     folder = _cache_dir()
     if folder is None:
         return None
@@ -326,14 +331,17 @@ def compiled_helper() -> Path | None:
     if cc is None:
         return None
     tmp = folder / f".jailinit-{digest}-{os.getpid()}"
-    try:
-        subprocess.run([cc, "-O2", "-o", str(tmp), str(HELPER_C)], capture_output=True, timeout=120, check=True,
-                       stdin=subprocess.DEVNULL)
-        os.replace(tmp, exe)  # atomic: judges starting at once never run a half-written helper
-    except (OSError, subprocess.SubprocessError):
-        tmp.unlink(missing_ok=True)
-        return None
-    return exe
+    # Linked statically where the C library allows: it is run once per bot and game, and a
+    # static program starts measurably faster (no dynamic loader, no relocations).
+    for flags in (["-static"], []):
+        try:
+            subprocess.run([cc, "-O2", *flags, "-o", str(tmp), str(HELPER_C)], capture_output=True, timeout=120,
+                           check=True, stdin=subprocess.DEVNULL)
+            os.replace(tmp, exe)  # atomic: judges starting at once never run a half-written helper
+            return exe
+        except (OSError, subprocess.SubprocessError):
+            tmp.unlink(missing_ok=True)
+    return None
 
 
 def helper_command(options: list[str], argv: list[str]) -> list[str]:
@@ -493,6 +501,121 @@ def hidden_parent(folder: Path) -> Path | None:
     return parent if hit[1] else None
 
 
+# -- roots prepared once ------------------------------------------------------------
+#: Most prepared roots a process keeps (one per bot and what it is shown); past it, the one used least
+#: lately goes.  (With many bots, a round is played block by block of 2 x kothkit.playing.schedule.BLOCK bots.)
+MAX_PREPARED = 64
+#: Seconds a preparing helper may take to say it is ready.
+PREPARE_TIME = 20.0
+#: key -> (the fd of a prepared mount namespace, its inode), or None: preparing failed (the root is
+#: built per game).
+_PREPARED: dict[tuple[Any, ...], tuple[int, int] | None] = {}
+
+
+def _identity(path: str) -> tuple[str, int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, -1, -1)
+    return (path, st.st_dev, st.st_ino)
+
+
+def _still(found: tuple[int, int]) -> bool:
+    """Whether fd ``found[0]`` is still the namespace (inode ``found[1]``) it was opened on."""
+    try:
+        return os.fstat(found[0]).st_ino == found[1]
+    except OSError:
+        return False
+
+
+def prepared_root(options: list[str], paths: list[str]) -> int | None:
+    """The fd of a mount namespace whose root is a bot's minimal root, built by the C init once
+    (``prepare=1``) for the files ``options`` name, or None where that fails (the bot's root is
+    then built for each game, as before).  Each game of the bot enters a copy of it (``mntns=FD``),
+    made read-only once and for all: the mounts, the pivot_root and the id-mapping of its folder
+    are paid once per bot and process, not once per game.
+
+    Keyed by the options and the identity (device, inode) of the folders ``paths`` names: a folder
+    removed and made again at the same path gets a new root."""
+    key = (*options, *(_identity(p) for p in paths))
+    if key in _PREPARED:
+        found = _PREPARED[key]
+        if found is None:
+            return None
+        if _still(found):
+            _PREPARED[key] = _PREPARED.pop(key)  # now the last used: the oldest goes first
+            return found[0]
+        del _PREPARED[key]  # its fd was closed by someone else (and its number maybe reused): not ours
+    while len(_PREPARED) >= MAX_PREPARED:
+        old = _PREPARED.pop(next(iter(_PREPARED)))
+        if old is not None and _still(old):
+            os.close(old[0])
+    fd = None
+    exe = compiled_helper()
+    if exe is not None:
+        try:
+            p = subprocess.Popen([str(exe), *options, f"parent={os.getpid()}", "prepare=1", "--"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 close_fds=True)
+        except OSError:
+            p = None
+        if p is not None:
+            assert p.stdout is not None and p.stdin is not None  # pipes
+            try:
+                ready, _, _ = select.select([p.stdout], [], [], PREPARE_TIME)
+                if ready and p.stdout.readline() == b"ready\n":
+                    fd = os.open(f"/proc/{p.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                fd = None
+            finally:
+                if fd is None:
+                    p.kill()
+                p.stdin.close()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                p.stdout.close()
+    _PREPARED[key] = None if fd is None else (fd, os.fstat(fd).st_ino)
+    return fd
+
+
+# -- cgroups kept for the next game ------------------------------------------------------
+#: Empty pids and freezer groups this process made, kept for its next bots (folder -> groups):
+#: making and removing a group costs more than checking it is empty and setting its limit again.
+#: Memory groups are never kept (their OOM counts are the game's).  They go when the process exits.
+_POOL: dict[Path, list[Path]] = {}
+_POOL_OWNER = [0]
+#: Most groups kept per cgroup folder.
+POOL_SIZE = 8
+
+
+def _pool() -> dict[Path, list[Path]]:
+    if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
+        _POOL.clear()
+        _POOL_OWNER[0] = os.getpid()
+        import atexit
+        import multiprocessing.util
+
+        atexit.register(release_cgroups)
+        # A pool worker leaves by os._exit, after running its multiprocessing finalizers.
+        multiprocessing.util.Finalize(None, release_cgroups, exitpriority=0)
+    return _POOL
+
+
+def release_cgroups() -> None:
+    """Remove the empty groups this process kept (at its exit)."""
+    if _POOL_OWNER[0] != os.getpid():
+        return
+    for groups in _POOL.values():
+        while groups:
+            try:
+                groups.pop().rmdir()
+            except OSError:
+                pass  # left to the next judge's sweep
+
+
 # -- the jail --------------------------------------------------------------------------
 _PRCTL: Callable[..., int] | None = None
 
@@ -543,7 +666,21 @@ def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
+_EXPOSED: dict[tuple[str, ...], list[str]] = {}
+
+
 def _exposed(argv: list[str]) -> list[str]:
+    """:func:`_find_exposed`, looked up once per command and process (it looks on PATH and resolves links)."""
+    key = (os.environ.get("PATH", ""), *argv[:1])
+    found = _EXPOSED.get(key)
+    if found is None:
+        if len(_EXPOSED) > 256:
+            _EXPOSED.clear()
+        found = _EXPOSED[key] = _find_exposed(argv)
+    return list(found)
+
+
+def _find_exposed(argv: list[str]) -> list[str]:
     """Paths outside the system folders a bot's command needs, shown read-only in its root: the
     Python kothkit runs with (its prefix and venv: ``python3`` bots run it), kothkit itself
     (function hosts import it), its site folders (a sandbox venv's outer packages, a user site), and
@@ -594,11 +731,42 @@ class Jail:
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
     parent: int = 0
+    #: Start in a root prepared once for this bot (:func:`prepared_root`) where the machine allows;
+    #: the process must then be started with ``pass_fds`` open.
+    reuse_root: bool = False
+    #: File descriptors the wrapped command needs (the prepared root's).
+    pass_fds: tuple[int, ...] = ()
+    #: Groups that may be kept for the next bot once empty (pids and freezer groups, see _POOL).
+    _keepable: list[Path] = attrs.field(factory=list)
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
         g.mkdir()
         return g
+
+    def _take(self, base: Path) -> Path:
+        """A pids or freezer group: one kept from an earlier bot of this process (empty, thawed), or a new one."""
+        kept = _pool().get(base)
+        g = kept.pop() if kept else self._mkgroup(base)
+        self._keepable.append(g)
+        return g
+
+    def _give(self, g: Path) -> bool:
+        """Keep the empty group ``g`` for the next bot; False if it is to be removed."""
+        if g not in self._keepable or (self.frozen and g == self.freezer_group and not self._thawed_empty()):
+            return False
+        kept = _pool().setdefault(g.parent, [])
+        if len(kept) >= POOL_SIZE:
+            return False
+        kept.append(g)
+        return True
+
+    def _thawed_empty(self) -> bool:
+        try:
+            self._set_frozen(False)
+        except OSError:
+            return False
+        return not self.frozen
 
     def setup(self) -> None:
         """Create the bot's cgroups: memory when a cap is asked, pids whenever writable."""
@@ -624,16 +792,17 @@ class Jail:
             if caps.pids_version == "v2" and self.group is not None and caps.pids_dir == caps.cgroup_dir:
                 self.pids_group = self.group
             else:
-                self.pids_group = self._mkgroup(caps.pids_dir)
-            if lim.processes is not None:
-                (self.pids_group / "pids.max").write_text(str(lim.processes))
+                self.pids_group = self._take(caps.pids_dir)
+            if lim.processes is not None or self.pids_group in self._keepable:
+                # (a kept group's limit is the last bot's, or 0 if it was killed)
+                (self.pids_group / "pids.max").write_text(str(lim.processes) if lim.processes is not None else "max")
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
         # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
         if self.freezable and caps.freezer_dir is not None and caps.namespaces:
             if caps.freezer_version == "v2":
-                self.freezer_group = self.group or self.pids_group or self._mkgroup(caps.freezer_dir)
+                self.freezer_group = self.group or self.pids_group or self._take(caps.freezer_dir)
             else:
-                self.freezer_group = self._mkgroup(caps.freezer_dir)
+                self.freezer_group = self._take(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
 
@@ -704,7 +873,9 @@ class Jail:
             if self.caps.minimal:
                 # What the command needs outside the system folders, shown read-only (and the
                 # folders ``readable`` names: a function bot's shared source folder).
-                opts += [f"keep={k}" for k in _exposed(argv) + [str(Path(r).resolve()) for r in readable]]
+                keeps = _exposed(argv) + [str(Path(r).resolve()) for r in readable]
+                opts += [f"keep={k}" for k in keeps]
+                self._reuse(folder, keeps, opts)
             else:
                 # The Python init's private /tmp must not hide what the bot's command needs from
                 # under /tmp (a venv made there, kothkit itself): bound back read-only.
@@ -714,6 +885,21 @@ class Jail:
                     opts.append(f"hide={hide}")
         self.wrapped = True
         return helper_command(opts, list(argv))
+
+    def _reuse(self, folder: Path, keeps: list[str], opts: list[str]) -> None:
+        """Add ``mntns=FD`` to ``opts`` when this bot's root can be prepared once (a root judge: in a
+        user namespace a copied root would need the namespace entered too; nothing under /dev/shm,
+        which the prepared root's read-only /dev holds)."""
+        if (not self.reuse_root or self.caps.userns or os.environ.get("KOTHKIT_JAIL_REUSE") == "0"
+                or any(p == "/dev/shm" or p.startswith("/dev/shm/") for p in [str(folder), *keeps])):
+            return
+        base = [f"folder={folder}", "fs=1", f"folder_rw={int(self.writable)}", *(f"keep={k}" for k in keeps)]
+        if self.caps.user is not None:
+            base.append(f"user={self.caps.user}")
+        fd = prepared_root(base, [str(folder), *keeps])
+        if fd is not None:
+            opts.append(f"mntns={fd}")
+            self.pass_fds = (fd,)
 
     def preexec(self) -> None:
         """Runs in the child between fork and exec (without namespaces): die with the judge,
@@ -769,8 +955,8 @@ class Jail:
         pidfd only if it is still listed in the group after the pidfd was
         opened, so a PID reused by another process is never hit."""
         groups = self._groups()
-        if not groups:
-            return True
+        if not groups or not self._listed(groups):
+            return True  # the usual end: the bot's PID namespace died with its init
         self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         if self.pids_group is not None:
             try:
@@ -827,8 +1013,10 @@ class Jail:
         groups = self._groups()
         if not groups:
             return
-        self.kill_all()
+        empty = self.kill_all()
         for g in groups:
+            if empty and self._give(g):
+                continue
             for _ in range(200):
                 try:
                     g.rmdir()
@@ -838,3 +1026,4 @@ class Jail:
                 except OSError:
                     time.sleep(0.005)
         self.group = self.pids_group = self.freezer_group = None
+        self._keepable.clear()

@@ -15,6 +15,13 @@
  *       ``user``, its folder id-mapped to it) or, in a user namespace, drops every capability;
  *       no_new_privs; a seccomp filter refuses the calls a bot never needs; execs the command.
  *
+ * The root can be built once and reused (``prepare=1``, then ``mntns=FD``): a preparing helper
+ * builds the read-only part of a bot's root as above, pivots into it, makes it read-only and waits
+ * while the judge opens its mount namespace (/proc/PID/ns/mnt); each start of that bot then enters
+ * a copy of that namespace (setns, unshare) and adds only what is the bot's own for the game: a
+ * fresh /tmp and /dev/shm, and its PID namespace's /proc.  The mounts, the pivot_root and the
+ * id-mapping are then paid once per bot and worker, not once per game.
+ *
  * Usage: jailinit key=value... -- command args...
  */
 #define _GNU_SOURCE
@@ -70,7 +77,7 @@ struct mount_attr_ {
 
 #define MAX_LIST 64
 static long parent;
-static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on;
+static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1;
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
 static char *cgroups[MAX_LIST];
@@ -122,6 +129,8 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
+        else if (!strcmp(a, "prepare")) prepare = !strcmp(v, "1");
+        else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
         else if (!strcmp(a, "folder")) folder = v;
         else if (!strcmp(a, "outside")) outside = v;
         else if (!strcmp(a, "sibling")) sibling = v;
@@ -404,8 +413,9 @@ static void build_root(void) {
     snprintf(opts, sizeof opts, "mode=1777,size=%ldm", tmp_mb > 0 ? tmp_mb : 1);
     mkdir("dev/shm", 01777);
     mkdir("tmp", 01777);
-    if (mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/dev/shm");
-    if (mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/tmp");
+    /* prepared once for many games: each game mounts its own (fresh_scratch) */
+    if (!prepare && mount("tmpfs", "dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/dev/shm");
+    if (!prepare && mount("tmpfs", "tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/tmp");
     /* parents before children: /usr before a keep below it, the private /tmp before a venv in it */
     qsort(shown, nshown, sizeof shown[0], by_length);
     for (int i = 0; i < nshown; i++) {
@@ -447,6 +457,71 @@ static void mount_proc(void) {
         if (syscall(SYS_mount_setattr, AT_FDCWD, "/proc/sys", AT_RECURSIVE_, &attr, sizeof attr) != 0)
             mount(NULL, "/proc/sys", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     }
+}
+
+/* -- a root prepared once, entered for each game --------------------------------------------- */
+
+/* prepare=1: the root built, entered and made read-only; the judge opens this process's mount
+   namespace (/proc/PID/ns/mnt) once told "ready", then closes our stdin, and we leave. */
+static void run_prepare(void) {
+    if (unshare(CLONE_NEWNS) != 0) fail("unshare");
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    build_root();
+    if (syscall(SYS_pivot_root, ".", ".") != 0) fail("pivot_root");
+    if (umount2(".", MNT_DETACH) != 0) fail("detaching the machine's root");
+    if (chdir("/") != 0) fail("/");
+    if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+        fail("/ read-only");
+    if (write(1, "ready\n", 6) != 6) _exit(1);
+    char c;
+    while (read(0, &c, 1) > 0) {
+    }
+    _exit(0);
+}
+
+/* Under /tmp: what the per-game /tmp would cover (a bot folder or a venv under /tmp). */
+static int under_tmp(const char *p) { return strncmp(p, "/tmp/", 5) == 0; }
+
+/* mntns=FD: a copy of the prepared root, with this game's own /tmp and /dev/shm.  What the prepared
+   root shows under /tmp is cloned first and put back on the fresh /tmp. */
+static void enter_prepared(void) {
+    if (setns(mntns_fd, CLONE_NEWNS) != 0) fail("entering the prepared root");
+    close(mntns_fd);
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) fail("unshare");
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    const char *paths[MAX_LIST + 1];
+    int trees[MAX_LIST + 1], n = 0;
+    for (int i = -1; i < nkeeps; i++) {
+        const char *p = i < 0 ? folder : keeps[i];
+        if (!under_tmp(p)) continue;
+        int inside = 0;  /* a path inside another one comes with it (AT_RECURSIVE) */
+        for (int j = -1; j < nkeeps && !inside; j++) {
+            const char *q = j < 0 ? folder : keeps[j];
+            size_t m = strlen(q);
+            inside = q != p && under_tmp(q) && strncmp(p, q, m) == 0 && (p[m] == '/' || (p[m] == 0 && j < i));
+        }
+        if (inside) continue;
+        int t = (int)syscall(SYS_open_tree, AT_FDCWD, p, OPEN_TREE_CLONE_ | AT_RECURSIVE_ | O_CLOEXEC);
+        if (t < 0) fail(p);
+        paths[n] = p;
+        trees[n++] = t;
+    }
+    char opts[64];
+    snprintf(opts, sizeof opts, "mode=1777,size=%ldm", tmp_mb > 0 ? tmp_mb : 1);
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/tmp");
+    if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0) fail("/dev/shm");
+    for (int i = 0; i < n; i++) {
+        make_target(paths[i], 1);
+        if (syscall(SYS_move_mount, trees[i], "", AT_FDCWD, paths[i], MOVE_MOUNT_F_EMPTY_PATH_) != 0) fail(paths[i]);
+        close(trees[i]);
+    }
+}
+
+/* In the init of a prepared root: its PID namespace's /proc, /proc/sys read-only. */
+static void prepared_proc(void) {
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail("/proc");
+    if (mount("/proc/sys", "/proc/sys", NULL, MS_BIND | MS_REC, NULL) == 0)
+        setattr_fd(AT_FDCWD, "/proc/sys", MOUNT_ATTR_RDONLY_, 0, 1);
 }
 
 /* -- privileges ------------------------------------------------------------------------------- */
@@ -659,7 +734,8 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
     char c;
     fcntl(life_r, F_SETFL, O_NONBLOCK);
     if (read(life_r, &c, 1) == 0) _exit(1); /* the leader died before PR_SET_PDEATHSIG took */
-    if (fs) enter_root();
+    if (mntns_fd >= 0) prepared_proc();
+    else if (fs) enter_root();
     else mount_proc();
     pid_t bot = fork();
     if (bot < 0) fail("fork");
@@ -685,7 +761,7 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
 int main(int argc, char **argv) {
     int first = parse(argc, argv);
     char **cmd = argv + first;
-    if (!folder || (first >= argc && !probe)) {
+    if (!folder || (first >= argc && !probe && !prepare)) {
         fprintf(stderr, "usage: jailinit folder=DIR [key=value...] -- command...\n");
         return 2;
     }
@@ -702,15 +778,20 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ncgroups; i++)
         if ((cgroup_fds[i] = open(cgroups[i], O_WRONLY | O_CLOEXEC)) < 0) fail(cgroups[i]);
     if (freezer && (freezer_fd = open(freezer, O_WRONLY | O_CLOEXEC)) < 0) fail(freezer);
-    if (fs && user >= 0 && !userns) {
+    if (fs && user >= 0 && !userns && mntns_fd < 0) {
         /* before the PID namespace: the helper process must not become its init */
         struct stat st;
         if (stat(folder, &st) != 0) fail(folder);
         userns_fd = idmap_userns((unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)user);
         if (userns_fd < 0) fail("a user namespace for the id-mapping of the bot's folder");
     }
-    enter_namespaces();
-    if (fs) build_root();
+    if (prepare) run_prepare();
+    if (mntns_fd >= 0) {
+        enter_prepared();
+    } else {
+        enter_namespaces();
+        if (fs) build_root();
+    }
     int status_pipe[2], life_pipe[2];
     if (pipe2(status_pipe, O_CLOEXEC) != 0 || pipe2(life_pipe, O_CLOEXEC) != 0) fail("pipe");
     pid_t init = fork();

@@ -50,6 +50,8 @@ class LineProcess:
     stderr_cap: int = 32 * 1024
     env: dict[str, str] | None = None
     preexec: Callable[[], None] | None = None
+    #: File descriptors the program inherits (a prepared jail root's, see kothkit.procs.contain.Jail.pass_fds).
+    pass_fds: tuple[int, ...] = ()
     proc: subprocess.Popen[bytes] | None = None
     out_buf: bytearray = attrs.field(factory=bytearray)
     err_log: bytearray = attrs.field(factory=bytearray)
@@ -82,6 +84,7 @@ class LineProcess:
             start_new_session=True,
             env=self.env,
             preexec_fn=self.preexec,
+            pass_fds=self.pass_fds,
         )
         for f in (proc.stdin, proc.stdout, proc.stderr):
             assert f is not None  # all three are pipes

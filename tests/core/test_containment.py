@@ -215,6 +215,37 @@ def _frozen_groups(judge: int) -> list[Path]:
 
 
 @needs_files
+def test_a_root_prepared_once_gives_every_game_its_own_tmp(tmp_path):
+    """A root judge builds a bot's root once (kothkit.procs.contain.prepared_root) and each game starts in
+    a copy of it: what a game left in /tmp and /dev/shm is gone in the next, the shared part is read-only."""
+    probe = """
+    def attempt(path):
+        try:
+            with open(path, "w") as f:
+                f.write("x")
+            return "written"
+        except OSError:
+            return "denied"
+    found = [str(os.path.exists(p)) for p in ("/tmp/left", "/dev/shm/left")]
+    report = found + [attempt("/tmp/left"), attempt("/dev/shm/left"), attempt("/left"), attempt("/etc/left")]
+    sys.stderr.write("report: " + " ".join(report) + "\\n")
+    """
+    a = make_bot(tmp_path / "bots", "leaver", setup=probe)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0)
+    from kothkit.procs import contain
+
+    for _ in range(2):
+        rec = play_game(task, info=info)
+        assert rec.offender is None
+        assert "report: False False written written denied denied" in rec.logs["leaver"]
+        assert processes_touching(tmp_path / "bots") == []
+    if CAPS.minimal and not CAPS.userns:
+        # the games above started in a root prepared for this bot, not one built for each game
+        assert any(v is not None and f"folder={a.resolve()}" in k for k, v in contain._PREPARED.items())
+
+
+@needs_files
 def test_bot_sees_a_read_only_machine_but_its_folder(tmp_path):
     marker = f"kothkit-test-{uuid.uuid4().hex}"
     probe = f"""
