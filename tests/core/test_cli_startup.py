@@ -58,7 +58,8 @@ def test_plain_values_convert_as_typers_own_conversion(tmp_path):
     group = typer.main.get_command(cli.app)
     samples = {"str": ["x", "a b", "", "é"], "int": ["3", "-7", "007", 5, "x", "1e3", "1.0", " 4", "9" * 30],
                "float": ["0.5", "2", "-1.25", ".5", "1e-3", "inf", "x", 3, 2.5],
-               "bool": [True, False, "true"], "Path": [str(tmp_path), "rel/x.json", "", tmp_path]}
+               "bool": [True, False, "true"], "Path": [str(tmp_path), "rel/x.json", "", tmp_path],
+               "list": [("a", "b"), ["x"], (), (str(tmp_path), "rel")]}
     checked = set()
     for command in ("run", "verify"):
         cmd = group.commands[command]  # type: ignore[attr-defined]
