@@ -98,12 +98,36 @@ def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None
         seats = json.loads(names)
         if players is not None:
             players[names] = seats
+    head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
+                   "fault": fault, "verdict": verdict})[:-1]
+    split = _split_moves(moves)
+    if split is not None:
+        return f'{head}, "moves": [{split[0]}], "times_ms": [{split[1]}]}}'
     replies, times = [], []
     for m in json.loads(moves):  # [seat, reply, ms] each
         replies.append(m[1])
         times.append(m[2])
-    return _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
-                   "fault": fault, "verdict": verdict, "moves": replies, "times_ms": times})
+    return f'{head}, "moves": {_dumps(replies)}, "times_ms": {_dumps(times)}}}'
+
+
+def _split_moves(text: str) -> tuple[str, str] | None:
+    """The replies and the times of a journal's moves column, as the JSON text of their lists' items,
+    cut from the column's own text where no reply is a string or a list (the usual function bot's
+    reply, a number: the column is ``[[seat, reply, ms], ...]`` as JSON writes it, and a number's
+    text is the one JSON writes again); None where the column must be parsed."""
+    if '"' in text or not (text.startswith("[[") and text.endswith("]]")):
+        return None
+    inner = text[2:-2]
+    if "[" in inner or "]" in inner or "{" in inner:
+        return None
+    replies, times = [], []
+    for move in inner.split("], ["):
+        parts = move.split(", ")
+        if len(parts) != 3:
+            return None
+        replies.append(parts[1])
+        times.append(parts[2])
+    return ", ".join(replies), ", ".join(times)
 
 
 def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
