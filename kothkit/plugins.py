@@ -50,15 +50,7 @@ def plugin_manager() -> pluggy.PluginManager:
     return build_plugin_manager()
 
 
-def _dist(pm: pluggy.PluginManager, plugin: object) -> str | None:
-    for p, dist in pm.list_plugin_distinfo():
-        if p is plugin:
-            return f"{dist.project_name} {dist.version}"
-    return None
-
-
-def _source(pm: pluggy.PluginManager, plugin: object) -> str:
-    dist = _dist(pm, plugin)
+def _source(dist: str | None, plugin: object) -> str:
     return f"{dist or 'registered in code'} ({getattr(plugin, '__name__', plugin)})"
 
 
@@ -66,16 +58,19 @@ def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, Install
     """Every installed game by name; two plugins claiming one name is an error naming both."""
     pm = pm or plugin_manager()
     found: dict[str, InstalledGame] = {}
+    # Each distribution's name and version read once (reading them costs a metadata file each time).
+    dists = {id(p): f"{d.project_name} {d.version}" for p, d in pm.list_plugin_distinfo()}
     for impl in pm.hook.kothkit_games.get_hookimpls():
         result: Any = impl.function()  # a plugin's: every item is checked below
         infos = [result] if isinstance(result, GameInfo) else list(result or ())
         for info in infos:
             if not isinstance(info, GameInfo):
                 raise PluginError(f"plugin {impl.plugin_name!r}: kothkit_games returned {info!r}, not a GameInfo")
-            src = _source(pm, impl.plugin)
+            dist = dists.get(id(impl.plugin))
+            src = _source(dist, impl.plugin)
             if info.name in found:
                 raise PluginError(f"game {info.name!r} is provided twice: by {found[info.name].source} and by {src}")
-            found[info.name] = InstalledGame(info=info, source=src, dist=_dist(pm, impl.plugin),
+            found[info.name] = InstalledGame(info=info, source=src, dist=dist,
                                              module=getattr(impl.plugin, "__name__", None))
     return dict(sorted(found.items()))
 

@@ -3,17 +3,36 @@ helpers they share in :mod:`kothkit.cli.common`."""
 
 from __future__ import annotations
 
+import sys
+
 from kothkit.cli.common import app
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "WHERE", "app", "main"]
 
 #: The command modules: each registers its commands on ``app`` when imported.
 COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play", "serve")
+
+#: The module of each command (tests/core/test_cli_startup.py checks it against what the modules
+#: register): a command given on the command line imports its own module only.  Importing them all
+#: (the verify, report and serve modules pull in the web site's and archive's code) took a third of
+#: ``kothkit run``'s start-up.
+WHERE = {"games": "run", "run": "run", "debug": "run", "verify": "verify", "prune": "verify", "check": "check",
+         "new-game": "scaffold", "show": "show", "export": "export", "report": "report", "match": "headtohead",
+         "gauntlet": "headtohead", "play": "play", "serve": "serve", "users": "serve"}
+
+
+def _wanted(args: list[str]) -> tuple[str, ...]:
+    """The command modules a command line needs: its command's, none for ``--version`` alone, else
+    all of them (the list of commands in the help, typer's answer to a misspelt command)."""
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is None:
+        return () if "--version" in args and not {"--help", "-h"} & set(args) else COMMANDS
+    return (WHERE[first],) if first in WHERE else COMMANDS
 
 
 def main() -> None:
     import importlib
 
-    for name in COMMANDS:
+    for name in _wanted(sys.argv[1:]):
         importlib.import_module(f"kothkit.cli.{name}")
     app()

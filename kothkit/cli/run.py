@@ -214,7 +214,7 @@ def run(
     plugin_manager().hook.kothkit_tournament_finished(game=info, standings=result.standings, journal=journal)
     if json_path is not None:
         with Journal(journal) as j:
-            write_json(json_path, game=name, seed=seed, standings=result.standings, games=result.records(j),
+            write_json(json_path, game=name, seed=seed, standings=result.standings, outlines=result.outlines(j),
                        played=result.played, reused=result.reused, total=result.total, journal=journal,
                        errors=[str(e) for e in errors], ratings=result.ratings)
         out.print(f"results written to {json_path}", markup=False)

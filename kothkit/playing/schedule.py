@@ -130,8 +130,10 @@ class Schedule:
             i, j = group[p[0]], group[p[1]]
             return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
 
+        # derive(seed, "order", r, a, b) of each pair and round, from the hash state of its common start.
+        order = deriver(seed, "order")
         for r in range(self.rounds):
-            in_order = sorted(plans, key=lambda p: (block(p), derive(seed, "order", r, p[0], p[1])))
+            in_order = sorted(plans, key=lambda p: (block(p), order(f"{r}\x1f{p[0]}\x1f{p[1]}")))
             for _a, _b, orders, ids, game_seed in in_order:
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed

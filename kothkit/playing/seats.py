@@ -38,7 +38,7 @@ from kothkit.bots.folders import BotSpec, folder_bytes
 from kothkit.bots.functions import FunctionBot, FunctionBotError
 from kothkit.game import Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
-from kothkit.playing.seeding import derive
+from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
 from kothkit.procs.fastjson import dumps_compact
 from kothkit.procs.pipes import LineProcess, LineTooLong
@@ -104,10 +104,6 @@ NO_EXIT = Exit()
 def _short(text: str, n: int = 80) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= n else text[:n] + "..."
-
-
-def bot_seed(task_seed: int, seat: int) -> int:
-    return derive(task_seed, "bot", seat)
 
 
 @attrs.define(eq=False)

@@ -492,6 +492,11 @@ class TournamentResult:
         for chunk in _chunks(self.schedule.ids(), 500):
             yield from journal.get(chunk)
 
+    def outlines(self, journal: Journal) -> Iterable[tuple]:
+        """The outlines of the games of this tournament (:meth:`Journal.outlines`), in schedule order (streamed)."""
+        for chunk in _chunks(self.schedule.ids(), 500):
+            yield from journal.outlines(chunk)
+
 
 def _chunks(it, n):
     it = iter(it)
@@ -597,8 +602,14 @@ def run_tournament(
         pairs = PairTally()
         seatings: dict[str, tuple[str, ...]] = {}
 
+        # A journal with no games (a first run) has none to reuse: its games are not looked up.
+        fresh = j.empty()
+
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
+            if fresh:
+                yield from schedule
+                return
             for chunk in _chunks(schedule, 256):
                 found = list(j.results([t.id for t in chunk]))
                 # A reused game's place is the one it has in this schedule (bots come and go).

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 import kothkit
+from kothkit.procs.fastjson import dumps as _dumps
 from kothkit.scoring import Standing
 from kothkit.store.ratings import Ratings
 from kothkit.store.records import GameRecord
@@ -87,10 +89,54 @@ def game_json(r: GameRecord) -> dict:
     }
 
 
-def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], games: Iterable[GameRecord],
-               played: int, reused: int, total: int, journal: Path, errors: list[str],
-               ratings: Ratings | None = None) -> None:
-    """Stream the document to ``path`` (games are written one by one, never all held in memory)."""
+def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None) -> str:
+    """The JSON text of :func:`game_json` for a game's outline (:meth:`kothkit.store.journal.Journal.outlines`):
+    the same text, made from the journal's columns without a record (``players`` caches the seatings)."""
+    gid, idx, names, seed, winner, reason, fault, verdict, moves = row
+    seats = None if players is None else players.get(names)
+    if seats is None:
+        seats = json.loads(names)
+        if players is not None:
+            players[names] = seats
+    head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
+                   "fault": fault, "verdict": verdict})[:-1]
+    split = _split_moves(moves)
+    if split is not None:
+        return f'{head}, "moves": [{split[0]}], "times_ms": [{split[1]}]}}'
+    replies, times = [], []
+    for m in json.loads(moves):  # [seat, reply, ms] each
+        replies.append(m[1])
+        times.append(m[2])
+    return f'{head}, "moves": {_dumps(replies)}, "times_ms": {_dumps(times)}}}'
+
+
+def _split_moves(text: str) -> tuple[str, str] | None:
+    """The replies and the times of a journal's moves column, as the JSON text of their lists' items,
+    cut from the column's own text where no reply is a string or a list (the usual function bot's
+    reply, a number: the column is ``[[seat, reply, ms], ...]`` as JSON writes it, and a number's
+    text is the one JSON writes again); None where the column must be parsed."""
+    if '"' in text or not (text.startswith("[[") and text.endswith("]]")):
+        return None
+    inner = text[2:-2]
+    if "[" in inner or "]" in inner or "{" in inner:
+        return None
+    replies, times = [], []
+    for move in inner.split("], ["):
+        parts = move.split(", ")
+        if len(parts) != 3:
+            return None
+        replies.append(parts[1])
+        times.append(parts[2])
+    return ", ".join(replies), ", ".join(times)
+
+
+def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
+               games: Iterable[GameRecord] | None = None, played: int, reused: int, total: int, journal: Path,
+               errors: list[str], ratings: Ratings | None = None,
+               outlines: Iterable[Sequence[Any]] | None = None) -> None:
+    """Stream the document to ``path`` (games are written one by one, never all held in memory): the
+    games are ``games`` (records), or ``outlines`` (the journal's, see :func:`outline_json`: a
+    tournament's document is written from these, in a third of the time)."""
     def elo(bot: str) -> dict:
         r = ratings.of(bot) if ratings is not None else None
         if r is None:
@@ -115,9 +161,13 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing], g
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(head, indent=1)[:-2] + ',\n "games": [\n')
         first = True
-        for r in games:
+        for r in games or ():
             if not first:
                 f.write(",\n")
             f.write("  " + json.dumps(game_json(r), default=repr))
+            first = False
+        seatings: dict[str, list[str]] = {}
+        for row in outlines or ():
+            f.write("  " + outline_json(row, seatings) if first else ",\n  " + outline_json(row, seatings))
             first = False
         f.write("\n ]\n}\n")

@@ -367,6 +367,21 @@ class Journal:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
 
+    def outlines(self, ids: list[str]) -> Iterator[tuple[str, int, str, int, str | None, str, str | None, str | None,
+                                                         str]]:
+        """(id, idx, players, seed, winner, reason, fault, verdict, moves) of the stored games among
+        ``ids``, in the order of ``ids``, players and moves as stored (JSON): what a results document
+        shows of a game, without the records' logs and hashes, nor their Move tuples."""
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            q = ("SELECT id, idx, players, seed, winner, reason, fault, verdict, moves FROM games"
+                 f" WHERE id IN ({','.join('?' * len(chunk))})")
+            by_id = {r[0]: r for r in self.db.execute(q, chunk)}
+            for gid in chunk:
+                row = by_id.get(gid)
+                if row is not None:
+                    yield row
+
     def results(self, ids: list[str]) -> Iterator[GameResult]:
         """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
         seats: dict[str, tuple[str, ...]] = {}  # a tournament's games have few distinct seatings
@@ -384,6 +399,10 @@ class Journal:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"
         for row in self.db.execute(q, (game,) if game else ()):
             yield _row_to_record(row)
+
+    def empty(self) -> bool:
+        """True if the journal holds no game (without counting them all)."""
+        return self.db.execute("SELECT 1 FROM games LIMIT 1").fetchone() is None
 
     def count(self) -> int:
         count: int = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]

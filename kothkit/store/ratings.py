@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-# numpy and scipy are imported where they are used, not here: importing them takes 0.4-0.9 s on
-# the development VM (scipy.optimize most of it), and every kothkit command imports this module
-# (through headtohead's commands), most of them (--version, games, show) without fitting anything.
+# numpy and scipy are imported where they are used (the head-to-head statistics and the SPRT), not
+# here: importing them takes 0.4-0.9 s on the development VM (scipy.optimize most of it), and every
+# kothkit command imports this module.  The ratings of a field (:func:`rate`) need neither.
 if TYPE_CHECKING:
     import numpy as np
-    from numpy.typing import NDArray
 
 #: The two-sided 95% quantile of the normal distribution.
 Z95 = 1.959963984540054
@@ -140,7 +139,6 @@ def match_stats(penta: Pentanomial, wins: int = 0, losses: int = 0, draws: int =
     pair, whose two games share a seed slot and are not independent.
     """
     import numpy as np
-    from scipy.special import ndtr
 
     n = penta.pairs
     nothing = MatchStats(wins + losses + draws, wins, losses, draws, penta, None, None, None, None, None, None)
@@ -157,7 +155,7 @@ def match_stats(penta: Pentanomial, wins: int = 0, losses: int = 0, draws: int =
     if var > 0:
         nelo = (score - 0.5) / math.sqrt(2 * var) * NELO_PER_T
         nerr = Z95 * sd_mean / math.sqrt(2 * var) * NELO_PER_T
-        los = float(ndtr((score - 0.5) / sd_mean))
+        los = _ndtr((score - 0.5) / sd_mean)
     else:  # every pair the same: no spread to measure anything against
         nelo = nerr = los = math.nan
     return MatchStats(wins + losses + draws, wins, losses, draws, penta, score, _finite(elo), _finite(err),
@@ -477,10 +475,6 @@ def _connected(names: list[str], edges: Iterable[tuple[str, str]]) -> bool:
 
 
 def _fit(edges: dict[tuple[str, str], list[float]], games: dict[str, int], names: list[str], wide: int) -> Ratings:
-    import numpy as np
-    from scipy import optimize
-    from scipy.special import ndtr
-
     notes = []
     if wide:
         notes.append(f"{wide} games of more than two seats are not rated (the Bradley-Terry model rates "
@@ -495,91 +489,167 @@ def _fit(edges: dict[tuple[str, str], list[float]], games: dict[str, int], names
         why = f"{', '.join(missing)} played no games" if missing else "some bots never met, directly or through others"
         return Ratings(notes=(*notes, f"ratings left out: {why}"))
     n = len(names)
-    i_ = np.array([u[0] for u in used])
-    j_ = np.array([u[1] for u in used])
-    e = np.array([u[2] for u in used], dtype=float)
-    g, s = e[:, 0], e[:, 1]
-    gp, sp = g + PRIOR_DRAWS, s + PRIOR_DRAWS / 2  # with the virtual draws
-
-    def unpack(x: np.ndarray) -> np.ndarray:
-        return np.concatenate(([0.0], x))
-
-    def nll(x: np.ndarray) -> tuple[float, np.ndarray]:
-        r = unpack(x)
-        z = C * (r[i_] - r[j_])
-        # -log p = logaddexp(0, -z), -log(1 - p) = logaddexp(0, z): stable for any z.
-        f = float(np.sum(sp * np.logaddexp(0, -z) + (gp - sp) * np.logaddexp(0, z)))
-        resid = C * (sp - gp * _sigmoid(z))
-        grad = np.zeros(n)
-        np.add.at(grad, i_, -resid)
-        np.add.at(grad, j_, resid)
-        return f, grad[1:]
-
-    def hess(x: np.ndarray) -> np.ndarray:
-        return _laplacian(n, i_, j_, C * C * gp * _pq(C * (unpack(x)[i_] - unpack(x)[j_])))[1:, 1:]
-
-    res = optimize.minimize(nll, np.zeros(n - 1), jac=True, hess=hess, method="trust-exact",
-                            options={"gtol": 1e-9, "maxiter": 500})
-    r = unpack(res.x)
-    r -= r.mean()
-    z = C * (r[i_] - r[j_])
-    p = _sigmoid(z)
-    bread = _laplacian(n, i_, j_, C * C * gp * _pq(z))
-    # Per edge: sum over its units (pairs) of (s_u - n_u p)^2, each unit's score residual.
-    units = e[:, 2]
-    meat = _laplacian(n, i_, j_, C * C * (e[:, 3] - 2 * p * e[:, 4] + p * p * e[:, 5]))
-    total_units = float(units.sum())
+    # Per edge: i, j, games and score of i with the virtual draws (the prior).
+    fitted = [(i, j, e[0] + PRIOR_DRAWS, e[1] + PRIOR_DRAWS / 2) for i, j, e in used]
+    r = _newton(n, fitted)
+    mean = sum(r) / n
+    r = [x - mean for x in r]
+    bread = [[0.0] * n for _ in range(n)]
+    meat = [[0.0] * n for _ in range(n)]
+    total_units = 0.0
+    for (i, j, gp, _sp), (_, _, e) in zip(fitted, used):
+        p = _sigmoid(C * (r[i] - r[j]))
+        _add_edge(bread, i, j, C * C * gp * p * (1 - p))
+        # Sum over the edge's units (pairs) of (s_u - n_u p)^2, each unit's score residual.
+        _add_edge(meat, i, j, C * C * (e[3] - 2 * p * e[4] + p * p * e[5]))
+        total_units += e[2]
     # A small-sample correction, as HC1/CR1 do: n - 1 ratings were fitted to these units.
     dof = total_units / (total_units - (n - 1)) if total_units > n - 1 else math.inf
-    hinv = np.linalg.pinv(bread)  # the pseudo-inverse: covariance of the ratings centred on their mean
+    cov: list[list[float]]
     if math.isfinite(dof):
-        cov = hinv @ meat @ hinv * dof
+        hinv = _pinv_laplacian(bread)  # the covariance of the ratings centred on their mean
+        cov = [[x * dof for x in row] for row in _matmul(_matmul(hinv, meat), hinv)]
     else:  # as many ratings as pairs: nothing is left to measure the spread with
-        cov = np.diag(np.full(n, np.inf))
-    sd = np.sqrt(np.clip(np.diag(cov), 0, None))
-    err = Z95 * sd
+        cov = [[math.inf if a == b else 0.0 for b in range(n)] for a in range(n)]
+    err = [Z95 * math.sqrt(max(cov[k][k], 0.0)) for k in range(n)]
     order = sorted(range(n), key=lambda k: (-r[k], names[k]))
-    low, high = r - err, r + err
+    low = [r[k] - err[k] for k in range(n)]
+    high = [r[k] + err[k] for k in range(n)]
     ratings = []
     for k in order:
         rank = 1 + sum(1 for m in range(n) if m != k and low[m] > high[k])
-        ratings.append(Rating(bot=names[k], elo=float(r[k]), error=float(err[k]), rank=rank,
-                              games=int(games.get(names[k], 0))))
+        ratings.append(Rating(bot=names[k], elo=r[k], error=err[k], rank=rank, games=int(games.get(names[k], 0))))
     los: dict[str, dict[str, float]] = {}
     for a in order:
         row = los[names[a]] = {}
         for b in order:
             if a != b:
-                v = cov[a, a] + cov[b, b] - 2 * cov[a, b]
+                v = cov[a][a] + cov[b][b] - 2 * cov[a][b]
                 d = r[a] - r[b]
-                if math.isinf(v):
+                if math.isinf(v) or math.isnan(v):
                     row[names[b]] = 0.5
                 else:
-                    row[names[b]] = (float(ndtr(d / math.sqrt(v))) if v > 0
-                                     else (1.0 if d > 0 else 0.0 if d < 0 else 0.5))
+                    row[names[b]] = _ndtr(d / math.sqrt(v)) if v > 0 else (1.0 if d > 0 else 0.0 if d < 0 else 0.5)
     if total_units <= n - 1:
         notes.append("too few game pairs for an error estimate")
-    return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units), games=int(g.sum()))
+    return Ratings(ratings=tuple(ratings), los=los, notes=tuple(notes), units=int(total_units),
+                   games=int(sum(e[0] for _, _, e in used)))
 
 
-def _sigmoid(z: NDArray[np.float64]) -> NDArray[np.float64]:
-    import numpy as np
-
-    return 1 / (1 + np.exp(-z))
-
-
-def _pq(z: NDArray[np.float64]) -> NDArray[np.float64]:
-    p = _sigmoid(z)
-    return p * (1 - p)
+# The fit is pure Python: a field has a few bots, and numpy with scipy.optimize took 0.6-0.9 s to
+# import on the development VM, more than the ratings of any tournament take to compute.  Past
+# NUMPY_FROM bots, the matrix work (cubic in the bots) goes to numpy.
+NUMPY_FROM = 24
 
 
-def _laplacian(n: int, i_: np.ndarray, j_: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """sum over edges of w (e_i - e_j)(e_i - e_j)^T."""
-    import numpy as np
+def _newton(n: int, fitted: list[tuple[int, int, float, float]]) -> list[float]:
+    """The ratings (the first bot's at 0) that minimize the negative log-likelihood of ``fitted``
+    (i, j, games, score of i): Newton's method with a backtracking line search, on a strictly
+    convex function (the prior's virtual draws keep every rating finite)."""
 
-    m = np.zeros((n, n))
-    np.add.at(m, (i_, i_), w)
-    np.add.at(m, (j_, j_), w)
-    np.add.at(m, (i_, j_), -w)
-    np.add.at(m, (j_, i_), -w)
-    return m
+    def nll(r: list[float]) -> float:
+        f = 0.0
+        for i, j, gp, sp in fitted:
+            z = C * (r[i] - r[j])
+            # -log p = softplus(-z), -log(1 - p) = softplus(z): stable for any z.
+            f += sp * _softplus(-z) + (gp - sp) * _softplus(z)
+        return f
+
+    r = [0.0] * n
+    f = nll(r)
+    for _ in range(100):
+        grad = [0.0] * n
+        hess = [[0.0] * n for _ in range(n)]
+        for i, j, gp, sp in fitted:
+            p = _sigmoid(C * (r[i] - r[j]))
+            resid = C * (sp - gp * p)
+            grad[i] -= resid
+            grad[j] += resid
+            _add_edge(hess, i, j, C * C * gp * p * (1 - p))
+        # The first rating stays at 0: the others move by the Newton step of the rest.
+        step = _solve([row[1:] for row in hess[1:]], grad[1:])
+        t = 1.0
+        while True:
+            trial = [0.0] + [x - t * d for x, d in zip(r[1:], step)]
+            ft = nll(trial)
+            if ft <= f or t < 1e-10:
+                break
+            t /= 2
+        moved = max(abs(t * d) for d in step)
+        r, f = trial, min(f, ft)
+        if moved < 1e-10:
+            break
+    return r
+
+
+def _softplus(x: float) -> float:
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1 / (1 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1 + e)
+
+
+def _ndtr(x: float) -> float:
+    """The standard normal distribution function."""
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _add_edge(m: list[list[float]], i: int, j: int, w: float) -> None:
+    """m += w (e_i - e_j)(e_i - e_j)^T: one edge of a weighted graph's Laplacian."""
+    m[i][i] += w
+    m[j][j] += w
+    m[i][j] -= w
+    m[j][i] -= w
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a x = b, for symmetric positive definite ``a`` (Cholesky)."""
+    n = len(a)
+    if n >= NUMPY_FROM:
+        import numpy as np
+
+        return [float(x) for x in np.linalg.solve(np.array(a), np.array(b))]
+    low = _cholesky(a)
+    y = [0.0] * n
+    for i in range(n):
+        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
+    x = [0.0] * n
+    for i in reversed(range(n)):
+        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
+    return x
+
+
+def _cholesky(a: list[list[float]]) -> list[list[float]]:
+    n = len(a)
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1):
+            s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
+            low[i][j] = math.sqrt(s) if i == j else s / low[j][j]
+    return low
+
+
+def _pinv_laplacian(m: list[list[float]]) -> list[list[float]]:
+    """The pseudo-inverse of the Laplacian ``m`` of a connected graph: (m + J/n)^-1 - J/n, J all ones."""
+    n = len(m)
+    if n >= NUMPY_FROM:
+        import numpy as np
+
+        inv = np.linalg.pinv(np.array(m))
+        return [[float(x) for x in row] for row in inv]
+    shifted = [[x + 1 / n for x in row] for row in m]
+    cols = [_solve(shifted, [1.0 if k == c else 0.0 for k in range(n)]) for c in range(n)]
+    return [[cols[c][k] - 1 / n for c in range(n)] for k in range(n)]
+
+
+def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    if len(a) >= NUMPY_FROM:
+        import numpy as np
+
+        return [[float(x) for x in row] for row in np.array(a) @ np.array(b)]
+    cols = list(zip(*b))
+    return [[sum(x * y for x, y in zip(row, col)) for col in cols] for row in a]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from kothkit.store.ratings import C, PRIOR_DRAWS, Z95, RatedGame, elo_of, games_of, pair_key, rate
+from kothkit.store.ratings import C, NUMPY_FROM, PRIOR_DRAWS, Z95, RatedGame, elo_of, games_of, pair_key, rate
 
 
 def two_bot_games(pairs):
@@ -156,3 +156,46 @@ def test_a_pair_of_two_different_bot_pairs_counts_as_two_games_alone():
     alone = [RatedGame(("a", "b"), "a"), RatedGame(("c", "a"), "c")]
     more = two_bot_games([2, 1, 0, 1.5]) + [RatedGame(("b", "c"), None, k) for k in range(10, 14)]
     assert rate(mixed + more) == rate(alone + more)
+
+
+@pytest.mark.parametrize("bots", [5, NUMPY_FROM + 2])
+def test_the_fit_solves_the_score_equations_and_its_errors_are_the_sandwich(bots):
+    """The pure-Python fit (and past NUMPY_FROM bots, its numpy linear algebra) against numpy from the
+    definitions: the fitted ratings zero the gradient of the likelihood with the prior's virtual draws,
+    and the errors are those of pinv(bread) meat pinv(bread) with the small-sample correction."""
+    rng = np.random.default_rng(bots)
+    names, games = simulated(rng, rng.uniform(-150, 150, bots), pairs=3)
+    r = rate(games)
+    idx = {n: k for k, n in enumerate(names)}
+    elo = np.array([r.of(n).elo for n in names])
+    assert abs(elo.mean()) < 1e-9
+    grad, bread, meat = np.zeros(bots), np.zeros((bots, bots)), np.zeros((bots, bots))
+    units: dict = {}
+    for g in games:
+        units.setdefault(g.pair, []).append(g)
+    for unit in units.values():
+        x, y = sorted(unit[0].players)
+        i, j = idx[x], idx[y]
+        p = 1 / (1 + 10 ** (-(elo[i] - elo[j]) / 400))
+        s = sum(1.0 if g.winner == x else 0.5 if g.winner is None else 0.0 for g in unit)
+        d = np.zeros(bots)
+        d[i], d[j] = C, -C
+        grad += (s - len(unit) * p) * d
+        meat += (s - len(unit) * p) ** 2 * np.outer(d, d)
+    for i in range(bots):
+        for j in range(i + 1, bots):
+            p = 1 / (1 + 10 ** (-(elo[i] - elo[j]) / 400))
+            grad[i] += C * PRIOR_DRAWS * (0.5 - p)
+            grad[j] -= C * PRIOR_DRAWS * (0.5 - p)
+            d = np.zeros(bots)
+            d[i], d[j] = C, -C
+            bread += (sum(1 for g in games if set(g.players) == {names[i], names[j]}) + PRIOR_DRAWS) * p * (1 - p) \
+                * np.outer(d, d)
+    assert np.abs(grad).max() < 1e-8
+    n_units = len(units)
+    h = np.linalg.pinv(bread)
+    cov = h @ meat @ h * n_units / (n_units - (bots - 1))
+    assert [r.of(n).error for n in names] == pytest.approx(Z95 * np.sqrt(np.diag(cov)), rel=1e-6)
+    a, b = r.ratings[0].bot, r.ratings[-1].bot
+    v = cov[idx[a], idx[a]] + cov[idx[b], idx[b]] - 2 * cov[idx[a], idx[b]]
+    assert r.los[a][b] == pytest.approx(0.5 * math.erfc(-(elo[idx[a]] - elo[idx[b]]) / math.sqrt(2 * v)), abs=1e-9)

@@ -58,3 +58,15 @@ def test_ids_and_seeds_are_game_id_and_derive_of_each_slot():
         assert t.id == game_id("g", settings, t.players, (a, b, k, 77))
     assert list(s.ids()) == [t.id for t in tasks]
 
+
+
+def test_a_bots_seed_is_derived_from_its_games_seed_and_seat():
+    # bot_seed formats its label at once: the same seeds as derive's.
+    import random
+
+    from kothkit.playing.seeding import bot_seed, derive
+
+    rng = random.Random(20)
+    for seed in [0, 1, (1 << 31) - 1] + [rng.randrange(1 << 31) for _ in range(500)]:
+        for seat in (0, 1, 2):
+            assert bot_seed(seed, seat) == derive(seed, "bot", seat)
