@@ -31,6 +31,9 @@ DEFAULT_RULES = {"board_order": "placement"}
 BOARD_ORDERS = ("placement", "sorted")
 #: At most this many sampled replies from legal_replies() when the true set is huge.
 SAMPLE = 150
+_new = tuple.__new__
+#: A Prompt's fields after seat and payload, as their defaults give them.
+_PROMPT_REST = Prompt(0, None)[2:]
 
 
 class Swap2Match(Match):
@@ -93,9 +96,10 @@ class Swap2Match(Match):
             tag = str(self.moves)
         else:
             seat, tag = self.to_move(), self.phase
-        self._ask = ask = Ask(tag, self.listed_stones())
+        # Ask(...) and Prompt(seat, ask) without their named tuples' __new__ calls: one of each a move.
+        self._ask = ask = _new(Ask, (tag, self.listed_stones()))
         self._ask_board = self.board
-        return Prompt(seat, ask)
+        return _new(Prompt, (seat, ask, *_PROMPT_REST))
 
     def encode(self, payload: Any) -> str:
         board = self.board

@@ -35,6 +35,9 @@ class Stone(NamedTuple):
     color: str
 
 
+_new = tuple.__new__
+
+
 def on_board(x: int, y: int) -> bool:
     return 0 <= x < SIZE and 0 <= y < SIZE
 
@@ -60,7 +63,7 @@ class Board:
         return b
 
     def place(self, x: int, y: int, color: str) -> None:
-        self.stones.append(Stone(x, y, color))
+        self.stones.append(_new(Stone, (x, y, color)))  # Stone(x, y, color), without its __new__'s call
         self.cells[(x, y)] = color
         if 0 <= x < SIZE and 0 <= y < SIZE:
             self.grid[(y + 1) * STRIDE + x] = color
