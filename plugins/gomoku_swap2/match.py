@@ -143,16 +143,18 @@ class Swap2Match(Match):
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None:
             return Rejected(Verdict.ILLEGAL_MOVE, "the game is already over")
-        if seat != self.to_move():
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
         if self.phase == "game" and type(reply) is str:
-            # The usual move, "(x,y)" on the board as written canonically, is looked up; anything
-            # else (whitespace, other digits, a bad reply) is parsed below.
+            # The usual move, "(x,y)" on the board as written canonically by the seat to move, is
+            # looked up; anything else (whitespace, other digits, a bad reply) is judged below.
+            black = self.black_seat
             cell = CELL_TEXT.get(reply)
-            if cell is not None and cell not in self.board.cells:
+            if (cell is not None and seat == (black if self.moves % 2 == 0 else 1 - black)
+                    and cell not in self.board.cells):
                 self._ask = None
                 self._stone(seat, *cell)
                 return None
+        if seat != self.to_move():
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
         tokens = read_reply(reply, self._kind())
         if isinstance(tokens, str):
             return Rejected(Verdict.INVALID_REPLY, tokens)
