@@ -7,9 +7,11 @@ Everything is measured in this one run, against a baseline measured in the same 
   (os.write + os.read, no referee, no game logic);
 - the referee: a real gomoku_swap2 game between two instant-reply bots (C, a few microseconds
   of their own per reply); per move, the referee's measured reply time, and the judge's own
-  overhead = (game wall time - moves x bare round trip) / moves -- game logic, encoding,
-  verdict checks, recording -- once between the first prompt and the last reply, and once
-  with the start and stop of both bot processes (jail included) spread over the moves;
+  overhead = (wall time - bare round trips) / moves -- game logic, encoding, verdict checks,
+  recording -- once during play, from the third prompt (both bots have answered once: a
+  bot's first reply waits for its start, which the jail does not wait for) to the last reply,
+  and once over the whole game, the start and stop of both bot processes (jail included)
+  spread over the moves; start and stop is the rest of the game's wall time;
 - games per second of a whole tournament of four instant bots at --jobs 1 and --jobs 2.
 
 The single games and the baseline run with this process and the bots on one core, as a
@@ -80,10 +82,10 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
 
     Medians: ``raw`` the bare round trip (us), ``reply`` the referee's measured reply time (us),
     ``ingame`` the judge's overhead a move during play (us), ``overhead`` the same with the start
-    and stop of both bots spread over the moves (us), ``startstop`` (ms a game, from the start of
-    the game to its first prompt and from its last reply to its end), ``startfirst`` (the same plus
-    each bot's first reply beyond a bare round trip: a bot still starting when first asked), ``wall``
-    (ms a game); ``moves`` a game.
+    and stop of both bots spread over the moves (us), ``startstop`` (ms a game: the wall time
+    less the moves at the in-play rate), ``first`` the two bots' first replies together (ms a
+    game: mostly their start, which ends in the jail after the judge has sent its first prompt),
+    ``wall`` (ms a game); ``moves`` a game.
     """
     # Single games run as a tournament job runs them: this process and both bots on one core
     # (a job's worker shares its core with its bots), the baseline's bot too.
@@ -98,13 +100,15 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
         raw = raw_round_trips(specs[0].path, sent)
         raw_game = sum(raw)
         limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
-        replies, overhead, ingame, startstop, walls, first = [], [], [], [], [], []
+        replies, overhead, ingame, startstop, first, walls = [], [], [], [], [], []
         for g in range(games):
             task = GameTask(id=f"b{g}", game=info.name, players=(specs[0], specs[1]), seed=0, limits=limits)
-            marks: list[float] = []
+            sends: list[float] = []
+            answers: list[float] = []
             t0 = time.perf_counter()
             rec = play_game(task, info=info, cpu=core,
-                            on_event=lambda kind, *_: marks.append(time.perf_counter()))
+                            on_event=lambda kind, *_: (sends if kind == "send" else answers if kind == "reply"
+                                                       else []).append(time.perf_counter()))
             wall = time.perf_counter() - t0
             moves = len(rec.moves)
             replies.extend(m.ms * 1000 for m in rec.moves)
@@ -112,20 +116,18 @@ def per_move(info, specs: list, games: int) -> dict[str, float]:
             # round trip per move (the bots answer instantly). Every game replays
             # the probe's game (same seed, deterministic bots), so the baseline is exact.
             overhead.append((wall - raw_game) / moves * 1e6)
-            # The same, between the first prompt and the last reply: no process start or stop.
-            ingame.append(((marks[-1] - marks[0]) - raw_game) / moves * 1e6)
-            startstop.append((wall - (marks[-1] - marks[0])) * 1000)
-            # A jailed bot may still be starting (namespaces, mounts, exec) when its first prompt
-            # is sent: what each bot's first reply took beyond the bare round trip is start-up too.
-            firsts = {m.seat: k for k, m in reversed(list(enumerate(rec.moves)))}
-            first.append(sum(max(0.0, rec.moves[k].ms / 1000 - raw[k]) for k in firsts.values()) * 1000)
+            # The same during play: from the third prompt, when both bots have started, to the last reply.
+            span = answers[-1] - sends[2]
+            rate = (span - sum(raw[2:])) / (moves - 2)
+            ingame.append(rate * 1e6)
+            startstop.append((wall - span - sum(raw[:2]) - 2 * rate) * 1000)
+            first.append(rec.moves[0].ms + rec.moves[1].ms)
             walls.append(wall)
     finally:
         os.sched_setaffinity(0, all_cores)
     med = statistics.median
     return {"raw": med(raw) * 1e6, "reply": med(replies), "ingame": med(ingame), "overhead": med(overhead),
-            "startstop": med(startstop), "wall": med(walls) * 1000, "moves": moves,
-            "startfirst": med(s + f for s, f in zip(startstop, first))}
+            "startstop": med(startstop), "first": med(first), "wall": med(walls) * 1000, "moves": moves}
 
 
 def main() -> None:
@@ -145,7 +147,7 @@ def main() -> None:
         print(f"judge overhead per move, start and stop of both bots included {m['overhead']:8.1f} us "
               f"({m['moves']} moves a game)")
         print(f"start and stop of both bots (jailed where the machine allows)  {m['startstop']:8.1f} ms a game")
-        print(f"the same, with the first reply's wait beyond a round trip       {m['startfirst']:8.1f} ms a game")
+        print(f"-- of which the bots' first replies (waiting for them to start) {m['first']:7.1f} ms a game")
         print(f"a game's wall time, median                                    {m['wall']:8.1f} ms")
         limits = info.limits.replace(grace=0.5, pin_cpu=os.environ.get("PIN", "1") == "1")
         rates = {}

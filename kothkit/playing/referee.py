@@ -332,7 +332,7 @@ class Referee:
     def wait_line(self, s: Seat, deadline: float, late_verdict: Verdict, late_why: str) -> str:
         """The awaited seat's next reply line (by perf_counter ``deadline``); faults (its own or
         another seat's: a line written when no reply was due) end the game."""
-        proc, sel = s.proc, self.sel
+        proc, sel, seats = s.proc, self.sel, self.seats
         assert proc is not None and sel is not None  # a seat with a process: the game has a selector
         clock = time.perf_counter
         freeze_at = clock() + FREEZE_AFTER if self.idle else None
@@ -341,28 +341,32 @@ class Referee:
                 line = self._pop(s)
                 if line is not None:
                     return line
-            for other in self.seats:
-                if other is not s and other.lines and other.proc is not None and other.proc.out_buf:
+            # One pass over the seats: another's line is out of turn; what a pipe did not take is written.
+            pending = False
+            for other in seats:
+                oproc = other.proc
+                if oproc is None:
+                    continue
+                if other is not s and other.lines and oproc.out_buf:
                     extra = self._pop(other, awaited=False)
                     if extra is not None:
                         raise Stop(Fault(other.index, Verdict.OUT_OF_TURN,
                                          f"wrote {_short(extra)!r} when no reply was due"))
+                if oproc.pending:
+                    pending = not oproc.flush() or pending
             if proc.eof:
                 raise Stop(self._death(s))
-            left = deadline - clock()
+            now = clock()
+            left = deadline - now
             if left <= 0:
                 raise Stop(Fault(s.index, late_verdict, late_why))
-            pending = False
-            for x in self.seats:
-                if x.proc is not None and x.proc.pending:
-                    pending = not x.proc.flush() or pending
             wait = min(left, 0.002) if pending else left
             if freeze_at is not None:
-                if clock() >= freeze_at:
+                if now >= freeze_at:
                     self.freeze_idle()
                     freeze_at = None
-                else:
-                    wait = min(wait, freeze_at - clock())
+                elif freeze_at - now < wait:
+                    wait = freeze_at - now
             for fd, _ in sel.poll(wait):
                 self.read_ready(fd)
 
@@ -372,7 +376,7 @@ class Referee:
         proc = seat.proc
         assert proc is not None  # only a seat's process's pipes are watched
         if which == "out":
-            proc.read_stdout()
+            proc.read_stdout(fd)
             if proc.eof:
                 self._unregister(fd)
         else:

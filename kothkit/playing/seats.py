@@ -224,21 +224,27 @@ class ProgramSeat(Seat):
         ref.watch(proc.stderr_fd, self, "err")
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
+        # Once a move: what only some games need (someone watching, a frozen bot) is a test each.
         ref = self.ref
         line = match.encode(step[1])
-        ref.emit("send", self.index, line)
-        ref.idle.discard(self.index)
+        if ref.on_event is not None:
+            ref.emit("send", self.index, line)
+        idle = ref.idle
+        if idle:
+            idle.discard(self.index)
         jail, proc = self.jail, self.proc
         assert jail is not None and proc is not None  # started (else the game ended at its start)
-        jail.thaw()  # its turn (a game without pondering froze it while it waited)
-        t0 = self.asked_at = time.perf_counter()
+        if jail.frozen:
+            jail.thaw()  # its turn (a game without pondering froze it while it waited)
+        t0 = _clock_ns()
+        self.asked_at = t0 / 1e9  # perf_counter's clock, in seconds
         proc.send(line)
-        reply = ref.wait_line(self, t0 + allowed_ns / 1e9, *late)
-        elapsed = time.perf_counter() - t0
+        reply = ref.wait_line(self, (t0 + allowed_ns) / 1e9, *late)
+        ns = _clock_ns() - t0
         self.asked_at = None
         if jail.freezer_group is not None:
-            ref.idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
-        return reply, int(elapsed * 1e9)
+            idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
+        return reply, ns
 
     def notify(self, match: Match, payload: Any, kind: str) -> None:
         if self.proc is None:

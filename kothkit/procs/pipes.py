@@ -123,7 +123,20 @@ class LineProcess:
         stdin = self._started().stdin
         if self.broken or stdin is None or stdin.closed:
             return
-        self.pending += line.encode("utf-8", "replace") + b"\n"
+        data = line.encode("utf-8", "replace") + b"\n"
+        if not self.pending:
+            # Once a move: one write, which the pipe takes whole unless the bot stopped reading.
+            try:
+                n = os.write(stdin.fileno(), data)
+            except BlockingIOError:
+                n = 0
+            except OSError:  # EPIPE: the bot closed its stdin
+                self.broken = True
+                return
+            if n == len(data):
+                return
+            data = data[n:]
+        self.pending += data
         self.flush()
 
     def flush(self) -> bool:
@@ -154,9 +167,10 @@ class LineProcess:
                 pass
 
     # -- reading -------------------------------------------------------------
-    def read_stdout(self) -> None:
+    def read_stdout(self, fd: int | None = None) -> None:
+        """Read what stdout has (``fd``: its descriptor, when the caller has it at hand)."""
         try:
-            data = os.read(self.stdout_fd, CHUNK)
+            data = os.read(self.stdout_fd if fd is None else fd, CHUNK)
         except BlockingIOError:
             return
         except OSError:
@@ -224,7 +238,7 @@ class LineProcess:
             return None
         if i > self.max_line and not aside:
             raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(buf[:60])!r}...")
-        raw = bytes(buf[:i])
+        raw = buf[:i]
         del buf[: i + 1]
         if raw.endswith(b"\r"):
             raw = raw[:-1]

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import attrs
 
-from kothkit_gomoku_swap2.rules import BLACK, WHITE, Stone
+from kothkit_gomoku_swap2.rules import BLACK, SIZE, WHITE, Stone
 
 #: How much of a bad reply is quoted back in a verdict's reason.
 QUOTE_LIMIT = 80
@@ -33,9 +34,11 @@ Cell = tuple[int, int]
 Token = Cell | str
 
 
-@attrs.frozen
-class Ask:
-    """A prompt: ``tag`` is "A", "B", "C" or the game-phase round number as a string."""
+class Ask(NamedTuple):
+    """A prompt: ``tag`` is "A", "B", "C" or the game-phase round number as a string.
+
+    A named tuple rather than an attrs record (like the core's Prompt): one is made every move.
+    """
 
     tag: str
     stones: tuple[Stone, ...] = ()
@@ -52,6 +55,10 @@ def format_cell(cell: Cell) -> str:
     return f"({cell[0]},{cell[1]})"
 
 
+#: Every cell of the board by its canonical text "(x,y)": the usual game-phase reply is a lookup.
+CELL_TEXT: dict[str, Cell] = {format_cell((x, y)): (x, y) for x in range(SIZE) for y in range(SIZE)}
+
+
 _ENTRY: dict[Stone, str] = {}
 
 
@@ -60,11 +67,15 @@ def _entry(s: Stone) -> str:
     return text
 
 
-def format_board(stones: Iterable[Stone]) -> str:
-    # A board is re-sent whole every move: formatting each of the 450 possible entries once
-    # keeps the judge's per-move cost flat as the board fills.
+def format_entries(stones: Iterable[Stone]) -> str:
+    """The entries of a BOARD field, without its brackets."""
+    # Formatting each of the 450 possible entries once keeps this cheap as the board fills.
     get = _ENTRY.get
-    return "[" + ",".join([get(s) or _entry(s) for s in stones]) + "]"
+    return ",".join([get(s) or _entry(s) for s in stones])
+
+
+def format_board(stones: Iterable[Stone]) -> str:
+    return "[" + format_entries(stones) + "]"
 
 
 def encode(payload: Ask | Exit | str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
-from kothkit_gomoku_swap2.codec import Ask, Cell, Exit, format_cell, format_reply, read_reply
+from kothkit_gomoku_swap2.codec import CELL_TEXT, Ask, Cell, Exit, format_cell, format_entries, format_reply, read_reply
 from kothkit_gomoku_swap2.codec import decode as decode_line
 from kothkit_gomoku_swap2.codec import encode as encode_line
 from kothkit_gomoku_swap2.rules import BLACK, SIZE, WHITE, Board, Stone, on_board, winning_line
@@ -31,6 +31,9 @@ DEFAULT_RULES = {"board_order": "placement"}
 BOARD_ORDERS = ("placement", "sorted")
 #: At most this many sampled replies from legal_replies() when the true set is huge.
 SAMPLE = 150
+_new = tuple.__new__
+#: A Prompt's fields after seat and payload, as their defaults give them.
+_PROMPT_REST = Prompt(0, None)[2:]
 
 
 class Swap2Match(Match):
@@ -53,6 +56,13 @@ class Swap2Match(Match):
         #: Stones placed in the game phase (the N of the "N BOARD" prompt).
         self.moves = 0
         self.last_line: list[Cell] | None = None
+        # The board is re-sent whole every move: its text is kept and extended by the new stones
+        # (placement order), for the board it was made of; the last Ask made, and its board.
+        self._text = ""
+        self._text_board: Board | None = None
+        self._text_stones = 0
+        self._ask: Ask | None = None
+        self._ask_board: Board | None = None
 
     # -- whose turn, what is asked ---------------------------------------------
     def to_move(self) -> int:
@@ -79,11 +89,38 @@ class Swap2Match(Match):
     def next(self) -> Prompt | Outcome:
         if self.outcome is not None:
             return self.outcome
-        tag = str(self.moves) if self.phase == "game" else self.phase
-        return Prompt(seat=self.to_move(), payload=Ask(tag, self.listed_stones()))
+        if self.phase == "game":
+            black = self.black_seat
+            assert black is not None
+            seat = black if self.moves % 2 == 0 else 1 - black
+            tag = str(self.moves)
+        else:
+            seat, tag = self.to_move(), self.phase
+        # Ask(...) and Prompt(seat, ask) without their named tuples' __new__ calls: one of each a move.
+        self._ask = ask = _new(Ask, (tag, self.listed_stones()))
+        self._ask_board = self.board
+        return _new(Prompt, (seat, ask, *_PROMPT_REST))
 
     def encode(self, payload: Any) -> str:
+        board = self.board
+        # The prompt just asked, for the board as it is (stones are only ever added): its board
+        # from the kept text.
+        if (payload is self._ask and self._ask_board is board and not self.sorted_board
+                and len(payload.stones) == len(board.stones)):
+            return f"{payload.tag} [{self._board_text(board)}]"
         return encode_line(payload)
+
+    def _board_text(self, board: Board) -> str:
+        """The BOARD field's text (without brackets) of ``board``, in placement order."""
+        stones = board.stones
+        n = self._text_stones
+        if n != len(stones) or self._text_board is not board:
+            if n > len(stones) or self._text_board is not board:
+                self._text, n = "", 0
+            more = format_entries(stones[n:])
+            self._text = f"{self._text},{more}" if self._text else more
+            self._text_board, self._text_stones = board, len(stones)
+        return self._text
 
     def decode(self, line: str) -> Any:
         """The payload a judge line carries (the kit checks ``decode(encode(p)) == p``)."""
@@ -106,6 +143,16 @@ class Swap2Match(Match):
     def play(self, seat: int, reply: Any) -> Rejected | None:
         if self.outcome is not None:
             return Rejected(Verdict.ILLEGAL_MOVE, "the game is already over")
+        if self.phase == "game" and type(reply) is str:
+            # The usual move, "(x,y)" on the board as written canonically by the seat to move, is
+            # looked up; anything else (whitespace, other digits, a bad reply) is judged below.
+            black = self.black_seat
+            cell = CELL_TEXT.get(reply)
+            if (cell is not None and seat == (black if self.moves % 2 == 0 else 1 - black)
+                    and cell not in self.board.cells):
+                self._ask = None
+                self._stone(seat, *cell)
+                return None
         if seat != self.to_move():
             return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
         tokens = read_reply(reply, self._kind())
@@ -119,6 +166,7 @@ class Swap2Match(Match):
         return None
 
     def _apply(self, seat: int, tokens: list, cells: list[Cell]) -> None:
+        self._ask = None
         if self.phase == "A":
             (b1, b2, w) = cells
             self.board.place(*b1, BLACK)
@@ -141,15 +189,19 @@ class Swap2Match(Match):
             self.black_seat = 0 if tokens[0] == BLACK else 1
             self.phase = "game"
         else:
-            (x, y) = cells[0]
-            self.board.place(x, y, self.color_of(seat))
-            self.moves += 1
-            line = winning_line(self.board, x, y)
-            if line is not None:
-                self.last_line = line
-                self.outcome = Outcome(winner=seat, reason=FIVE)
-            elif self.board.full():
-                self.outcome = Outcome(winner=None, reason=FULL)
+            self._stone(seat, *cells[0])
+
+    def _stone(self, seat: int, x: int, y: int) -> None:
+        """A stone of the game phase, on an empty cell of the board."""
+        board = self.board
+        board.place(x, y, BLACK if seat == self.black_seat else WHITE)
+        self.moves += 1
+        line = winning_line(board, x, y)
+        if line is not None:
+            self.last_line = line
+            self.outcome = Outcome(winner=seat, reason=FIVE)
+        elif board.full():
+            self.outcome = Outcome(winner=None, reason=FULL)
 
     # -- the end -----------------------------------------------------------------
     def final(self, outcome: Outcome) -> tuple[Message, ...]:

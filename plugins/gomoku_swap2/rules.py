@@ -17,6 +17,14 @@ WHITE = "W"
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 #: Five or more in a row wins (an overline counts, unlike Renju).
 WIN_LENGTH = 5
+#: The board again as a flat list with a border of empty cells, for the five-in-a-row check each
+#: move: cell (x, y) is at ``(y + 1) * STRIDE + x``; column SIZE and the rows above and below the
+#: board are never set, so a run stops there without a bounds check (x = -1 is the previous row's
+#: column SIZE).
+STRIDE = SIZE + 1
+GRID = (SIZE + 2) * STRIDE
+#: DIRECTIONS as steps in the grid.
+STEPS = tuple(dy * STRIDE + dx for dx, dy in DIRECTIONS)
 
 
 class Stone(NamedTuple):
@@ -25,6 +33,9 @@ class Stone(NamedTuple):
     x: int
     y: int
     color: str
+
+
+_new = tuple.__new__
 
 
 def on_board(x: int, y: int) -> bool:
@@ -41,6 +52,8 @@ class Board:
 
     stones: list[Stone] = attrs.field(factory=list)
     cells: dict[tuple[int, int], str] = attrs.field(factory=dict)
+    #: The colours again, by grid index (see STRIDE).
+    grid: list[str | None] = attrs.field(factory=lambda: [None] * GRID, repr=False)
 
     @classmethod
     def of(cls, stones) -> Board:
@@ -50,8 +63,10 @@ class Board:
         return b
 
     def place(self, x: int, y: int, color: str) -> None:
-        self.stones.append(Stone(x, y, color))
+        self.stones.append(_new(Stone, (x, y, color)))  # Stone(x, y, color), without its __new__'s call
         self.cells[(x, y)] = color
+        if 0 <= x < SIZE and 0 <= y < SIZE:
+            self.grid[(y + 1) * STRIDE + x] = color
 
     def at(self, x: int, y: int) -> str | None:
         return self.cells.get((x, y))
@@ -84,6 +99,26 @@ def line_through(board: Board, x: int, y: int, dx: int, dy: int) -> list[tuple[i
 
 def winning_line(board: Board, x: int, y: int) -> list[tuple[int, int]] | None:
     """The run of five or more through the stone at (x, y), if its placement made one."""
+    # Counted on the grid first (this runs once a stone): the run itself only for a win.
+    grid = board.grid
+    at = (y + 1) * STRIDE + x
+    if not (0 <= x < SIZE and 0 <= y < SIZE) or grid[at] is None:
+        return None
+    color = grid[at]
+    for step in STEPS:
+        n = 1
+        i = at + step
+        while grid[i] == color:
+            n += 1
+            i += step
+        i = at - step
+        while grid[i] == color:
+            n += 1
+            i -= step
+        if n >= WIN_LENGTH:
+            break
+    else:
+        return None
     for dx, dy in DIRECTIONS:
         run = line_through(board, x, y, dx, dy)
         if len(run) >= WIN_LENGTH:

@@ -1,8 +1,20 @@
 """The board rules of gomoku_classic12: openings, fives in every direction, overlines, the full board."""
 
+import random
+
 import pytest
 
-from kothkit_gomoku_classic12.rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board, opponent
+from kothkit_gomoku_classic12.rules import (
+    BLACK,
+    DIRECTIONS,
+    EMPTY,
+    OPENINGS,
+    SIZE,
+    WHITE,
+    Board,
+    on_board,
+    opponent,
+)
 
 
 def test_center4_opening_is_the_course_position():
@@ -65,3 +77,14 @@ def test_full_board_and_helpers():
     assert b.full() and b.empty_cells() == []
     assert on_board(0, 0) and on_board(11, 11) and not on_board(12, 0) and not on_board(0, -1)
     assert opponent(BLACK) == WHITE and opponent(WHITE) == BLACK
+
+
+def test_makes_five_agrees_with_the_run_lengths_on_random_boards():
+    # makes_five walks the cells itself (once a move); run_length is the plain reference.
+    rng = random.Random(3)
+    for _ in range(100):
+        b = Board()
+        for i in rng.sample(range(SIZE * SIZE), rng.randrange(10, 140)):
+            row, col = divmod(i, SIZE)
+            b.put(row, col, rng.choice((BLACK, BLACK, WHITE)))
+            assert b.makes_five(row, col) == any(b.run_length(row, col, dr, dc) >= 5 for dr, dc in DIRECTIONS)

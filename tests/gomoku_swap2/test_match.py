@@ -326,3 +326,27 @@ def test_game_info(swap2):
     assert swap2.scoring.tiebreak == ("submitted", "name")
     assert swap2.limits.grace == 0.5
     assert sorted(p.name for p in swap2.bots.iterdir() if p.is_dir()) >= ["greedy", "scout", "threat"]
+
+
+def test_a_move_written_otherwise_is_judged_as_the_canonical_one(swap2):
+    # "(x,y)" as written by most bots is looked up; spaces, leading zeros, a taken or an
+    # off-board cell go through the parser, with the same result for the same cell.
+    m = new(swap2)
+    play(m, OPENING, "B")
+    assert m.play(1, " ( 9 , 9 ) ") is None and m.board.at(9, 9) == BLACK
+    assert m.play(0, "(06,6)") is None and m.board.at(6, 6) == WHITE
+    taken = m.play(1, "(9,9)")
+    assert taken == Rejected("illegal-move", "(9,9) is already taken by black")
+    assert m.play(1, "(15,0)") == Rejected("illegal-move", "(15,0) is off the board (x and y are 0..14)")
+    assert m.play(1, "(1,1)") is None
+    assert line(m) == (0, '3 [((7,7),"B"),((8,8),"B"),((7,8),"W"),((9,9),"B"),((6,6),"W"),((1,1),"B")]')
+
+
+def test_the_board_line_follows_a_board_put_in_place_of_the_match_s(swap2):
+    m = new(swap2)
+    play(m, OPENING, "B", "(9,9)")
+    assert line(m)[1] == '1 [((7,7),"B"),((8,8),"B"),((7,8),"W"),((9,9),"B")]'
+    m.board = Board.of([Stone(1, 2, BLACK)])
+    assert line(m)[1] == '1 [((1,2),"B")]'
+    m.board.place(3, 4, WHITE)
+    assert line(m)[1] == '1 [((1,2),"B"),((3,4),"W")]'
