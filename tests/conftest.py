@@ -51,3 +51,20 @@ def browser():
     from tests.results.browser import launch_browser
 
     yield from launch_browser()
+
+
+def pytest_collection_finish(session) -> None:
+    """mypy starts as soon as its test is collected and runs beside the others (tests/background.py)."""
+    from tests.background import MYPY, MYPY_TEST, RUNNING, Background
+
+    running: dict = {}
+    session.config.stash[RUNNING] = running
+    if (ROOT / "pyproject.toml").exists() and any(item.nodeid.endswith(MYPY_TEST) for item in session.items):
+        running["mypy"] = Background(MYPY, ROOT)
+
+
+def pytest_sessionfinish(session) -> None:
+    from tests.background import RUNNING
+
+    for check in session.config.stash.get(RUNNING, {}).values():
+        check.stop()

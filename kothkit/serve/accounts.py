@@ -1,9 +1,10 @@
 """Accounts of ``kothkit serve``: users, sign-in sessions and the sign-in throttle.
 
-Three tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
+Four tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
 admin, must_change), ``sessions`` (the SHA-256 of each session cookie, never the cookie itself, with
-its login and CSRF token) and ``login_failures`` (recent failed sign-ins, by login and by address).
-Passwords are hashed with Argon2id (pwdlib), at pwdlib's costs (:class:`Hashing`).  A roster comes from a CSV (``kothkit users add``):
+its login and CSRF token) and ``login_failures`` (recent failed sign-ins, by login and by address),
+and ``hashing``, empty but in the state folders of kothkit's tests (:class:`Hashing`).
+Passwords are hashed with Argon2id (pwdlib).  A roster comes from a CSV (``kothkit users add``):
 as in the course's platform, the first password is the student number (the login) unless the CSV
 gives one, and the first sign-in must set a new password and a nickname.
 """
