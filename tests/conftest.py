@@ -68,3 +68,11 @@ def pytest_sessionfinish(session) -> None:
 
     for check in session.config.stash.get(RUNNING, {}).values():
         check.stop()
+
+
+@pytest.fixture
+def pip_no_compile(monkeypatch):
+    """pip in the throw-away venvs of the install tests (kothkit.testing.sandbox) writes no .pyc of
+    what it installs: byte-compiling numpy and scipy alone takes 20 s of a 2-core machine and proves
+    nothing; Python still compiles what it imports, when it imports it."""
+    monkeypatch.setenv("PIP_NO_COMPILE", "1")
