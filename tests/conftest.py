@@ -55,8 +55,10 @@ def browser():
 
 def pytest_collection_finish(session) -> None:
     """mypy starts as soon as its test is collected and runs beside the others (tests/background.py)."""
-    from tests.background import MYPY, MYPY_TEST, RUNNING, Background
-
+    try:
+        from tests.background import MYPY, MYPY_TEST, RUNNING, Background
+    except ImportError:  # ``tests`` not importable (pytest run in another way): mypy's test runs it itself
+        return
     running: dict = {}
     session.config.stash[RUNNING] = running
     if (ROOT / "pyproject.toml").exists() and any(item.nodeid.endswith(MYPY_TEST) for item in session.items):
@@ -64,8 +66,11 @@ def pytest_collection_finish(session) -> None:
 
 
 def pytest_sessionfinish(session) -> None:
-    from tests.background import RUNNING
-
+    """A background check its test did not wait for (a narrowed or stopped run) is killed and reaped."""
+    try:
+        from tests.background import RUNNING
+    except ImportError:
+        return
     for check in session.config.stash.get(RUNNING, {}).values():
         check.stop()
 
