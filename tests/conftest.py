@@ -51,3 +51,33 @@ def browser():
     from tests.results.browser import launch_browser
 
     yield from launch_browser()
+
+
+def pytest_collection_finish(session) -> None:
+    """mypy starts as soon as its test is collected and runs beside the others (tests/background.py)."""
+    try:
+        from tests.background import MYPY, MYPY_TEST, RUNNING, Background
+    except ImportError:  # ``tests`` not importable (pytest run in another way): mypy's test runs it itself
+        return
+    running: dict = {}
+    session.config.stash[RUNNING] = running
+    if (ROOT / "pyproject.toml").exists() and any(item.nodeid.endswith(MYPY_TEST) for item in session.items):
+        running["mypy"] = Background(MYPY, ROOT)
+
+
+def pytest_sessionfinish(session) -> None:
+    """A background check its test did not wait for (a narrowed or stopped run) is killed and reaped."""
+    try:
+        from tests.background import RUNNING
+    except ImportError:
+        return
+    for check in session.config.stash.get(RUNNING, {}).values():
+        check.stop()
+
+
+@pytest.fixture
+def pip_no_compile(monkeypatch):
+    """pip in the throw-away venvs of the install tests (kothkit.testing.sandbox) writes no .pyc of
+    what it installs: byte-compiling numpy and scipy alone takes 20 s of a 2-core machine and proves
+    nothing; Python still compiles what it imports, when it imports it."""
+    monkeypatch.setenv("PIP_NO_COMPILE", "1")

@@ -1,8 +1,9 @@
 """Accounts of ``kothkit serve``: users, sign-in sessions and the sign-in throttle.
 
-Three tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
+Four tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
 admin, must_change), ``sessions`` (the SHA-256 of each session cookie, never the cookie itself, with
-its login and CSRF token) and ``login_failures`` (recent failed sign-ins, by login and by address).
+its login and CSRF token) and ``login_failures`` (recent failed sign-ins, by login and by address),
+and ``hashing``, empty but in the state folders of kothkit's tests (:class:`Hashing`).
 Passwords are hashed with Argon2id (pwdlib).  A roster comes from a CSV (``kothkit users add``):
 as in the course's platform, the first password is the student number (the login) unless the CSV
 gives one, and the first sign-in must set a new password and a nickname.
@@ -53,6 +54,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_login ON sessions(login);
 CREATE TABLE IF NOT EXISTS login_failures (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS login_failures_key ON login_failures(key, at);
+CREATE TABLE IF NOT EXISTS hashing (time_cost INTEGER NOT NULL, memory_cost INTEGER NOT NULL,
+                                    parallelism INTEGER NOT NULL);
 """
 
 
@@ -98,6 +101,30 @@ class Throttle:
     window: float = 900.0
 
 
+@attrs.frozen
+class Hashing:
+    """Argon2id's costs for new password hashes: pwdlib's defaults (argon2-cffi's RFC 9106 low-memory
+    profile: 3 passes over 64 MiB, 4 lanes), about 0.1-0.2 s a hash.
+
+    Cheaper costs are for tests only (:data:`TEST_HASHING`): a state folder made by
+    ``Accounts(state, hashing=...)`` keeps them in its ``host.sqlite``, so that the ``kothkit serve``
+    and ``kothkit users`` commands later run on that folder hash as cheaply.  No command or setting
+    of kothkit gives other costs: a host's state always has the defaults.
+    """
+
+    time_cost: int = 3
+    memory_cost: int = 65536
+    parallelism: int = 4
+
+    def hasher(self) -> PasswordHash:
+        return PasswordHash((Argon2Hasher(time_cost=self.time_cost, memory_cost=self.memory_cost,
+                                          parallelism=self.parallelism),))
+
+
+#: The cheapest costs Argon2id allows (a hash in well under a millisecond): for tests' state folders only.
+TEST_HASHING = Hashing(time_cost=1, memory_cost=8, parallelism=1)
+
+
 def clean_nickname(text: str) -> str:
     """A nickname as stored: NFC, spaces squeezed, no control characters; an error when empty or
     too long.  HTML in it is kept as text (pages escape it)."""
@@ -123,6 +150,9 @@ class Accounts:
 
     state_dir: Path
     throttle: Throttle = Throttle()
+    #: Given: the costs kept for this state folder (tests only, see :class:`Hashing`); None: the
+    #: folder's own (the defaults unless a test made it).
+    hashing: Hashing | None = None
     _db: sqlite3.Connection = attrs.field(init=False)
     _lock: threading.Lock = attrs.field(init=False, factory=threading.Lock)
     _hasher: PasswordHash = attrs.field(init=False)
@@ -136,7 +166,14 @@ class Accounts:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
-        self._hasher = PasswordHash((Argon2Hasher(),))
+        with self._db:
+            if self.hashing is not None:
+                self._db.execute("DELETE FROM hashing")
+                if self.hashing != Hashing():
+                    self._db.execute("INSERT INTO hashing VALUES (?, ?, ?)", attrs.astuple(self.hashing))
+            row = self._db.execute("SELECT time_cost, memory_cost, parallelism FROM hashing").fetchone()
+        self.hashing = Hashing(*row) if row else Hashing()
+        self._hasher = self.hashing.hasher()
         # Checked against when the login is unknown, so that a wrong login takes as long as a wrong password.
         self._dummy = self._hasher.hash(secrets.token_hex(16))
 

@@ -131,7 +131,7 @@ def test_the_summary_and_the_check_scenarios_follow_the_rules(tmp_path, monkeypa
 
 
 @pytest.mark.slow
-def test_installed_with_pip_it_is_listed_played_and_checked():
+def test_installed_with_pip_it_is_listed_played_and_checked(pip_no_compile):
     box = shared(ROOT)
     work = box.root.parent
     pkg = work / "scaffolded_game"
@@ -157,7 +157,7 @@ def test_installed_with_pip_it_is_listed_played_and_checked():
 
 
 @pytest.mark.slow
-def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit():
+def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit(pip_no_compile):
     """A plugin author's first minutes: kothkit alone in a new venv, `kothkit new-game`, then its steps as printed."""
     work = Path(tempfile.mkdtemp(prefix="kothkit-fresh-", dir=Sandbox.base_dir()))
     try:

@@ -1,6 +1,7 @@
 """``kothkit users`` and the accounts' store: a roster from a CSV (a wrong row named by its line,
-nothing added then), a password reset, an admin; what the database keeps (Argon2 hashes, hashes of
-session cookies, never the secrets themselves)."""
+nothing added then), a password reset, an admin; what the database keeps (Argon2 hashes at pwdlib's
+default costs, hashes of session cookies, never the secrets themselves); the tests' cheap costs,
+kept by a state folder made with them and used by the commands run on it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from kothkit.serve.accounts import AccountError, Accounts, Throttle, Throttled
+from kothkit.serve.accounts import TEST_HASHING, AccountError, Accounts, Hashing, Throttle, Throttled
 from tests.serve.webserver import kothkit
 
 
@@ -51,13 +52,42 @@ def test_roster_from_csv_reset_and_admin(tmp_path):
     # The database holds no password and no session cookie, only their hashes.
     db = sqlite3.connect(state / "host.sqlite")
     hashes = [h for (h,) in db.execute("SELECT hash FROM users")]
-    assert hashes and all(h.startswith("$argon2id$") for h in hashes)
+    # A state made by the commands hashes at the default costs (tests elsewhere use cheaper ones).
+    assert Hashing() == Hashing(time_cost=3, memory_cost=65536, parallelism=4)
+    assert hashes and all(h.startswith("$argon2id$v=19$m=65536,t=3,p=4$") for h in hashes)
     assert not any("temporary-1" in h or "20230003" in h for h in hashes)
     db.close()
 
 
+def test_a_state_made_with_cheap_hashing_keeps_it_for_the_commands(tmp_path):
+    state = tmp_path / "state"
+    Accounts(state, hashing=TEST_HASHING).close()
+    (tmp_path / "roster.csv").write_text("login\nann\n")
+    assert kothkit("users", "add", "roster.csv", "--state", state, cwd=tmp_path).returncode == 0
+    accounts = Accounts(state)
+    try:
+        assert accounts.hashing == TEST_HASHING
+        accounts.add("ben")
+        assert accounts.sign_in("ann", "ann", "a").login == "ann"
+    finally:
+        accounts.close()
+    cheap = "$argon2id$v=19$m=8,t=1,p=1$"
+    db = sqlite3.connect(state / "host.sqlite")
+    assert [h[:len(cheap)] for (h,) in db.execute("SELECT hash FROM users ORDER BY login")] == [cheap, cheap]
+    db.close()
+    # Given the defaults, the folder hashes at the defaults again; an older cheap hash still verifies.
+    accounts = Accounts(state, hashing=Hashing())
+    accounts.close()
+    accounts = Accounts(state)
+    try:
+        assert accounts.hashing == Hashing()
+        assert accounts.sign_in("ben", "ben", "a").login == "ben"
+    finally:
+        accounts.close()
+
+
 def test_sessions_nicknames_and_throttle(tmp_path):
-    accounts = Accounts(tmp_path, throttle=Throttle(per_login=2, per_address=3, window=120.0))
+    accounts = Accounts(tmp_path, throttle=Throttle(per_login=2, per_address=3, window=120.0), hashing=TEST_HASHING)
     try:
         accounts.add("ann")
         accounts.add("ben")
@@ -95,6 +125,7 @@ def test_sessions_nicknames_and_throttle(tmp_path):
         accounts.close()
     # Once the failures leave the window, the login opens again.
     accounts = Accounts(tmp_path, throttle=Throttle(per_login=1, per_address=9, window=1.0))
+    assert accounts.hashing == TEST_HASHING  # (kept by the folder)
     try:
         time.sleep(1.1)  # the first half's failures (same database) leave this 1 s window first
         assert accounts.sign_in("ben", "x", "10.0.0.1") is None

@@ -1,6 +1,11 @@
 """A real ``kothkit serve`` for the web tests: the command in a subprocess on a free port of
 127.0.0.1, its output read under deadlines, stopped with SIGINT (then killed) and reaped; and
-small helpers to sign in and post forms as a browser does (Origin header, the form's CSRF token)."""
+small helpers to sign in and post forms as a browser does (Origin header, the form's CSRF token).
+
+Every state folder here is made with Argon2id's cheapest costs (``TEST_HASHING``, kept in its
+host.sqlite, used by the commands run on it): a hash at the default costs takes 0.1-0.2 s, and these
+tests sign in and change passwords dozens of times.  The default costs are tested in
+test_web_accounts.py."""
 
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import time
 from pathlib import Path
 
 import httpx
+
+from kothkit.serve.accounts import TEST_HASHING, Accounts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,8 +84,14 @@ def kothkit(*args, cwd: Path, timeout: float = 120) -> subprocess.CompletedProce
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200"})
 
 
+def cheap_state(state: Path) -> None:
+    """Make ``state`` (or keep it) a state folder whose password hashes are cheap (tests only)."""
+    Accounts(state, hashing=TEST_HASHING).close()
+
+
 def roster(state: Path, cwd: Path, rows: list[str]) -> None:
     """``kothkit users add`` of a CSV with these logins (first password: the login)."""
+    cheap_state(state)
     csv = cwd / "roster.csv"
     csv.write_text("login\n" + "".join(r + "\n" for r in rows))
     r = kothkit("users", "add", csv, "--state", state, cwd=cwd)
@@ -89,6 +102,7 @@ class Server:
     """``kothkit serve CHALLENGES --state STATE --port 0`` until :meth:`stop`."""
 
     def __init__(self, challenges: list[Path], state: Path, cwd: Path, jobs: int = 1, timeout: float = 90):
+        cheap_state(state)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kothkit", "serve", *map(str, challenges), "--state", str(state), "--port", "0",
              "--jobs", str(jobs)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -44,7 +44,7 @@ def test_bad_rules_are_named(mnk_info):
 
 
 @pytest.mark.slow
-def test_installed_in_a_fresh_environment_it_is_listed_played_checked_and_tested():
+def test_installed_in_a_fresh_environment_it_is_listed_played_checked_and_tested(pip_no_compile):
     box = shared(ROOT)
     work = box.root.parent
     pkg = work / "mnk"
