@@ -71,6 +71,9 @@ SCAN_EVERY = 2.0
 RETRIES = 2
 #: Seconds start() waits for the challenges' state (journals read, folders scanned).
 START_TIME = 120.0
+#: Bots added, changed or gone at most for a new schedule to be made in the dispatcher's thread
+#: (each costs its pairs' games: some milliseconds at the course's 200 brains); more go to a thread.
+SMALL_CHANGE = 4
 
 
 @attrs.define(eq=False)
@@ -535,13 +538,20 @@ class Host:
         """``c``'s bots changed: its round robin is scheduled again; the games found in the journal
         count, the others are queued (a new or changed bot's first).
 
-        Scheduling some 40,000 games takes seconds, so it is planned in a thread of its own, on a
-        connection of its own, while this thread goes on storing games and starting others; the
-        plan is applied here when it is ready (:meth:`_apply`).  ``wait``: plan it now (at start)."""
+        Only the pairs of the bots added, changed or gone are worked out (:meth:`_plan`): for a
+        few bots (a new submission) that takes milliseconds, and is done here and now.  A whole
+        schedule (some 40,000 games at the start, or many bots changed at once) takes seconds, so
+        it is planned in a thread of its own, on a connection of its own, while this thread goes
+        on storing games and starting others; the plan is applied here when it is ready
+        (:meth:`_apply`).  ``wait``: plan it now, whatever it costs (at start)."""
         with self._lock:
             bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
             inflight = set(c.inflight)
             fresh = (c.fresh | fresh) & set(c.bots)
+            now = {b.name: b.hash for b in bots}
+            changes = sum(now.get(n) != h for n, h in c.planned.items()) + len(now.keys() - c.planned.keys())
+        if c.planned and c.planner is None and changes <= SMALL_CHANGE:
+            wait = True
         if wait:
             assert c.journal is not None  # (opened by _open)
             self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
