@@ -665,7 +665,7 @@ class Host:
                          index=i, functions_in_process=False)
             if gid in inflight:
                 skipped.append(t)
-            elif fresh and not fresh.isdisjoint(b.name for b in seats):
+            elif seats[0].name in fresh or seats[1].name in fresh:
                 first.append(t)
             else:
                 rest.append(t)
