@@ -779,7 +779,7 @@ class Host:
                     board.add_bot(n)
             index.update(plan.added)
             unplayed.update(plan.added)
-            c.stale = bool(counted) and plan.order is not c.order
+            c.stale = not plan.full and (c.stale or bool(counted) and plan.order is not c.order)
             c.index, c.counted, c.board, c.unplayed = index, counted, board, unplayed
             c.pairs, c.order, c.planned = plan.pairs, plan.order, {b.name: b.hash for b in bots}
             # The new pairs' games found in the journal, and the games stored after the plan looked for them.
