@@ -684,11 +684,10 @@ class Host:
         moved = set() if old is None else {n for n, g in group.items() if old.groups.get(n) != g}
         fresh = set(new)
 
-        def key(p: tuple[str, str], r: int) -> tuple[int, tuple[str, str]]:
-            # (block, seeded order) as one number (groups are < 2**19, the seeded order < 2**31),
-            # then the names: the order of Schedule's stable sort of the pairs in name order.
+        def key(p: tuple[str, str], r: int) -> int:
+            # (block, seeded order) as one number (groups are < 2**19, the seeded order < 2**31).
             i, j = block(group, *p)
-            return ((i << 20) + j + (1 << 19)) << 32 | pairs[p].order[r], p
+            return ((i << 20) + j + (1 << 19)) << 32 | pairs[p].order[r]
 
         keys_of, lists, ranks = [], [], []
         for r in range(rounds):
@@ -709,6 +708,11 @@ class Host:
                 seq = list(old.pairs[r]) if out.isdisjoint(old.ranks[r]) else [p for p in old.pairs[r] if p not in out]
                 seq.extend(new)
             seq.sort(key=keys.__getitem__)
+            ks = [keys[p] for p in seq]
+            if any(map(int.__eq__, ks, itertools.islice(ks, 1, None))):
+                # Two pairs with the same key (rare): Schedule's stable sort of the pairs in name
+                # order puts them in name order.
+                seq.sort(key=lambda p: (keys[p], p))
             keys_of.append(keys)
             lists.append(seq)
             ranks.append(dict(zip(seq, range(len(seq)))))
