@@ -1193,8 +1193,9 @@ class Host:
             with self._lock:
                 if c.active.get(row.bot) == row.id:
                     played, total = self._progress(c, row.bot)
-                    # Until its games are scheduled, it waits for them (never "done" with old counts).
-                    status = "queued" if self._pending(c, row.bot) else "playing" if played < total else "done"
+                    # Until its games are scheduled (milliseconds) it is playing none of them yet: never
+                    # "done" with its previous brain's counts (statuses only go forward: no "queued" again).
+                    status = "playing" if self._pending(c, row.bot) or played < total else "done"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,

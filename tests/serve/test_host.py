@@ -628,10 +628,10 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         # A new brain whose name comes first: every bot after it moves up a place, some to the next group.
         new = host.submit("course", "a00", "brain.py", "python3", _py_brain(100))
         _built(host, c, new.id)
-        assert _status(host, new.id) == ("queued", 0, 2 * 2 * 20)  # while its games are being scheduled
+        assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)  # while its games are being scheduled
         host._reschedule(c, c.changed, wait=True)
         c.changed = None
-        assert _status(host, new.id)[0] == "playing"
+        assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
         assert c.fresh == {"a00"} and len(c.queue.fresh) == 2 * 2 * 20
         _assert_as_full(host, ch, state)
         _play(host, c, 30, 4_000_000.0)
@@ -640,7 +640,7 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         # s05 replaced: its old brain was done; the new one is never "done" with the old one's counts.
         second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
         _built(host, c, second.id)
-        assert _status(host, second.id) == ("queued", 0, 2 * 2 * 20)
+        assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
         status, played, total = _status(host, first_of["s05"])
         assert status == "replaced" and played == c.board.games("s05") >= 2 * 2 * 19 and total == 2 * 2 * 20
         host._reschedule(c, c.changed, wait=True)
@@ -652,7 +652,7 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         # s05 back to its first source: the same brain, whose games are all in the journal.
         third = host.submit("course", "s05", "brain.py", "python3", _py_brain(5))
         _built(host, c, third.id)
-        assert _status(host, third.id)[0] == "queued"
+        assert _status(host, third.id) == ("playing", 0, 2 * 2 * 20)
         host._reschedule(c, c.changed, wait=True)
         c.changed = None
         status, played, total = _status(host, third.id)  # (its games with a00 may not all be played)
