@@ -14,9 +14,10 @@ journal), so it is redone, and a game already stored is never played or counted
 twice.
 
 One thread (the dispatcher) owns the journals and the slots: it scans, starts
-builds and games, and stores what comes back.  A change of a challenge's bots is
-scheduled in a thread of its own (seconds, for some 40,000 games), and the
-dispatcher applies the plan.  The public methods (the web's threads) read what
+builds and games, and stores what comes back.  A change of a challenge's bots
+schedules only the changed bots' pairs (milliseconds, for a new submission), in the
+dispatcher; a whole schedule (seconds, for some 40,000 games: at the start) is
+planned in a thread of its own, and the dispatcher applies the plan.  The public methods (the web's threads) read what
 the dispatcher keeps in memory under a lock, and never wait for a game, except
 :meth:`Host.wait`, which waits for the scoreboard to change.
 
