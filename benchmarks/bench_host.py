@@ -13,7 +13,12 @@ the ids the schedule gives: the host finds them all and plays nothing), then tim
 - each read the web makes, after a change (a stored game bumps the version): the Scoreboard
   (``standings``), the crosstable, the games list, All Submissions;
 - a new submission: from ``submit`` to the Scoreboard's version that has it scheduled (its
-  build, a worker round trip, and a new schedule of the whole round robin).
+  build, a worker round trip, and its schedule);
+- the schedule of one change on its own, as the host makes it (only the pairs of the brain added
+  or replaced) and as a full schedule of the round robin (what the host did before, and still
+  does at its start), alternately in the same run: wall time and the planning thread's CPU time,
+  and their ratio (full / incremental), for a new brain and for a replaced one.  (The host's
+  queue then holds the submissions' games not played yet: their tasks are made again too.)
 
 Printed: each time in ms, min / median / max over ``--repeat``.
 """
@@ -21,6 +26,7 @@ Printed: each time in ms, min / median / max over ``--repeat``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -69,6 +75,47 @@ def make_state(root: Path, brains: int) -> Path:
     return ch
 
 
+def spec_of(root: Path, name: str, text: str):
+    """A Python brain's bot folder (not a submission: the host does not see it)."""
+    from kothkit.bots.folders import load_folder
+
+    d = root / "extra" / f"{name}-{abs(hash(text))}"
+    d.mkdir(parents=True)
+    (d / "brain.py").write_text(text)
+    (d / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "brain.py"]\n')
+    return load_folder(d)
+
+
+def plan_times(host, root: Path, repeat: int) -> dict[str, list[float]]:
+    """The schedule of one change (a new brain, a replaced one), made as the host makes it and in
+    full, alternately; each plan made and dropped (never applied: the host goes on as it was)."""
+    import sqlite3
+    from contextlib import closing
+
+    import attrs
+
+    c = host._get("course")
+    times: dict[str, list[float]] = {}
+    with closing(sqlite3.connect(f"file:{c.journal_path}?mode=ro", uri=True)) as db:
+        db.row_factory = sqlite3.Row
+        for i in range(repeat):
+            with host._lock:
+                bots = dict(c.bots)
+            first = min(bots)
+            for change, extra in (("new brain", spec_of(root, f"a{i:03d}", f"print('a {i}')\n")),
+                                  ("replaced brain", spec_of(root, first, f"print('again {i}')\n"))):
+                changed = tuple(sorted({**bots, extra.name: extra}.values(), key=lambda b: b.name))
+                for how, served in (("incremental", c), ("full", attrs.evolve(c, planned={}))):
+                    gc.collect()  # (each plan starts clean: a full one leaves much to collect)
+                    wall, cpu = time.perf_counter(), time.thread_time()
+                    plan = host._plan(served, changed, {extra.name}, set(), db)
+                    cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+                    assert plan is not None and len(plan.pairs) == len(changed) * (len(changed) - 1) // 2
+                    times.setdefault(f"{change}, {how}", []).append(wall * 1000)
+                    times.setdefault(f"{change}, {how}, CPU", []).append(cpu * 1000)
+    return times
+
+
 def ms(f) -> float:
     began = time.perf_counter()
     f()
@@ -111,6 +158,15 @@ def main() -> None:
                 times.setdefault("submission scheduled", []).append((time.perf_counter() - began) * 1000)
             for what, xs in times.items():
                 print(f"{what}: {min(xs):.1f} / {statistics.median(xs):.1f} / {max(xs):.1f} ms (min / median / max)")
+            plans = plan_times(host, root, args.repeat)
+            print(f"the schedule of one change ({len(served.bots) + 1} brains), min / median / max:")
+            for change in ("new brain", "replaced brain"):
+                for what in ("", ", CPU"):
+                    inc, full = plans[f"{change}, incremental{what}"], plans[f"{change}, full{what}"]
+                    print(f"  {change}{what or ', wall'}: {min(inc):.1f} / {statistics.median(inc):.1f} / "
+                          f"{max(inc):.1f} ms; full: {min(full):.0f} / {statistics.median(full):.0f} / "
+                          f"{max(full):.0f} ms; full / incremental (medians): "
+                          f"{statistics.median(full) / statistics.median(inc):.0f}x")
         finally:
             host.stop()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -71,6 +71,31 @@ def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any
     return settings
 
 
+def pair_plan(key: str, seed: int, a: BotSpec, b: BotSpec) -> tuple[tuple[Seats, Seats], list[Callable[[object], str]],
+                                                                  Callable[[object], int]]:
+    """What a pair's games (``a``'s name before ``b``'s) share: their two seat orders (game ``k``
+    is in ``orders[k & 1]``), the id of game ``k`` is ``ids[k & 1](f"{k}\x1f{seed}")`` and its
+    seed ``game_seed(k)``.  All of it depends on the pair alone (:class:`Schedule`'s games, and
+    the host's schedule kept pair by pair, kothkit.serve.host)."""
+    first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
+    orders: tuple[Seats, Seats] = ((first, second), (second, first))
+    return orders, [id_maker(key, o, (a.name, b.name)) for o in orders], deriver(seed, "game", a.name, b.name)
+
+
+def groups(names: Iterable[str]) -> dict[str, int]:
+    """Each bot's group (see BLOCK): its place among the bots by name, BLOCK a group."""
+    return {n: i // BLOCK for i, n in enumerate(sorted(names))}
+
+
+def block(group: Mapping[str, int], a: str, b: str) -> tuple[int, int]:
+    """The block of pair (a, b) (``a`` first by name): a round plays its pairs by block, then in the
+    seeded order ``derive(seed, "order", round, a, b)``.  With many bots, a round goes block by
+    block (see BLOCK); the block is the same for every pair of a smaller tournament, whose order
+    is then the seeded one alone."""
+    i, j = group[a], group[b]
+    return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
+
+
 @attrs.frozen
 class Schedule:
     game: str
@@ -116,24 +141,12 @@ class Schedule:
         """
         key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
         seed = self.seed
-        plans: list[tuple[str, str, tuple[Seats, Seats], list[Callable[[object], str]], Callable[[object], int]]] = []
-        for a, b in self.pairs():
-            first, second = (a, b) if derive(seed, "opener", a.name, b.name) % 2 == 0 else (b, a)
-            orders: tuple[Seats, Seats] = ((first, second), (second, first))
-            plans.append((a.name, b.name, orders, [id_maker(key, o, (a.name, b.name)) for o in orders],
-                          deriver(seed, "game", a.name, b.name)))
-        # With many bots, a round goes block by block (see BLOCK); the key is the same for every
-        # pair of a smaller tournament, whose order is then the seeded one alone.
-        group = {b.name: i // BLOCK for i, b in enumerate(sorted(self.bots, key=lambda b: b.name))}
-
-        def block(p: tuple[str, str, object, object, object]) -> tuple[int, int]:
-            i, j = group[p[0]], group[p[1]]
-            return i, (j if i % 2 == 0 else -j)  # rows of blocks in a snake: the last group is kept
-
+        plans = [(a.name, b.name, *pair_plan(key, seed, a, b)) for a, b in self.pairs()]
+        group = groups(b.name for b in self.bots)
         # derive(seed, "order", r, a, b) of each pair and round, from the hash state of its common start.
         order = deriver(seed, "order")
         for r in range(self.rounds):
-            in_order = sorted(plans, key=lambda p: (block(p), order(f"{r}\x1f{p[0]}\x1f{p[1]}")))
+            in_order = sorted(plans, key=lambda p: (block(group, p[0], p[1]), order(f"{r}\x1f{p[0]}\x1f{p[1]}")))
             for _a, _b, orders, ids, game_seed in in_order:
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed

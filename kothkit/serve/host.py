@@ -14,9 +14,10 @@ journal), so it is redone, and a game already stored is never played or counted
 twice.
 
 One thread (the dispatcher) owns the journals and the slots: it scans, starts
-builds and games, and stores what comes back.  A change of a challenge's bots is
-scheduled in a thread of its own (seconds, for some 40,000 games), and the
-dispatcher applies the plan.  The public methods (the web's threads) read what
+builds and games, and stores what comes back.  A change of a challenge's bots
+schedules only the changed bots' pairs (milliseconds, for a new submission), in the
+dispatcher; a whole schedule (seconds, for some 40,000 games: at the start) is
+planned in a thread of its own, and the dispatcher applies the plan.  The public methods (the web's threads) read what
 the dispatcher keeps in memory under a lock, and never wait for a game, except
 :meth:`Host.wait`, which waits for the scoreboard to change.
 
@@ -27,6 +28,7 @@ imports the script's module again in each of them.
 
 from __future__ import annotations
 
+import bisect
 import concurrent.futures as cf
 import itertools
 import json
@@ -70,6 +72,9 @@ SCAN_EVERY = 2.0
 RETRIES = 2
 #: Seconds start() waits for the challenges' state (journals read, folders scanned).
 START_TIME = 120.0
+#: Bots added, changed or gone at most for a new schedule to be made in the dispatcher's thread
+#: (each costs its pairs' games: some milliseconds at the course's 200 brains); more go to a thread.
+SMALL_CHANGE = 4
 
 
 @attrs.define(eq=False)
@@ -101,8 +106,17 @@ class _Served:
     queue: GameQueue = attrs.field(factory=GameQueue)
     #: Bots whose games are played first (new or changed, until their games are all played).
     fresh: set = attrs.field(factory=set)
-    #: Every game of the current schedule: id -> its index.
+    #: Every game of the current schedule: id -> (its pair, its number k in the pair); its index
+    #: (its place in the schedule) is worked out from those (Host._place).
     index: dict = attrs.field(factory=dict)
+    #: The current schedule pair by pair (see _Plan), each round's order of the pairs (pair ->
+    #: its place), the bots it was made of (name -> hash), and its games not counted.
+    pairs: dict = attrs.field(factory=dict)
+    order: _Order | None = None
+    planned: dict = attrs.field(factory=dict)
+    unplayed: set = attrs.field(factory=set)
+    #: Whether counted games may hold an index from before the pairs' order last changed.
+    stale: bool = False
     #: The current schedule's games found in the journal.
     counted: dict = attrs.field(factory=dict)
     #: Games being played: id -> task.
@@ -142,19 +156,51 @@ class _Served:
 
 
 @attrs.frozen
+class _Pair:
+    """A pair's games in a challenge's schedule: all of them but their places in the order, which
+    depend on the pair alone (kothkit.playing.schedule.pair_plan)."""
+
+    #: Game k: (seats, id, seed).
+    games: tuple
+    #: Per round: the pair's seeded order in its block.
+    order: tuple
+
+
+@attrs.frozen
+class _Order:
+    """Each round's order of a schedule's pairs: by block, then by the pair's seeded order (see
+    kothkit.playing.schedule.block), then by names (as Schedule's stable sort of the pairs)."""
+
+    #: Bot -> its group (see kothkit.playing.schedule.BLOCK).
+    groups: dict
+    #: Per round: pair -> its sort key; the pairs in order; pair -> its place.
+    keys: list
+    pairs: list
+    ranks: list
+
+
+@attrs.frozen
 class _Plan:
-    """A challenge's round robin as scheduled from its bots (see Host._plan)."""
+    """A challenge's round robin as scheduled from its bots (see Host._plan): what changed since
+    the schedule before it, or (``full``) the whole of it."""
 
     bots: tuple
     fresh: set
-    #: Every game: id -> its index; the games found in the journal; the others, a new bot's first.
-    index: dict
-    counted: dict
+    full: bool
+    #: (a, b) -> _Pair, for every pair (a's name first); each round's order of them.
+    pairs: dict
+    order: _Order
+    #: The new pairs' games: id -> (pair, k) (every game's, when ``full``).
+    added: dict
+    #: The previous schedule's games that are not in this one (of bots changed or gone).
+    dropped: list
+    #: The new pairs' games found in the journal (every game's, when ``full``).
+    found: list
+    #: The games not in the journal, a new bot's first.
     first: list
     rest: list
     #: Games that were in play when it was planned.
     skipped: list
-    board: Board
 
 
 def _safe_name(text: str) -> str:
@@ -170,6 +216,12 @@ def _summary(row, index: int | None = None) -> GameSummary:
 
 
 _SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+
+
+def _recent_key(s: GameSummary) -> tuple:
+    """The order of the counted games: as they were stored (a game's index at the time it was
+    counted settles a tie)."""
+    return s.time, -s.index
 
 
 def _chunks(it, n):
@@ -408,6 +460,7 @@ class Host:
             c.builds.clear()
             c.building.clear()
             c.active.clear()
+            c.planned, c.pairs = {}, {}  # (and its schedule is made afresh: the state may have changed)
         if c.seed is None:
             last = c.journal.last_run(c.info.name)
             c.seed = last["seed"] if last is not None else fresh_seed()
@@ -486,13 +539,20 @@ class Host:
         """``c``'s bots changed: its round robin is scheduled again; the games found in the journal
         count, the others are queued (a new or changed bot's first).
 
-        Scheduling some 40,000 games takes seconds, so it is planned in a thread of its own, on a
-        connection of its own, while this thread goes on storing games and starting others; the
-        plan is applied here when it is ready (:meth:`_apply`).  ``wait``: plan it now (at start)."""
+        Only the pairs of the bots added, changed or gone are worked out (:meth:`_plan`): for a
+        few bots (a new submission) that takes milliseconds, and is done here and now.  A whole
+        schedule (some 40,000 games at the start, or many bots changed at once) takes seconds, so
+        it is planned in a thread of its own, on a connection of its own, while this thread goes
+        on storing games and starting others; the plan is applied here when it is ready
+        (:meth:`_apply`).  ``wait``: plan it now, whatever it costs (at start)."""
         with self._lock:
             bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
             inflight = set(c.inflight)
             fresh = (c.fresh | fresh) & set(c.bots)
+            now = {b.name: b.hash for b in bots}
+            changes = sum(now.get(n) != h for n, h in c.planned.items()) + len(now.keys() - c.planned.keys())
+        if c.planned and c.planner is None and changes <= SMALL_CHANGE:
+            wait = True
         if wait:
             assert c.journal is not None  # (opened by _open)
             self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
@@ -519,39 +579,162 @@ class Host:
 
     def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], db: sqlite3.Connection,
               stop=None) -> _Plan | None:
-        """The schedule of ``bots``: its games found in the journal (``db``), and the others to play
-        (None if ``stop()`` became true meanwhile)."""
-        from kothkit.playing.schedule import Schedule
+        """The schedule of ``bots``, made from the one before it (None if ``stop()`` became true meanwhile).
 
-        assert c.seed is not None  # (the journal's or a fresh one: set by _open)
-        schedule = Schedule(game=c.info.name, bots=bots, seed=c.seed, rounds=c.rounds, limits=c.limits,
-                            rules=c.rules, functions_in_process=False, code=c.code)
-        index, counted, first, rest, skipped = {}, {}, [], [], []
-        for chunk in _chunks(schedule, 512):
+        Only the pairs of a bot added or changed are worked out (their games' ids and seeds) and
+        looked for in the journal (``db``); the other pairs' games are as they were, and those
+        counted stay counted (the dispatcher counts each game of the schedule it stores).  The
+        games' places in the order are worked out again only when the bots' names changed (a
+        sort of the pairs).  The result is the schedule kothkit.playing.schedule.Schedule gives
+        (``tests/serve/test_host.py`` compares them).  Reads the applied schedule (``c.pairs``,
+        ``c.index``...), which only :meth:`_apply` replaces, and never while a plan is being made."""
+        from kothkit.playing.schedule import game_key, pair_plan, settings_of
+        from kothkit.playing.seeding import derive
+        from kothkit.store.records import GameTask
+
+        seed, rounds = c.seed, c.rounds
+        assert seed is not None  # (the journal's or a fresh one: set by _open)
+        key = game_key(c.info.name, settings_of(c.limits, c.rules, c.code))
+        specs = {b.name: b for b in bots}
+        full = not c.planned
+        before = {} if full else c.planned
+        gone = {n for n, h in before.items() if n not in specs or specs[n].hash != h}
+        changed = sorted(n for n, b in specs.items() if before.get(n) != b.hash)
+        pairs: dict[tuple[str, str], _Pair] = {}
+        dropped: list[str] = []
+        removed: set[tuple[str, str]] = set()
+        if not full:
+            pairs = dict(c.pairs)
+            for n in gone:  # the pairs of a bot changed or gone
+                for m in before:
+                    g = pairs.pop(p := (n, m) if n < m else (m, n), None)
+                    if g is not None:
+                        removed.add(p)
+                        dropped.extend(gid for _seats, gid, _seed in g.games)
+        old = None if full else c.order
+        new = []
+        for n in changed:
+            for m in specs:
+                p = (n, m) if n < m else (m, n)
+                if m == n or p in pairs:
+                    continue
+                a, b = specs[p[0]], specs[p[1]]
+                orders, ids, game_seed = pair_plan(key, seed, a, b)
+                pairs[p] = _Pair(games=tuple((orders[k & 1], ids[k & 1](f"{k}\x1f{seed}"), game_seed(k))
+                                             for k in range(2 * rounds)),
+                                 order=tuple(derive(seed, "order", r, a.name, b.name) for r in range(rounds)))
+                new.append(p)
+        per_round = 2 * len(pairs)
+        if old is None or set(specs) != set(before):  # the pairs' order changed
+            order = self._order(old, specs, pairs, new, removed, rounds)
+        else:  # the same pairs (some with new games) in the same places
+            order = old
+        ranks = order.ranks
+
+        def place(p: tuple[str, str], k: int) -> int:
+            return (k >> 1) * per_round + 2 * ranks[k >> 1][p] + (k & 1)
+
+        added = {g[1]: (p, k) for p in new for k, g in enumerate(pairs[p].games)}
+        found, unplayed = [], []
+        for chunk in _chunks(added.items(), 512):
             if stop is not None and stop():
                 return None
-            ids = [t.id for t in chunk]
             q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
-                 f"WHERE id IN ({','.join('?' * len(ids))})")
-            found = {row["id"]: row for row in db.execute(q, ids)}
-            for t in chunk:
-                index[t.id] = t.index
-                row = found.get(t.id)
-                if row is not None:
-                    # The same id: the same bots in the same seats (the id holds them in seat order).
-                    counted[t.id] = GameSummary(
-                        id=t.id, index=t.index, bots=tuple(b.name for b in t.players), winner=row["winner"],
-                        verdict=row["verdict"], fault=row["fault"], reason=row["reason"], time=row["finished_at"])
-                elif t.id in inflight:
-                    skipped.append(t)
-                elif fresh and not fresh.isdisjoint(b.name for b in t.players):
-                    first.append(t)
+                 f"WHERE id IN ({','.join('?' * len(chunk))})")
+            rows = {row["id"]: row for row in db.execute(q, [gid for gid, _ in chunk])}
+            for gid, (p, k) in chunk:
+                row = rows.get(gid)
+                if row is None:
+                    unplayed.append((place(p, k), p, k))
                 else:
-                    rest.append(t)
-        board = Board(c.info.scoring, [b.name for b in bots])
-        for s in counted.values():
-            board.add(s.bots, s.winner)
-        return _Plan(bots, fresh, index, counted, first, rest, skipped, board)
+                    # The same id: the same bots in the same seats (the id holds them in seat order).
+                    seats = pairs[p].games[k][0]
+                    found.append(GameSummary(id=gid, index=place(p, k), bots=tuple(b.name for b in seats),
+                                             winner=row["winner"], verdict=row["verdict"], fault=row["fault"],
+                                             reason=row["reason"], time=row["finished_at"]))
+        if not full:  # the other pairs' games not counted yet (a game stored meanwhile: left out by _apply)
+            gone_ids = set(dropped)
+            with self._lock:
+                left = [c.index[gid] for gid in c.unplayed if gid not in gone_ids]
+            unplayed.extend((place(p, k), p, k) for p, k in left)
+        unplayed.sort()
+        first, rest, skipped = [], [], []
+        rules = dict(c.rules)
+        for i, p, k in unplayed:
+            seats, gid, game_seed = pairs[p].games[k]
+            t = GameTask(id=gid, game=c.info.name, players=seats, seed=game_seed, limits=c.limits, rules=rules,
+                         index=i, functions_in_process=False)
+            if gid in inflight:
+                skipped.append(t)
+            elif seats[0].name in fresh or seats[1].name in fresh:
+                first.append(t)
+            else:
+                rest.append(t)
+        return _Plan(bots=bots, fresh=fresh, full=full, pairs=pairs, order=order, added=added, dropped=dropped,
+                     found=found, first=first, rest=rest, skipped=skipped)
+
+    @staticmethod
+    def _order(old: _Order | None, specs: dict, pairs: dict, new: list, removed: set, rounds: int) -> _Order:
+        """Each round's order of ``pairs``: ``new`` the pairs not in ``old`` as they are (added or
+        changed), ``removed`` those of ``old`` that are gone.  A sort of the pairs, in which only
+        the new ones and those of a bot whose group changed (after a new name, one bot a group)
+        get new keys, and which comes in the old order: almost sorted."""
+        from kothkit.playing.schedule import block, groups
+
+        group = groups(specs)
+        moved = set() if old is None else {n for n, g in group.items() if old.groups.get(n) != g}
+        fresh = set(new)
+
+        def key(p: tuple[str, str], r: int) -> int:
+            # (block, seeded order) as one number (groups are < 2**19, the seeded order < 2**31).
+            i, j = block(group, *p)
+            return ((i << 20) + j + (1 << 19)) << 32 | pairs[p].order[r]
+
+        keys_of, lists, ranks = [], [], []
+        for r in range(rounds):
+            if old is None:
+                keys = {p: key(p, r) for p in pairs}
+                seq = list(pairs)
+            else:
+                keys = dict(old.keys[r])
+                for p in removed:
+                    keys.pop(p, None)
+                for n in moved:
+                    for m in specs:
+                        p = (n, m) if n < m else (m, n)
+                        if p in keys:
+                            keys[p] = key(p, r)
+                keys.update((p, key(p, r)) for p in new)
+                out = removed | fresh
+                seq = list(old.pairs[r]) if out.isdisjoint(old.ranks[r]) else [p for p in old.pairs[r] if p not in out]
+                seq.extend(new)
+            seq.sort(key=keys.__getitem__)
+            ks = [keys[p] for p in seq]
+            if any(map(int.__eq__, ks, itertools.islice(ks, 1, None))):
+                # Two pairs with the same key (rare): Schedule's stable sort of the pairs in name
+                # order puts them in name order.
+                seq.sort(key=lambda p: (keys[p], p))
+            keys_of.append(keys)
+            lists.append(seq)
+            ranks.append(dict(zip(seq, range(len(seq)))))
+        return _Order(groups=group, keys=keys_of, pairs=lists, ranks=ranks)
+
+    @staticmethod
+    def _place(c: _Served, game_id: str) -> int:
+        """The index (place in the schedule) of a game of ``c``'s schedule (with the lock held)."""
+        p, k = c.index[game_id]
+        assert c.order is not None  # (set with the index)
+        return (k >> 1) * 2 * len(c.pairs) + 2 * c.order.ranks[k >> 1][p] + (k & 1)
+
+    def _placed(self, c: _Served, games: list[GameSummary]) -> list[GameSummary]:
+        """``games`` with their places in the schedule as it is now: a counted game keeps the index
+        it had when it was counted, and a new bot's name moves the others (with the lock held)."""
+        out = []
+        for s in games:
+            if s.id in c.index and s.index != (i := self._place(c, s.id)):
+                s = attrs.evolve(s, index=i)
+            out.append(s)
+        return out
 
     def _apply(self, c: _Served, plan: _Plan | None) -> None:
         """Make ``plan`` ``c``'s schedule (in the dispatcher thread): with the games stored and
@@ -580,27 +763,58 @@ class Host:
                         else j.start_run(c.info.name, c.seed, settings, described, rounds=c.rounds))
             c.run_bots = [(b["name"], b["hash"]) for b in described]
             c.run_stored = 0
-        index, counted, board = plan.index, plan.counted, plan.board
+        names = [b.name for b in bots]
         with self._lock:
-            for s in stored:  # stored after the plan looked for them
+            if plan.full or c.board is None:
+                counted, board, index, unplayed = {}, Board(c.info.scoring, names), {}, set()
+                recent: list[GameSummary] = []
+            else:
+                counted, board, index, unplayed, recent = c.counted, c.board, c.index, c.unplayed, c.recent
+                for gid in plan.dropped:  # the games of the bots changed or gone
+                    del index[gid]
+                    unplayed.discard(gid)
+                    s = counted.pop(gid, None)
+                    if s is not None:
+                        board.remove(s.bots, s.winner)
+                if plan.dropped:
+                    recent = [s for s in recent if s.id in counted]
+                for n in set(board.bots).difference(names):
+                    board.remove_bot(n)
+                for n in names:
+                    board.add_bot(n)
+            index.update(plan.added)
+            unplayed.update(plan.added)
+            c.stale = not plan.full and (c.stale or bool(counted) and plan.order is not c.order)
+            c.index, c.counted, c.board, c.unplayed = index, counted, board, unplayed
+            c.pairs, c.order, c.planned = plan.pairs, plan.order, {b.name: b.hash for b in bots}
+            # The new pairs' games found in the journal, and the games stored after the plan looked for them.
+            new = []
+            for s in itertools.chain(plan.found, stored):
                 if s.id in index and s.id not in counted:
-                    s = counted[s.id] = attrs.evolve(s, index=index[s.id])
+                    i = self._place(c, s.id)
+                    s = counted[s.id] = s if s.index == i else attrs.evolve(s, index=i)
+                    unplayed.discard(s.id)
                     board.add(s.bots, s.winner)
-            taken = set(c.inflight).union(counted)
-            first = [t for t in plan.first if t.id not in taken]
-            rest = [t for t in plan.rest if t.id not in taken]
+                    new.append(s)
+            if len(new) < 256:
+                for s in new:
+                    bisect.insort(recent, s, key=_recent_key)
+            else:
+                recent = sorted(recent + new, key=_recent_key)
+            c.recent = recent
+            inflight = c.inflight
+            first = [t for t in plan.first if t.id not in counted and t.id not in inflight]
+            rest = [t for t in plan.rest if t.id not in counted and t.id not in inflight]
             for t in plan.skipped:  # in play when planned, and lost since (its worker died)
-                if t.id not in taken:
+                if t.id not in counted and t.id not in inflight:
                     (first if not plan.fresh.isdisjoint(b.name for b in t.players) else rest).insert(0, t)
-            c.index, c.counted, c.board = index, counted, board
-            c.recent = sorted(counted.values(), key=lambda s: (s.time, -s.index))
             c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
             c.fresh = {b for b in plan.fresh if any(b in (p.name for p in t.players) for t in first)}
             self._bump(c)
         self._finish_run(c)
 
     def _finish_run(self, c: _Served) -> None:
-        if c.run_id is not None and not len(c.queue) and not (set(c.inflight) & set(c.index)):
+        if c.run_id is not None and not len(c.queue) and not any(gid in c.index for gid in c.inflight):
             assert c.journal is not None
             c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
 
@@ -718,7 +932,8 @@ class Host:
             c.inflight.pop(task.id, None)
             c.queue.done(task)
             if task.id in c.index and task.id not in c.counted:  # (never counted twice)
-                s = c.counted[task.id] = GameSummary(id=row[0], index=c.index[task.id],
+                c.unplayed.discard(task.id)
+                s = c.counted[task.id] = GameSummary(id=row[0], index=self._place(c, task.id),
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
                                                      fault=row[8], reason=row[7], time=row[13])
                 assert c.board is not None  # (made with the index, by _apply)
@@ -790,8 +1005,18 @@ class Host:
 
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
-        """(games of ``bot`` counted, games it has in the round robin); with the lock held."""
+        """(games of ``bot`` counted, games it has in the round robin); with the lock held.  A bot
+        whose schedule is being made has none counted yet (the board still holds its previous
+        brain's, under the same name)."""
+        if self._pending(c, bot):
+            return 0, c.total_per_bot()
         return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
+
+    @staticmethod
+    def _pending(c: _Served, bot: str) -> bool:
+        """Whether ``bot`` as it is now is not yet in the applied schedule (with the lock held)."""
+        spec = c.bots.get(bot)
+        return spec is not None and c.planned.get(bot) != spec.hash
 
     def _standings(self, c: _Served) -> list[Standing]:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""
@@ -846,16 +1071,21 @@ class Host:
         """The games counted in the standings (only ``bot``'s, if given), latest first."""
         c = self._get(name)
         with self._lock:
-            every = c.recent[::-1]
-        return every if bot is None else [s for s in every if bot in s.bots]
+            if bot is not None:
+                return self._placed(c, [s for s in reversed(c.recent) if bot in s.bots])
+            if c.stale:  # placed again once, all of them
+                c.recent = self._placed(c, c.recent)
+                c.counted.update((s.id, s) for s in c.recent)
+                c.stale = False
+            return c.recent[::-1]
 
     def game(self, name: str, game_id: str) -> GameSummary:
         """One game of the challenge's journal (counted or not); KeyError if unknown."""
         c = self._get(name)
         with self._lock:
             s = c.counted.get(game_id)
-        if s is not None:
-            return s
+            if s is not None:
+                return self._placed(c, [s])[0]
         row = self._read(c, f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id=?", game_id)
         if row is None:
             raise KeyError(f"no game {game_id!r} in {name}")
@@ -964,7 +1194,9 @@ class Host:
             with self._lock:
                 if c.active.get(row.bot) == row.id:
                     played, total = self._progress(c, row.bot)
-                    status = "playing" if played < total else "done"
+                    # Until its games are scheduled (milliseconds) it is playing none of them yet: never
+                    # "done" with its previous brain's counts (statuses only go forward: no "queued" again).
+                    status = "playing" if self._pending(c, row.bot) or played < total else "done"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,

@@ -63,6 +63,59 @@ class Board:
                 counts[pair.index(winner)] += 1
             self._score_match(pair, counts, +1)
 
+    def add_bot(self, bot: str) -> None:
+        """A bot joins (with no games yet)."""
+        if bot in self._known:
+            return
+        self.bots.append(bot)
+        self._known.add(bot)
+        self.wins[bot] = self.draws[bot] = self.losses[bot] = 0
+        self.points[bot] = 0.0
+        self.matches[bot] = [0, 0, 0]
+
+    def remove_bot(self, bot: str) -> None:
+        """A bot leaves; its games must have been removed first (:meth:`remove`)."""
+        if bot not in self._known:
+            return
+        self.bots.remove(bot)
+        self._known.discard(bot)
+        for table in (self.wins, self.draws, self.losses, self.points, self.matches):
+            del table[bot]
+
+    def remove(self, players: tuple[str, ...], winner: str | None) -> None:
+        """Take back one game given to :meth:`add` (a bot's games, when the bot changes or leaves)."""
+        if not self._known.issuperset(players):
+            return
+        s = self.scoring
+        for p in players:
+            if winner is None:
+                self.draws[p] -= 1
+            elif p == winner:
+                self.wins[p] -= 1
+            else:
+                self.losses[p] -= 1
+            if s.unit == "game":
+                self.points[p] -= s.draw if winner is None else s.win if p == winner else s.loss
+        if len(players) == 2:
+            a, b = players
+            for me, other in ((a, b), (b, a)):
+                w, d, lost = self.cells[(me, other)]
+                cell = (w, d - 1, lost) if winner is None else (w - 1, d, lost) if winner == me else (w, d, lost - 1)
+                if cell == (0, 0, 0):
+                    del self.cells[(me, other)]
+                else:
+                    self.cells[(me, other)] = cell
+        if s.unit == "match":
+            pair = tuple(sorted(players))
+            counts = self._pairs[pair]
+            self._score_match(pair, counts, -1)
+            if winner is not None:
+                counts[pair.index(winner)] -= 1
+            if (pair[0], pair[-1]) in self.cells:  # games of the pair are left: their match counts
+                self._score_match(pair, counts, +1)
+            else:
+                del self._pairs[pair]
+
     def _score_match(self, pair: tuple[str, ...], counts: list[int], sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) the match of ``pair`` as ``counts`` stand."""
         s = self.scoring

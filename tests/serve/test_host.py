@@ -501,3 +501,170 @@ def test_default_languages_take_a_python_brain(tmp_path, hosts):
     folder = tmp_path / "state" / "submissions" / "py" / "p1"
     [brain_folder] = folder.iterdir()
     assert sorted(p.name for p in brain_folder.iterdir() if not p.name.startswith(".")) == ["bot.toml", "brain.py"]
+
+
+# -- a change of bots schedules only what changed -------------------------------------------------
+# The host keeps its schedule pair by pair and, for a new, replaced or removed brain, works out
+# only that brain's pairs (Host._plan).  These tests drive the dispatcher's own steps in the test's
+# thread (no slots, no games played: stored rows stand for finished games) and compare the host's
+# schedule, counted games and standings with a full one: kothkit.playing.schedule.Schedule, and a
+# second host that opens the same state afresh.
+
+PY_CHALLENGE = ('game = "connect4_hidden"\nrounds = 2\nseed = 3\n[serve]\nkind = "submissions"\n'
+                'min_interval = 0\nper_day = 100000\n')
+
+
+def _py_brain(i: int) -> bytes:
+    return f"print({i})\n".encode()
+
+
+def _row(t, finished: float) -> tuple:
+    """A journal row for task ``t`` (as the workers store them), its result made from its seed."""
+    import json
+
+    a, b = t.players
+    winner = (a.name, b.name, None)[t.seed % 3]
+    return (t.id, t.game, t.index, json.dumps([a.name, b.name]), json.dumps([a.hash, b.hash]), t.seed, winner,
+            "four in a row" if winner else "board full", None, None, "[]", "{}", 0.01, finished)
+
+
+def _full_schedule(c):
+    from kothkit.playing.schedule import Schedule
+
+    return Schedule(game=c.info.name, bots=tuple(sorted(c.bots.values(), key=lambda b: b.name)), seed=c.seed,
+                    rounds=c.rounds, limits=c.limits, rules=c.rules, code=c.code)
+
+
+def _assert_as_full(host: Host, ch: Path, state: Path) -> None:
+    """``host``'s schedule of ``course`` is what a full schedule of its bots gives."""
+    c = host._get("course")
+    tasks = list(_full_schedule(c))
+    assert {gid: host._place(c, gid) for gid in c.index} == {t.id: t.index for t in tasks}
+    in_journal = set(stored_ids(c.journal_path))
+    assert set(c.counted) == {t.id for t in tasks if t.id in in_journal}
+    assert set(c.unplayed) == {t.id for t in tasks if t.id not in in_journal}
+    queued = sorted([*c.queue.fresh, *c.queue.rest], key=lambda t: t.index)
+    assert queued == [t for t in tasks if t.id not in in_journal]  # (ids, seats, seeds, indices)
+    assert all(c.fresh & {b.name for b in t.players} for t in c.queue.fresh)
+    fresh = Host([ch], state)  # the same state opened afresh: a full schedule, its games looked up
+    f = fresh._get("course")
+    try:
+        fresh._open(f)
+        assert [*f.queue.fresh, *f.queue.rest] == [t for t in tasks if t.id not in in_journal]
+        assert host.standings("course") == fresh.standings("course")
+        assert host.crosstable("course") == fresh.crosstable("course")
+        for bot in list(c.bots)[:3]:
+            assert host.games("course", bot) == fresh.games("course", bot)
+        assert host.games("course") == fresh.games("course")
+        some = next(iter(c.counted))
+        assert host.game("course", some) == fresh.game("course", some)
+        assert [(s.status, s.played, s.total) for s in host.submissions("course")] == \
+            [(s.status, s.played, s.total) for s in fresh.submissions("course")]
+    finally:
+        assert f.journal is not None
+        f.journal.close()
+        fresh._store.close()
+
+
+def _play(host: Host, c, n: int, start: float) -> None:
+    """Store ``n`` games of the queue, as the dispatcher stores finished games."""
+    for i in range(n):
+        t = c.queue.take(0) or c.queue.take(1)
+        assert t is not None
+        host._stored(c, t, [_row(t, start + i)], None)
+
+
+def _built(host: Host, c, sub_id: int, ok: bool = True) -> None:
+    """A build that finished (a Python brain has nothing to build), as the dispatcher handles it."""
+    row = host._store.get(sub_id)
+    host._built(c, ("submission" if ok else "rebuild", sub_id), str(host._store.folder(row)),
+                (ok, "" if ok else "the rebuild failed", 0.0), None)
+
+
+def _status(host: Host, sub_id: int):
+    [s] = [s for s in host.submissions("course") if s.id == sub_id]
+    return s.status, s.played, s.total
+
+
+def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(tmp_path):
+    from kothkit.bots.folders import load_folder
+    from kothkit.plugins import game_code, get_game
+    from kothkit.serve import settings as serve_settings
+    from kothkit.serve.submissions import Store
+    from kothkit.store.journal import Journal
+
+    ch = tmp_path / "course"
+    ch.mkdir()
+    (ch / "kothkit.toml").write_text(PY_CHALLENGE)
+    state = tmp_path / "state"
+    store = Store(state)
+    settings = serve_settings.load(ch)
+    specs, first_of = [], {}
+    for i in range(20):  # more than a BLOCK (16) of bots: pairs go block by block
+        row = store.add("course", settings, f"s{i:02d}", "brain.py", "python3", _py_brain(i), now=1_000_000.0 + i)
+        store.set_status(row.id, "active")
+        specs.append(load_folder(store.folder(row)))
+        first_of[row.bot] = row.id
+    store.close()
+    info = get_game("connect4_hidden")
+    from kothkit.playing.schedule import Schedule
+
+    schedule = Schedule(game=info.name, bots=tuple(specs), seed=3, rounds=2, limits=info.limits,
+                        rules=dict(info.rules), code=game_code(info))
+    # s05's games all stored (its brain is "done"), and every third of the others'.
+    with Journal(state / "journals" / "course.sqlite") as j:
+        j.add_rows([_row(t, 2_000_000.0 + t.index) for t in schedule
+                    if "s05" in (t.players[0].name, t.players[1].name) or t.index % 3 == 0])
+
+    host = Host([ch], state)
+    c = host._get("course")
+    try:
+        host._open(c)
+        _assert_as_full(host, ch, state)
+        assert _status(host, first_of["s05"])[0] == "done"
+        _play(host, c, 25, 3_000_000.0)
+        _assert_as_full(host, ch, state)
+
+        # A new brain whose name comes first: every bot after it moves up a place, some to the next group.
+        new = host.submit("course", "a00", "brain.py", "python3", _py_brain(100))
+        _built(host, c, new.id)
+        assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)  # while its games are being scheduled
+        host._reschedule(c, c.changed, wait=True)
+        c.changed = None
+        assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
+        assert c.fresh == {"a00"} and len(c.queue.fresh) == 2 * 2 * 20
+        _assert_as_full(host, ch, state)
+        _play(host, c, 30, 4_000_000.0)
+        _assert_as_full(host, ch, state)
+
+        # s05 replaced: its old brain was done; the new one is never "done" with the old one's counts.
+        second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
+        _built(host, c, second.id)
+        assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
+        status, played, total = _status(host, first_of["s05"])
+        assert status == "replaced" and played == c.board.games("s05") >= 2 * 2 * 19 and total == 2 * 2 * 20
+        host._reschedule(c, c.changed, wait=True)
+        c.changed = None
+        assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)
+        _assert_as_full(host, ch, state)
+        _play(host, c, 20, 5_000_000.0)
+
+        # s05 back to its first source: the same brain, whose games are all in the journal.
+        third = host.submit("course", "s05", "brain.py", "python3", _py_brain(5))
+        _built(host, c, third.id)
+        assert _status(host, third.id) == ("playing", 0, 2 * 2 * 20)
+        host._reschedule(c, c.changed, wait=True)
+        c.changed = None
+        status, played, total = _status(host, third.id)  # (its games with a00 may not all be played)
+        assert played >= 2 * 2 * 19 and status == ("done" if played == total else "playing")
+        _assert_as_full(host, ch, state)
+
+        # A brain whose rebuild fails leaves: its games drop out, the others keep their places' order.
+        _built(host, c, first_of["s11"], ok=False)
+        host._reschedule(c, c.changed or set(), wait=True)
+        c.changed = None
+        assert "s11" not in c.bots and all("s11" not in s.bots for s in host.games("course"))
+        _assert_as_full(host, ch, state)
+    finally:
+        if c.journal is not None:
+            c.journal.close()
