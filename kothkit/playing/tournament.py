@@ -51,6 +51,11 @@ from kothkit.store.records import GameRecord, GameResult, GameTask
 
 #: Most games per unit of work when every bot is a function bot (games take microseconds).
 FAST_BATCH = 1000
+#: Most games per unit of work with program bots.  Their batches start at one game (a game may
+#: take minutes) and grow towards BATCH_SECONDS like any other: a game of instant bots takes
+#: about 10 ms, and sending each alone cost the judge about a millisecond of its own (a future,
+#: a wake-up, a row stored alone) on a core its workers need.
+PROGRAM_BATCH = 64
 #: Batches grow or shrink towards taking this many seconds (see :func:`dispatch`).
 BATCH_SECONDS = 0.1
 
@@ -208,9 +213,10 @@ def make_pool(jobs: int, cores: Sequence[CoreSlot] | None):
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
              on_done: Callable[[list[GameTask], list], None], rows: bool = False,
              on_notice: Callable[[str], None] | None = None, cores_per_job: int = 1,
-             stop: Callable[[], bool] | None = None, pool=None) -> None:
+             stop: Callable[[], bool] | None = None, pool=None, first: int = 8) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``jobs`` workers, in batches of
-    up to ``batch`` games; ``on_done(tasks, records)`` gets each finished batch, in this process
+    up to ``batch`` games (the first of up to ``first``); ``on_done(tasks, records)`` gets each
+    finished batch, in this process
     (journal rows instead of records with ``rows``).
 
     Batches start small and grow while they take less than :data:`BATCH_SECONDS`, so
@@ -255,7 +261,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     busy: set[str] = set()
     inflight: dict[cf.Future, tuple[list[GameTask], float]] = {}
     window_size = max(64, jobs * batch * 4)
-    size = min(batch, 8)
+    size = max(1, min(batch, first))
     # Without stateful bots a second batch per worker waits queued, so that no worker
     # idles while this process stores the last one's results.  (A measured alternative,
     # this process playing batches too, was slower: it then stores results late.)
@@ -590,7 +596,7 @@ def run_tournament(
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": _where(b, jpath)} for b in bots],
                              rounds=rounds)
-        batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else 1
+        batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH
         if cluster is not None:
             # A batch to another machine costs a millisecond or so: batches of any game grow
             # towards BATCH_SECONDS of play (see dispatch).
@@ -640,7 +646,7 @@ def run_tournament(
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu and cluster is None,
                  stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
-                 cores_per_job=per_job, pool=cluster)
+                 cores_per_job=per_job, pool=cluster, first=8 if batch == FAST_BATCH else 1)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
