@@ -130,3 +130,26 @@ def test_tasks_records_and_rows_cross_a_pickle_unchanged():
     assert back == record and back.result_key() == record.result_key()
     row = pickle.loads(pickle.dumps(row_of(record)))
     assert type(row) is GameRow and row == row_of(record, row.finished_at)
+
+
+def test_moves_are_written_as_json_writes_them_whatever_their_values():
+    # The moves' cache of journal.row_of: what it writes is json.dumps's text, for moves it
+    # keeps and for those it must not (a bool reply equal to 1, -0.0 equal to 0.0, NaN, text).
+    import json
+    import math
+
+    from kothkit.store.records import Move
+
+    nan = math.nan
+    games = [
+        [Move(0, 3, 0.001), Move(1, 4, 0.012), Move(0, 3, 0.001)],
+        [Move(0, 1, 0.001), Move(1, True, 0.001)],
+        [Move(0, 1, 0.0), Move(1, 1, -0.0), Move(0, 1, 0.0)],
+        [Move(0, 2, nan), Move(1, 2, nan), Move(0, 2, math.inf)],
+        [Move(0, "(7,7)", 0.25), Move(1, [1, 2], 0.25), Move(0, 7, 1.0)],
+        [Move(0, 10**30, 2.5e-05), Move(1, -1, 12345.678)],
+        [],
+    ]
+    for _ in range(2):  # the second time from the cache
+        for moves in games:
+            assert journal._moves_json(tuple(moves)) == json.dumps(moves)
