@@ -116,14 +116,8 @@ class Referee:
         self.hosts = hosts if hosts is not None else HostPool()
         # Only games with a process (a program bot or an isolated function host) need a selector.
         # epoll itself rather than the selectors module: this wait runs once a move.
-        trusted = task.functions_in_process
-        # Once a game: a tournament of trusted function bots makes its seats without a generator's frames.
-        all_functions = True
-        for b in task.players:
-            if b.kind != "function":
-                all_functions = False
-                break
-        self.sel = select.epoll() if not (trusted and all_functions) else None
+        self.sel = (select.epoll() if not task.functions_in_process or any(b.kind != "function" for b in task.players)
+                    else None)
         self.fds: dict[int, tuple[Seat, str]] = {}
         if seats or people:
             given = dict(seats or {})
@@ -131,12 +125,11 @@ class Referee:
                 given[i] = PersonSeat(i, task.players[i], reply=reply)
             for s in given.values():
                 s.ref = self
-            self.seats: list[Seat] = [given[i] if i in given else seat_class(b, trusted)(i, b, self)
-                                      for i, b in enumerate(task.players)]
-        elif trusted and all_functions:
-            self.seats = [FunctionSeat(i, b, self) for i, b in enumerate(task.players)]
         else:
-            self.seats = [seat_class(b, trusted)(i, b, self) for i, b in enumerate(task.players)]
+            given = {}
+        trusted = task.functions_in_process
+        self.seats: list[Seat] = [given[i] if i in given else seat_class(b, trusted)(i, b, self)
+                                  for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
         self.prefix = info.aside_prefix
         #: Every seat a function called in this process: no process to start, watch or stop.
@@ -264,8 +257,6 @@ class Referee:
         # FunctionSeat.ask would call it -- the method call and its returned tuple were 5% of the
         # instructions of a whole in-process connect4 game (callgrind).
         calls = [s.call if type(s) is FunctionSeat else None for s in seats]
-        if not budget and not watched and not follows and None not in calls:
-            return self._loop_functions(match, calls, move_allowed_ns, move_late)
         watch = self.overtime_slot() if any(calls) else []
         clock_ns = time.perf_counter_ns
         late: Late
@@ -316,51 +307,6 @@ class Referee:
                 self.emit("board", seat, match.render())
             if follows and s.follows:
                 s.after_play(match)
-
-    def _loop_functions(self, match: Match, calls: list[Any], move_allowed_ns: int, move_late: Late) -> Outcome:
-        """:meth:`_loop` for a game whose every seat is a :class:`FunctionSeat` (``calls``: their
-        bots' calls), with no game budget and nobody watching: a tournament of trusted function bots.
-
-        The same rules as :meth:`_loop`'s, without the tests that cannot pass here: a function
-        seat gets no notices, is always timed, and follows nobody's moves.
-        """
-        seats = self.seats
-        tolerance = self.limits.tolerance
-        nxt, play = match.next, match.play
-        append = self.moves.append
-        new_move = tuple.__new__
-        watch = self.overtime_slot()
-        clock_ns = time.perf_counter_ns
-        while True:
-            step = nxt()
-            if type(step) is not Prompt and isinstance(step, Outcome):
-                return step
-            seat, payload, _notices, clock = step
-            if clock == "move":
-                allowed_ns, late = move_allowed_ns, move_late
-            else:
-                allowed, kind, why = self.time_allowed(seats[seat], step)
-                allowed_ns, late = int((allowed + tolerance) * 1e9), (kind, why)
-            t0 = clock_ns()
-            watch[0] = t0 + allowed_ns
-            try:
-                try:
-                    reply = calls[seat](payload)
-                finally:
-                    watch[0] = 0
-            except FunctionBotError as e:
-                seats[seat].detail = e.detail
-                raise Stop(Fault(seat, e.verdict, e.message)) from None
-            except overtime.Overtime:
-                raise Stop(Fault(seat, *late)) from None
-            ns = clock_ns() - t0
-            if ns > allowed_ns:
-                raise Stop(Fault(seat, *late))
-            # Move(seat, reply, ms to the microsecond) without the named tuple's keyword-handling __new__.
-            append(new_move(Move, (seat, reply, (ns + 500) // 1000 / 1000)))
-            rejected = play(seat, reply)
-            if rejected is not None:
-                raise seats[seat].refusal(rejected)
 
     def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""

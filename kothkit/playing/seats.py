@@ -524,24 +524,13 @@ class FunctionSeat(Seat):
     call: Callable[[Any], Any] | None = None
 
     def start(self) -> None:
-        ref, spec = self.ref, self.spec
-        # Once a game and seat: a bot already loaded is found without function_cache's call.
-        func = _FUNCTIONS.get((spec.name, spec.entry or "", spec.hash))
-        if func is not None:
-            # FunctionBot.new_game inline; deriving a seed costs a hash: only bots that use randomness get one.
-            func.state = None
-            if func.uses_random:
-                func.random.reseed(bot_seed(ref.task.seed, self.index))
-            func.out_cap = ref.limits.stderr_cap
-            self.func = func
-            self.call = func.call
-            return
-        limits = ref.limits
+        limits = self.ref.limits
         # Loading gets what an isolated bot's host gets to start.
         load_time = max(limits.first_time, HOST_START_TIME)
         try:
-            self.func = func = function_cache(spec, load_time)
-            func.new_game(bot_seed(ref.task.seed, self.index) if func.uses_random else 0)
+            self.func = func = function_cache(self.spec, load_time)
+            # Deriving a seed costs a hash: only bots that use randomness get one.
+            func.new_game(bot_seed(self.ref.task.seed, self.index) if func.uses_random else 0)
             func.out_cap = limits.stderr_cap
         except FunctionBotError as e:
             self.start_error = e.message if hasattr(e, "message") else str(e)
@@ -554,15 +543,14 @@ class FunctionSeat(Seat):
             self.start_error = f"cannot load {self.spec.entry}: {type(e).__name__}: {e}"
             return
         self.call = func.call
+        self.watch = self.ref.overtime_slot()
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
         # disarmed by two stores.  Referee._loop makes this same call inline for a FunctionSeat
         # (its hot path); this is for subclasses (kothkit check's) and other callers.
         watch, call = self.watch, self.call
-        if watch is None:  # looked up at the first call, not at every game's start
-            watch = self.watch = self.ref.overtime_slot()
-        assert call is not None  # started
+        assert watch is not None and call is not None  # started
         clock_ns = _clock_ns
         t0 = clock_ns()
         watch[0] = t0 + allowed_ns
