@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -29,6 +31,21 @@ def _accounts(state: Path):
         return Accounts(state)
     except Exception as e:  # an unreadable folder or database
         fail(f"{state}: cannot open the host's state: {e}")
+
+
+@contextmanager
+def _users(state: Path) -> Iterator[Any]:
+    """The accounts of ``state`` for one ``kothkit users`` command: an AccountError is printed
+    (exit 1), and the database is closed whatever happens."""
+    from kothkit.serve.accounts import AccountError
+
+    accounts = _accounts(state)
+    try:
+        yield accounts
+    except AccountError as e:
+        fail(str(e))
+    finally:
+        accounts.close()
 
 
 def _interrupt(signum, frame):
@@ -126,15 +143,8 @@ def users_add(
 
     Without a password column the first password is the login (the student number); every user
     must choose a new password and a nickname at first sign-in."""
-    from kothkit.serve.accounts import AccountError
-
-    accounts = _accounts(state)
-    try:
+    with _users(state) as accounts:
         added, skipped = accounts.add_csv(csv_file)
-    except AccountError as e:
-        fail(str(e))
-    finally:
-        accounts.close()
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
     out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state}", markup=False)
@@ -147,15 +157,8 @@ def users_reset(
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
-    from kothkit.serve.accounts import AccountError
-
-    accounts = _accounts(state)
-    try:
+    with _users(state) as accounts:
         accounts.reset_password(login, password)
-    except AccountError as e:
-        fail(str(e))
-    finally:
-        accounts.close()
     out.print(f"{login}: password reset; a new one is asked at the next sign-in", markup=False)
 
 
@@ -166,15 +169,8 @@ def users_admin(
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Make a user an admin (sees every log and build output), or no longer one with --revoke."""
-    from kothkit.serve.accounts import AccountError
-
-    accounts = _accounts(state)
-    try:
+    with _users(state) as accounts:
         accounts.set_admin(login, not revoke)
-    except AccountError as e:
-        fail(str(e))
-    finally:
-        accounts.close()
     out.print(f"{login}: {'no longer ' if revoke else ''}an admin", markup=False)
 
 
@@ -183,10 +179,7 @@ def users_list(state: StateOption = DEFAULT_STATE) -> None:
     """The users: login, nickname, admin, and whether the first password is still to be changed."""
     from kothkit.serve.accounts import MAX_NICKNAME
 
-    accounts = _accounts(state)
-    try:
+    with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
                       f"{'first password' if u.must_change else ''}".rstrip(), markup=False)
-    finally:
-        accounts.close()
