@@ -321,7 +321,7 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                 if isinstance(fut.exception(), BrokenProcessPool):
                     lost.append(picked)
                     continue
-                records = fut.result()
+                records, played = _outcome(fut)
                 if fut in replaying:
                     # A bot that lost by a fault where a worker died is played isolated from
                     # now on, rather than have it end a worker (and a pool) a batch at a time.
@@ -335,9 +335,10 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
                     for t in picked:
                         busy.difference_update(b.name for b in t.players)
                 on_done(picked, records)
-                # Measured from submission: a batch queued behind another shows about twice its time.
-                # A cluster's batch says how long it played (its round trip costs milliseconds).
-                took = getattr(fut, "played", None) or time.monotonic() - started
+                # How long the batch played, as its worker measured it (a cluster's round trip
+                # costs milliseconds; a batch queued behind another would show about twice its
+                # time): measured from submission only where nobody measured it.
+                took = played or time.monotonic() - started
                 if took < target / 2 and len(picked) == size:
                     size = min(batch, size * 2)
                 elif took > target * 2:
@@ -416,7 +417,7 @@ def _wind_down(pool, inflight: dict, on_done: Callable[[list[GameTask], list], N
         for fut in done:
             picked, _ = inflight.pop(fut)
             if not fut.cancelled() and fut.exception() is None:
-                on_done(picked, fut.result())
+                on_done(picked, _outcome(fut)[0])
         if time.monotonic() >= end:
             break
     for proc in procs:
@@ -426,10 +427,27 @@ def _wind_down(pool, inflight: dict, on_done: Callable[[list[GameTask], list], N
             pass
 
 
+def _played_batch(tasks: Sequence[GameTask], rows: bool) -> tuple[list, float]:
+    """:func:`play_batch` in a local worker, with the seconds it played (see :func:`_outcome`)."""
+    t0 = time.perf_counter()
+    out = play_batch(tasks, rows=rows)
+    return out, time.perf_counter() - t0
+
+
+def _outcome(fut: cf.Future) -> tuple[list, float | None]:
+    """A finished batch's records (or rows) and the seconds it played, where its worker said."""
+    result = fut.result()
+    if isinstance(result, tuple):  # a local worker's (see _played_batch)
+        return result
+    return result, getattr(fut, "played", None)  # a cluster's future says on itself
+
+
 def _submit(pool, tasks: list[GameTask], rows: bool) -> cf.Future:
     """``play_batch(tasks)`` on ``pool``; a pool that broke meanwhile gives a future that says
     so, like those of the batches it was playing (the batch is then lost with them)."""
     try:
+        if isinstance(pool, cf.ProcessPoolExecutor):
+            return pool.submit(_played_batch, tasks, rows)
         return pool.submit(play_batch, tasks, rows=rows)
     except BrokenProcessPool as e:
         lost: cf.Future = cf.Future()
