@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from kothkit.bots.folders import load_folder
+from kothkit.procs import contain
 from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.playing.referee import play_game
@@ -115,6 +116,23 @@ def test_nothing_a_bot_started_outlives_its_game(tmp_path):
     # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
     assert processes_touching(tmp_path / "bots") == []
     assert zombie_children(os.getpid()) == []  # the judge (this process) reaped what it started
+
+
+def test_groups_kept_after_a_bot_exits_with_children_running_are_empty(tmp_path):
+    """Under the C init the judge keeps the groups of a bot that exited by itself without reading
+    them (its PID namespace died with its init): with a child and a setsid grandchild still running
+    as the bot exits, they must be empty all the same."""
+    if not (CAPS.namespaces and CAPS.pids_dir is not None and contain.compiled_helper() is not None):
+        pytest.skip("needs the C init and a pids cgroup")
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0)
+    rec = play_game(task, info=info)
+    assert rec.offender is None and rec.reason == "five in a row"
+    kept = [g for groups in contain._POOL.values() for g in groups]
+    assert kept
+    for g in kept:
+        assert (g / "cgroup.procs").read_text() == ""
 
 
 def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
