@@ -883,7 +883,8 @@ class Jail:
             return list(argv)
         # Under the C init the options are the same for every game of a bot in this process but
         # the prepared root's fd (checked by prepared_root each time): built once, not per game.
-        key = (tuple(argv), folder, tuple(readable), self.writable, self.cpu, self.group, self.pids_group,
+        # (Of the command they depend on its program only (_exposed): not on a game's arguments.)
+        key = (argv[0] if argv else None, folder, tuple(readable), self.writable, self.cpu, self.group, self.pids_group,
                self.freezer_group, tuple(self._rlimits()), self.limits.disk_mb, self.reuse_root, os.getpid(),
                os.environ.get("PATH", ""), os.environ.get("KOTHKIT_JAIL_REUSE"))
         hit = _WRAPS.get(key)
