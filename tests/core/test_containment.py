@@ -254,7 +254,7 @@ def test_a_root_prepared_once_gives_every_game_its_own_tmp(tmp_path):
     a = make_bot(tmp_path / "bots", "leaver", setup=probe)
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
-    from kothkit.procs import contain, jailinit
+    from kothkit.procs import contain
 
     for _ in range(2):
         rec = play_game(task, info=info)
