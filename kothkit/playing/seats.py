@@ -287,7 +287,7 @@ class ProgramSeat(Seat):
         proc.wait_exit(max(0.0, end - time.monotonic()))
         self._drain(proc)
         proc.kill()
-        self.jail.teardown()
+        self.jail.teardown(reaped=proc.exited)
         return self.exit
 
     def _drain(self, proc: LineProcess) -> None:

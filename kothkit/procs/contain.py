@@ -586,6 +586,10 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
 #: making and removing a group costs more than checking it is empty and setting its limit again.
 #: Memory groups are never kept (their OOM counts are the game's).  They go when the process exits.
 _POOL: dict[Path, list[Path]] = {}
+#: The pids.max this process last wrote to each of its pids groups ("max" for a new one), so that a
+#: kept group is written only when the next bot's cap differs (a cgroup file's open costs ~20 us).
+#: Trusted only where no bot can reach the cgroup files (the C init's minimal root has no /sys).
+_PIDS_MAX: dict[Path, str] = {}
 _POOL_OWNER = [0]
 #: Most groups kept per cgroup folder.
 POOL_SIZE = 8
@@ -594,6 +598,7 @@ POOL_SIZE = 8
 def _pool() -> dict[Path, list[Path]]:
     if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
         _POOL.clear()
+        _PIDS_MAX.clear()
         _POOL_OWNER[0] = os.getpid()
         import atexit
         import multiprocessing.util
@@ -608,6 +613,7 @@ def release_cgroups() -> None:
     """Remove the empty groups this process kept (at its exit)."""
     if _POOL_OWNER[0] != os.getpid():
         return
+    _PIDS_MAX.clear()
     for groups in _POOL.values():
         while groups:
             try:
@@ -618,6 +624,17 @@ def release_cgroups() -> None:
 
 # -- the jail --------------------------------------------------------------------------
 _PRCTL: Callable[..., int] | None = None
+#: Jail.wrap's options by what they are made from (see there): (the capabilities, options, prepared root).
+_WRAPS: dict[tuple[Any, ...], tuple[Capabilities, list[str], tuple[list[str], list[str]] | None]] = {}
+
+
+def _write(path: str, text: str) -> None:
+    """Write ``text`` to a cgroup file (os calls: a bot's start and stop write a few)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def _prctl() -> Callable[..., int]:
@@ -738,6 +755,8 @@ class Jail:
     pass_fds: tuple[int, ...] = ()
     #: Groups that may be kept for the next bot once empty (pids and freezer groups, see _POOL).
     _keepable: list[Path] = attrs.field(factory=list)
+    #: The command runs under the C init (see :meth:`kill_all`).
+    c_init: bool = False
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
@@ -747,7 +766,12 @@ class Jail:
     def _take(self, base: Path) -> Path:
         """A pids or freezer group: one kept from an earlier bot of this process (empty, thawed), or a new one."""
         kept = _pool().get(base)
-        g = kept.pop() if kept else self._mkgroup(base)
+        if kept:
+            g = kept.pop()
+        else:
+            g = self._mkgroup(base)
+            if base == self.caps.pids_dir:
+                _PIDS_MAX[g] = "max"  # a new group's
         self._keepable.append(g)
         return g
 
@@ -795,7 +819,11 @@ class Jail:
                 self.pids_group = self._take(caps.pids_dir)
             if lim.processes is not None or self.pids_group in self._keepable:
                 # (a kept group's limit is the last bot's, or 0 if it was killed)
-                (self.pids_group / "pids.max").write_text(str(lim.processes) if lim.processes is not None else "max")
+                value, g = str(lim.processes) if lim.processes is not None else "max", self.pids_group
+                if not (caps.minimal and _PIDS_MAX.get(g) == value):
+                    _PIDS_MAX.pop(g, None)
+                    _write(f"{g}/pids.max", value)
+                    _PIDS_MAX[g] = value
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
         # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
         if self.freezable and caps.freezer_dir is not None and caps.namespaces:
@@ -824,9 +852,9 @@ class Jail:
             return
         try:
             if self.caps.freezer_version == "v2":
-                (g / "cgroup.freeze").write_text("1" if frozen else "0")
+                _write(f"{g}/cgroup.freeze", "1" if frozen else "0")
             else:
-                (g / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+                _write(f"{g}/freezer.state", "FROZEN" if frozen else "THAWED")
             self.frozen = frozen
         except OSError:
             pass
@@ -853,6 +881,33 @@ class Jail:
         ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
         if not self.caps.namespaces:
             return list(argv)
+        # Under the C init the options are the same for every game of a bot in this process but
+        # the prepared root's fd (checked by prepared_root each time): built once, not per game.
+        # (Of the command they depend on its program only (_exposed): not on a game's arguments.)
+        key = (argv[0] if argv else None, folder, tuple(readable), self.writable, self.cpu, self.group, self.pids_group,
+               self.freezer_group, tuple(self._rlimits()), self.limits.disk_mb, self.reuse_root, os.getpid(),
+               os.environ.get("PATH", ""), os.environ.get("KOTHKIT_JAIL_REUSE"))
+        hit = _WRAPS.get(key)
+        if hit is None or hit[0] is not self.caps:
+            hit = (self.caps, *self._options(argv, folder, readable))
+            if self.caps.minimal:  # (the Python init's options look at the folders each time: hidden_parent)
+                if len(_WRAPS) >= 256:
+                    _WRAPS.clear()
+                _WRAPS[key] = hit
+        _, opts, reuse = hit
+        if reuse is not None:
+            fd = prepared_root(*reuse)
+            if fd is not None:
+                opts = [*opts, f"mntns={fd}"]
+                self.pass_fds = (fd,)
+        self.wrapped = True
+        self.c_init = compiled_helper() is not None
+        return helper_command(opts, list(argv))
+
+    def _options(self, argv: list[str], folder: Path, readable: tuple[Path, ...]
+                 ) -> tuple[list[str], tuple[list[str], list[str]] | None]:
+        """The init's options for :meth:`wrap` but the prepared root, and what to prepare it from
+        (:func:`prepared_root`'s arguments), if it is to be."""
         folder = Path(folder).resolve()
         opts = [f"folder={folder}", f"parent={os.getpid()}"]
         if self.cpu is not None:
@@ -868,6 +923,7 @@ class Jail:
             opts.append(f"user={self.caps.user}")
         if self.caps.seccomp:
             opts.append("seccomp=1")
+        reuse = None
         if self.caps.files:
             opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
             if self.caps.minimal:
@@ -875,7 +931,7 @@ class Jail:
                 # folders ``readable`` names: a function bot's shared source folder).
                 keeps = _exposed(argv) + [str(Path(r).resolve()) for r in readable]
                 opts += [f"keep={k}" for k in keeps]
-                self._reuse(folder, keeps, opts)
+                reuse = self._reuse(folder, keeps)
             else:
                 # The Python init's private /tmp must not hide what the bot's command needs from
                 # under /tmp (a venv made there, kothkit itself): bound back read-only.
@@ -883,23 +939,19 @@ class Jail:
                 hide = hidden_parent(folder)
                 if hide is not None:
                     opts.append(f"hide={hide}")
-        self.wrapped = True
-        return helper_command(opts, list(argv))
+        return opts, reuse
 
-    def _reuse(self, folder: Path, keeps: list[str], opts: list[str]) -> None:
-        """Add ``mntns=FD`` to ``opts`` when this bot's root can be prepared once (a root judge: in a
-        user namespace a copied root would need the namespace entered too; nothing under /dev/shm,
-        which the prepared root's read-only /dev holds)."""
+    def _reuse(self, folder: Path, keeps: list[str]) -> tuple[list[str], list[str]] | None:
+        """:func:`prepared_root`'s arguments when this bot's root can be prepared once (a root judge:
+        in a user namespace a copied root would need the namespace entered too; nothing under
+        /dev/shm, which the prepared root's read-only /dev holds); its fd is then passed as ``mntns=FD``."""
         if (not self.reuse_root or self.caps.userns or os.environ.get("KOTHKIT_JAIL_REUSE") == "0"
                 or any(p == "/dev/shm" or p.startswith("/dev/shm/") for p in [str(folder), *keeps])):
-            return
+            return None
         base = [f"folder={folder}", "fs=1", f"folder_rw={int(self.writable)}", *(f"keep={k}" for k in keeps)]
         if self.caps.user is not None:
             base.append(f"user={self.caps.user}")
-        fd = prepared_root(base, [str(folder), *keeps])
-        if fd is not None:
-            opts.append(f"mntns={fd}")
-            self.pass_fds = (fd,)
+        return base, [str(folder), *keeps]
 
     def preexec(self) -> None:
         """Runs in the child between fork and exec (without namespaces): die with the judge,
@@ -948,19 +1000,28 @@ class Jail:
         except (OSError, ValueError):
             return False
 
-    def kill_all(self, timeout: float = 2.0) -> bool:
+    def kill_all(self, timeout: float = 2.0, reaped: bool = False) -> bool:
         """Kill every process left in the bot's cgroups; True once they are empty.
 
         Forks are blocked first (pids.max 0), and a PID is signalled through a
         pidfd only if it is still listed in the group after the pidfd was
-        opened, so a PID reused by another process is never hit."""
+        opened, so a PID reused by another process is never hit.
+
+        ``reaped``: the leader exited by itself (not killed by a signal).  Under the C init that
+        means the groups are empty without reading them: its leader exits by itself only before
+        it forks the init (no bot yet) or after it reaped the init, and once the init of a PID
+        namespace is reaped every process of the namespace is gone (the kernel kills them and
+        waits for them as the init exits); only the bot's processes, all in its namespace, join
+        its groups.  A leader killed by a signal (ours after the grace, the bot's own, which the
+        leader passes on, or anyone's) and a frozen group are checked as before."""
         groups = self._groups()
-        if not groups or not self._listed(groups):
+        if not groups or (reaped and self.c_init and not self.frozen) or not self._listed(groups):
             return True  # the usual end: the bot's PID namespace died with its init
         self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         if self.pids_group is not None:
+            _PIDS_MAX.pop(self.pids_group, None)
             try:
-                (self.pids_group / "pids.max").write_text("0")
+                _write(f"{self.pids_group}/pids.max", "0")
             except OSError:
                 pass
         for g in groups:
@@ -1004,19 +1065,22 @@ class Jail:
         pids: set[int] = set()
         for g in groups:
             try:
-                pids.update(int(p) for p in (g / "cgroup.procs").read_text().split())
+                with open(f"{g}/cgroup.procs", "rb") as f:
+                    pids.update(int(p) for p in f.read().split())
             except (OSError, ValueError):
                 pass
         return pids
 
-    def teardown(self) -> None:
+    def teardown(self, reaped: bool = False) -> None:
+        """Empty the bot's groups and keep or remove them; ``reaped``: see :meth:`kill_all`."""
         groups = self._groups()
         if not groups:
             return
-        empty = self.kill_all()
+        empty = self.kill_all(reaped=reaped)
         for g in groups:
             if empty and self._give(g):
                 continue
+            _PIDS_MAX.pop(g, None)
             for _ in range(200):
                 try:
                     g.rmdir()

@@ -91,7 +91,7 @@ static int freezer_fd = -1;
 static struct { int resource; rlim_t soft, hard; } rlimits[MAX_LIST];
 static int nrlimits;
 
-static void fail(const char *what) {
+__attribute__((noreturn)) static void fail(const char *what) {
     char buf[512];
     int n = snprintf(buf, sizeof buf, "kothkit: cannot set up the bot's jail: %s: %s\n", what, strerror(errno));
     if (write(2, buf, n) < 0) { /* nothing more to do */ }
@@ -559,38 +559,94 @@ static const int refused_calls[] = {
 #endif
 };
 
-/* Install the filter; 1 if it is in force. */
-static int install_seccomp(void) {
 #ifdef SECCOMP_ARCH
-    enum { N = sizeof refused_calls / sizeof refused_calls[0] };
-    struct sock_filter f[N + 16];
+/* The filter looks the call's number up in a balanced tree (JGE on the sorted numbers, a few JEQ at
+   the leaves) rather than down a chain of one JEQ per refused call: the kernel runs the filter for
+   every call number once as it installs it (to cache the calls it always allows), once per bot. */
+enum { ACT_EPERM, ACT_ENOSYS, ACT_CLONE, ACT_ALLOW };
+struct special { uint32_t nr; int action; };
+#define LEAF 4
+
+static int by_nr(const void *a, const void *b) {
+    uint32_t x = ((const struct special *)a)->nr, y = ((const struct special *)b)->nr;
+    return x < y ? -1 : x > y;
+}
+
+static int tree_size(int n) { return n <= LEAF ? n + 1 : 1 + tree_size(n / 2) + tree_size(n - n / 2); }
+
+/* Instructions from f[*k] on: the numbers s[0..n) (sorted) jump to their action's block (its
+   index in target), any other number to ACT_ALLOW's.  0 if a jump would not fit in 8 bits. */
+static int emit_tree(struct sock_filter *f, int *k, const struct special *s, int n, const int *target) {
+    if (n <= LEAF) {
+        for (int i = 0; i < n; i++) {
+            int off = target[s[i].action] - *k - 1;
+            if (off < 0 || off > 255) return 0;
+            f[*k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, s[i].nr, (unsigned char)off, 0);
+            (*k)++;
+        }
+        f[*k] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, (uint32_t)(target[ACT_ALLOW] - *k - 1));
+        (*k)++;
+        return 1;
+    }
+    int half = n / 2, skip = tree_size(half);
+    if (skip > 255) return 0;
+    f[*k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, s[half].nr, (unsigned char)skip, 0);
+    (*k)++;
+    return emit_tree(f, k, s, half, target) && emit_tree(f, k, s + half, n - half, target);
+}
+#endif
+
+enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 20 };
+
+/* The filter's instructions in f[FILTER_MAX]; their number, or 0 where there is none. */
+static int build_seccomp(struct sock_filter *f) {
+#ifdef SECCOMP_ARCH
+    enum { N = N_REFUSED };
+    struct special s[N + 2];
+    for (int i = 0; i < N; i++) s[i] = (struct special){(uint32_t)refused_calls[i], ACT_EPERM};
+    /* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone, whose flags are checked */
+    s[N] = (struct special){435 /* clone3 */, ACT_ENOSYS};
+    s[N + 1] = (struct special){__NR_clone, ACT_CLONE};
+    qsort(s, N + 2, sizeof s[0], by_nr);
     int k = 0;
     f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM); /* another ABI */
     f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    /* the blocks the tree jumps to, after it: clone's check, allow, EPERM, ENOSYS */
+    int x32 = k++, tree = k, end = tree + tree_size(N + 2), target[4];
+    if (end + 5 > FILTER_MAX) return 0;
+    target[ACT_CLONE] = end;
+    target[ACT_ALLOW] = end + 2;
+    target[ACT_EPERM] = end + 3;
+    target[ACT_ENOSYS] = end + 4;
 #if defined(__x86_64__)
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, N + 6, 0); /* x32 */
+    f[x32] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, /* x32 */
+                                          (unsigned char)(target[ACT_EPERM] - x32 - 1), 0);
 #else
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0);
+    f[x32] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0);
 #endif
-    for (int i = 0; i < N; i++)
-        f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, refused_calls[i], N - i + 5, 0);
-    /* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone, checked below */
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 435 /* clone3 */, 0, 1);
-    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2);
+    if (target[ACT_EPERM] - x32 - 1 > 255 || !emit_tree(f, &k, s, N + 2, target) || k != end) return 0;
     f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
     f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
                                           CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | 0x40000000 /* NEWNET */ |
                                           0x02000000 | 0x04000000 | 0x08000000 /* CGROUP, UTS, IPC */, 1, 0);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-    struct sock_fprog prog = {(unsigned short)k, f};
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0;
+    f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+    return k;
 #else
+    (void)f;
     return 0;
 #endif
+}
+
+/* Install the filter; 1 if it is in force. */
+static int install_seccomp(void) {
+    struct sock_filter f[FILTER_MAX];
+    int k = build_seccomp(f);
+    struct sock_fprog prog = {(unsigned short)k, f};
+    return k > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0;
 }
 
 struct cap_header { uint32_t version; int pid; };
@@ -599,11 +655,12 @@ struct cap_data { uint32_t effective, permitted, inheritable; };
 static void drop_privileges(void) {
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    int last = 40;
-    FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-    if (f) {
-        if (fscanf(f, "%d", &last) != 1) last = 40;
-        fclose(f);
+    int last = 40;  /* (read without stdio: this runs in the init's vfork child) */
+    char text[16] = {0};
+    int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, text, sizeof text - 1) > 0 && text[0] >= '0' && text[0] <= '9') last = atoi(text);
+        close(fd);
     }
     for (int cap = 0; cap <= last; cap++) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
     if (user >= 0 && !userns) {
@@ -674,7 +731,7 @@ static void probe_report(void) {
     _exit(0);
 }
 
-static void start_bot(char **cmd, int *cgroup_fds) {
+__attribute__((noreturn)) static void start_bot(char **cmd, int *cgroup_fds) {
     setsid(); /* a bot signalling its process group reaches only its own processes */
     for (int i = 0; i < ncgroups; i++)
         if (write(cgroup_fds[i], "0", 1) < 0) fail(cgroups[i]);
@@ -737,7 +794,10 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
     if (mntns_fd >= 0) prepared_proc();
     else if (fs) enter_root();
     else mount_proc();
-    pid_t bot = fork();
+    /* vfork: the init waits anyway while the bot sets itself up and execs (start_bot never returns,
+       and changes nothing of the init's but the environment, which the init does not use); a
+       fork would copy the init's pages for nothing. */
+    pid_t bot = vfork();
     if (bot < 0) fail("fork");
     if (bot == 0) start_bot(cmd, cgroup_fds);
     for (int i = 0; i < ncgroups; i++) close(cgroup_fds[i]);
@@ -759,6 +819,13 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
 }
 
 int main(int argc, char **argv) {
+#ifdef KOTHKIT_DUMP_SECCOMP
+    if (argc == 2 && strcmp(argv[1], "dump-seccomp") == 0) {  /* the tests' build: the filter, raw */
+        struct sock_filter f[FILTER_MAX];
+        int k = build_seccomp(f);
+        return fwrite(f, sizeof f[0], (size_t)k, stdout) == (size_t)k ? 0 : 1;
+    }
+#endif
     int first = parse(argc, argv);
     char **cmd = argv + first;
     if (!folder || (first >= argc && !probe && !prepare)) {

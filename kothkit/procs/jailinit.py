@@ -206,7 +206,10 @@ def drop_privileges():
 
 
 def seccomp_program(machine):
-    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine."""
+    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine.
+
+    The same answer to every call; jailinit.c looks the call's number up in a tree, cheaper for the
+    kernel to install, this a chain of comparisons (tests/core/test_containment.py compares them)."""
     if machine not in SYSCALLS:
         return None
     arch, clone, calls = SYSCALLS[machine]

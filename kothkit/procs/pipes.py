@@ -61,6 +61,8 @@ class LineProcess:
     err_eof: bool = False
     broken: bool = False  # stdin closed by the bot (EPIPE)
     returncode: int | None = None
+    #: The leader was reaped having exited by itself, not killed by a signal (see Jail.kill_all).
+    exited: bool = False
     #: called with each complete stderr line (for bots whose stderr is shown live)
     on_stderr: Callable[[str], None] | None = None
     #: stdout lines that start with these bytes are diagnostics (asides): never longer than
@@ -288,6 +290,7 @@ class LineProcess:
         try:
             _, status = os.waitpid(self.proc.pid, 0)
             self.returncode = os.waitstatus_to_exitcode(status)
+            self.exited = os.WIFEXITED(status)
         except ChildProcessError:
             pass
         self.proc.returncode = self.returncode if self.returncode is not None else -9

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from kothkit.bots.folders import load_folder
+from kothkit.procs import contain, jailinit
 from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.playing.referee import play_game
@@ -115,6 +119,23 @@ def test_nothing_a_bot_started_outlives_its_game(tmp_path):
     # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
     assert processes_touching(tmp_path / "bots") == []
     assert zombie_children(os.getpid()) == []  # the judge (this process) reaped what it started
+
+
+def test_groups_kept_after_a_bot_exits_with_children_running_are_empty(tmp_path):
+    """Under the C init the judge keeps the groups of a bot that exited by itself without reading
+    them (its PID namespace died with its init): with a child and a setsid grandchild still running
+    as the bot exits, they must be empty all the same."""
+    if not (CAPS.namespaces and CAPS.pids_dir is not None and contain.compiled_helper() is not None):
+        pytest.skip("needs the C init and a pids cgroup")
+    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
+    b = make_bot(tmp_path / "bots", "plain")
+    info, task = first_game([a, b], move_time=5.0)
+    rec = play_game(task, info=info)
+    assert rec.offender is None and rec.reason == "five in a row"
+    kept = [g for groups in contain._POOL.values() for g in groups]
+    assert kept
+    for g in kept:
+        assert (g / "cgroup.procs").read_text() == ""
 
 
 def test_bot_ignoring_the_end_is_killed_after_the_grace(tmp_path):
@@ -412,3 +433,55 @@ def test_escape_by_handle_is_refused_under_each_init(cli, tmp_path, helper):
         assert "ESCAPED" not in log and "open_by_handle_at: EPERM" in log
         if "seccomp filter" in line and "no seccomp filter" not in line:
             assert "name_to_handle_at: EPERM" in log and "unshare: EPERM" in log and "mount: EPERM" in log
+
+
+def _run_bpf(prog: list[tuple[int, int, int, int]], data: dict[int, int]) -> tuple[int, int]:
+    """A seccomp filter's answer to ``data`` (offset -> 32-bit word), and the instructions it ran."""
+    a = pc = steps = 0
+    while True:
+        code, jt, jf, k = prog[pc]
+        steps += 1
+        if code == 0x20:  # ld [k]
+            a = data[k]
+        elif code == 0x06:  # ret k
+            return k, steps
+        elif code == 0x05:  # ja k
+            pc += k
+        elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset k
+            pc += jt if (a == k if code == 0x15 else a >= k if code == 0x35 else a & k) else jf
+        else:
+            raise AssertionError(f"unexpected instruction {code:#x}")
+        pc += 1
+
+
+@pytest.mark.skipif(platform.machine() not in jailinit.SYSCALLS, reason="no syscall table for this machine")
+def test_the_c_inits_seccomp_filter_answers_as_the_python_inits(tmp_path):
+    """The C init looks a call up in a tree (cheap to install: the kernel runs the filter once per
+    call number as it installs it); the Python init down a chain.  Both answer the same for every
+    call number, on the native ABI, x32 and another ABI, and for clone with and without new namespaces."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler here")
+    exe = tmp_path / "jailinit"
+    subprocess.run([cc, "-O2", "-DKOTHKIT_DUMP_SECCOMP", "-o", str(exe), str(contain.HELPER_C)], check=True,
+                   capture_output=True)
+    raw = subprocess.run([str(exe), "dump-seccomp"], check=True, capture_output=True).stdout
+    tree = [struct.unpack("HBBI", raw[i:i + 8]) for i in range(0, len(raw), 8)]
+    chain = jailinit.seccomp_program(platform.machine())
+    assert tree and chain
+    arch, clone, refused = jailinit.SYSCALLS[platform.machine()]
+    allow, eperm = 0x7FFF0000, 0x00050000 | 1
+    numbers = [*range(1100), *range(0x40000000, 0x40000000 + 1100, 7), 0x7FFFFFFF, 0xFFFFFFFF]
+    longest = 0
+    for abi in (arch, 0x40000003):  # the machine's, i386's
+        for nr in numbers:
+            for flags in ((0, 0x11, 0x10000000, 0x20000000, 0x00020000) if nr in (clone, jailinit.CLONE3) else (0,)):
+                data = {4: abi, 0: nr, 16: flags}
+                answer, steps = _run_bpf(tree, data)
+                assert answer == _run_bpf(chain, data)[0], (hex(abi), nr, hex(flags))
+                longest = max(longest, steps)
+    native = {0: 0, 4: arch, 16: 0}
+    assert _run_bpf(tree, {**native, 0: refused[0]})[0] == eperm
+    assert _run_bpf(tree, {**native, 0: clone, 16: 0x10000000})[0] == eperm  # clone(CLONE_NEWUSER)
+    assert _run_bpf(tree, {**native, 0: clone, 16: 0x11})[0] == allow  # fork
+    assert longest < 20  # a chain runs one comparison per refused call (about 40)
