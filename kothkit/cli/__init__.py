@@ -1,5 +1,10 @@
 """The ``kothkit`` command line: one module per command (or group of commands), the typer app and the
-helpers they share in :mod:`kothkit.cli.common`."""
+helpers they share in :mod:`kothkit.cli.common`.
+
+The command modules have no ``from __future__ import annotations`` (but ``play``, whose signature is
+short): typer reads every command's signature twice when the command line is parsed, and string
+annotations are compiled and evaluated each time (13 ms of ``kothkit run``'s start-up, against 1 ms
+for evaluating them once at import)."""
 
 from __future__ import annotations
 

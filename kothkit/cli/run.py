@@ -1,6 +1,4 @@
 """`kothkit games`, `kothkit run` (a round-robin tournament) and `kothkit debug` (one game shown whole)."""
-from __future__ import annotations
-
 import os
 import time
 from pathlib import Path
