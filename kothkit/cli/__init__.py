@@ -9,8 +9,10 @@ for evaluating them once at import)."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-from kothkit.cli.common import app
+if TYPE_CHECKING:
+    from kothkit.cli.common import app
 
 __all__ = ["COMMANDS", "WHERE", "app", "main"]
 
@@ -35,9 +37,27 @@ def _wanted(args: list[str]) -> tuple[str, ...]:
     return (WHERE[first],) if first in WHERE else COMMANDS
 
 
+def __getattr__(name: str) -> Any:
+    # ``app`` is imported when asked for: ``kothkit --version`` needs no typer (see main).
+    if name == "app":
+        from kothkit.cli.common import app
+
+        return app
+    raise AttributeError(f"module 'kothkit.cli' has no attribute {name!r}")
+
+
 def main() -> None:
     import importlib
 
-    for name in _wanted(sys.argv[1:]):
+    args = sys.argv[1:]
+    if args == ["--version"]:
+        # What typer would print, without importing typer, rich and the core (a fifth of the time).
+        from kothkit import __version__
+
+        sys.stdout.write(f"kothkit {__version__}\n")
+        return
+    for name in _wanted(args):
         importlib.import_module(f"kothkit.cli.{name}")
+    from kothkit.cli.common import app
+
     app()
