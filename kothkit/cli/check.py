@@ -1,7 +1,5 @@
 """``kothkit check GAME BOT``: run one bot through the game's scenarios and say, in plain words, what it got wrong."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Optional
 

@@ -1,6 +1,4 @@
 """`kothkit export`: games of a journal written as files."""
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Optional
 

@@ -1,6 +1,4 @@
 """`kothkit match` and `kothkit gauntlet`: head-to-head statistics printed as the games come in."""
-from __future__ import annotations
-
 import json
 import math
 import os

@@ -1,6 +1,4 @@
 """`kothkit report`: a static site (or Markdown) from a journal."""
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

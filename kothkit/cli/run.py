@@ -1,6 +1,5 @@
 """`kothkit games`, `kothkit run` (a round-robin tournament) and `kothkit debug` (one game shown whole)."""
-from __future__ import annotations
-
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -145,22 +144,24 @@ def run(
     if any(b.kind != "function" for b in specs):
         out.print(f"cpu: {fair_cpu(info.pondering, jobs, limits.pin_cpu)[1]}", markup=False)
 
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
     from kothkit.playing.progress import Faults, Pace
 
     live = out.is_terminal and not quiet
     plain = not out.is_terminal and not quiet  # a log or a pipe: a plain line now and then
     total = len(specs) * (len(specs) - 1) * rounds
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.fields[pace]}"), console=out, auto_refresh=False, disable=not live)
-    task = progress.add_task("games", total=total, pace="")
+    if live:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       TextColumn("{task.fields[pace]}"), console=out, auto_refresh=False)
+        task = bar.add_task("games", total=total, pace="")
+    # else no bar, and rich's progress modules are not imported (6 ms of a quiet run's start-up)
     pace, faults = Pace(total), Faults()
     shown = [0.0, time.monotonic()]  # when the bar was last drawn, and the last plain line printed
 
@@ -170,21 +171,22 @@ def run(
         # Games can finish by the ten thousand a second: redraw the bar ten times a second at most.
         now = time.monotonic()
         if live and now - shown[0] >= 0.1:
-            progress.update(task, completed=pace.done, pace=pace.summary())
-            progress.refresh()
+            bar.update(task, completed=pace.done, pace=pace.summary())
+            bar.refresh()
             shown[0] = now
         elif plain and now - shown[1] >= progress_every:
             out.print(pace.line(), markup=False)
             shown[1] = now
 
     try:
-        with progress:
+        with bar if live else contextlib.nullcontext():
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
                                     rules=ch.rules if ch else None, rounds=rounds, functions_in_process=trusted, on_record=on_record,
-                                    on_notice=lambda text: progress.console.print(f"  {text}", markup=False),
+                                    on_notice=lambda text: out.print(f"  {text}", markup=False),
                                     cluster=pool)
-            progress.update(task, completed=pace.done, pace=pace.summary())
-            progress.refresh()
+            if live:
+                bar.update(task, completed=pace.done, pace=pace.summary())
+                bar.refresh()
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)

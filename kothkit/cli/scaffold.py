@@ -9,8 +9,6 @@ listed by ``kothkit games``, plays with ``kothkit run NAME`` and passes its own
 tests (which use the conformance kit) before anyone edits it.
 """
 
-from __future__ import annotations
-
 import keyword
 import re
 from collections.abc import Iterator

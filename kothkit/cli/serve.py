@@ -1,8 +1,6 @@
 """``kothkit serve`` (host challenges on the web) and ``kothkit users`` (the accounts of its submissions
 challenges: add a roster from a CSV, reset a password, make an admin, list)."""
 
-from __future__ import annotations
-
 import os
 import signal
 import socket

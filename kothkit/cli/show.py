@@ -1,8 +1,6 @@
 """``kothkit show``: a journal's games as a table, or one game in full (transcript, boards, times,
 verdict, logs), or one bot's log of one game (``--log``) as a course's students download it."""
 
-from __future__ import annotations
-
 from typing import Annotated, NoReturn, Optional
 
 import typer

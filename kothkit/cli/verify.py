@@ -1,6 +1,4 @@
 """`kothkit verify` and `kothkit prune`: a tournament's journal re-played and checked, superseded games removed."""
-from __future__ import annotations
-
 import json
 import os
 import sqlite3
