@@ -108,11 +108,11 @@ def _entry_points(group: str) -> list[tuple[str, str, Path]] | None:
     return found
 
 
-def _load(name: str, value: str, folder: Path) -> object:
+def _load(value: str) -> object:
     """What an entry point's value names: its module, or an attribute in it (EntryPoint.load)."""
     match = _VALUE.match(value)
     if match is None:
-        raise PluginError(f"{folder / 'entry_points.txt'}: the entry point {name} = {value!r} names no module")
+        raise PluginError(f"entry point {value!r} does not name a module")
     module = importlib.import_module(match.group("module"))
     return reduce(getattr, filter(None, (match.group("attr") or "").split(".")), module)
 
@@ -127,14 +127,14 @@ def _load_entry_points(pm: PluginManager, group: str) -> None:
     for name, value, folder in found:
         if pm.has_plugin(name) or pm.is_blocked(name):
             continue
-        plugin = _load(name, value, folder)
+        plugin = _load(value)
         pm.register(plugin, name=name)
         pm.dist_folders[id(plugin)] = folder
 
 
 @cache
 def _dist_name(folder: Path) -> str:
-    """The "<name> <version>" of a distribution, from its METADATA (or PKG-INFO): what pluggy's
+    """"<name> <version>" from a distribution's METADATA (or PKG-INFO): what pluggy's
     ``DistFacade`` gives as ``project_name`` and ``version``, read without the email package
     (the first header of each name, its value as email's compat32 policy reads it)."""
     text = ""

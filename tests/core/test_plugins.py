@@ -75,14 +75,6 @@ def test_a_broken_entry_point_fails_as_before(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
     assert p.returncode == 1 and "ModuleNotFoundError: No module named 'no_such_module_here'" in p.stderr
-    # A value that names no module: an error naming the file (importlib.metadata's loader raised
-    # AttributeError: 'NoneType' object has no attribute 'group').
-    points = site / "broken-1.0.dist-info" / "entry_points.txt"
-    points.write_text("[kothkit]\nbroken = not a module!\n")
-    p = subprocess.run([sys.executable, "-m", "kothkit", "games"], capture_output=True, text=True, timeout=120,
-                       env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
-    assert p.returncode == 1, p.stderr
-    assert f"error: {points}: the entry point broken = 'not a module!' names no module" in p.stderr
     (site / "broken-1.0.dist-info" / "entry_points.txt").write_text("[kothkit]\nmnk = kothkit_mnk.plugin\n")
     env = {"PYTHONPATH": f"{site}:{ROOT / 'tests' / 'thirdparty' / 'mnk' / 'src'}", "PATH": "/usr/bin:/bin"}
     p = subprocess.run([sys.executable, "-m", "kothkit", "games"], capture_output=True, text=True, timeout=120,
