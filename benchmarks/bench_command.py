@@ -17,7 +17,8 @@ Everything is timed in this one run, as wall time of a subprocess, start-up incl
    ``--json`` in each repetition, its cost the difference of the medians;
 3. gomoku_swap2 between four instant-reply C bots (benchmarks/bots/instant): ``kothkit run``
    at ``--jobs 1`` and ``--jobs 2`` (their ratio), and from bench_referee.py the judge's
-   overhead per move and the start and stop of both bots per game.
+   overhead per move, the start and stop of both bots per game, and its floors: the same two
+   bots started and stopped by a bare loop without the judge, with no jail and under the jail.
 
 It prints best and median of each, and the ratios against the targets of issue 20.
 
@@ -183,6 +184,11 @@ def bench_swap2(rounds: int, repeat: int, games: int, tmp: Path) -> None:
     # first asked) in start and stop; the replies themselves, for the record:
     first = sorted(f["first"] for f in figs)
     print(f"   -- the bots' first replies (waiting for their start) {first[0]:6.2f}-{first[-1]:6.2f} ms a game")
+    # The floors, measured between the same games: what starting and stopping the same two bots
+    # costs with no judge around them, without a jail and under the jail helper alone.
+    for key, label in (("floor", "no judge, no jail (bare Popen)"), ("floor_jail", "no judge, the jail helper alone")):
+        xs = sorted(f[key] for f in figs)
+        print(f"   -- floor: {label:33} {xs[0]:6.2f}-{xs[-1]:6.2f} ms a game")
 
 
 def main() -> None:
