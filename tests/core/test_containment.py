@@ -108,14 +108,19 @@ def first_game(folders: list[Path], **limits):
     return info, next(iter(sched))
 
 
-def test_nothing_a_bot_started_outlives_its_game(tmp_path):
-    if not CAPS.namespaces and CAPS.pids_dir is None:
-        pytest.skip("neither PID namespaces nor a pids cgroup here: children that leave the group survive")
+def play_spawner_game(tmp_path: Path) -> None:
+    """A game of a bot that leaves a child and a setsid grandchild running against a plain bot."""
     a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
     rec = play_game(task, info=info)
     assert rec.offender is None and rec.reason == "five in a row"
+
+
+def test_nothing_a_bot_started_outlives_its_game(tmp_path):
+    if not CAPS.namespaces and CAPS.pids_dir is None:
+        pytest.skip("neither PID namespaces nor a pids cgroup here: children that leave the group survive")
+    play_spawner_game(tmp_path)
     # play_game returns only once the setsid grandchild and the child are dead: no waiting here.
     assert processes_touching(tmp_path / "bots") == []
     assert zombie_children(os.getpid()) == []  # the judge (this process) reaped what it started
@@ -127,11 +132,7 @@ def test_groups_kept_after_a_bot_exits_with_children_running_are_empty(tmp_path)
     as the bot exits, they must be empty all the same."""
     if not (CAPS.namespaces and CAPS.pids_dir is not None and contain.compiled_helper() is not None):
         pytest.skip("needs the C init and a pids cgroup")
-    a = make_bot(tmp_path / "bots", "spawner", setup=SPAWNER)
-    b = make_bot(tmp_path / "bots", "plain")
-    info, task = first_game([a, b], move_time=5.0)
-    rec = play_game(task, info=info)
-    assert rec.offender is None and rec.reason == "five in a row"
+    play_spawner_game(tmp_path)
     kept = [g for groups in contain._POOL.values() for g in groups]
     assert kept
     for g in kept:
