@@ -36,15 +36,7 @@ class Board:
         if not self._known.issuperset(players):
             return
         s = self.scoring
-        for p in players:
-            if winner is None:
-                self.draws[p] += 1
-            elif p == winner:
-                self.wins[p] += 1
-            else:
-                self.losses[p] += 1
-            if s.unit == "game":
-                self.points[p] += s.draw if winner is None else s.win if p == winner else s.loss
+        self._count(players, winner, +1)
         if len(players) == 2:
             a, b = players
             for me, other in ((a, b), (b, a)):
@@ -87,15 +79,7 @@ class Board:
         if not self._known.issuperset(players):
             return
         s = self.scoring
-        for p in players:
-            if winner is None:
-                self.draws[p] -= 1
-            elif p == winner:
-                self.wins[p] -= 1
-            else:
-                self.losses[p] -= 1
-            if s.unit == "game":
-                self.points[p] -= s.draw if winner is None else s.win if p == winner else s.loss
+        self._count(players, winner, -1)
         if len(players) == 2:
             a, b = players
             for me, other in ((a, b), (b, a)):
@@ -115,6 +99,16 @@ class Board:
                 self._score_match(pair, counts, +1)
             else:
                 del self._pairs[pair]
+
+    def _count(self, players: tuple[str, ...], winner: str | None, sign: int) -> None:
+        """Each player's win, draw or loss of one game, and its points where games score, added
+        (``sign`` 1) or taken back (-1)."""
+        s = self.scoring
+        for p in players:
+            table = self.draws if winner is None else self.wins if p == winner else self.losses
+            table[p] += sign
+            if s.unit == "game":
+                self.points[p] += sign * (s.draw if winner is None else s.win if p == winner else s.loss)
 
     def _score_match(self, pair: tuple[str, ...], counts: list[int], sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) the match of ``pair`` as ``counts`` stand."""
