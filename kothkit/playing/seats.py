@@ -508,9 +508,13 @@ class HostSeat(Seat):
         if self.proc is None:
             return "", []
         # The host's stderr of this game only: what is in the pipe now is this game's
-        # (the host writes a call's prints before its answer).
+        # (the host writes a call's prints before its answer).  A call's prints are read
+        # before its answer is (they are in the pipe first), each read marked with the replies
+        # recorded then: each line is filed at the move it was printed in.
         self.proc.drain_stderr()
-        return self.proc.take_stderr("output"), []
+        data = bytes(self.proc.err_log)
+        tags = _line_moves(data, self.err_marks, moves) if data else []
+        return self.proc.take_stderr("output"), tags
 
 
 @attrs.define(eq=False)
@@ -544,6 +548,10 @@ class FunctionSeat(Seat):
             return
         self.call = func.call
         self.watch = self.ref.overtime_slot()
+        # What it prints is marked with the replies recorded so far (see FunctionBot.keep);
+        # what it printed while loading, before this game's first move.
+        func.moves = self.ref.moves
+        func.marks = [(len(func.out), 0)] if func.out else []
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
@@ -570,7 +578,9 @@ class FunctionSeat(Seat):
         func = self.func
         if func is None:
             return "", []
-        return (func.take_output() if func.out or func.out_dropped else ""), []
+        data = bytes(func.out)
+        tags = _line_moves(data, func.take_marks(), moves) if data else []
+        return (func.take_output() if func.out or func.out_dropped else ""), tags
 
 
 #: A person's (or a record's) reply: f(match, prompt) -> the reply.
