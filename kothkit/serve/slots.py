@@ -76,6 +76,9 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
         spec = load_folder(Path(folder))
     except (BotError, OSError) as e:
         return False, str(e), time.monotonic() - began
+    if spec.kind == "function":
+        ok, why = check_function(spec.path, timeout)
+        return ok, why, time.monotonic() - began
     _, err = build_bot(spec, timeout)
     took = time.monotonic() - began
     if err is None:
@@ -83,6 +86,37 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
     text = str(err)
     where = printable(f"{err.where}:{err.line}" if err.line else err.where) + ": "
     return False, text[len(where):] if text.startswith(where) else text, took
+
+
+#: Compiles a Python file (never runs it): the syntax check of a function bot's submission.
+_COMPILE = ("import sys, traceback\n"
+            "name = sys.argv[1]\n"
+            "try:\n"
+            "    compile(open(name, 'rb').read(), name, 'exec')\n"
+            "except (SyntaxError, ValueError) as e:\n"
+            "    print(''.join(traceback.format_exception_only(type(e), e)).rstrip())\n"
+            "    sys.exit(1)\n")
+
+
+def check_function(file: Path, timeout: float) -> tuple[bool, str]:
+    """A function bot's "build": its file compiles (a syntax error is a failed build, its author
+    told where, rather than a crash in every game).  Compiled in the bot's jail, within the
+    challenge's build time: a stranger's source is parsed nowhere else."""
+    import sys
+
+    from kothkit.bots.build import run_jailed
+    from kothkit.bots.folders import printable
+
+    try:
+        code, output, _ = run_jailed([sys.executable, "-I", "-S", "-c", _COMPILE, file.name], file.parent, timeout)
+    except OSError as e:
+        return False, f"cannot check the file: {e}"
+    text = printable(output.decode("utf-8", "replace").strip(), keep_newlines=True)[:4000]
+    if code is None:
+        return False, f"checking the file took longer than {timeout:g} s"
+    if code != 0:
+        return False, text or f"checking the file failed (exit {code})"
+    return True, ""
 
 
 class Slots:
