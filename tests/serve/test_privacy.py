@@ -79,7 +79,8 @@ def site(tmp_path_factory):
     server = Server([ch, koth], state, d)
     try:
         with user(server, ALICE, NICKS[ALICE]) as alice:
-            assert submit(alice, NAME, crash_brain("alice")).status_code == 303
+            # A file named by her student number: hers to see, nobody else's.
+            assert submit(alice, NAME, crash_brain("alice"), filename=f"{ALICE}.c").status_code == 303
         with user(server, BOB, NICKS[BOB]) as bob:
             assert submit(bob, NAME, brain("bob")).status_code == 303
         for login in (CAROL, ADMIN):
