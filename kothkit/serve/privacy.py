@@ -96,6 +96,8 @@ class Names:
     def bot(self, key: str, login: str | None = None, admin: bool = False) -> tuple[str | None, bool]:
         """The bot a URL's ``key`` names, and whether the URL should be sent on to its id (an old
         link by the bot's name, which only its author and admins may use): (None, False) if none."""
+        if self.kind != "submissions":  # a folder's bots are public: their names are their URLs
+            return key, False
         found = self._bots.get(key)
         if found is not None:
             return found, False
