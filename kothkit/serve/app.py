@@ -518,7 +518,9 @@ class Site:
         games = await run_in_threadpool(self.host.games, name, bot)
         mine = await self._own_bots(name, login)
         reasons = {g.id: self._reason(info, g.reason, g.fault, mine, admin) for g in games}
-        return self.page(request, "games.html", c=info, bot=bot, games=games, names=names, reasons=reasons)
+        # A log link where the visitor may read the log: a folder's bots, one's own, every bot for admins.
+        logs = info.kind == "folder" or admin or bot in mine
+        return self.page(request, "games.html", c=info, bot=bot, games=games, names=names, reasons=reasons, logs=logs)
 
     async def _own_bots(self, name: str, login: str | None) -> set[str]:
         if login is None:

@@ -162,6 +162,14 @@ def test_anonymous_crawl_finds_no_login_and_no_stderr(site):
     # The crash is public, its quote of alice's stderr is not.
     bots = [p for p in pages if p.startswith(f"/c/{NAME}/bot/")]
     assert any("Alice lost: crash: killed by SIGSEGV" in pages[p].text for p in bots)
+    # The course's logs were not linked for him: each one asks to sign in.
+    games = {m for p in pages for m in re.findall(rf"^/c/{NAME}/game/([0-9a-f]+)$", p)}
+    assert len(games) == 2
+    with client(server) as c:
+        for gid in games:
+            for key in [r["bot"] for r in rows] + [ALICE, None]:
+                r = c.get(f"/c/{NAME}/game/{gid}/log", params={"bot": key} if key else None)
+                assert r.status_code == 303 and r.headers["location"].startswith("/login"), (gid, key)
 
 
 def test_another_students_crawl_finds_no_login_and_no_stderr(site):
@@ -171,6 +179,12 @@ def test_another_students_crawl_finds_no_login_and_no_stderr(site):
     assert f"/c/{NAME}/mine" in pages and pages[f"/c/{NAME}/mine"].status_code == 200
     # (Her own login she may see, on her Account page.)
     assert leaks(pages, (ALICE, BOB, ADMIN) + ALICE_MARKS + BOB_MARKS) == []
+    # No log of the course's games for her, by a bot's id, a login or none.
+    gid = next(m.group(1) for p in pages if (m := re.fullmatch(rf"/c/{NAME}/game/([0-9a-f]+)", p)))
+    ids = [r["bot"] for r in pages[f"/c/{NAME}/standings.json"].json()["rows"]]
+    with user(server, CAROL, NICKS[CAROL]) as carol:
+        for key in ids + [ALICE, None]:
+            assert carol.get(f"/c/{NAME}/game/{gid}/log", params={"bot": key} if key else None).status_code == 403
 
 
 def test_the_opponent_reads_a_neutral_reason_and_only_their_own_log(site):
@@ -178,7 +192,7 @@ def test_the_opponent_reads_a_neutral_reason_and_only_their_own_log(site):
     with user(server, BOB, NICKS[BOB]) as bob:
         pages = crawl(bob, server.url)
         assert leaks(pages, (ALICE, CAROL, ADMIN) + ALICE_MARKS) == []
-        # The log links of alice's bot page are refused him; his own are his.
+        # Log links on his own bot's pages only (alice's bot page has none for him).
         logs = [r for p, r in pages.items() if p.startswith(f"/c/{NAME}/game/") and "/log" in p and r.status_code == 200]
         assert len(logs) == 2
         # His own log: his DEBUG lines and stderr, alice's moves, the crash without her words.
