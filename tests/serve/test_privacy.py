@@ -21,6 +21,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
+from kothkit.serve.privacy import neutral
+from kothkit.store.records import split_reason
 from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, kothkit, roster, submit, user,
                                    wait_for)
 
@@ -147,6 +149,15 @@ def leaks(pages: dict[str, httpx.Response], forbidden: tuple[str, ...]) -> list[
     return found
 
 
+def test_a_reason_splits_at_the_first_stderr_quote():
+    """What a journal's reason holds, old or new: the neutral part is everything before the quote,
+    even when the bot's own words hold the mark again."""
+    assert split_reason("crash: killed by SIGSEGV; stderr: 'a; stderr: b'") == (
+        "crash: killed by SIGSEGV", "stderr: 'a; stderr: b'")
+    assert split_reason("timeout: no reply within 2 s") == ("timeout: no reply within 2 s", "")
+    assert neutral("crash: exited with code 3; stderr: 'MARK'") == "crash: exited with code 3"
+
+
 def test_anonymous_crawl_finds_no_login_and_no_stderr(site):
     server, _ = site
     with client(server) as c:
@@ -227,6 +238,8 @@ def test_the_author_and_admins_read_everything(site):
         for mark in ALICE_MARKS[:2] + BOB_MARKS[:1]:
             assert mark in full.text
         assert "MARK-alice-stderr" in root.get(f"/c/{NAME}/game/{gid}/replay").text
+    # The key of the public ids is the host's alone.
+    assert (state / "public-ids.key").stat().st_mode & 0o077 == 0
     # On the host's own machine, `kothkit show` keeps showing everything.
     shown = kothkit("show", state / "journals" / f"{NAME}.sqlite", gid[:12], cwd=state)
     assert shown.returncode == 0, shown.stderr
