@@ -19,11 +19,12 @@ BOTS = ROOT / "tests" / "bots" / "connect4"
 CONSTANT = ROOT / "plugins" / "connect4_hidden" / "bots" / "constant_player"
 
 
-def tournament(tmp: Path, *bots: Path | str, python: str | Path = sys.executable, env: dict | None = None) -> list:
+def tournament(tmp: Path, *bots: Path | str, python: str | Path = sys.executable, env: dict | None = None,
+               extra: tuple[str, ...] = ()) -> list:
     """The records of an isolated connect4_hidden tournament of ``bots`` (one round, one job)."""
     db = tmp / "j.sqlite"
     args = [str(python), "-m", "kothkit", "run", "connect4_hidden", "--rounds", "1", "--seed", "2", "--jobs", "1",
-            "--db", str(db), "-q"]
+            "--db", str(db), "-q", *extra]
     for b in bots:
         args += ["--bots", str(b)]
     proc = subprocess.run(args, cwd=tmp, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
@@ -55,6 +56,16 @@ def test_a_stateful_isolated_function_bot_writes_its_folder_and_another_cannot(t
         assert not (bot / "games.txt").exists()
         said = texts(recs, "keeper")
         assert said.count("keeper: cannot write its folder: OSError 30") == 2, said  # EROFS
+
+
+def test_a_stateful_function_bots_folder_over_disk_mb_loses_before_its_game(tmp_path):
+    bot = tmp_path / "keeper"
+    shutil.copytree(BOTS / "keeper", bot)
+    (bot / "hoard.bin").write_bytes(b"x" * (2 << 20))
+    recs = tournament(tmp_path, bot, CONSTANT, extra=("--disk-mb", "1"))
+    assert [(r.offender, r.verdict, r.reason) for r in recs] == [
+        ("keeper", "disk", "disk: its folder holds more than disk_mb (1 MiB)")] * 2
+    assert not (bot / "games.txt").exists()
 
 
 def plugin_file(recs: list) -> str:
