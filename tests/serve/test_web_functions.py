@@ -1,7 +1,7 @@
 """The blindfold Connect-4 course (seed 003) hosted as the bundled challenge folder
 ``challenges/connect4_course`` by a real ``kothkit serve``: students submit Python function bots
-(a ``[serve.languages.*]`` profile with ``entry = "bot.py:play"``); a file that does not compile
-fails its "build" with the line; the bots play each other, isolated; each author's game log and
+(a ``[serve.languages.*]`` profile with ``entry = "bot.py:play"``); a file that does not compile,
+or defines no ``play``, fails its "build" with the reason; the bots play each other, isolated; each author's game log and
 replay page hold their own bot's prints at their moves, never the opponent's."""
 
 from __future__ import annotations
@@ -33,15 +33,17 @@ def submitted(c, name: str, source: bytes) -> None:
 
 def test_the_course_takes_function_bots_that_play_with_their_logs_at_their_moves(browser, tmp_path):
     state = tmp_path / "state"
-    roster(state, tmp_path, ["alice", "bob", "carol"])
+    roster(state, tmp_path, ["alice", "bob", "carol", "dave"])
     server = Server([COURSE], state, tmp_path)
     try:
-        with user(server, "alice") as alice, user(server, "bob") as bob, user(server, "carol") as carol:
+        with (user(server, "alice") as alice, user(server, "bob") as bob, user(server, "carol") as carol,
+              user(server, "dave") as dave):
             page = alice.get(f"/c/{NAME}/submit").text
             assert 'value="python"' in page and "bot.py" in page and "play" in page
             submitted(alice, "alice", bot("alice"))
             submitted(bob, "bob", bot("bob"))
             submitted(carol, "carol", b"def play(view, turn, state)\n    return 0, state\n")
+            submitted(dave, "dave", b"def strategy(view, turn, state):\n    return 0, state\n")
 
             def rows():  # by the name the Scoreboard shows: the author's nickname
                 return {r["name"]: r for r in alice.get(f"/c/{NAME}/standings.json").json()["rows"]}
@@ -49,11 +51,14 @@ def test_the_course_takes_function_bots_that_play_with_their_logs_at_their_moves
             wait_for(lambda: rows().get("nick-alice", {}).get("games") == 10
                      and rows().get("nick-bob", {}).get("games") == 10,
                      240, message=f"alice and bob play their 10 games: {server.text[-2000:]}")
-            assert "nick-carol" not in rows()
-            # A file that does not compile: its build failed, with the line, shown to its author.
+            assert "nick-carol" not in rows() and "nick-dave" not in rows()
+            # A file that does not compile, or defines no play: its build failed, and its author
+            # is told why (with the line).
             mine = carol.get(f"/c/{NAME}/mine").text
             assert "build failed" in mine.lower() or "build-failed" in mine, mine[-3000:]
             assert "SyntaxError" in mine and "line 1" in mine, mine[-3000:]
+            mine = dave.get(f"/c/{NAME}/mine").text
+            assert "bot.py defines no function &#39;play&#39;" in mine, mine[-3000:]
 
             games = alice.get(f"/c/{NAME}/bot/alice", follow_redirects=True).text  # her own bot's page
             gids = re.findall(rf'/c/{NAME}/game/([0-9a-f]+)/log', games)
