@@ -10,8 +10,9 @@ winning line or the verdict at the end; and a logs panel: each bot's kept lines
 (stderr, prints, diagnostic lines) with the move each came in, those of the move
 shown marked.  The page shows the logs its document holds: every bot's in a page
 made locally (``export``, ``report``); on a host, the caller gives it only the
-viewer's own bots' (:meth:`kothkit.serve.host.Host.replay_html`).  Every text is set as text, never as
-markup, and a Content-Security-Policy forbids any request.
+viewer's own bots' (:mod:`kothkit.serve.app` filters the record before the page is
+made).  Every text is set as text, never as markup, and a Content-Security-Policy
+forbids any request.
 """
 
 from __future__ import annotations
