@@ -26,6 +26,8 @@ import attrs
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
+from kothkit.serve.i18n import _
+
 DB_FILE = "host.sqlite"
 #: A session lasts this long after sign-in (seconds).
 SESSION_TTL = 14 * 24 * 3600
@@ -68,7 +70,8 @@ class Throttled(AccountError):
 
     def __init__(self, retry_after: float):
         self.retry_after = max(1.0, retry_after)
-        super().__init__(f"too many failed sign-ins: try again in {int(self.retry_after + 0.999)} s")
+        super().__init__(_("too many failed sign-ins: try again in %(seconds)s s",
+                           seconds=int(self.retry_after + 0.999)))
 
 
 @attrs.frozen
@@ -132,9 +135,9 @@ def clean_nickname(text: str) -> str:
     text = "".join(" " if unicodedata.category(ch).startswith(("C", "Z")) else ch for ch in text)
     text = " ".join(text.split())
     if not text:
-        raise AccountError("choose a nickname: it is shown on the Scoreboard")
+        raise AccountError(_("choose a nickname: it is shown on the Scoreboard"))
     if len(text) > MAX_NICKNAME:
-        raise AccountError(f"a nickname has at most {MAX_NICKNAME} characters")
+        raise AccountError(_("a nickname has at most %(n)s characters", n=MAX_NICKNAME))
     return text
 
 
@@ -284,13 +287,14 @@ class Accounts:
         if user is None:
             raise AccountError(f"no user {login!r}")
         if not self._check_hash(login, old_password):
-            raise AccountError("the current password is wrong")
+            raise AccountError(_("the current password is wrong"))
         nick = clean_nickname(nickname)
         if new_password or user.must_change:
             if new_password == login or new_password == old_password:
-                raise AccountError("choose a new password: not your login, not the old password")
+                raise AccountError(_("choose a new password: not your login, not the old password"))
             if len(new_password) < MIN_PASSWORD or len(new_password) > MAX_PASSWORD:
-                raise AccountError(f"a new password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+                raise AccountError(_("a new password has %(min)s to %(max)s characters",
+                                     min=MIN_PASSWORD, max=MAX_PASSWORD))
         try:
             if new_password:
                 digest = self._hasher.hash(new_password)
@@ -298,7 +302,7 @@ class Accounts:
             self._q("UPDATE users SET nickname = ?, nickname_key = ?, must_change = 0 WHERE login = ?",
                     (nick, nick.casefold(), login))
         except sqlite3.IntegrityError:
-            raise AccountError(f"the nickname {nick!r} is taken: choose another") from None
+            raise AccountError(_("the nickname %(nick)s is taken: choose another", nick=repr(nick))) from None
         user = self.user(login)
         assert user is not None  # (found above; users are never deleted)
         return user

@@ -22,7 +22,6 @@ import math
 import re
 import sys
 import threading
-import time
 import traceback
 import zipfile
 from pathlib import Path
@@ -39,9 +38,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from kothkit.serve import about, i18n
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
 from kothkit.serve.feedback import feedback, status_label
+from kothkit.serve.i18n import _
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
     HEADERS,
@@ -69,17 +70,70 @@ _NEXT_RE = re.compile(r"/(?![/\\])[\x21-\x7e]*")
 class _Refused(Exception):
     """Ends a request with an error page: ``status`` and a message for the user."""
 
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, back: str = ""):
         self.status, self.message, self.headers = status, message, headers or {}
+        #: The page to go back to (a form), if not the challenges.
+        self.back = back
         super().__init__(message)
 
 
 def when(t: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
+    """A time as the request's language writes it (UTC)."""
+    return i18n.when(t)
 
 
 def points(p: float) -> str:
     return f"{p:g}"
+
+
+def size_limit(n: int) -> str:
+    """A size limit, said the same way on a form and in its refusal."""
+    return _("at most %(bytes)s bytes", bytes=i18n.number(n))
+
+
+def kind_label(kind: str) -> str:
+    return {"folder": _("folder challenge"), "submissions": _("submissions challenge")}.get(kind, kind)
+
+
+def _seconds(t: float | None) -> str:
+    return _("no limit") if t is None else _("%(n)s s", n=i18n.number(t))
+
+
+def _mib(n: int | None) -> str:
+    return _("no limit") if n is None else _("%(n)s MiB", n=i18n.number(n))
+
+
+def limit_rows(limits: Any) -> list[tuple[str, str, str]]:
+    """(id, label, value) of each limit a bot plays under, from the challenge's settings."""
+    return [
+        ("move_time", _("Time for a move"), _seconds(limits.move_time)),
+        ("first_reply_time", _("Time for the first reply (START)"), _seconds(limits.first_time)),
+        ("game_time", _("Time for all of a bot's replies in a game"), _seconds(limits.game_time)),
+        ("memory_mb", _("Memory"), _mib(limits.memory_mb)),
+        ("cpu_seconds", _("CPU time in a game"), _seconds(limits.cpu_seconds)),
+        ("processes", _("Processes at once"), _("no limit") if limits.processes is None
+         else i18n.number(limits.processes)),
+        ("disk_mb", _("Disk (its /tmp, any file it writes)"), _mib(limits.disk_mb)),
+        ("max_line", _("Longest reply line"), _("%(n)s bytes", n=i18n.number(limits.max_line))),
+    ]
+
+
+def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
+    """(id, label, value) of a submissions challenge's limits on submissions and builds."""
+    if info.kind != "submissions":
+        return []
+    return [
+        ("max_bytes", _("Source file"), size_limit(settings.max_bytes)),
+        ("min_interval", _("Time between two submissions"), _seconds(settings.min_interval)),
+        ("per_day", _("Submissions a day"), _("at most %(n)s", n=i18n.number(settings.per_day))),
+        ("build_time", _("Time for a build"), _seconds(settings.build_time)),
+        ("build_seconds_per_day", _("Build time a day"), _seconds(settings.build_seconds_per_day)),
+    ]
+
+
+def markup(template: str, value: Any) -> markupsafe.Markup:
+    """``template`` (markup) with ``value`` escaped into it: a value given to a translated message."""
+    return markupsafe.Markup(template) % value
 
 
 class Live:
@@ -161,13 +215,14 @@ class Live:
     def board(self, name: str, key: Any) -> dict:
         """The Scoreboard for the current ``key`` (version and nicknames), made once: its data, its
         JSON (``json``) and its table's rows as HTML (``rows_html``)."""
+        slot = f"{name}\0{i18n.current()}"  # its times and labels are in the request's language
         with self.cache_lock:
-            hit = self.cache.get(name)
+            hit = self.cache.get(slot)
             if hit is not None and hit[0] == key:
                 return hit[1]
         data = self.snapshot(name)
         with self.cache_lock:
-            self.cache[name] = (key, data)
+            self.cache[slot] = (key, data)
         return data
 
 
@@ -212,9 +267,11 @@ class Site:
     def __attrs_post_init__(self) -> None:
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                  undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        i18n.install(env)
         env.filters["when"] = when
         env.filters["points"] = points
         env.filters["status"] = status_label
+        env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup)
         self.templates = Jinja2Templates(env=env)
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
@@ -228,8 +285,12 @@ class Site:
 
     def page(self, request: Request, name: str, status: int = 200, headers: dict | None = None, **context) -> Response:
         s = self.session(request)
+        query = request.url.query
         context = {"site": self.title, "me": s.user if s else None, "csrf": s.csrf if s else "",
-                   "path": request.url.path, **context}
+                   "path": request.url.path, "here": request.url.path + (f"?{query}" if query else ""),
+                   **context}
+        headers = {"content-language": i18n.current().replace("_", "-"), "vary": "Accept-Language, Cookie",
+                   **(headers or {})}
         return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
 
     def _replay_nav(self, info: Any) -> str:
@@ -237,7 +298,7 @@ class Site:
         return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
 
     def refuse(self, request: Request, e: _Refused) -> Response:
-        return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)
+        return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message, back=e.back)
 
     def user_session(self, request: Request, *, allow_must_change: bool = False) -> Session:
         """The signed-in session; a GET without one is sent to the sign-in page, a POST refused."""
@@ -245,11 +306,11 @@ class Site:
         if s is None:
             if request.method == "GET":
                 raise _Refused(303, "sign in first", {"location": f"/login?next={request.url.path}"})
-            raise _Refused(401, "sign in first")
+            raise _Refused(401, _("Sign in first."))
         if s.user.must_change and not allow_must_change:
             if request.method == "GET":
                 raise _Refused(303, "choose a new password and a nickname first", {"location": "/account"})
-            raise _Refused(403, "choose a new password and a nickname first (Account)")
+            raise _Refused(403, _("Choose a new password and a nickname first (Account)."))
         return s
 
     async def form(self, request: Request, token: str | None, limit: int = MAX_FORM, **kw):
@@ -260,10 +321,10 @@ class Site:
             raise _Refused(403, str(e)) from None
         length = request.headers.get("content-length")
         if length is None or not length.isdigit():
-            raise _Refused(411, "a form must say its length (Content-Length)")
+            raise _Refused(411, _("A form must say its length (Content-Length)."))
         if int(length) > limit:
-            raise _Refused(413, f"the form is {int(length):,} bytes; at most {limit:,} are taken here: "
-                                "nothing was stored")
+            raise _Refused(413, _("The form is larger than this page takes (%(limit)s): nothing was stored.",
+                                  limit=size_limit(limit - kw.get("slack", 0))), back=request.url.path)
         form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
         try:
             given = form.get("csrf")
@@ -277,7 +338,7 @@ class Site:
         try:
             return self.host.challenge(name)
         except KeyError:
-            raise _Refused(404, f"there is no challenge {name!r}") from None
+            raise _Refused(404, _("There is no challenge %(name)s.", name=repr(name))) from None
 
     def _snapshot(self, name: str) -> dict:
         info = self.host.challenge(name)
@@ -328,7 +389,8 @@ class Site:
             raise _Refused(429, str(e), {"retry-after": str(math.ceil(e.retry_after))}) from None
         if user is None:
             token = new_token()
-            r = self.page(request, "login.html", status=401, pre=token, next=nxt, message="wrong login or password")
+            r = self.page(request, "login.html", status=401, pre=token, next=nxt, message=_("wrong login or password"),
+                          login=login)
             self._pre_cookie(request, r, token)
             return r
         token = await run_in_threadpool(self.accounts.open_session, user.login)
@@ -357,7 +419,7 @@ class Site:
         nickname = str(form.get("nickname", ""))
         try:
             if new != again:
-                raise AccountError("the two new passwords differ")
+                raise AccountError(_("The two new passwords differ."))
             await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname)
         except AccountError as e:
             return self.page(request, "account.html", status=400, message=str(e), nickname=nickname)
@@ -398,6 +460,37 @@ class Site:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
+    async def about(self, request: Request) -> Response:
+        """The challenge's page: its README, its limits as the host applies them, the template brains."""
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        limits, settings, game = await run_in_threadpool(self.host.terms, name)
+        readme = await run_in_threadpool(about.readme, info.folder, i18n.current())
+        files = await run_in_threadpool(about.templates, info.folder)
+        return self.page(request, "about.html", c=info, readme=readme, templates=files, summary=game.summary,
+                         limits=limit_rows(limits), serving=serve_rows(info, settings))
+
+    async def template_file(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        files = {t.name: t for t in await run_in_threadpool(about.templates, info.folder)}
+        t = files.get(request.path_params["file"])
+        if t is None:
+            raise _Refused(404, _("There is no template %(file)s.", file=repr(request.path_params["file"])))
+        data = await run_in_threadpool(t.path.read_bytes)
+        return Response(data, media_type="text/plain; charset=utf-8",
+                        headers={"content-disposition": f'attachment; filename="{t.name}"'})
+
+    async def language(self, request: Request) -> Response:
+        """The language switch: remember the choice (a cookie) and go back to the page."""
+        nxt = request.query_params.get("next", "/")
+        r = RedirectResponse(nxt if _NEXT_RE.fullmatch(nxt) else "/", status_code=303)
+        code = request.path_params["code"]
+        if code in i18n.LANGUAGES:
+            r.set_cookie(i18n.COOKIE, code, max_age=365 * 24 * 3600, httponly=True, samesite="lax",
+                         secure=request.url.scheme == "https")
+        return r
+
     async def crosstable(self, request: Request) -> Response:
         name = request.path_params["name"]
         info = self.challenge(name)
@@ -425,21 +518,28 @@ class Site:
         info = self.challenge(name)
         self.user_session(request)
         if info.kind != "submissions":
-            raise _Refused(404, f"{name} takes no submissions: its bots are folders on the host")
-        return self.page(request, "submit.html", c=info, message="")
+            raise _Refused(404, _("%(name)s takes no submissions: its bots are folders on the host.", name=name))
+        return self.page(request, "submit.html", c=info, message="", chosen="")
 
     async def submit(self, request: Request) -> Response:
         name = request.path_params["name"]
         info = self.challenge(name)
         s = self.user_session(request)
         if info.kind != "submissions":
-            raise _Refused(404, f"{name} takes no submissions: its bots are folders on the host")
-        form = await self.form(request, s.csrf, limit=info.max_bytes + MULTIPART_SLACK, max_files=1)
+            raise _Refused(404, _("%(name)s takes no submissions: its bots are folders on the host.", name=name))
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > info.max_bytes + MULTIPART_SLACK:
+            # Said as the form says it, on the form (the way back), before the body is read.
+            return self.page(request, "submit.html", status=413, c=info, chosen="",
+                             message=_("The file is larger than this challenge takes (%(limit)s): nothing was "
+                                       "stored.", limit=size_limit(info.max_bytes)))
+        form = await self.form(request, s.csrf, limit=info.max_bytes + MULTIPART_SLACK, max_files=1,
+                               slack=MULTIPART_SLACK)
         try:
             upload = form.get("file")
             language = str(form.get("language", ""))
             if upload is None or isinstance(upload, str):
-                raise _Refused(400, "choose a source file to submit")
+                raise _Refused(400, _("Choose a source file to submit."), back=request.url.path)
             data = await upload.read(info.max_bytes + 1)
             filename = upload.filename or ""
         finally:
@@ -448,14 +548,17 @@ class Site:
             if len(data) > info.max_bytes:
                 raise TooLarge(len(data), info.max_bytes)
             sub = await run_in_threadpool(self.host.submit, name, s.user.login, filename, language, data)
-        except TooLarge as e:
-            return self.page(request, "submit.html", status=413, c=info, message=f"{e}: nothing was stored")
+        # The form again with the refusal, the language chosen kept (a browser never refills a file).
+        except TooLarge:
+            return self.page(request, "submit.html", status=413, c=info, chosen=language,
+                             message=_("The file is larger than this challenge takes (%(limit)s): nothing was "
+                                       "stored.", limit=size_limit(info.max_bytes)))
         except RateLimited as e:
             wait = math.ceil(e.retry_after)
             return self.page(request, "submit.html", status=429, headers={"retry-after": str(wait)}, c=info,
-                             message=str(e))
+                             message=str(e), chosen=language)
         except SubmitError as e:
-            return self.page(request, "submit.html", status=400, c=info, message=str(e))
+            return self.page(request, "submit.html", status=400, c=info, message=str(e), chosen=language)
         return RedirectResponse(f"/c/{name}/mine?submitted={sub.id}", status_code=303)
 
     async def mine(self, request: Request) -> Response:
@@ -497,9 +600,9 @@ class Site:
         subs = await run_in_threadpool(self.host.submissions, name, None)
         sub = next((x for x in subs if str(x.id) == request.path_params["sid"]), None)
         if sub is None:
-            raise _Refused(404, "there is no such submission")
+            raise _Refused(404, _("There is no such submission."))
         if sub.login != s.user.login and not s.user.admin:
-            raise _Refused(403, "a build's output is shown to its author only")
+            raise _Refused(403, _("A build's output is shown to its author only."))
         names = await run_in_threadpool(self.names, name)
         fb = await run_in_threadpool(self._feedback, name, [sub])
         return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id))
@@ -512,7 +615,7 @@ class Site:
         key = request.path_params["bot"]
         bot, moved = names.bot(key, login, admin)
         if bot is None:
-            raise _Refused(404, f"there is no bot {key!r} in {name}")
+            raise _Refused(404, _("There is no bot %(bot)s in %(challenge)s.", bot=repr(key), challenge=name))
         if moved:  # an old link by the bot's name, its author's: the URL that names it by its id
             raise _Refused(303, "moved", {"location": f"/c/{name}/bot/{names.id(bot)}"})
         games = await run_in_threadpool(self.host.games, name, bot)
@@ -541,7 +644,8 @@ class Site:
         try:
             game = await run_in_threadpool(self.host.game, name, game_id)
         except KeyError:
-            raise _Refused(404, f"there is no game {game_id!r} in {name}") from None
+            raise _Refused(404, _("There is no game %(game)s in %(challenge)s.", game=repr(game_id),
+                                  challenge=name)) from None
         s = self.session(request)
         if s is not None and s.user.admin and not s.user.must_change:
             return info, game, None
@@ -604,11 +708,11 @@ class Site:
         want = names.bot(key, login, admin)[0] if key is not None else None
         if info.kind == "folder" or rights is None:  # public logs (folder), or an admin
             if key is not None and want not in game.bots:
-                raise _Refused(404, f"no bot {key!r} played game {game_id!r}")
+                raise _Refused(404, _("No bot %(bot)s played game %(game)s.", bot=repr(key), game=repr(game_id)))
             rights = None
         elif not rights or (key is not None and want not in rights):
             # The same answer for another's bot and for a name that is nobody's: no login is confirmed.
-            raise _Refused(403, "a game's log is shown to the authors of its bots only")
+            raise _Refused(403, _("A game's log is shown to the authors of its bots only."))
         else:
             want = want or sorted(rights)[0]
         text = await run_in_threadpool(self._log, info, names, game_id, want, rights)
@@ -644,6 +748,8 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
 
     def wrap(handler):
         async def endpoint(request: Request) -> Response:
+            # The request's task (and the threads it starts) answer in the visitor's language.
+            i18n.set_language(i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE)))
             try:
                 return await handler(request)
             except _Refused as e:
@@ -651,11 +757,11 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
             except KeyError as e:  # the host knows no such challenge, bot or game
-                return site.refuse(request, _Refused(404, f"not found: {e.args[0] if e.args else e}"))
+                return site.refuse(request, _Refused(404, _("Not found: %(what)s", what=e.args[0] if e.args else e)))
             except Exception:
                 print(f"kothkit serve: {request.method} {request.url.path}:\n{traceback.format_exc()}",
                       file=sys.stderr, flush=True)
-                return site.refuse(request, _Refused(500, "the server hit an error (it is in the server's log)"))
+                return site.refuse(request, _Refused(500, _("The server hit an error (it is in the server's log).")))
         return endpoint
 
     @contextlib.asynccontextmanager
@@ -669,6 +775,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
     routes = [
         Route("/", wrap(site.index)),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/lang/{code}", wrap(site.language)),
         Route("/login", wrap(site.login_page), methods=["GET"]),
         Route("/login", wrap(site.login), methods=["POST"]),
         Route("/logout", wrap(site.logout), methods=["POST"]),
@@ -678,6 +785,8 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         Route("/c/{name}/standings.json", wrap(site.standings_json)),
         Route("/c/{name}/events", wrap(site.events)),
         Route("/c/{name}/crosstable", wrap(site.crosstable)),
+        Route("/c/{name}/about", wrap(site.about)),
+        Route("/c/{name}/template/{file}", wrap(site.template_file)),
         Route("/c/{name}/submit", wrap(site.submit_page), methods=["GET"]),
         Route("/c/{name}/submit", wrap(site.submit), methods=["POST"]),
         Route("/c/{name}/mine", wrap(site.mine)),

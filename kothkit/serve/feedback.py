@@ -12,16 +12,16 @@ from collections.abc import Iterable
 
 import attrs
 
+from kothkit.serve.i18n import _
 from kothkit.serve.privacy import neutral
 from kothkit.serve.views import GameSummary, Standing
 
-#: A submission's status as the pages spell it (the stored ids are the keys).
-STATUS_LABELS = {"queued": "queued", "building": "building", "build-failed": "build failed",
-                 "playing": "playing", "done": "done", "replaced": "replaced"}
-
 
 def status_label(status: str) -> str:
-    return STATUS_LABELS.get(status, status)
+    """A submission's status (a stored id) as the pages spell it, in the request's language."""
+    labels = {"queued": _("queued"), "building": _("building"), "build-failed": _("build failed"),
+              "playing": _("playing"), "done": _("done"), "replaced": _("replaced")}
+    return labels.get(status, status)
 
 
 @attrs.frozen

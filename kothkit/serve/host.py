@@ -1051,6 +1051,12 @@ class Host:
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
 
+    def terms(self, name: str) -> tuple[Limits, ServeSettings, GameInfo]:
+        """What the challenge's page says of it: its limits (the game's, with the challenge's
+        ``[limits]``), its ``[serve]`` settings and its game; KeyError if there is none."""
+        c = self._get(name)
+        return c.limits, c.settings, c.info
+
     def standings(self, name: str) -> list[Standing]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)

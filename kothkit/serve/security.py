@@ -13,6 +13,8 @@ import hmac
 import secrets
 from urllib.parse import urlsplit
 
+from kothkit.serve.i18n import _
+
 SESSION_COOKIE = "kothkit_session"
 PRE_COOKIE = "kothkit_pre"
 
@@ -62,19 +64,19 @@ def check_origin(scheme: str, headers) -> None:
     origin = headers.get("origin")
     if origin is not None and origin != "null":
         if _origin_of(origin) != mine:
-            raise CSRFError(f"a form posted from another site ({origin[:100]}) is refused")
+            raise CSRFError(_("a form posted from another site (%(origin)s) is refused", origin=origin[:100]))
         return
     referer = headers.get("referer")
     if referer:
         if _origin_of(referer) != mine:
-            raise CSRFError("a form posted from another site is refused")
+            raise CSRFError(_("a form posted from another site is refused"))
         return
-    raise CSRFError("a form posted without Origin or Referer is refused")
+    raise CSRFError(_("a form posted without Origin or Referer is refused"))
 
 
 def check_token(expected: str | None, given: str | None) -> None:
     if not expected or not given or not hmac.compare_digest(expected.encode(), given.encode()):
-        raise CSRFError("the form has expired or did not come from this site: reload the page and try again")
+        raise CSRFError(_("the form has expired or did not come from this site: reload the page and try again"))
 
 
 def new_token() -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 import attrs
 
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
+from kothkit.serve.i18n import _
 from kothkit.serve.settings import ServeSettings
 
 SCHEMA = """
@@ -93,15 +94,15 @@ def bot_name(login: str) -> str:
 def check_filename(filename: str) -> str:
     """``filename`` if it is a plain file name to show; else :class:`BadFileName`."""
     if not isinstance(filename, str) or not filename.strip():
-        raise BadFileName("the file has no name")
+        raise BadFileName(_("the file has no name"))
     if len(filename.encode("utf-8", "surrogatepass")) > MAX_FILENAME:
-        raise BadFileName(f"the file name is longer than {MAX_FILENAME} bytes")
+        raise BadFileName(_("the file name is longer than %(n)s bytes", n=MAX_FILENAME))
     if "\0" in filename:
-        raise BadFileName("the file name holds a NUL character")
+        raise BadFileName(_("the file name holds a NUL character"))
     if "/" in filename or "\\" in filename or filename in (".", ".."):
-        raise BadFileName("give the file's name alone, without a folder ('/', '\\' or '..')")
+        raise BadFileName(_("give the file's name alone, without a folder ('/', '\\' or '..')"))
     if not filename.isprintable():
-        raise BadFileName("the file name holds control characters")
+        raise BadFileName(_("the file name holds control characters"))
     return filename
 
 
@@ -166,16 +167,17 @@ class Store:
         """Check and store a submission (status ``queued``); raises a :class:`SubmitError` with
         nothing stored."""
         if settings.kind != "submissions":
-            raise UnknownLanguage("this challenge takes no submissions: its bots are folders on the host")
+            raise UnknownLanguage(_("this challenge takes no submissions: its bots are folders on the host"))
         lang = settings.language(language)
         if lang is None:
             offered = ", ".join(f"{x.id} ({x.label})" for x in settings.languages)
-            raise UnknownLanguage(f"unknown language {language!r}; this challenge offers {offered}")
+            raise UnknownLanguage(_("unknown language %(language)s; this challenge offers %(offered)s",
+                                    language=repr(language), offered=offered))
         check_filename(filename)
         if len(data) > settings.max_bytes:
             raise TooLarge(len(data), settings.max_bytes)
         if not data:
-            raise SubmitError("the file is empty")
+            raise SubmitError(_("the file is empty"))
         bot = bot_name(login)
         now = time.time() if now is None else now
         with self._lock:
@@ -185,17 +187,17 @@ class Store:
             try:
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
-                times = [t for t, _ in recent]
+                times = [t for t, _b in recent]
                 if times and now - times[-1] < settings.min_interval:
                     wait = times[-1] + settings.min_interval - now
-                    raise RateLimited(f"one submission every {_wait_text(settings.min_interval)} at most: "
-                                      f"you can submit again in {_wait_text(wait)}", wait)
+                    raise RateLimited(_("one submission every %(every)s at most: you can submit again in %(wait)s",
+                                        every=_wait_text(settings.min_interval), wait=_wait_text(wait)), wait)
                 if len(times) >= settings.per_day:
                     wait = times[len(times) - settings.per_day] + DAY - now
-                    raise RateLimited(f"at most {settings.per_day} submissions in 24 hours: you can submit "
-                                      f"again in {_wait_text(wait)}", wait)
+                    raise RateLimited(_("at most %(n)s submissions in 24 hours: you can submit again in %(wait)s",
+                                        n=settings.per_day, wait=_wait_text(wait)), wait)
                 budget = settings.build_seconds_per_day
-                used = sum(b for _, b in recent)
+                used = sum(b for _t, b in recent)
                 if budget is not None and used >= budget:
                     # Free again once enough of the day's builds have left the last 24 hours.
                     for t, b in recent:
@@ -203,9 +205,10 @@ class Store:
                         if used < budget:  # (at the latest after the last: a budget is at least 1 s)
                             wait = t + DAY - now
                             break
-                    raise RateLimited(f"your builds took {sum(b for _, b in recent):.0f} s in the last 24 hours "
-                                      f"(this challenge allows {budget:g} s): you can submit again in "
-                                      f"{_wait_text(wait)}", wait)
+                    raise RateLimited(_("your builds took %(used)s s in the last 24 hours (this challenge allows "
+                                        "%(budget)s s): you can submit again in %(wait)s",
+                                        used=f"{sum(b for _t, b in recent):.0f}", budget=f"{budget:g}",
+                                        wait=_wait_text(wait)), wait)
                 cur = db.execute("INSERT INTO submissions (challenge, login, bot, time, language, filename, size, "
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
@@ -216,7 +219,7 @@ class Store:
                 try:
                     _write_bot(folder, lang, bot, data)
                 except OSError as e:
-                    raise SubmitError(f"the host could not store the file ({e.strerror})") from None
+                    raise SubmitError(_("the host could not store the file (%(why)s)", why=e.strerror)) from None
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

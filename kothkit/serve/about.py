@@ -1,0 +1,55 @@
+"""What a challenge's page shows from its folder: its ``README.md`` (``README.zh_CN.md`` for
+Chinese readers, where there is one) rendered from Markdown, and the template brains in its
+``templates/`` folder, offered for download.
+
+The README is the host's own text but is rendered as if it were not: raw HTML in it is shown as
+text (markdown-it-py with ``html`` off), images are left out (no page loads anything from
+elsewhere) and only safe links are made (markdown-it's link check).  A template is a regular file
+directly in ``templates/`` with a plain name, at most :data:`MAX_TEMPLATE` bytes; anything else
+there (a folder, a link, a dot file) is not offered.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import attrs
+import markupsafe
+from markdown_it import MarkdownIt
+
+#: Bytes a README or a template may have to be shown or offered.
+MAX_README = 256 * 1024
+MAX_TEMPLATE = 256 * 1024
+_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}")
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").disable("image")
+
+
+@attrs.frozen
+class Template:
+    name: str
+    size: int
+    path: Path
+
+
+def readme(folder: Path, lang: str) -> markupsafe.Markup | None:
+    """The challenge's README in ``lang`` (else its README.md) as HTML; None without one."""
+    for name in (f"README.{lang}.md", "README.md"):
+        path = folder / name
+        if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_README:
+            return markupsafe.Markup(_md.render(path.read_text(encoding="utf-8", errors="replace")))
+    return None
+
+
+def templates(folder: Path) -> list[Template]:
+    """The template brains offered, by name."""
+    where = folder / "templates"
+    if not where.is_dir() or where.is_symlink():
+        return []
+    out = []
+    for path in sorted(where.iterdir()):
+        if _NAME.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+            size = path.stat().st_size
+            if size <= MAX_TEMPLATE:
+                out.append(Template(path.name, size, path))
+    return out

@@ -1,0 +1,215 @@
+"""The site's languages: English and Simplified Chinese, from Babel catalogs.
+
+The catalogs are the ``.po`` files in ``kothkit/locale/<lang>/LC_MESSAGES/kothkit.po`` (shipped as
+package data); they are compiled in memory with Babel's public API the first time they are needed
+(:func:`translations`), so an install from source needs no build step.  A request's language
+(:func:`negotiate`: the ``lang`` cookie set by the switch on every page, else ``Accept-Language``)
+is kept in a context variable (:func:`use`) for the request's task and the threads it starts
+(Starlette's thread pool copies the context), so both the templates (Jinja2's i18n extension,
+installed by :func:`install`) and Python messages (:func:`_`) are translated without passing the
+language around.  Numbers and times are formatted for the language (:func:`number`, :func:`when`).
+
+``python -m kothkit.serve.i18n`` extracts the messages of the code and templates and merges them
+into the catalogs (new messages untranslated; tests/serve/test_i18n.py fails until they are).
+The command line stays English: only the site's pages and messages are translated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import datetime
+import functools
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import jinja2
+from babel import Locale
+from babel.dates import format_datetime
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+#: The site's languages, the first the default; each with its name as its speakers write it.
+LANGUAGES = {"en": "English", "zh_CN": "中文"}
+DEFAULT = "en"
+#: The cookie that keeps a visitor's choice of language.
+COOKIE = "lang"
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "kothkit"
+#: Where the messages are: (folder under kothkit/, extraction method).
+SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
+
+_current: contextvars.ContextVar[str] = contextvars.ContextVar("kothkit_language", default=DEFAULT)
+
+
+def po_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@attrs.frozen
+class Language:
+    code: str
+    translations: Translations
+    #: The messages the catalog translates (a message not in it is shown in English).
+    known: frozenset[str]
+
+
+@functools.cache
+def languages() -> dict[str, Language]:
+    """Each language's catalog, compiled from its .po file (once per process)."""
+    out = {}
+    for code in LANGUAGES:
+        with po_path(code).open("rb") as f:
+            catalog = read_po(f, locale=code, domain=DOMAIN)
+        buf = io.BytesIO()
+        write_mo(buf, catalog)
+        buf.seek(0)
+        known = frozenset(m.id for m in catalog if isinstance(m.id, str) and m.id and m.string)
+        out[code] = Language(code, Translations(buf, domain=DOMAIN), known)
+    return out
+
+
+def current() -> str:
+    """The language of the request being answered (``en`` outside one)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def use(lang: str) -> Iterator[None]:
+    """Answer in ``lang`` inside the block."""
+    token = _current.set(lang if lang in LANGUAGES else DEFAULT)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def set_language(lang: str) -> None:
+    """Answer in ``lang`` from now on in this context (a request's task)."""
+    _current.set(lang if lang in LANGUAGES else DEFAULT)
+
+
+_TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]{1,5}))?\s*")
+
+
+def negotiate(accept_language: str | None, cookie: str | None = None) -> str:
+    """The language for a visitor: their choice (the cookie) if it is one of ours, else the first
+    of ``Accept-Language`` (by weight) that we have (any Chinese is zh_CN), else English."""
+    if cookie in LANGUAGES:
+        return cookie
+    wanted: list[tuple[float, int, str]] = []
+    for i, part in enumerate((accept_language or "")[:1000].split(",")):
+        m = _TAG.fullmatch(part)
+        if not m:
+            continue
+        try:
+            q = float(m.group(2)) if m.group(2) else 1.0
+        except ValueError:
+            continue
+        if q > 0:
+            wanted.append((-q, i, m.group(1).lower()))
+    for _q, _i, tag in sorted(wanted):
+        if tag.startswith("zh"):
+            return "zh_CN"
+        if tag.startswith("en"):
+            return "en"
+    return DEFAULT
+
+
+def gettext(message: str) -> str:
+    return languages()[current()].translations.gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return languages()[current()].translations.ngettext(singular, plural, n)
+
+
+def _(message: str, **values: Any) -> str:
+    """``message`` in the request's language, ``%(name)s`` filled from ``values``."""
+    text = gettext(message)
+    return text % values if values else text
+
+
+def missing(message: str, lang: str) -> bool:
+    """Whether ``lang``'s catalog lacks ``message`` (English lacks none: its messages are the ids)."""
+    return lang != DEFAULT and message not in languages()[lang].known
+
+
+def number(n: float | int) -> str:
+    """``n`` as the language writes numbers (thousands separated)."""
+    return format_decimal(n, locale=Locale.parse(current()))
+
+
+def when(t: float | None) -> str:
+    """A Unix time as the language writes a date and time (UTC), or "" for none."""
+    if not t:
+        return ""
+    d = datetime.datetime.fromtimestamp(t, datetime.UTC)
+    return format_datetime(d, "medium", tzinfo=datetime.UTC, locale=Locale.parse(current())) + " UTC"
+
+
+def install(env: jinja2.Environment) -> None:
+    """Give ``env``'s templates ``_``/``gettext``/``ngettext`` (Jinja2's i18n extension, new-style:
+    values are escaped and filled by name) in the request's language, and the ``number`` filter."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.filters["number"] = number
+    env.globals["languages"] = LANGUAGES
+    env.globals["lang"] = current
+
+
+# -- the catalogs' upkeep (python -m kothkit.serve.i18n) -----------------------------------------------
+
+def extract() -> Catalog:
+    """Every message of the site's code and templates, with where each is."""
+    from babel.messages.extract import extract_from_dir
+
+    root = Path(__file__).resolve().parent.parent
+    catalog = Catalog(domain=DOMAIN, project="kothkit")
+    for folder, method in SOURCES:
+        pattern = "**.py" if method == "python" else "**.html"
+        func = "python" if method == "python" else "jinja2.ext:babel_extract"
+        options = {"**.html": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}}
+        for filename, lineno, message, comments, context in extract_from_dir(
+                root / folder, [(pattern, func)], options_map=options, keywords={"_": None, "gettext": None,
+                                                                                  "ngettext": (1, 2)}):
+            if "/" in filename and folder == "serve" and not filename.endswith(".py"):
+                continue
+            catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,
+                        context=context)
+    return catalog
+
+
+def update() -> None:
+    """Merge the extracted messages into each .po file: English's translations are the ids;
+    another language's new messages are left empty to translate."""
+    from babel.messages.pofile import write_po
+
+    for code in LANGUAGES:
+        template = extract()  # (a catalog's update may share the template's messages)
+        path = po_path(code)
+        if path.exists():
+            with path.open("rb") as f:
+                catalog = read_po(f, locale=code, domain=DOMAIN)
+        else:
+            catalog = Catalog(locale=code, domain=DOMAIN, project="kothkit")
+        catalog.update(template, no_fuzzy_matching=True)
+        for m in catalog:
+            if m.id and code == DEFAULT:
+                m.string = m.id
+        catalog.obsolete.clear()
+        catalog.fuzzy = False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as f:
+            write_po(f, catalog, width=0, omit_header=False, sort_output=False)
+
+
+if __name__ == "__main__":
+    update()
