@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
+import inspect
 import os
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -89,17 +90,46 @@ def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
     return games[name].info
 
 
+#: The modules beside a game's match module that decide its outcomes unless it names its own
+#: (:attr:`GameInfo.outcome_modules`).
+OUTCOME_MODULES = ("rules", "codec", "match")
+
+
+def outcome_modules(info: GameInfo) -> list[str]:
+    """The modules whose code decides ``info``'s outcomes: its match's module, with the modules the
+    game names (:attr:`GameInfo.outcome_modules`) or else the match's package's ``rules``,
+    ``codec`` and ``match`` modules that exist."""
+    home = getattr(info.match, "__module__", None) or ""
+    package = home.rpartition(".")[0]
+    found = {home} - {""}
+    if info.outcome_modules:
+        for name in info.outcome_modules:
+            try:
+                found.add(importlib.util.resolve_name(name, package or None))
+            except (ImportError, ValueError):
+                raise PluginError(f"game {info.name!r}: outcome module {name!r} is not a module name") from None
+    elif package:
+        for name in OUTCOME_MODULES:
+            try:
+                if importlib.util.find_spec(f"{package}.{name}") is not None:
+                    found.add(f"{package}.{name}")
+            except (ImportError, ValueError):
+                pass
+    return sorted(m for m in found if m != "kothkit" and not m.startswith("kothkit."))  # the core is not a game's
+
+
 def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
-    """The .py files of ``module``'s top-level package (or the module's own file), by a name that
-    is the same on every machine, less ``skip`` (the game's bundled bots: they have content
-    hashes of their own) and caches."""
-    top = sys.modules.get(module.split(".")[0])
-    if top is None or top.__name__ == "kothkit":  # the core is not a game's code
+    """The .py files of ``module`` (all of a package's, less ``skip``, the game's bundled bots: they
+    have content hashes of their own, and caches), by a name that is the same on every machine."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
         return {}
-    roots = [Path(d) for d in getattr(top, "__path__", ())]
+    roots = [Path(d) for d in spec.submodule_search_locations or ()]
     if not roots:
-        file = getattr(top, "__file__", None)
-        return {top.__name__: Path(file)} if file else {}
+        return {module: Path(spec.origin)} if spec.origin and spec.origin.endswith(".py") else {}
     files = {}
     for root in roots:
         for folder, dirs, names in os.walk(root):
@@ -108,25 +138,25 @@ def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
                              and (skip is None or (here / d).resolve() != skip))
             for n in names:
                 if n.endswith(".py"):
-                    files[f"{top.__name__}/{(here / n).relative_to(root).as_posix()}"] = here / n
+                    files[f"{module}/{(here / n).relative_to(root).as_posix()}"] = here / n
     return files
 
 
 def game_code(info: GameInfo) -> dict[str, str | None]:
     """What of a game's code decides its outcomes, for its games' ids: the plugin's distribution
-    and version, and a hash of the Python files of the package(s) that register the game and
-    define its match (less its bundled bots).  So an edited working tree (an editable install),
-    like a new version, changes every id of the game, and its games are played again.
+    and version, and a hash of its outcome modules (:func:`outcome_modules`) and of the source of
+    its ``bot_args`` (what a program bot is told).  So an edited rule in a working tree (an
+    editable install), like a new version, changes every id of the game and its games are played
+    again; an edited picture, exporter or README changes none.
     """
     try:
         found = _default_games().get(info.name)
     except PluginError:
         found = None
     ours = found if found is not None and found.info is info else None
-    modules = {getattr(info.match, "__module__", None) or "", (ours.module if ours else None) or ""} - {""}
     skip = Path(info.bots).resolve() if info.bots else None
     files: dict[str, Path] = {}
-    for m in sorted(modules):
+    for m in outcome_modules(info):
         files.update(_code_files(m, skip))
     h = hashlib.sha256()
     for name, f in sorted(files.items()):
@@ -136,4 +166,10 @@ def game_code(info: GameInfo) -> dict[str, str | None]:
         except OSError:
             pass
         h.update(b"\0")
+    if info.bot_args is not None:
+        try:
+            source = inspect.getsource(info.bot_args)
+        except (OSError, TypeError):
+            source = getattr(info.bot_args, "__qualname__", type(info.bot_args).__qualname__)
+        h.update(b"bot_args\0" + source.encode() + b"\0")
     return {"plugin": ours.dist if ours else None, "code": h.hexdigest()}
