@@ -3,6 +3,7 @@ and :func:`game_code`, what of a game's code goes into its games' ids."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -95,10 +96,49 @@ def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
 OUTCOME_MODULES = ("rules", "codec", "match")
 
 
+def _spec(name: str) -> Any:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def _imported(module: str) -> set[str]:
+    """The modules of ``module``'s own top-level package that its source imports (by name: it is
+    read, not run)."""
+    spec = _spec(module)
+    if spec is None or not (spec.origin or "").endswith(".py"):
+        return set()
+    try:
+        tree = ast.parse(Path(spec.origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    top = module.partition(".")[0]
+    package = module if spec.submodule_search_locations else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            try:
+                base = importlib.util.resolve_name(base, package or None) if node.level else base
+            except (ImportError, ValueError):
+                continue
+            names = [base] + [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+        for name in names:
+            if name.partition(".")[0] == top and name != top and _spec(name) is not None:
+                found.add(name)
+    return found
+
+
 def outcome_modules(info: GameInfo) -> list[str]:
     """The modules whose code decides ``info``'s outcomes: its match's module, with the modules the
-    game names (:attr:`GameInfo.outcome_modules`) or else the match's package's ``rules``,
-    ``codec`` and ``match`` modules that exist."""
+    game names (:attr:`GameInfo.outcome_modules`), or else the match's package's ``rules``,
+    ``codec`` and ``match`` modules that exist and every module of the package that these
+    import (directly or through one another: a rule's helpers count, a picture's module does not
+    unless the rules import it)."""
     home = getattr(info.match, "__module__", None) or ""
     package = home.rpartition(".")[0]
     found = {home} - {""}
@@ -108,13 +148,13 @@ def outcome_modules(info: GameInfo) -> list[str]:
                 found.add(importlib.util.resolve_name(name, package or None))
             except (ImportError, ValueError):
                 raise PluginError(f"game {info.name!r}: outcome module {name!r} is not a module name") from None
-    elif package:
-        for name in OUTCOME_MODULES:
-            try:
-                if importlib.util.find_spec(f"{package}.{name}") is not None:
-                    found.add(f"{package}.{name}")
-            except (ImportError, ValueError):
-                pass
+    else:
+        found |= {f"{package}.{n}" for n in OUTCOME_MODULES if package and _spec(f"{package}.{n}") is not None}
+        todo = sorted(found)
+        while todo:
+            for m in _imported(todo.pop()) - found:
+                found.add(m)
+                todo.append(m)
     return sorted(m for m in found if m != "kothkit" and not m.startswith("kothkit."))  # the core is not a game's
 
 

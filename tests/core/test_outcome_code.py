@@ -77,6 +77,17 @@ def test_a_changed_picture_replays_nothing_and_changed_rules_replay_the_games(cl
     assert "mnk's code changed since the journal's games: 2 games will be played again" in text, text
     assert "games: 2 played, 0 reused, 2 in all" in text
 
+    # A helper the rules import is part of them (found by reading the imports), the picture's
+    # module still is not.
+    (pkg / "lines.py").write_text('"""Where lines are looked for."""\n\nDIAGONALS = False\n')
+    _edit(pkg / "rules.py", "from __future__ import annotations\n",
+          "from __future__ import annotations\n\nfrom kothkit_mnk import lines  # noqa: F401\n")
+    assert "will be played again" in mnk()
+    _edit(pkg / "lines.py", "DIAGONALS = False", "DIAGONALS = True")
+    assert "mnk's code changed since the journal's games: 2 games will be played again" in mnk()
+    _edit(pkg / "views.py", '"#ffffff"', '"#fefefe"')
+    assert "will be played again" not in mnk()
+
     # What a program bot is told on its command line decides its play too.
     _edit(pkg / "plugin.py", "return [str(bot_seed)]", "return [str(bot_seed + 1)]")
     assert "mnk's code changed since the journal's games: 2 games will be played again" in mnk()
