@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
-from kothkit.picture import Grid, PictureError, board_js, grid_problem, picture_of, to_json
+from kothkit.picture import Grid, PictureError, board_js, panels_of, picture_of, to_json
 from kothkit.playing.play import Abandoned, Terminal
 
 #: Lines of the moves' log a page shows.
@@ -58,18 +58,21 @@ class WebSeat(Terminal):
         turn = turn_of(self.info, match, prompt)
         if turn.auto is not None:
             return turn.auto
-        grid = turn.picture if isinstance(turn.picture, Grid) else None
-        problem = grid_problem(grid) if grid is not None else None
-        if problem is not None:  # the game's Turn.picture: said, and the text board shown instead
-            self.say(f"no picture: {self.info.name}'s kothkit_human hook gave a Grid the page cannot draw: {problem}")
-            grid = None
+        try:
+            panels = panels_of(turn.picture) or []
+        except PictureError as e:  # said, and the text board shown instead
+            self.say(f"no picture: {self.info.name}'s kothkit_human hook's Turn.picture {e}")
+            panels = []
+        # Clicks go to the first Grid of the picture (the seat's own board; others are shown beside it).
+        grid = next((p for p in panels if isinstance(p, Grid)), None)
         cells = None
         if grid is not None and turn.cell is not None and turn.clicks > 0:
             cells = [[str(turn.cell(r, c)) for c in range(len(grid.rows[r]))] for r in range(len(grid.rows))]
         # ``turn`` numbers the questions: the page starts a new entry when it changes.
         shown = dict(waiting=True, turn=self.state.get("turn", 0) + 1, asks=turn.asks, choices=turn.choices,
                      message="", board=turn.board,
-                     picture=[to_json(grid)] if grid is not None else None, cells=cells, clicks=turn.clicks,
+                     picture=[to_json(p) for p in panels] or None,
+                     clickable=panels.index(grid) if grid is not None else -1, cells=cells, clicks=turn.clicks,
                      buttons=[[str(label), str(text), int(n)] for label, text, n in turn.buttons])
         self.publish(**shown)
         while True:
@@ -165,6 +168,7 @@ _PAGE = """<!doctype html>
 <style>
  body { font-family: sans-serif; margin: 1.5em; color: #222; }
  #main { display: flex; gap: 2em; flex-wrap: wrap; }
+ #boards { display: flex; gap: 1.5em; flex-wrap: wrap; }
  #log { font-family: monospace; white-space: pre-wrap; max-height: 30em; overflow-y: auto; min-width: 22em;
         background: #f6f6f6; padding: .5em; }
  #asks { font-weight: bold; margin: .5em 0; }
@@ -217,11 +221,17 @@ _PAGE = """<!doctype html>
     var boards = document.getElementById("boards"), pre = document.getElementById("board");
     boards.textContent = "";
     if (st.picture) {
-      st.picture.forEach(function (p) {
+      st.picture.forEach(function (p, i) {
         var panel = document.createElement("div");
+        panel.className = "panel";
         if (p.title) { var t = document.createElement("div"); t.textContent = p.title; panel.appendChild(t); }
-        var targets = st.waiting ? st.cells : null;
+        var targets = st.waiting && i === st.clickable ? st.cells : null;
         if (p.rows) panel.appendChild(kothkitBoard(p, {scale: 1.1, targets: targets, click: clicked}));
+        else if (p.svg !== undefined) {
+          var holder = document.createElement("div");
+          holder.innerHTML = p.svg;  // drawn by the game's own plugin
+          panel.appendChild(holder);
+        }
         boards.appendChild(panel);
       });
       pre.classList.add("hidden");

@@ -590,7 +590,7 @@ class Kit:
         ``parse`` that reads typing slips as a Mistake (never another exception), a picture the page
         can draw and a ``cell`` text for each of its cells; and it leaves the match as it was."""
         from kothkit.human import Mistake, Turn, judge
-        from kothkit.picture import Grid, grid_problem
+        from kothkit.picture import Grid, PictureError, panels_of
         from kothkit.plugins import plugin_manager
 
         hook = plugin_manager().hook.kothkit_human
@@ -622,15 +622,14 @@ class Kit:
                 raise where.fail("the kothkit_human hook's Turn needs its board and what to type (asks) as text")
             if not callable(turn.parse):
                 raise where.fail("the kothkit_human hook's Turn has no parse(text) to read the person's entry")
-            if turn.picture is not None:
-                problem = (grid_problem(turn.picture) if isinstance(turn.picture, Grid)
-                           else f"{short(turn.picture)} is not a kothkit.picture.Grid")
-                if problem is not None:
-                    raise where.fail(f"the kothkit_human hook's Turn.picture: {problem}")
+            try:
+                panels = panels_of(turn.picture) or []
+            except PictureError as e:
+                raise where.fail(f"the kothkit_human hook's Turn.picture {e}") from None
             if where.step not in picks:
                 return
-            cell, grid = turn.cell, turn.picture
-            if cell is not None and isinstance(grid, Grid):
+            cell, grid = turn.cell, next((p for p in panels if isinstance(p, Grid)), None)
+            if cell is not None and grid is not None:
                 def cells() -> None:
                     for r, row in enumerate(grid.rows):
                         for c in range(len(row)):

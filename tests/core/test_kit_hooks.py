@@ -34,8 +34,9 @@ def read(text: str) -> str:
 class RaceHooks:
     """The race game's optional hooks, each replaceable by a broken one."""
 
-    def __init__(self, picture=board, parse=read, exporter=lambda t: f"{len(t.steps)} moves\n") -> None:
-        self.picture, self.parse, self.exporter = picture, parse, exporter
+    def __init__(self, picture=board, parse=read, exporter=lambda t: f"{len(t.steps)} moves\n",
+                 turn_picture=board) -> None:
+        self.picture, self.parse, self.exporter, self.turn_picture = picture, parse, exporter, turn_picture
 
     @hookimpl
     def kothkit_picture(self, game, match):
@@ -45,7 +46,8 @@ class RaceHooks:
     def kothkit_human(self, game, match, prompt):
         if game.name != "race":
             return None
-        return Turn(board=f"total {match.total}", asks="add 1 or 2", parse=self.parse, choices="1 or 2")
+        return Turn(board=f"total {match.total}", asks="add 1 or 2", parse=self.parse, choices="1 or 2",
+                    picture=self.turn_picture(match), cell=lambda r, c: "1")
 
     @hookimpl
     def kothkit_exporters(self, game):
@@ -108,6 +110,11 @@ def test_play_by_a_person_whose_parse_raises_on_a_slip_fails_the_kit(race_hooks)
     race_hooks(parse=lambda text: str(int(text)))  # ValueError on "zzz", not a Mistake
     text = _fails("check_play_by_a_person")
     assert "parse('') raised ValueError" in text and "kothkit.human.Mistake" in text
+
+
+def test_play_by_a_person_whose_picture_the_page_cannot_draw_fails_the_kit(race_hooks):
+    race_hooks(turn_picture=lambda match: Grid(rows=("X.",), pieces={"X": "#111"}, last=((3, 0),)))
+    assert "Turn.picture returned a Grid the page cannot draw: last has (3, 0)" in _fails("check_play_by_a_person")
 
 
 def test_an_exporter_that_raises_fails_the_kit(race_hooks):
