@@ -3,11 +3,9 @@ and :func:`game_code`, what of a game's code goes into its games' ids."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import importlib.util
-import inspect
 import os
 from functools import cache
 from pathlib import Path
@@ -106,6 +104,8 @@ def _spec(name: str) -> Any:
 def _imported(module: str) -> set[str]:
     """The modules of ``module``'s own top-level package that its source imports (by name: it is
     read, not run)."""
+    import ast  # here, not at the top: every command imports this module, few hash a game's code
+
     spec = _spec(module)
     if spec is None or not (spec.origin or "").endswith(".py"):
         return set()
@@ -207,6 +207,8 @@ def game_code(info: GameInfo) -> dict[str, str | None]:
             pass
         h.update(b"\0")
     if info.bot_args is not None:
+        import inspect
+
         try:
             source = inspect.getsource(info.bot_args)
         except (OSError, TypeError):
