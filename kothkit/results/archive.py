@@ -282,6 +282,9 @@ class Transcript:
     final: tuple[tuple[int, str], ...] = ()
     #: Why the record could not be re-played (missing plugin, a game that disagrees), or None.
     problem: str | None = None
+    #: Why the game's picture hook failed (kothkit.picture.PictureError), when pictures were asked
+    #: for: the pictures stop there and the text boards stand in.
+    picture_problem: str | None = None
 
     @property
     def plugin_missing(self) -> bool:
@@ -307,10 +310,29 @@ def _draw(boards: bool, match: Match, pictures) -> tuple[str | None, list | None
     return board, picture
 
 
+class _Pictures:
+    """A game's pictures, drawn until its hook first fails; then ``problem`` says how and where."""
+
+    def __init__(self, info: GameInfo) -> None:
+        self.info = info
+        self.problem: str | None = None
+        self.move = 0
+
+    def __call__(self, match: Match) -> list | None:
+        from kothkit.picture import PictureError, picture_of
+
+        if self.problem is not None:
+            return None
+        try:
+            return picture_of(self.info, match)
+        except PictureError as e:
+            self.problem = f"{e} (at move {self.move})"
+            return None
+
+
 def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Literal[True] = True,
                boards: bool = True, pictures: bool = False) -> Transcript:
     """Re-play ``r`` through its game (``info``: the installed game by default (True), None when missing)."""
-    from kothkit.picture import picture_of
     from kothkit.plugins import PluginError, get_game
 
     settings, rnd = archive.settings(r)
@@ -327,7 +349,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
                           problem=f"the game {r.game!r} is not installed (its plugin is missing): moves and "
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
-    draw_pictures = (lambda m: picture_of(info, m)) if pictures else None
+    draw_pictures = _Pictures(info) if pictures else None
     boards = boards and info.renders
     steps: list[Step] = []
     problem = None
@@ -348,6 +370,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
+            if draw_pictures is not None:
+                draw_pictures.move = i + 1
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
@@ -374,7 +398,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
         done = len(steps)
         steps += [Step(k + 1, x.seat, (), x.reply, x.ms) for k, x in enumerate(r.moves[done:], done)]
     return Transcript(r, info, rules, limits, rnd, fin, tuple(steps), start_board, start_picture, pending, final,
-                      problem)
+                      problem, draw_pictures.problem if draw_pictures is not None else None)
 
 
 def iso_time(t: float | None) -> str | None:

@@ -383,6 +383,22 @@ class Journal:
         if now - self._checkpointed >= CHECKPOINT_EVERY:
             self._checkpointed = now
             self._checkpointer.request()
+        self._bound_log()
+
+    def _bound_log(self) -> None:
+        """Empty the write-ahead log here, holding the next games back, when it has grown to twice
+        its limit: the checkpointer's thread is behind (a loaded machine gives it no turn), and the
+        log would otherwise grow by a batch a commit.  So the log never passes twice its limit by
+        more than one commit's pages, however fast games come and however slow the thread is."""
+        try:
+            size = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if size > 2 * WAL_LIMIT:
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # busy with the checkpointer's own: the log is being emptied
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:
         """Stored records of ``ids`` (missing ones skipped), in the order of ``ids``."""
