@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from kothkit.cli.common import app, err, out
+from kothkit.playing.progress import counted
 
 
 def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> None:
@@ -82,14 +83,14 @@ def check(
     warnings = sum(1 for r in report.runs for f in r.findings if f.severity == "warning")
     failed = sum(1 for r in report.runs if not r.ok)
     if report.ok:
-        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({warnings} warning(s))" if warnings else ""),
+        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({counted(warnings, 'warning')})" if warnings else ""),
                   markup=False)
         return
     parts = []
     if problems:
-        parts.append(f"{problems} problem(s)")
+        parts.append(counted(problems, "problem"))
     if broken:
-        parts.append(f"{broken} broken scenario(s) (the game's, not your bot's)")
-    out.print(f"{report.bot}: {' and '.join(parts)} in {failed} of {len(report.runs)} runs. "
+        parts.append(f"{counted(broken, 'broken scenario')} (the game's, not your bot's)")
+    out.print(f"{report.bot}: {' and '.join(parts)} in {failed} of {counted(len(report.runs), 'run')}. "
               f"Replay one with `kothkit debug {info.name} {bot}` to see the whole game.", markup=False, soft_wrap=True)
     raise typer.Exit(1)

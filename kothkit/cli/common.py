@@ -82,6 +82,17 @@ def _options(
     """kothkit: King-of-the-Hill bot tournaments."""
 
 
+def print_table(table) -> None:
+    """A rich table on stdout.  On a terminal it fits the terminal; where output is not a terminal (a
+    log, a pipe, CI) there is no width to fit, and the table is as wide as its content (whole names
+    and headings, never cut to "th…")."""
+    if out.is_terminal:
+        out.print(table)
+        return
+    need = out.measure(table, options=out.options.update(width=10**5)).maximum
+    Console(file=out.file, width=max(need, out.width), highlight=False, emoji=False).print(table)
+
+
 def fail(message: str) -> NoReturn:
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kothkit.cli.common import app, err, fail, game_info, load_and_build, out
+from kothkit.cli.common import app, err, fail, game_info, load_and_build, out, print_table
 from kothkit.playing import challenge as challenges
 from kothkit.playing.seeding import fresh_seed
 from kothkit.plugins import PluginError, installed_games, plugin_manager
@@ -199,8 +199,8 @@ def run(
     finally:
         if pool is not None:
             pool.close()
-    out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
-                              ratings=result.ratings))
+    print_table(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
+                                ratings=result.ratings))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
     if info.report is not None:

@@ -105,3 +105,17 @@ def test_version_and_plain_help(cli):
     # Arguments in the usage lines as click writes them: required in capitals, optional in brackets.
     assert re.search(r"Usage: .*kothkit run \[OPTIONS\] TARGET\s", run), run
     assert re.search(r"Usage: .*kothkit show \[OPTIONS\] TARGET \[GAME\]\s", cli("show", "--help", check=True).stdout)
+
+
+def test_a_table_into_a_pipe_keeps_whole_names_and_headings(cli, tmp_path):
+    # No COLUMNS: output into a pipe has no width to fit, so the table is as wide as its content.
+    name = "a_bot_whose_name_is_longer_than_any_terminal_would_leave_room_for_in_the_table"
+    (tmp_path / "long.py").write_text(f"def {name}(view, turn, state):\n    return 0, state\n")
+    done = cli("run", "connect4_hidden", "--bots", f"{tmp_path}/long.py:{name}", "--bots", "deducer", "--rounds", "1",
+               "--seed", "1", "--db", tmp_path / "j.sqlite", "-q", check=True, env={"COLUMNS": ""})
+    assert "…" not in done.stdout, done.stdout
+    rows = [l for l in done.stdout.splitlines() if l.startswith("│")]
+    assert any(f"│ {name} " in l for l in rows), done.stdout
+    head = next(l for l in done.stdout.splitlines() if "bot" in l and l.startswith("┃"))
+    assert [c.strip() for c in head.strip("┃").split("┃")][:7] == ["#", "bot", "score", "wins", "draws", "losses",
+                                                                   "games"]

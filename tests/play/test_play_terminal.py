@@ -37,7 +37,7 @@ def stored(screen: Screen) -> str:
 def check_journal(cli, db, games: int) -> None:
     verified = cli("verify", db, timeout=180)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert f"verified {games} games: {games} identical, 0 differ" in verified.stdout
+    assert f"verified {games} game{'' if games == 1 else 's'}: {games} identical, 0 differ" in verified.stdout
     shown = cli("show", db)
     assert shown.returncode == 0, shown.stderr
     assert "you" in shown.stdout
