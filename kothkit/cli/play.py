@@ -114,18 +114,21 @@ def play(
             fail(f"--port {port}: cannot serve the page: {e}")
         term.say(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
     else:
-        term = Terminal(info, names, seat, hidden_information(probe))
+        term = Terminal(info, names, seat, hidden_information(probe),
+                        start=info.match(Setup(players=names, seed=task.seed, rules=rules)))
     term.say(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
              f"{'the page has no quit: Ctrl-C here' if web else 'type quit'} to leave")
     try:
         rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
-    except (Abandoned, KeyboardInterrupt):
-        term.say("game abandoned: nothing stored")
+    except (Abandoned, KeyboardInterrupt) as e:
+        # quit (or the end of input) is the person's choice: a normal end.  Ctrl-C is an interruption.
+        left = isinstance(e, Abandoned)
+        term.say("you left the game: nothing stored" if left else "game interrupted: nothing stored")
         with Journal(journal) as j:
             j.finish_run(run_id, 0, 0)
         if server is not None:
             server.shutdown()
-        raise typer.Exit(130) from None
+        raise typer.Exit(0 if left else 130) from None
     if term.match is not None and info.renders:
         if term.hidden:
             term.say("the game is over; the true board:")
