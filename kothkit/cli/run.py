@@ -1,6 +1,7 @@
 """`kothkit games`, `kothkit run` (a round-robin tournament) and `kothkit debug` (one game shown whole)."""
 import contextlib
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -163,7 +164,7 @@ def run(
         task = bar.add_task("games", total=total, pace="")
     # else no bar, and rich's progress modules are not imported (6 ms of a quiet run's start-up)
     pace, faults = Pace(total), Faults()
-    shown = [0.0, time.monotonic()]  # when the bar was last drawn, and the last plain line printed
+    shown = [0.0]  # when the bar was last drawn
 
     def on_record(r, reused):
         pace.add(r, reused)
@@ -174,10 +175,20 @@ def run(
             bar.update(task, completed=pace.done, pace=pace.summary())
             bar.refresh()
             shown[0] = now
-        elif plain and now - shown[1] >= progress_every:
+        elif plain and progress_every <= 0:  # no timer: a line a game
             out.print(pace.line(), markup=False)
-            shown[1] = now
 
+    # Plain lines come on a timer, also while no game finishes (a game of minutes, or --jobs 1, where
+    # this thread plays the games itself): a thread of their own, which only reads the counts.
+    ticking = threading.Event()
+
+    def tick() -> None:
+        while not ticking.wait(progress_every):
+            out.print(pace.line(), markup=False)
+
+    ticker = threading.Thread(target=tick, name="progress", daemon=True)
+    if plain and progress_every > 0:
+        ticker.start()
     try:
         with bar if live else contextlib.nullcontext():
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
@@ -197,6 +208,9 @@ def run(
     except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
         fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     finally:
+        ticking.set()
+        if ticker.is_alive():
+            ticker.join(timeout=10)
         if pool is not None:
             pool.close()
     print_table(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
