@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kothkit.cli.common import app, err, out
+from kothkit.cli.common import RULES_HELP, app, err, out
 from kothkit.playing.progress import counted
 
 
@@ -31,7 +31,7 @@ def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> Non
 
 @app.command()
 def check(
-    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
+    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     bot: Annotated[str, typer.Argument(help="The bot to check: a bot folder, file.py:function, or a bundled bot's name.")],
     seed: Annotated[int, typer.Option(help="Seed of the scripted games.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Only the scenarios and the opening: no whole games.")] = False,
@@ -40,6 +40,7 @@ def check(
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply.")] = None,
     listen: Annotated[float, typer.Option("--listen", help="Seconds to listen for extra output after each of the bot's first replies.")] = 0.1,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the last lines of every run, not only failed ones.")] = False,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Run a bot through the game's scenarios and explain, in plain words, what it gets wrong.
 
@@ -47,10 +48,10 @@ def check(
     problem that would lose tournament games, 2 when it cannot be checked.
     """
     from kothkit.bots.folders import load_bots
-    from kothkit.cli.common import bot_loaders, bundled_entries, game_info
+    from kothkit.cli.common import bot_loaders, bundled_entries, game_target
     from kothkit.playing.check import CheckError, check_bot
 
-    info = game_info(game)
+    info, _ = game_target(game, rules)
     limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
     resolved, unknown = bundled_entries([bot], info)
     if unknown:
