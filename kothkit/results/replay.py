@@ -24,12 +24,14 @@ from importlib import resources
 
 from kothkit.picture import board_js
 from kothkit.results.archive import Archive, Transcript, document, transcript
+from kothkit.results.look import header, style
 from kothkit.store.records import GameRecord
 
 
 def _template() -> str:
     page = resources.files("kothkit").joinpath("templates/replay.html").read_text(encoding="utf-8")
-    return page.replace("{{BOARD_JS}}", board_js())
+    # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
+    return page.replace("{{STYLE}}", style()).replace("{{BOARD_JS}}", board_js())
 
 
 def _script_json(value) -> str:
@@ -52,7 +54,7 @@ def page_of(t: Transcript, nav: str = "") -> str:
     r = t.record
     data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
     title = f"{r.game} #{r.index}: {' vs '.join(r.players)}"
-    return (_template().replace("{{TITLE}}", html.escape(title)).replace("{{NAV}}", nav)
+    return (_template().replace("{{TITLE}}", html.escape(title)).replace("{{HEADER}}", header(nav))
             .replace("{{DATA}}", _script_json(data)))
 
 

@@ -32,20 +32,10 @@ import attrs
 
 from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError
+from kothkit.results.look import static_page
 from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.ratings import Ratings, games_of, rate
 from kothkit.store.records import GameRecord
-
-STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 1em auto; max-width: 1100px; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 0.6em 0 1.4em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-th { background: #f0f3f8; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-a { color: #1d5fa8; }
-.fault { color: #a33; }
-.muted { color: #777; }
-"""
 
 
 @attrs.frozen
@@ -158,10 +148,9 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _page(title: str, body: str) -> str:
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
+def _page(title: str, body: str, nav: str = "") -> str:
+    """A page of the report in the frame and style of kothkit's other pages (kothkit.results.look)."""
+    return static_page(title, body, nav)
 
 
 class _Names:
@@ -266,7 +255,7 @@ def bot_stats(board: Board, bot: str) -> dict:
 def _bot_page(board: Board, bot: str, bot_file, replay_file) -> str:
     st = bot_stats(board, bot)
     rank = next((i for i, s in enumerate(board.standings, 1) if s.bot == bot), None)
-    parts = [f"<p><a href=\"../index.html\">&larr; {_e(board.game)} leaderboard</a></p><h1>{_e(bot)}</h1>",
+    parts = [f"<h1>{_e(bot)}</h1>",
              f"<p>rank {rank} of {len(board.standings)}, "
              f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}</p>"]
     if "median" in st:
@@ -307,7 +296,9 @@ def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = 
         sections.append(_index(board, bot_file, replay_file))
         for bot in board.bots:
             (dest / "bots" / bot_file(bot)).write_text(
-                _page(f"{bot} — {board.game}", _bot_page(board, bot, bot_file, replay_file)), encoding="utf-8")
+                _page(f"{bot} — {board.game}", _bot_page(board, bot, bot_file, replay_file),
+                      f"<a href=\"../index.html\" class=\"home\">&larr; {_e(board.game)} leaderboard</a>"),
+                encoding="utf-8")
         if pages:
             for r in board.games:
                 nav = (f"<a href=\"../index.html\">{_e(board.game)} leaderboard</a> &middot; "

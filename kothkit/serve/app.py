@@ -293,9 +293,11 @@ class Site:
                    **(headers or {})}
         return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
 
-    def _replay_nav(self, info: Any) -> str:
-        """The links back to the site on a replay page (a page of its own, without base.html)."""
-        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
+    def _replay_nav(self, info: Any, request: Request) -> str:
+        """The site's navigation on a replay page (a page of its own, without base.html)."""
+        s = self.session(request)
+        return self.templates.env.get_template("replay_nav.html").render(
+            site=self.title, c=info, me=s.user if s else None, path=request.url.path)
 
     def refuse(self, request: Request, e: _Refused) -> Response:
         return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message, back=e.back)
@@ -662,20 +664,21 @@ class Site:
         info, game, rights = await self._game_rights(request, name, game_id)
         names = await run_in_threadpool(self.names, name)
         if info.kind == "folder" or rights is None or (rights and set(game.bots) <= rights):
-            page = await run_in_threadpool(self._replay_page, info, names, game_id, None)
+            page = await run_in_threadpool(self._replay_page, info, names, game_id, None,
+                                          self._replay_nav(info, request))
             return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
         mine = sorted(rights)
         log = await run_in_threadpool(self._log, info, names, game_id, mine[0], rights) if mine else ""
         reason = self._reason(info, game.reason, game.fault, rights, False)
         return self.page(request, "game.html", c=info, game=game, names=names, mine=mine, log=log, reason=reason)
 
-    def _replay_page(self, info, names: Names, game_id: str, logs_of) -> str:
+    def _replay_page(self, info, names: Names, game_id: str, logs_of, nav: str) -> str:
         """The game's replay page, its bots renamed, holding the logs of ``logs_of`` only (None: all)."""
         from kothkit.results.replay import page_of
 
         archive, record, game_info = self.host.stored_game(info.name, game_id)
         t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
-        return page_of(t, self._replay_nav(info))
+        return page_of(t, nav)
 
     def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
         """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""
@@ -693,7 +696,8 @@ class Site:
         info, game, rights = await self._game_rights(request, name, game_id)
         names = await run_in_threadpool(self.names, name)
         logs_of = None if info.kind == "folder" or rights is None else rights
-        page = await run_in_threadpool(self._replay_page, info, names, game_id, logs_of)
+        page = await run_in_threadpool(self._replay_page, info, names, game_id, logs_of,
+                                      self._replay_nav(info, request))
         return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
 
     async def game_log(self, request: Request) -> Response:
