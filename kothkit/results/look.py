@@ -32,4 +32,5 @@ def static_page(title: str, body: str, nav: str = "", lang: str = "en") -> str:
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title>"
             f'<meta http-equiv="Content-Security-Policy" content="{STATIC_CSP}">'
-            f'<style>{style()}</style></head><body class="standalone">\n{header(nav)}<main>\n{body}\n</main></body></html>\n')
+            f'<style>{style()}</style></head><body class="standalone">\n{header(nav)}'
+            f"<main>\n{body}\n</main></body></html>\n")
