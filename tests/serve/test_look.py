@@ -1,0 +1,174 @@
+"""Every page of a real ``kothkit serve`` in the system's Chromium, at a phone's width, in English
+and in Chinese: each in the site's frame with the language switch, none wider than the screen
+(tables scroll inside their box), none loading anything from another origin, and in Chinese no
+English left but the data (names, titles, code); the replay page driven from the keyboard.
+
+With ``KOTHKIT_SCREENSHOTS=FOLDER`` the main pages' screenshots are kept there (docs/serve.md's
+are made so: ``KOTHKIT_SCREENSHOTS=docs/screenshots pytest tests/serve/test_look.py``)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kothkit.plugins import get_game
+from tests.serve.webserver import Server, brain, challenge, roster, submit, user, wait_for
+
+NAME = "g12"
+PHONE = {"width": 375, "height": 740}
+#: The page text that is data, not the site's messages: these stay as they are in Chinese.
+DATA_WORDS = {"kothkit", "Gomoku", "course", "Alice", "Bob", "gomoku", "classic", "UTC", "MiB", "zip", "brain",
+              "English", "Python", "nobody",
+              # technical terms Chinese text writes as they are
+              "CPU", "tmp", "START", "DEBUG"}
+#: Elements whose text is data or code (removed before looking for English words in a Chinese page).
+DATA_SELECTORS = "code, pre, script, style, #langs, #languages td:first-child, #language, #game-log, .fault-game"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A site where Alice's and Bob's brains have played each other."""
+    tmp = tmp_path_factory.mktemp("look")
+    ch = challenge(tmp / NAME, min_interval=1)
+    state = tmp / "state"
+    roster(state, tmp, ["u1", "u2"])
+    server = Server([ch], state, tmp)
+    try:
+        with user(server, "u2", "Bob") as bob:
+            assert submit(bob, NAME, brain("bob")).status_code == 303
+        with user(server, "u1", "Alice") as alice:
+            assert submit(alice, NAME, brain("alice")).status_code == 303
+            cookies = [{"name": k, "value": v, "url": server.url} for k, v in alice.cookies.items()]
+
+            def done():
+                rows = alice.get(f"/c/{NAME}/standings.json").json()["rows"]
+                return rows if len(rows) == 2 and all(r["games"] == 2 for r in rows) else None
+
+            rows = wait_for(done, 120, message="two brains' games")
+            mine = alice.get(f"/c/{NAME}/mine").text
+            sid = re.search(r'data-id="(\d+)"', mine).group(1)
+            bot = next(r["bot"] for r in rows if r["name"] == "Alice")
+            games = alice.get(f"/c/{NAME}/bot/{bot}").text
+            gid = re.search(rf'/c/{NAME}/game/([0-9a-f]+)"', games).group(1)
+        yield server, cookies, {"sid": sid, "bot": bot, "gid": gid}
+    finally:
+        assert server.stop() == 0, server.text
+
+
+def pages(ids: dict) -> dict[str, str]:
+    """Name -> path of every page a student sees."""
+    c = f"/c/{NAME}"
+    return {"challenges": "/", "scoreboard": f"{c}/", "rules": f"{c}/about", "crosstable": f"{c}/crosstable",
+            "submit": f"{c}/submit", "mine": f"{c}/mine", "submissions": f"{c}/submissions",
+            "submission": f"{c}/submission/{ids['sid']}", "bot": f"{c}/bot/{ids['bot']}",
+            "game": f"{c}/game/{ids['gid']}", "replay": f"{c}/game/{ids['gid']}/replay", "account": "/account",
+            "login": "/login", "error": f"{c}/bot/nobody"}
+
+
+#: The pages docs/serve.md shows.
+SHOWN = ("challenges", "scoreboard", "rules", "submit", "mine", "replay")
+
+
+def _english_left(page, selector: str) -> set[str]:
+    text = page.evaluate("""([root, drop]) => {
+        const copy = document.querySelector(root).cloneNode(true);
+        copy.querySelectorAll(drop).forEach(e => e.remove());
+        document.body.appendChild(copy);  // innerText needs a rendered element
+        const text = copy.innerText;
+        copy.remove();
+        return text;
+    }""", [selector, DATA_SELECTORS])
+    summary = set(re.findall(r"[A-Za-z]{3,}", get_game("gomoku_classic12").summary))
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - DATA_WORDS - summary
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_every_page_fits_a_phone_in_both_languages(browser, played, locale, tmp_path):
+    server, cookies, ids = played
+    keep = os.environ.get("KOTHKIT_SCREENSHOTS")
+    shots = Path(keep) if keep else tmp_path
+    shots.mkdir(parents=True, exist_ok=True)
+    lang = "zh_CN" if locale == "zh-CN" else "en"
+    context = browser.new_context(locale=locale, viewport=PHONE)
+    context.add_cookies(cookies)
+    elsewhere: list[str] = []
+    context.on("request", lambda r: r.url.startswith((server.url, "data:", "about:")) or elsewhere.append(r.url))
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and "Failed to load resource" not in m.text
+            and errors.append(m.text))
+    try:
+        for name, path in pages(ids).items():
+            r = page.goto(server.url + path)
+            assert r.status == (404 if name == "error" else 200), (name, r.status)
+            html_lang = page.get_attribute("html", "lang")
+            if name != "replay":
+                assert html_lang == ("zh-CN" if lang == "zh_CN" else "en"), name
+            # The frame: the site's name, the challenge's links where there is one, the switch.
+            assert page.locator("header nav a").first.inner_text() == "kothkit", name
+            assert page.locator("#langs").count() == 1, name
+            width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert width[0] <= width[1], f"{name} ({locale}) is wider than a phone: {width}"
+            if lang == "zh_CN":
+                left = _english_left(page, "header" if name == "replay" else "body")
+                assert not left, f"{name}: English words in the Chinese page: {sorted(left)}"
+            if name in SHOWN:
+                page.screenshot(path=str(shots / f"{lang}-{name}.png"), full_page=True)
+        assert not elsewhere, f"pages loaded from elsewhere: {elsewhere}"
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_the_switch_changes_the_language_and_stays(browser, played):
+    server, cookies, ids = played
+    context = browser.new_context(locale="en-US", viewport=PHONE)
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/c/{NAME}/crosstable")
+        assert page.locator("h1").inner_text().endswith("crosstable")
+        page.click("#langs .lang-zh_CN")
+        page.wait_for_url(f"**/c/{NAME}/crosstable")
+        assert page.locator("h1").inner_text().endswith("交叉表")
+        page.goto(f"{server.url}/")  # the choice stays, against the browser's language
+        assert page.locator("h1").inner_text() == "比赛"
+        page.click("#langs .lang-en")
+        page.wait_for_url(f"{server.url}/")
+        assert page.locator("h1").inner_text() == "Challenges"
+    finally:
+        context.close()
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        # Only a path of the site is gone back to, and only our languages are remembered.
+        r = c.get("/lang/zh_CN", params={"next": "//evil.example/"})
+        assert r.status_code == 303 and r.headers["location"] == "/"
+        r = c.get("/lang/xx", params={"next": "/c/g12/"})
+        assert r.headers["location"] == "/c/g12/" and "lang=" not in r.headers.get("set-cookie", "")
+
+
+def test_the_replay_page_is_driven_from_the_keyboard(browser, played):
+    server, cookies, ids = played
+    context = browser.new_context(locale="en-US", viewport=PHONE)
+    context.add_cookies(cookies)
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/c/{NAME}/game/{ids['gid']}/replay")
+        counter = page.locator("#counter")
+        first = counter.inner_text()
+        page.keyboard.press("End")
+        last = counter.inner_text()
+        assert last != first
+        page.keyboard.press("ArrowLeft")
+        assert counter.inner_text() not in (first, last)
+        page.keyboard.press("Home")
+        assert counter.inner_text() == first
+        # Every control is reachable with Tab (buttons and the slider, nothing a mouse alone can use).
+        page.focus("#first")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "prev"
+    finally:
+        context.close()
