@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping
 from importlib import resources
 
 from kothkit.picture import board_js
@@ -49,13 +50,28 @@ def frames(t: Transcript) -> list[dict]:
     return [frame(t.start_picture, t.start_board)] + [frame(s.picture, s.board) for s in t.steps]
 
 
-def page_of(t: Transcript, nav: str = "") -> str:
-    """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML."""
+def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en") -> str:
+    """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML;
+    ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`)."""
     r = t.record
     data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
+    if words:
+        data["words"] = dict(words)
     title = f"{r.game} #{r.index}: {' vs '.join(r.players)}"
-    return (_template().replace("{{TITLE}}", html.escape(title)).replace("{{HEADER}}", header(nav))
+    return (_template().replace("{{LANG}}", html.escape(lang.replace("_", "-")))
+            .replace("{{TITLE}}", html.escape(title)).replace("{{HEADER}}", header(nav))
             .replace("{{DATA}}", _script_json(data)))
+
+
+#: The page's own words (its script's), each the key of its translation in ``page_of``'s ``words``;
+#: ``{name}`` is filled by the page.  kothkit.serve translates them (kothkit.serve.app.replay_words).
+WORDS = ("move {at} of {last}", "Before the first move. {players} ({bot} opens).", " vs ",
+         "Move {move}: {bot} replied in {ms} ms", "seat {seat}", "judge \u2192 {bot}: {line}", "rejected: {why}",
+         "Winner: {bot}", "Draw", "Verdict: {verdict} against {bot}",
+         "Late reply (not played): {bot} answered {reply} after {ms} ms", "pause", "play", "[end]", "[move {move}]",
+         "No picture: {problem} (the board is shown as text)", "{game} game #{index}: {players}", "id {id}",
+         "seed {seed}", "round {round}", "move", "Logs", "first (Home)", "previous (\u2190)", "play / pause (space)",
+         "next (\u2192)", "last (End)")
 
 
 def page_name(r: GameRecord) -> str:

@@ -131,6 +131,40 @@ def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
     ]
 
 
+def replay_words() -> dict[str, str]:
+    """A replay page's own words (kothkit.results.replay.WORDS) in the request's language."""
+    return {
+        "move {at} of {last}": _("move {at} of {last}"),
+        "Before the first move. {players} ({bot} opens).": _("Before the first move. {players} ({bot} opens)."),
+        " vs ": _(" vs "),
+        "Move {move}: {bot} replied in {ms} ms": _("Move {move}: {bot} replied in {ms} ms"),
+        "seat {seat}": _("seat {seat}"),
+        "judge \u2192 {bot}: {line}": _("judge \u2192 {bot}: {line}"),
+        "rejected: {why}": _("rejected: {why}"),
+        "Winner: {bot}": _("Winner: {bot}"),
+        "Draw": _("Draw"),
+        "Verdict: {verdict} against {bot}": _("Verdict: {verdict} against {bot}"),
+        "Late reply (not played): {bot} answered {reply} after {ms} ms":
+            _("Late reply (not played): {bot} answered {reply} after {ms} ms"),
+        "pause": _("pause"),
+        "play": _("play"),
+        "[end]": _("[end]"),
+        "[move {move}]": _("[move {move}]"),
+        "No picture: {problem} (the board is shown as text)": _("No picture: {problem} (the board is shown as text)"),
+        "{game} game #{index}: {players}": _("{game} game #{index}: {players}"),
+        "id {id}": _("id {id}"),
+        "seed {seed}": _("seed {seed}"),
+        "round {round}": _("round {round}"),
+        "move": _("move"),
+        "Logs": _("Logs"),
+        "first (Home)": _("first (Home)"),
+        "previous (\u2190)": _("previous (\u2190)"),
+        "play / pause (space)": _("play / pause (space)"),
+        "next (\u2192)": _("next (\u2192)"),
+        "last (End)": _("last (End)"),
+    }
+
+
 def markup(template: str, value: Any) -> markupsafe.Markup:
     """``template`` (markup) with ``value`` escaped into it: a value given to a translated message."""
     return markupsafe.Markup(template) % value
@@ -678,7 +712,7 @@ class Site:
 
         archive, record, game_info = self.host.stored_game(info.name, game_id)
         t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
-        return page_of(t, nav)
+        return page_of(t, nav, replay_words(), i18n.current())
 
     def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
         """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""

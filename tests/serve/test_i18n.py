@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import re
 
+from pathlib import Path
+
 import pytest
 from babel.messages.pofile import read_po
 
+import kothkit
 from kothkit.serve import i18n
 
-PLACEHOLDER = re.compile(r"%\([a-z_]+\)s")
+#: A message's values: %(name)s (the site's), {name} (a replay page's, filled by its script).
+PLACEHOLDER = re.compile(r"%\([a-z_]+\)s|\{[a-z_]+\}")
 
 
 def _catalog(code: str):
@@ -71,6 +75,18 @@ def test_the_catalogs_compile_and_translate():
 ])
 def test_the_language_follows_the_browser_and_the_switch(header, cookie, want):
     assert i18n.negotiate(header, cookie) == want
+
+
+def test_a_replay_page_is_given_every_word_of_its_script():
+    from kothkit.results.replay import WORDS
+    from kothkit.serve.app import replay_words
+
+    template = (Path(kothkit.__file__).parent / "templates" / "replay.html").read_text()
+    used = set(re.findall(r'T\("((?:[^"\\]|\\.)*)"', template))
+    used = {w.encode().decode("unicode_escape") for w in used}
+    assert used == set(WORDS) == set(replay_words())
+    with i18n.use("zh_CN"):
+        assert replay_words()["Winner: {bot}"] == "胜者：{bot}"
 
 
 def test_numbers_and_dates_in_each_language():

@@ -26,7 +26,9 @@ DATA_WORDS = {"kothkit", "Gomoku", "course", "Alice", "Bob", "gomoku", "classic"
               # technical terms Chinese text writes as they are
               "CPU", "tmp", "START", "DEBUG"}
 #: Elements whose text is data or code (removed before looking for English words in a Chinese page).
-DATA_SELECTORS = "code, pre, script, style, #langs, #languages td:first-child, #language, #game-log, .fault-game"
+DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #game-log, .fault-game, "
+                  # a replay's data: the bots' replies, the judge's lines, the game's own words (its end, its boards' titles)
+                  "#step .reply, #step .sent, #outcome, #logs .log, svg, .panel .title")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +117,7 @@ def test_every_page_fits_a_phone_in_both_languages(browser, played, locale, tmp_
             width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
             assert width[0] <= width[1], f"{name} ({locale}) is wider than a phone: {width}"
             if lang == "zh_CN":
-                left = _english_left(page, "header" if name == "replay" else "body")
+                left = _english_left(page, "body")
                 assert not left, f"{name}: English words in the Chinese page: {sorted(left)}"
             if name in SHOWN:
                 page.screenshot(path=str(shots / f"{lang}-{name}.png"), full_page=True)
