@@ -794,8 +794,8 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
                 if e.status == 303:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
-            except KeyError as e:  # the host knows no such challenge, bot or game
-                return site.refuse(request, _Refused(404, _("Not found: %(what)s", what=e.args[0] if e.args else e)))
+            except KeyError:  # the host knows no such challenge, bot or game (gone since the page checked)
+                return site.refuse(request, _Refused(404, _("Not found.")))
             except Exception:
                 print(f"kothkit serve: {request.method} {request.url.path}:\n{traceback.format_exc()}",
                       file=sys.stderr, flush=True)

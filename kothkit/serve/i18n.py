@@ -208,7 +208,8 @@ def update() -> None:
         catalog.fuzzy = False
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
-            write_po(f, catalog, width=0, omit_header=False, sort_output=False)
+            # Files without line numbers: a catalog changes when its messages do, not when code moves.
+            write_po(f, catalog, width=0, omit_header=False, sort_output=False, include_lineno=False)
 
 
 if __name__ == "__main__":
