@@ -109,10 +109,10 @@ def check_filename(filename: str) -> str:
 def _wait_text(seconds: float) -> str:
     s = max(1, int(seconds + 0.999))
     if s < 120:
-        return f"{s} s"
+        return _("%(n)s s", n=s)
     if s < 7200:
-        return f"{s // 60} min {s % 60:02d} s"
-    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+        return _("%(m)s min %(s)s s", m=s // 60, s=f"{s % 60:02d}")
+    return _("%(h)s h %(m)s min", h=s // 3600, m=f"{s % 3600 // 60:02d}")
 
 
 def _toml_str(text: str) -> str:

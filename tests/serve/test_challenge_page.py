@@ -160,3 +160,26 @@ def test_the_size_limit_is_said_the_same_way_on_the_form_and_in_the_refusal(brow
                 assert limit in page.inner_text("#size-limit")
         finally:
             context.close()
+
+
+
+def test_the_hosts_refusals_are_in_the_readers_language(browser, site, tmp_path):
+    """A message made in the host's threads (too soon after a submission) is in the page's language."""
+    with user(site, "s1", "Sam") as c:
+        cookies = [{"name": k, "value": v, "url": site.url} for k, v in c.cookies.items()]
+    context, page = _page(browser, "zh-CN")
+    context.add_cookies(cookies)
+    source = tmp_path / "brain.c"
+    source.write_bytes(TEMPLATE)
+    try:
+        for _ in range(2):
+            page.goto(f"{site.url}/c/{NAME}/submit")
+            page.set_input_files("#file", str(source))
+            with page.expect_navigation():
+                page.click("#submit")
+        # The second within the challenge's 7 s: refused, saying so in Chinese, on the form.
+        message = page.inner_text("#message")
+        assert message.startswith("每 7 秒最多提交一次") and "秒后可以再次提交" in message, message
+        assert page.is_visible("#file")
+    finally:
+        context.close()
