@@ -107,7 +107,7 @@ def limit_rows(limits: Any) -> list[tuple[str, str, str]]:
     """(id, label, value) of each limit a bot plays under, from the challenge's settings."""
     return [
         ("move_time", _("Time for a move"), _seconds(limits.move_time)),
-        ("first_reply_time", _("Time for the first reply (START)"), _seconds(limits.first_time)),
+        ("first_reply_time", _("Time for the first reply"), _seconds(limits.first_time)),
         ("game_time", _("Time for all of a bot's replies in a game"), _seconds(limits.game_time)),
         ("memory_mb", _("Memory"), _mib(limits.memory_mb)),
         ("cpu_seconds", _("CPU time in a game"), _seconds(limits.cpu_seconds)),
