@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from kothkit.plugins import get_game
-from tests.serve.webserver import Server, brain, challenge, roster, submit, user, wait_for
+from tests.serve.webserver import Server, brain, challenge, kothkit, roster, submit, user, wait_for
 
 NAME = "g12"
 PHONE = {"width": 375, "height": 740}
@@ -56,7 +56,7 @@ def played(tmp_path_factory):
             bot = next(r["bot"] for r in rows if r["name"] == "Alice")
             games = alice.get(f"/c/{NAME}/bot/{bot}").text
             gid = re.search(rf'/c/{NAME}/game/([0-9a-f]+)"', games).group(1)
-        yield server, cookies, {"sid": sid, "bot": bot, "gid": gid}
+        yield server, cookies, {"sid": sid, "bot": bot, "gid": gid, "journal": state / "journals" / f"{NAME}.sqlite"}
     finally:
         assert server.stop() == 0, server.text
 
@@ -172,5 +172,27 @@ def test_the_replay_page_is_driven_from_the_keyboard(browser, played):
         page.focus("#first")
         page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.id") == "prev"
+    finally:
+        context.close()
+
+
+def test_the_reports_pages_share_the_look_and_fit_a_phone(browser, played, tmp_path):
+    """``kothkit report`` of the host's journal: its pages in the same frame and stylesheet (inlined),
+    none wider than a phone."""
+    server, cookies, ids = played
+    r = kothkit("report", ids["journal"], "--out", tmp_path / "report", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    site = tmp_path / "report"
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        for path in [site / "index.html", *sorted((site / "bots").iterdir()), next((site / "games").iterdir())]:
+            page.goto(path.as_uri())
+            width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert width[0] <= width[1], f"{path.name} is wider than a phone: {width}"
+            # The site's stylesheet, inlined (the page loads nothing).
+            assert "--focus" in page.inner_html("head style")
+            if path.parent.name in ("bots", "games"):
+                assert page.locator("header nav#nav a").count() >= 1, path.name
     finally:
         context.close()
