@@ -61,7 +61,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.limits import Limits
+from kothkit.limits import DEFAULT_PROCESSES, Limits
 
 MiB = 1 << 20
 #: How the init's line on a bot's stderr starts when the bot ended with its /tmp or /dev/shm full.
@@ -103,6 +103,22 @@ class Capabilities:
     #: A writable freezer cgroup directory (v1: the freezer hierarchy; v2: as cgroup_dir), or None.
     freezer_dir: Path | None = None
     freezer_version: str | None = None
+    #: Each bot runs in a network namespace of its own, with nothing but its own loopback.
+    network: bool = False
+    #: A writable cpuset cgroup directory (v1: the cpuset hierarchy; v2: a group with the cpuset
+    #: controller), or None: a pinned bot's core is then held by nothing (it may widen its affinity).
+    cpuset_dir: Path | None = None
+    cpuset_version: str | None = None
+
+    def network_line(self) -> str:
+        if self.network:
+            return "no network (a network namespace per bot and build, with only its own loopback)"
+        return f"network NOT confined ({self.why or 'no network namespace'}): bots reach the host's network"
+
+    def cpu_line(self) -> str:
+        if self.cpuset_version:
+            return f"each bot held to its core by a cpuset cgroup {self.cpuset_version} (it cannot widen its affinity)"
+        return "a bot's core NOT held (no writable cpuset cgroup): a bot may widen its affinity"
 
     def describe(self) -> list[str]:
         lines = []
@@ -136,7 +152,8 @@ class Capabilities:
         lines.append(f"privileges: {self.privileges()}")
         lines.append(f"waiting bots: frozen (freezer cgroup {self.freezer_version}) in games without pondering"
                      if self.freezer_version else "waiting bots: NOT frozen (no writable freezer cgroup)")
-        lines.append(f"cpu pinning: cores {list(self.cores)}")
+        lines.append(f"cpu pinning: cores {list(self.cores)}; {self.cpu_line()}")
+        lines.append(f"network: {self.network_line()}")
         return lines
 
     def privileges(self) -> str:
@@ -156,6 +173,8 @@ class Capabilities:
             parts.append(self.privileges())
         parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
         parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
+        parts.append("no network" if self.network else "network NOT confined")
+        parts.append(f"cores held by cpuset {self.cpuset_version}" if self.cpuset_version else "cores NOT held")
         return ", ".join(parts)
 
 
@@ -292,7 +311,7 @@ def _sweep(d: Path) -> None:
 def sweep_cgroups() -> None:
     """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
     caps = capabilities()
-    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir) if d is not None}:
+    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir, caps.cpuset_dir) if d is not None}:
         _sweep(d)
 
 
@@ -364,6 +383,7 @@ class _Probed:
     user: int | None = None
     no_caps: bool = False
     seccomp: bool = False
+    network: bool = False
 
 
 #: The uid bots run as when the judge is root (nobody): their folder is id-mapped to it.
@@ -377,7 +397,16 @@ def _probe_namespaces() -> _Probed:
         return _Probed(why="disabled by KOTHKIT_NO_NAMESPACE=1")
     if not sys.platform.startswith("linux"):
         return _Probed(why="not Linux")
+    probed = _probe_jail(net=True)
+    if probed.namespaces or os.environ.get("KOTHKIT_NO_NETNS") == "1":
+        return probed
+    # No network namespace here, maybe: the jail without one, said in the containment line.
+    return _probe_jail(net=False)
+
+
+def _probe_jail(net: bool) -> _Probed:
     userns = os.geteuid() != 0
+    net = net and os.environ.get("KOTHKIT_NO_NETNS") != "1"
     tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
     why = ""
     try:
@@ -393,6 +422,7 @@ def _probe_namespaces() -> _Probed:
             opts += ["fs=1", "folder_rw=1", f"hide={bots}"] if files else []
             opts += [f"user={BOT_UID}"] if as_user else []
             opts += ["seccomp=1"] if filtered else []
+            opts += ["net=1"] if net else []
             try:
                 done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
                                       timeout=20, stdin=subprocess.DEVNULL)
@@ -404,7 +434,7 @@ def _probe_namespaces() -> _Probed:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
-            got: dict[str, Any] = dict(namespaces=True, userns=userns,
+            got: dict[str, Any] = dict(namespaces=True, userns=userns, network=net,
                        user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
                        no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
                        seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
@@ -425,7 +455,7 @@ def _probe_namespaces() -> _Probed:
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
-    mem = mem_v = pids = pids_v = frz = frz_v = None
+    mem = mem_v = pids = pids_v = frz = frz_v = cs = cs_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
         d2 = _own_cgroup_v2("memory")
         if d2 is not None and _probe_dir(d2):
@@ -448,14 +478,23 @@ def capabilities() -> Capabilities:
             f1 = _own_cgroup_v1("freezer")
             if f1 is not None and _probe_dir(f1):
                 frz, frz_v = f1, "v1"
-        for d in {d for d in (mem, pids, frz) if d is not None}:
+        cs = cs_v = None
+        c2 = _own_cgroup_v2("cpuset")
+        if c2 is not None and _probe_dir(c2):
+            cs, cs_v = c2, "v2"
+        else:
+            c1 = _own_cgroup_v1("cpuset")
+            if c1 is not None and _probe_dir(c1):
+                cs, cs_v = c1, "v1"
+        for d in {d for d in (mem, pids, frz, cs) if d is not None}:
             _sweep(d)
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
                         namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
                         helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
                         minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
-                        freezer_dir=frz, freezer_version=frz_v)
+                        freezer_dir=frz, freezer_version=frz_v, network=p.network, cpuset_dir=cs,
+                        cpuset_version=cs_v)
 
 
 def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
@@ -590,6 +629,9 @@ _POOL: dict[Path, list[Path]] = {}
 #: kept group is written only when the next bot's cap differs (a cgroup file's open costs ~20 us).
 #: Trusted only where no bot can reach the cgroup files (the C init's minimal root has no /sys).
 _PIDS_MAX: dict[Path, str] = {}
+#: The cpuset.cpus (and, v1, cpuset.mems) this process last wrote to each of its cpuset groups.
+_CPUSET: dict[Path, str] = {}
+_CPUSET_MEMS: dict[Path, str] = {}
 _POOL_OWNER = [0]
 #: Most groups kept per cgroup folder.
 POOL_SIZE = 8
@@ -599,6 +641,8 @@ def _pool() -> dict[Path, list[Path]]:
     if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
         _POOL.clear()
         _PIDS_MAX.clear()
+        _CPUSET.clear()
+        _CPUSET_MEMS.clear()
         _POOL_OWNER[0] = os.getpid()
         import atexit
         import multiprocessing.util
@@ -614,6 +658,8 @@ def release_cgroups() -> None:
     if _POOL_OWNER[0] != os.getpid():
         return
     _PIDS_MAX.clear()
+    _CPUSET.clear()
+    _CPUSET_MEMS.clear()
     for groups in _POOL.values():
         while groups:
             try:
@@ -683,6 +729,35 @@ def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
 
+#: A bot's PATH: the system's program folders (the folder of its command first, when the judge
+#: found it elsewhere on its own PATH: a venv's python3, node in /opt/node/bin).
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: The locale of a bot (LANG and LC_ALL): UTF-8, present in every C library kothkit runs on.
+LOCALE = "C.UTF-8"
+_COMMAND_DIR: dict[tuple[str, str], str | None] = {}
+
+
+def environment(argv: list[str], *tables: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """A bot's (or a build's, or a function host's) whole environment, built from nothing: PATH,
+    LANG and LC_ALL, HOME and TMPDIR (its private /tmp), then the ``tables`` in order (a
+    challenge's ``env``, then a bot's).  Nothing of the judge's environment."""
+    path = SYSTEM_PATH
+    if argv and "/" not in argv[0]:
+        key = (os.environ.get("PATH", ""), argv[0])
+        if key not in _COMMAND_DIR:
+            if len(_COMMAND_DIR) > 256:
+                _COMMAND_DIR.clear()
+            found = shutil.which(argv[0])
+            _COMMAND_DIR[key] = os.path.dirname(found) if found else None
+        where = _COMMAND_DIR[key]
+        if where and where not in SYSTEM_PATH.split(":"):
+            path = f"{where}:{path}"
+    env = {"PATH": path, "LANG": LOCALE, "LC_ALL": LOCALE, "HOME": "/tmp", "TMPDIR": "/tmp"}
+    for table in tables:
+        env.update(table)
+    return env
+
+
 _EXPOSED: dict[tuple[str, ...], list[str]] = {}
 
 
@@ -744,6 +819,10 @@ class Jail:
     pids_group: Path | None = None
     #: The bot's freezer cgroup (v1; in v2 the memory or pids group), or None.
     freezer_group: Path | None = None
+    #: The bot's cpuset cgroup holding it to its core ``cpu`` (v1; in v2 the memory or pids group), or None.
+    cpuset_group: Path | None = None
+    #: The bot's own environment variables (its bot.toml's ``env``), over the challenge's.
+    env: tuple[tuple[str, str], ...] = ()
     frozen: bool = False
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
@@ -757,6 +836,8 @@ class Jail:
     _keepable: list[Path] = attrs.field(factory=list)
     #: The command runs under the C init (see :meth:`kill_all`).
     c_init: bool = False
+    #: The environment :meth:`preexec` gives the command (without namespaces).
+    _start_env: dict[str, str] | None = attrs.field(default=None, init=False)
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
@@ -817,13 +898,15 @@ class Jail:
                 self.pids_group = self.group
             else:
                 self.pids_group = self._take(caps.pids_dir)
-            if lim.processes is not None or self.pids_group in self._keepable:
-                # (a kept group's limit is the last bot's, or 0 if it was killed)
-                value, g = str(lim.processes) if lim.processes is not None else "max", self.pids_group
-                if not (caps.minimal and _PIDS_MAX.get(g) == value):
-                    _PIDS_MAX.pop(g, None)
-                    _write(f"{g}/pids.max", value)
-                    _PIDS_MAX[g] = value
+            # Always capped: a fork bomb must not take the host's PID space.  (A kept group's
+            # limit is the last bot's, or 0 if it was killed.)
+            value, g = str(lim.processes or DEFAULT_PROCESSES), self.pids_group
+            if not (caps.minimal and _PIDS_MAX.get(g) == value):
+                _PIDS_MAX.pop(g, None)
+                _write(f"{g}/pids.max", value)
+                _PIDS_MAX[g] = value
+        if self.cpu is not None and caps.cpuset_dir is not None:
+            self._hold_cpu(self.cpu)
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
         # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
         if self.freezable and caps.freezer_dir is not None and caps.namespaces:
@@ -834,8 +917,36 @@ class Jail:
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
 
+    def _hold_cpu(self, cpu: int) -> None:
+        """Put the bot in a cpuset of its core alone: sched_setaffinity cannot widen a cpuset."""
+        caps = self.caps
+        assert caps.cpuset_dir is not None
+        if caps.cpuset_version == "v2" and caps.cpuset_dir in (caps.cgroup_dir, caps.pids_dir) \
+                and (self.group or self.pids_group) is not None:
+            g = self.group or self.pids_group
+            assert g is not None
+        else:
+            g = self._take(caps.cpuset_dir)
+        self.cpuset_group = g
+        if _CPUSET.get(g) == str(cpu):
+            return
+        _CPUSET.pop(g, None)
+        if caps.cpuset_version == "v1" and not _CPUSET_MEMS.get(g):
+            # (a v1 cpuset takes no process until it has memory nodes: its parent's)
+            mems = (g.parent / "cpuset.mems").read_text().strip()
+            _write(f"{g}/cpuset.mems", mems)
+            _CPUSET_MEMS[g] = mems
+        _write(f"{g}/cpuset.cpus", str(cpu))
+        _CPUSET[g] = str(cpu)
+
+    def environment(self, argv: list[str]) -> dict[str, str]:
+        """The bot's whole environment, built from nothing (:func:`environment`) with the
+        challenge's ``env`` and then the bot's own."""
+        return environment(argv, self.limits.env, self.env)
+
     def _groups(self) -> list[Path]:
-        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group)) if g is not None]
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group, self.cpuset_group))
+                if g is not None]
 
     def freeze(self) -> None:
         """Stop every process of the bot until :meth:`thaw` (it waits for its turn)."""
@@ -870,8 +981,9 @@ class Jail:
         if lim.open_files is not None:
             out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
         if lim.processes is not None and self.pids_group is None:
-            # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid;
-            # it still stops a fork bomb from taking the machine down.
+            # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid (and so
+            # set only when the challenge asks: the default cap would count the judge's user's
+            # other processes); it still stops a fork bomb from taking the machine down.
             out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
         return out
 
@@ -880,13 +992,15 @@ class Jail:
 
         ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
         if not self.caps.namespaces:
+            self._start_env = self.environment(list(argv))
             return list(argv)
         # Under the C init the options are the same for every game of a bot in this process but
         # the prepared root's fd (checked by prepared_root each time): built once, not per game.
         # (Of the command they depend on its program only (_exposed): not on a game's arguments.)
         key = (argv[0] if argv else None, folder, tuple(readable), self.writable, self.cpu, self.group, self.pids_group,
-               self.freezer_group, tuple(self._rlimits()), self.limits.disk_mb, self.reuse_root, os.getpid(),
-               os.environ.get("PATH", ""), os.environ.get("KOTHKIT_JAIL_REUSE"))
+               self.freezer_group, self.cpuset_group, tuple(self._rlimits()), self.limits.disk_mb, self.limits.env,
+               self.limits.network, self.env, self.reuse_root, os.getpid(), os.environ.get("PATH", ""),
+               os.environ.get("KOTHKIT_JAIL_REUSE"))
         hit = _WRAPS.get(key)
         if hit is None or hit[0] is not self.caps:
             hit = (self.caps, *self._options(argv, folder, readable))
@@ -923,9 +1037,13 @@ class Jail:
             opts.append(f"user={self.caps.user}")
         if self.caps.seccomp:
             opts.append("seccomp=1")
+        if self.caps.network and not self.limits.network:
+            opts.append("net=1")
+        # (TMPDIR and HOME are its private /tmp where files are confined)
+        opts += [f"env={k}={v}" for k, v in self.environment(argv).items()]
         reuse = None
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}"]
             if self.caps.minimal:
                 # What the command needs outside the system folders, shown read-only (and the
                 # folders ``readable`` names: a function bot's shared source folder).
@@ -966,6 +1084,11 @@ class Jail:
             os.sched_setaffinity(0, {self.cpu})
         for name, soft, hard in self._rlimits():
             resource.setrlimit(getattr(resource, name), (soft, hard))
+        # The environment built from nothing: os.environ's changes are the C library's, which the
+        # exec that follows passes on (the command is started with env=None).
+        env = self._start_env or {}
+        os.environ.clear()
+        os.environ.update(env)
 
     def needs_preexec(self) -> bool:
         # Under the helper nothing runs between fork and exec, so spawning can use vfork.
@@ -999,6 +1122,17 @@ class Jail:
             return int((self.group / "memory.failcnt").read_text()) > 0 and "under_oom 1" in text
         except (OSError, ValueError):
             return False
+
+    def memory_peak(self) -> int | None:
+        """The most real memory the bot used at once (bytes), from its memory cgroup; None without one
+        (or a v2 kernel before 5.19, which keeps no peak)."""
+        if self.group is None:
+            return None
+        name = "memory.peak" if self.caps.cgroup_version == "v2" else "memory.max_usage_in_bytes"
+        try:
+            return int((self.group / name).read_text())
+        except (OSError, ValueError):
+            return None
 
     def kill_all(self, timeout: float = 2.0, reaped: bool = False) -> bool:
         """Kill every process left in the bot's cgroups; True once they are empty.
@@ -1081,6 +1215,8 @@ class Jail:
             if empty and self._give(g):
                 continue
             _PIDS_MAX.pop(g, None)
+            _CPUSET.pop(g, None)
+            _CPUSET_MEMS.pop(g, None)
             for _ in range(200):
                 try:
                     g.rmdir()
@@ -1089,5 +1225,5 @@ class Jail:
                     break
                 except OSError:
                     time.sleep(0.005)
-        self.group = self.pids_group = self.freezer_group = None
+        self.group = self.pids_group = self.freezer_group = self.cpuset_group = None
         self._keepable.clear()

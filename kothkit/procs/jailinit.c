@@ -31,6 +31,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
@@ -38,9 +39,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -70,6 +73,12 @@
 #ifndef CLONE_NEWPID
 #define CLONE_NEWPID 0x20000000
 #endif
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
 
 struct mount_attr_ {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -77,14 +86,14 @@ struct mount_attr_ {
 
 #define MAX_LIST 64
 static long parent;
-static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1;
+static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1, net;
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
 static char *cgroups[MAX_LIST];
 static int ncgroups;
 static char *keeps[MAX_LIST]; /* paths the bot's command needs, shown read-only at their own place */
 static int nkeeps;
-static char *envs[MAX_LIST]; /* NAME=value set in the bot's environment */
+static char *envs[MAX_LIST]; /* NAME=value: the bot's whole environment (nothing of the judge's) */
 static int nenvs;
 static char *freezer; /* the bot's freezer file (v1 freezer.state, v2 cgroup.freeze): thawed as the init ends */
 static int freezer_fd = -1;
@@ -128,6 +137,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "env") && nenvs < MAX_LIST) envs[nenvs++] = v;
         else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
+        else if (!strcmp(a, "net")) net = !strcmp(v, "1");
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
         else if (!strcmp(a, "prepare")) prepare = !strcmp(v, "1");
         else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
@@ -207,8 +217,21 @@ static void remount_each(const char *path, int readonly, int recursive) {
 }
 
 
+/* In a network namespace of its own (net=1) the bot has a loopback, down until brought up here. */
+static void loopback_up(void) {
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) fail("a socket for the bot's loopback");
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) fail("the bot's loopback");
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) fail("bringing up the bot's loopback");
+    close(s);
+}
+
 static void enter_namespaces(void) {
-    int flags = CLONE_NEWPID | CLONE_NEWNS;
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (net ? CLONE_NEWNET : 0);
     if (userns) {
         char map[64];
         uid_t uid = getuid();
@@ -223,6 +246,7 @@ static void enter_namespaces(void) {
         fail("unshare");
     }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (net) loopback_up();
 }
 
 /* -- the bot's root: built in a tmpfs, entered by the init with pivot_root -------------------- */
@@ -231,11 +255,21 @@ static void enter_namespaces(void) {
    programs need to start (the dynamic loader's cache, users and groups, name resolution...). */
 static const char *system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
 static const char *etc_entries[] = {
-    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "hosts", "host.conf",
+    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "hosts", "host.conf",
     "nsswitch.conf", "resolv.conf", "gai.conf", "localtime", "timezone", "ssl", "ca-certificates",
     "mime.types", "protocols", "services", "os-release", "debian_version", "java-17-openjdk",
     "java-21-openjdk", "python3", "npmrc"};
 static const char *devices[] = {"null", "zero", "urandom", "random", "full"};
+/* Users and groups: root and nobody, not the machine's (its users' names are nobody's business). */
+static const char passwd_text[] = "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                                  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+static const char group_text[] = "root:x:0:\nnobody:x:65534:\n";
+
+static void write_new(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) fail(path);
+    close(fd);
+}
 
 struct shown { char path[4096]; int fd; int dir; char link[4096]; int is_link; };
 static struct shown shown[128];
@@ -394,6 +428,8 @@ static void build_root(void) {
     if (chdir("/tmp") != 0) fail("/tmp");
     mkdir("proc", 0555);
     mkdir("etc", 0755);
+    write_new("etc/passwd", passwd_text);
+    write_new("etc/group", group_text);
     mkdir("dev", 0755);
     /* /dev: the harmless devices, bound from the machine's (read and write, as there) */
     if (mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k") != 0) fail("/dev");
@@ -487,8 +523,9 @@ static int under_tmp(const char *p) { return strncmp(p, "/tmp/", 5) == 0; }
 static void enter_prepared(void) {
     if (setns(mntns_fd, CLONE_NEWNS) != 0) fail("entering the prepared root");
     close(mntns_fd);
-    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) fail("unshare");
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (net) loopback_up();
     const char *paths[MAX_LIST + 1];
     int trees[MAX_LIST + 1], n = 0;
     for (int i = -1; i < nkeeps; i++) {
@@ -735,6 +772,9 @@ __attribute__((noreturn)) static void start_bot(char **cmd, int *cgroup_fds) {
     setsid(); /* a bot signalling its process group reaches only its own processes */
     for (int i = 0; i < ncgroups; i++)
         if (write(cgroup_fds[i], "0", 1) < 0) fail(cgroups[i]);
+    /* Its cgroups become its /proc/self/cgroup's "/": their names (and the judge's) are not shown.
+       (Where the kernel has no cgroup namespace, they are, which tells nothing the bot can use.) */
+    if (ncgroups > 0) unshare(CLONE_NEWCGROUP);
     if (chdir(folder) != 0) fail(folder);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
@@ -742,6 +782,7 @@ __attribute__((noreturn)) static void start_bot(char **cmd, int *cgroup_fds) {
         struct rlimit rl = {rlimits[i].soft, rlimits[i].hard};
         if (setrlimit(rlimits[i].resource, &rl) != 0) fail("setrlimit");
     }
+    clearenv(); /* nothing of the judge's environment: only what the judge names */
     for (int i = 0; i < nenvs; i++) putenv(envs[i]);
     drop_privileges();
     if (probe) probe_report();
@@ -778,7 +819,29 @@ static void on_leader_death(int sig) {
     _exit(1);
 }
 
+/* The leader's arguments and environment as exec laid them out (the judge's paths, cgroup names and
+   environment): what /proc/1/cmdline and /proc/1/environ show of the init, blanked there. */
+static char *shown_start, *shown_end;
+
+static char **copy_arguments(int argc, char **argv) {
+    extern char **environ;
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    if (!copy) fail("malloc");
+    for (int i = 0; i < argc; i++)
+        if (!(copy[i] = strdup(argv[i]))) fail("strdup");
+    copy[argc] = NULL;
+    shown_start = argv[0];
+    shown_end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+    for (char **e = environ; e && *e; e++)  /* the environment's strings follow the arguments' */
+        if (*e == shown_end) shown_end += strlen(*e) + 1;
+    return copy;
+}
+
 static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
+    if (shown_start && shown_end > shown_start) {
+        memset(shown_start, 0, (size_t)(shown_end - shown_start));
+        snprintf(shown_start, (size_t)(shown_end - shown_start), "kothkit-init");
+    }
     if (freezer_fd >= 0) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -826,6 +889,7 @@ int main(int argc, char **argv) {
         return fwrite(f, sizeof f[0], (size_t)k, stdout) == (size_t)k ? 0 : 1;
     }
 #endif
+    argv = copy_arguments(argc, argv); /* parsed and run from a copy: the original is blanked in the init */
     int first = parse(argc, argv);
     char **cmd = argv + first;
     if (!folder || (first >= argc && !probe && !prepare)) {
