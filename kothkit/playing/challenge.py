@@ -78,6 +78,14 @@ def _line(text: str, key: str, table: str | None = None) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
+def _env_ok(name: str, value: Any) -> bool:
+    try:
+        env_pairs({name: value}, "")
+        return True
+    except ValueError:
+        return False
+
+
 def load(path: str | Path) -> Challenge:
     p = Path(path)
     if p.is_dir():
@@ -139,10 +147,12 @@ def load(path: str | Path) -> Challenge:
         if v is not None and isinstance(v, bool) != (fields[k].type in ("bool", bool)):
             raise err(f"bad value for {k}: {v!r}", k, "limits")
     if "env" in data:  # carried to the bots with the limits (Limits.env)
+        given = data["env"]
         try:
-            limits = {**limits, "env": env_pairs(data["env"], "[env]")}
+            limits = {**limits, "env": env_pairs(given, "[env]")}
         except ValueError as e:
-            raise err(str(e), "env") from None
+            bad = next((k for k in given if not _env_ok(k, given[k])), None) if isinstance(given, dict) else None
+            raise (err(str(e), bad, "env") if bad is not None else err(str(e), "env")) from None
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise err("[rules] must be a table", "rules")

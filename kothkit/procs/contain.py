@@ -632,6 +632,8 @@ _PIDS_MAX: dict[Path, str] = {}
 #: The cpuset.cpus (and, v1, cpuset.mems) this process last wrote to each of its cpuset groups.
 _CPUSET: dict[Path, str] = {}
 _CPUSET_MEMS: dict[Path, str] = {}
+#: The forks each kept pids group had refused (pids.events' "max") when its last bot left.
+_PIDS_REFUSED: dict[Path, int] = {}
 _POOL_OWNER = [0]
 #: Most groups kept per cgroup folder.
 POOL_SIZE = 8
@@ -641,6 +643,7 @@ def _pool() -> dict[Path, list[Path]]:
     if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
         _POOL.clear()
         _PIDS_MAX.clear()
+        _PIDS_REFUSED.clear()
         _CPUSET.clear()
         _CPUSET_MEMS.clear()
         _POOL_OWNER[0] = os.getpid()
@@ -672,6 +675,18 @@ def release_cgroups() -> None:
 _PRCTL: Callable[..., int] | None = None
 #: Jail.wrap's options by what they are made from (see there): (the capabilities, options, prepared root).
 _WRAPS: dict[tuple[Any, ...], tuple[Capabilities, list[str], tuple[list[str], list[str]] | None]] = {}
+
+
+def _refused_forks(g: Path) -> int:
+    """The forks pids group ``g`` refused at its cap so far (its pids.events' "max")."""
+    try:
+        for line in (g / "pids.events").read_text().splitlines():
+            k, _, v = line.partition(" ")
+            if k == "max":
+                return int(v)
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _write(path: str, text: str) -> None:
@@ -1123,6 +1138,11 @@ class Jail:
         except (OSError, ValueError):
             return False
 
+    def process_cap_hit(self) -> bool:
+        """Whether the bot tried to run more processes than its cap (its pids cgroup refused a fork)."""
+        g = self.pids_group
+        return g is not None and _refused_forks(g) > _PIDS_REFUSED.get(g, 0)
+
     def memory_peak(self) -> int | None:
         """The most real memory the bot used at once (bytes), from its memory cgroup; None without one
         (or a v2 kernel before 5.19, which keeps no peak)."""
@@ -1212,8 +1232,11 @@ class Jail:
             return
         empty = self.kill_all(reaped=reaped)
         for g in groups:
+            if empty and g == self.pids_group and g in self._keepable:
+                _PIDS_REFUSED[g] = _refused_forks(g)  # the next bot's count starts there
             if empty and self._give(g):
                 continue
+            _PIDS_REFUSED.pop(g, None)
             _PIDS_MAX.pop(g, None)
             _CPUSET.pop(g, None)
             _CPUSET_MEMS.pop(g, None)

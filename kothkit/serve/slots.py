@@ -64,10 +64,13 @@ def play(task: GameTask, pondering: bool) -> list[tuple]:
     return play_batch([task], cpu=cpu, rows=True)
 
 
-def build(folder: str, timeout: float) -> tuple[bool, str, float]:
-    """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not,
-    seconds it took).  The message is the compiler's output, without the folder's path (it is
-    shown to the author)."""
+def build(folder: str, timeout: float, memory_mb: int | None = None, processes: int | None = None
+          ) -> tuple[bool, str, float]:
+    """Build the bot in ``folder`` (if it has a build step and is not built yet) with ``timeout``
+    seconds, ``memory_mb`` of real memory and ``processes`` tasks (None: the build's defaults,
+    kothkit.bots.build): (ok, why not, seconds it took).  The message is the compiler's output,
+    without the folder's path (it is shown to the author)."""
+    from kothkit.bots.build import BUILD_MEMORY_MB, BUILD_PROCESSES
     from kothkit.bots.build import build as build_bot
     from kothkit.bots.folders import BotError, load_folder, printable
 
@@ -76,7 +79,7 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
         spec = load_folder(Path(folder))
     except (BotError, OSError) as e:
         return False, str(e), time.monotonic() - began
-    _, err = build_bot(spec, timeout)
+    _, err = build_bot(spec, timeout, memory_mb or BUILD_MEMORY_MB, processes or BUILD_PROCESSES)
     took = time.monotonic() - began
     if err is None:
         return True, "", took

@@ -333,10 +333,13 @@ def test_run_says_what_is_not_enforced(cli, tmp_path):
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert "no PID namespace (disabled by KOTHKIT_NO_NAMESPACE=1)" in line
     assert "files NOT confined" in line
+    assert "network NOT confined" in line  # (a network namespace comes with the others)
     r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "1", "--jobs", "1", "--db", tmp_path / "j.sqlite",
             check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert line == f"containment: {CAPS.summary()}"
+    assert ("no network" if CAPS.network else "network NOT confined") in line
+    assert ("cores held by cpuset" if CAPS.cpuset_version else "cores NOT held") in line
 
 
 @pytest.mark.parametrize("mode", ["default", "python-init", "no-namespace"])
