@@ -8,7 +8,6 @@ log keeps.  What the machine cannot provide is skipped with the reason kothkit g
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
