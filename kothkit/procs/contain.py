@@ -118,7 +118,9 @@ class Capabilities:
     def cpu_line(self) -> str:
         if self.cpuset_version:
             return f"each bot held to its core by a cpuset cgroup {self.cpuset_version} (it cannot widen its affinity)"
-        return "a bot's core NOT held (no writable cpuset cgroup): a bot may widen its affinity"
+        if self.namespaces and self.seccomp:
+            return "no writable cpuset cgroup: the seccomp filter refuses a pinned bot's sched_setaffinity"
+        return "a bot's core NOT held (no writable cpuset cgroup, no seccomp filter): a bot may widen its affinity"
 
     def describe(self) -> list[str]:
         lines = []
@@ -174,7 +176,9 @@ class Capabilities:
         parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
         parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
         parts.append("no network" if self.network else "network NOT confined")
-        parts.append(f"cores held by cpuset {self.cpuset_version}" if self.cpuset_version else "cores NOT held")
+        parts.append(f"cores held by cpuset {self.cpuset_version}" if self.cpuset_version
+                     else "cores held by seccomp (sched_setaffinity refused)" if self.namespaces and self.seccomp
+                     else "cores NOT held")
         return ", ".join(parts)
 
 
@@ -707,6 +711,18 @@ def _prctl() -> Callable[..., int]:
     return _PRCTL
 
 
+_CLEARENV: list[Callable[[], int]] = []
+
+
+def _clearenv() -> Callable[[], int]:
+    """The C library's clearenv (loaded before a fork: preexec only calls it)."""
+    if not _CLEARENV:
+        import ctypes
+
+        _CLEARENV.append(ctypes.CDLL(None).clearenv)
+    return _CLEARENV[0]
+
+
 def site_dirs() -> list[str]:
     """The judge's site folders on its sys.path: where the packages a function host imports live.
 
@@ -931,6 +947,7 @@ class Jail:
                 self.freezer_group = self._take(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
+            _clearenv()
 
     def _hold_cpu(self, cpu: int) -> None:
         """Put the bot in a cpuset of its core alone: sched_setaffinity cannot widen a cpuset."""
@@ -1054,6 +1071,8 @@ class Jail:
             opts.append("seccomp=1")
         if self.caps.network and not self.limits.network:
             opts.append("net=1")
+        if self.cpu is not None and self.cpuset_group is None and self.caps.seccomp:
+            opts.append("pinned=1")  # no cpuset holds it to its core: the filter refuses any change
         # (TMPDIR and HOME are its private /tmp where files are confined)
         opts += [f"env={k}={v}" for k, v in self.environment(argv).items()]
         reuse = None
@@ -1099,11 +1118,12 @@ class Jail:
             os.sched_setaffinity(0, {self.cpu})
         for name, soft, hard in self._rlimits():
             resource.setrlimit(getattr(resource, name), (soft, hard))
-        # The environment built from nothing: os.environ's changes are the C library's, which the
-        # exec that follows passes on (the command is started with env=None).
-        env = self._start_env or {}
-        os.environ.clear()
-        os.environ.update(env)
+        # The environment built from nothing: the C library's, which the exec that follows passes
+        # on (the command is started with env=None); cleared there, since os.environ does not know
+        # what C code set after the interpreter started.
+        _clearenv()()
+        for k, v in (self._start_env or {}).items():
+            os.putenv(k, v)
 
     def needs_preexec(self) -> bool:
         # Under the helper nothing runs between fork and exec, so spawning can use vfork.

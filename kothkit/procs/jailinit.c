@@ -87,6 +87,7 @@ struct mount_attr_ {
 #define MAX_LIST 64
 static long parent;
 static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1, net;
+static int pinned; /* the filter refuses sched_setaffinity: no cpuset holds the bot to its core */
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
 static char *cgroups[MAX_LIST];
@@ -138,6 +139,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
         else if (!strcmp(a, "net")) net = !strcmp(v, "1");
+        else if (!strcmp(a, "pinned")) pinned = !strcmp(v, "1");
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
         else if (!strcmp(a, "prepare")) prepare = !strcmp(v, "1");
         else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
@@ -633,14 +635,16 @@ static int emit_tree(struct sock_filter *f, int *k, const struct special *s, int
 }
 #endif
 
-enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 20 };
+enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 24 };
 
 /* The filter's instructions in f[FILTER_MAX]; their number, or 0 where there is none. */
 static int build_seccomp(struct sock_filter *f) {
 #ifdef SECCOMP_ARCH
-    enum { N = N_REFUSED };
-    struct special s[N + 2];
+    int N = N_REFUSED;
+    struct special s[N_REFUSED + 3];
     for (int i = 0; i < N; i++) s[i] = (struct special){(uint32_t)refused_calls[i], ACT_EPERM};
+    /* pinned to a core that no cpuset holds: the affinity cannot be checked (a pointer), so no call may change it */
+    if (pinned) s[N++] = (struct special){__NR_sched_setaffinity, ACT_EPERM};
     /* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone, whose flags are checked */
     s[N] = (struct special){435 /* clone3 */, ACT_ENOSYS};
     s[N + 1] = (struct special){__NR_clone, ACT_CLONE};
@@ -883,8 +887,9 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
 
 int main(int argc, char **argv) {
 #ifdef KOTHKIT_DUMP_SECCOMP
-    if (argc == 2 && strcmp(argv[1], "dump-seccomp") == 0) {  /* the tests' build: the filter, raw */
+    if (argc >= 2 && strcmp(argv[1], "dump-seccomp") == 0) {  /* the tests' build: the filter, raw */
         struct sock_filter f[FILTER_MAX];
+        pinned = argc == 3 && strcmp(argv[2], "pinned=1") == 0;
         int k = build_seccomp(f);
         return fwrite(f, sizeof f[0], (size_t)k, stdout) == (size_t)k ? 0 : 1;
     }

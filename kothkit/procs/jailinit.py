@@ -31,7 +31,7 @@ namespace; for callers that are not root), tmp_mb, probe=1 (report what a
 bot sees instead of running a command), outside, sibling (paths the probe
 tries), seccomp=1, folder_rw=0 (the folder read-only), env (NAME=value;
 repeatable: the bot's whole environment), net=1 (a network namespace of the bot's own, its
-loopback up).  user= is the C init's only.
+loopback up), pinned=1 (the seccomp filter refuses sched_setaffinity too).  user= is the C init's only.
 """
 
 import ctypes
@@ -75,6 +75,8 @@ _X86_64 = (304, 303, 101, 310, 311, 165, 166, 272, 308, 155, 161, 250, 248, 249,
            167, 168, 169, 163, 103, 179, 323)
 _AARCH64 = (265, 264, 117, 270, 271, 40, 39, 97, 268, 41, 51, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 224,
             225, 142, 89, 116, 60, 282)
+#: machine -> sched_setaffinity's number: refused too when no cpuset holds a pinned bot to its core (pinned=1)
+SCHED_SETAFFINITY = {"x86_64": 203, "aarch64": 122}
 #: machine -> (AUDIT_ARCH, clone's number, the refused calls' numbers)
 SYSCALLS = {
     "x86_64": (0xC000003E, 56, _X86_64 + (172, 173)),  # + iopl, ioperm
@@ -236,15 +238,16 @@ def drop_privileges():
             prctl(PR_CAPBSET_DROP, cap)  # fails harmlessly for caps already gone
 
 
-def seccomp_program(machine):
-    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine.
+def seccomp_program(machine, pinned=False):
+    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine;
+    ``pinned``: sched_setaffinity refused too.
 
     The same answer to every call; jailinit.c looks the call's number up in a tree, cheaper for the
     kernel to install, this a chain of comparisons (tests/core/test_containment.py compares them)."""
     if machine not in SYSCALLS:
         return None
     arch, clone, calls = SYSCALLS[machine]
-    calls = calls + NEW_MOUNT_API
+    calls = calls + NEW_MOUNT_API + ((SCHED_SETAFFINITY[machine],) if pinned else ())
     n = len(calls)
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
@@ -259,11 +262,11 @@ def seccomp_program(machine):
     return prog
 
 
-def install_seccomp():
+def install_seccomp(pinned=False):
     import platform
     import struct
 
-    prog = seccomp_program(platform.machine())
+    prog = seccomp_program(platform.machine(), pinned)
     if prog is None:
         return False
     raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
@@ -305,7 +308,7 @@ def start_bot(cfg, argv, cgroup_fds):
             key, _, value = kv.partition("=")
             os.environ[key] = value
         drop_privileges()
-        if cfg.get("seccomp") and not install_seccomp():
+        if cfg.get("seccomp") and not install_seccomp(bool(cfg.get("pinned"))):
             raise OSError(ctypes.get_errno(), "seccomp filter")
     except OSError as e:
         os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
@@ -421,7 +424,7 @@ def parse(args):
             cfg["rlimits"].append((name, int(soft), int(hard)))
         elif key in ("parent", "cpu", "tmp_mb"):
             cfg[key] = int(value)
-        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw", "net"):
+        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw", "net", "pinned"):
             cfg[key] = value == "1"
         else:
             cfg[key] = value

@@ -11,18 +11,21 @@ from __future__ import annotations
 import re
 import shutil
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import attrs
 import pytest
 
 from kothkit.bots.folders import load_folder
-from kothkit.limits import DEFAULT_PROCESSES
+from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.playing.challenge import ChallengeError
 from kothkit.playing.challenge import load as load_challenge
 from kothkit.playing.referee import play_game
 from kothkit.playing.schedule import Schedule
 from kothkit.plugins import get_game
-from kothkit.procs.contain import capabilities
+from kothkit.procs.contain import Jail, capabilities
 from kothkit.testing.procs import processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,6 +134,27 @@ def test_a_bot_that_widens_its_affinity_stays_on_its_core(tmp_path):
     assert "widen: granted" in log  # the call succeeds: the cpuset narrows it to the bot's core
     assert f"cpus: {core}\n" in log
     assert "by a cpuset cgroup" in CAPS.cpu_line()
+
+
+@pytest.mark.skipif(len(CAPS.cores) < 2, reason="one core: there is no other core to widen to")
+@pytest.mark.skipif(not (CAPS.namespaces and CAPS.seccomp), reason=f"no seccomp filter here: {CAPS.why or 'refused'}")
+def test_without_a_cpuset_the_filter_refuses_to_widen_a_pinned_bot(tmp_path):
+    """Where no cpuset is writable (here: the jail told so), the seccomp filter refuses the call."""
+    caps = attrs.evolve(CAPS, cpuset_dir=None, cpuset_version=None)
+    assert "seccomp filter refuses" in caps.cpu_line()
+    folder = Path(shutil.copytree(HOSTILE / "affinity_widener", tmp_path / "affinity_widener"))
+    core = CAPS.cores[-1]
+    jail = Jail(Limits(), cpu=core, caps=caps)
+    jail.setup()
+    try:
+        argv = jail.wrap([sys.executable, "-S", "bot.py"], folder)
+        done = subprocess.run(argv, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=60, pass_fds=jail.pass_fds)
+    finally:
+        jail.teardown()
+    assert done.returncode == 0, done.stderr
+    assert "widen: refused (Operation not permitted)" in done.stderr
+    assert f"cpus: {core}\n" in done.stderr
 
 
 @pytest.mark.skipif(CAPS.pids_dir is None, reason="no pids cgroup: the default process cap needs one")
