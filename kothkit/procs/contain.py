@@ -23,13 +23,23 @@ Probed once per judge process (:func:`capabilities`), and said in the
   without any capability, with no_new_privs, under a seccomp filter (the
   Python init: the judge's user, a few capabilities, the same filter).
 * **CPU.**  Without pondering a waiting bot is frozen (:meth:`Jail.freeze`);
-  with it each bot may get its own core (:func:`fair_cpu`).
+  with it each bot may get its own core (:func:`fair_cpu`).  A pinned bot stays on its
+  core: a cpuset cgroup of that core alone, or, where none is writable, a seccomp filter
+  that refuses sched_setaffinity (``pinned=1``).
+* **Network.**  Each bot has a network namespace of its own with only its loopback
+  (``net=1``), unless its challenge sets ``network = true``.
+* **Environment.**  Built from nothing (:func:`environment`): the init clears it and sets
+  only what the judge names; without namespaces :meth:`Jail.preexec` does.
+* **The host in view.**  ``/etc/passwd`` and ``/etc/group`` of root and nobody; the init
+  blanks its arguments and environment (``/proc/1/cmdline``); a cgroup namespace rooted at
+  the bot's own groups hides their names.
 * **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
   RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
   stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
 * **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
-  number of processes (threads count) and lets the jail kill every process of
+  number of processes (threads count; :data:`kothkit.limits.DEFAULT_PROCESSES` when the
+  challenge sets none) and lets the jail kill every process of
   a bot without racing PID reuse; CPU time, file size and open files are
   rlimits; each game's bots are pinned to the game's core.  A bot's pids and
   freezer groups, empty once its game is over, are kept for the process's next
