@@ -1203,3 +1203,15 @@ class Host:
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
                           language=row.language, filename=row.filename, size=row.size, status=status,
                           build_output=row.build_output, played=played, total=total)
+
+    def stored_game(self, name: str, game_id: str):
+        """(archive, record, game info) of one stored game, read-only: for the pages that re-play a
+        game for a visitor themselves (:mod:`kothkit.serve.privacy`); KeyError if unknown."""
+        from kothkit.results.archive import read_game
+
+        c = self._get(name)
+        self.game(name, game_id)  # KeyError if unknown
+        archive = read_game(c.journal_path, game_id)
+        if archive is None:
+            raise KeyError(f"no game {game_id!r} in {name}")
+        return archive, archive.records[0], c.info
