@@ -13,17 +13,19 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import attrs
 import pytest
 
-from kothkit.bots.folders import load_folder
+from kothkit.bots.folders import load_folder, load_function_ref
 from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.playing.challenge import ChallengeError
 from kothkit.playing.challenge import load as load_challenge
 from kothkit.playing.referee import play_game
 from kothkit.playing.schedule import Schedule
+from kothkit.playing.seats import HostPool
 from kothkit.plugins import get_game
 from kothkit.procs.contain import Jail, capabilities
 from kothkit.testing.procs import processes_touching
@@ -84,6 +86,27 @@ def test_a_bot_sees_only_the_documented_environment(tmp_path, monkeypatch):
         assert env["HOME"] == env["TMPDIR"] == "/tmp"  # its private /tmp
     assert secret not in log  # nor in /proc/self/environ, which the bot printed too
     assert "environ b'" in log
+
+
+@needs_namespaces
+def test_an_isolated_function_bots_host_sees_only_the_documented_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOTHKIT_TEST_SECRET", "judge-secret-9d0e")
+    bot = Path(shutil.copy(HOSTILE / "env_function.py", tmp_path / "env_function.py"))
+    spec = load_function_ref(f"{bot}:env_function")
+    pool = HostPool()
+    try:
+        proc = pool.get(spec, Limits())
+        end = time.monotonic() + 30
+        while "env TMPDIR=" not in proc.stderr_text():  # written as the host loads the bot
+            assert time.monotonic() < end and proc.poll() is None, proc.stderr_text()
+            proc.drain_stderr()
+            time.sleep(0.01)
+    finally:
+        pool.close()
+    text = proc.stderr_text()
+    names = {line[4:].split("=", 1)[0] for line in text.splitlines() if line.startswith("env ")}
+    assert names == DOCUMENTED
+    assert "judge-secret-9d0e" not in text
 
 
 def test_env_tables_are_checked_with_the_file_and_line(tmp_path):
