@@ -94,7 +94,8 @@ static char *cgroups[MAX_LIST];
 static int ncgroups;
 static char *keeps[MAX_LIST]; /* paths the bot's command needs, shown read-only at their own place */
 static int nkeeps;
-static char *envs[MAX_LIST]; /* NAME=value: the bot's whole environment (nothing of the judge's) */
+#define MAX_ENVS 192 /* the jail's five, a challenge's env table and a bot's (64 each: kothkit.limits.MAX_ENV) */
+static char *envs[MAX_ENVS]; /* NAME=value: the bot's whole environment (nothing of the judge's) */
 static int nenvs;
 static char *freezer; /* the bot's freezer file (v1 freezer.state, v2 cgroup.freeze): thawed as the init ends */
 static int freezer_fd = -1;
@@ -135,7 +136,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "folder_rw")) folder_rw = !strcmp(v, "1");
         else if (!strcmp(a, "user")) user = atol(v);
         else if (!strcmp(a, "seccomp")) seccomp_on = !strcmp(v, "1");
-        else if (!strcmp(a, "env") && nenvs < MAX_LIST) envs[nenvs++] = v;
+        else if (!strcmp(a, "env") && nenvs < MAX_ENVS) envs[nenvs++] = v;
         else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
         else if (!strcmp(a, "net")) net = !strcmp(v, "1");
