@@ -963,12 +963,9 @@ class Jail:
         """Put the bot in a cpuset of its core alone: sched_setaffinity cannot widen a cpuset."""
         caps = self.caps
         assert caps.cpuset_dir is not None
-        if caps.cpuset_version == "v2" and caps.cpuset_dir in (caps.cgroup_dir, caps.pids_dir) \
-                and (self.group or self.pids_group) is not None:
-            g = self.group or self.pids_group
-            assert g is not None
-        else:
-            g = self._take(caps.cpuset_dir)
+        # (v2: one hierarchy, so the bot's memory or pids group where it lies in the cpuset's folder)
+        shared = [x for x in (self.group, self.pids_group) if x is not None and x.parent == caps.cpuset_dir]
+        g = shared[0] if caps.cpuset_version == "v2" and shared else self._take(caps.cpuset_dir)
         self.cpuset_group = g
         if _CPUSET.get(g) == str(cpu):
             return
