@@ -560,9 +560,9 @@ def hidden_parent(folder: Path) -> Path | None:
 MAX_PREPARED = 64
 #: Seconds a preparing helper may take to say it is ready.
 PREPARE_TIME = 20.0
-#: key -> (the fd of a prepared mount namespace, its inode), or None: preparing failed (the root is
-#: built per game).
-_PREPARED: dict[tuple[Any, ...], tuple[int, int] | None] = {}
+#: key -> (the fd of a prepared mount namespace, its inode, the fd of the bot's network namespace or
+#: None), or None: preparing failed (the root is built per game).
+_PREPARED: dict[tuple[Any, ...], tuple[int, int, int | None] | None] = {}
 
 
 def _identity(path: str) -> tuple[str, int, int]:
@@ -573,7 +573,7 @@ def _identity(path: str) -> tuple[str, int, int]:
     return (path, st.st_dev, st.st_ino)
 
 
-def _still(found: tuple[int, int]) -> bool:
+def _still(found: tuple[int, int, int | None]) -> bool:
     """Whether fd ``found[0]`` is still the namespace (inode ``found[1]``) it was opened on."""
     try:
         return os.fstat(found[0]).st_ino == found[1]
@@ -581,12 +581,15 @@ def _still(found: tuple[int, int]) -> bool:
         return False
 
 
-def prepared_root(options: list[str], paths: list[str]) -> int | None:
+def prepared_root(options: list[str], paths: list[str]) -> tuple[int, int | None] | None:
     """The fd of a mount namespace whose root is a bot's minimal root, built by the C init once
-    (``prepare=1``) for the files ``options`` name, or None where that fails (the bot's root is
-    then built for each game, as before).  Each game of the bot enters a copy of it (``mntns=FD``),
-    made read-only once and for all: the mounts, the pivot_root and the id-mapping of its folder
-    are paid once per bot and process, not once per game.
+    (``prepare=1``) for the files ``options`` name, and (``net=1``) the fd of the bot's network
+    namespace, made with it; or None where that fails (the bot's root is then built for each game,
+    as before).  Each game of the bot enters a copy of the root (``mntns=FD``), made read-only once
+    and for all, and its network namespace (``netns=FD``): the mounts, the pivot_root, the
+    id-mapping of its folder and the network namespace are paid once per bot and process, not once
+    per game.  (Nothing of a game is left in the network namespace for the next: sockets die with
+    the bot's processes, and /proc/sys is read-only to it.)
 
     Keyed by the options and the identity (device, inode) of the folders ``paths`` names: a folder
     removed and made again at the same path gets a new root."""
@@ -597,13 +600,15 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
             return None
         if _still(found):
             _PREPARED[key] = _PREPARED.pop(key)  # now the last used: the oldest goes first
-            return found[0]
+            return found[0], found[2]
         del _PREPARED[key]  # its fd was closed by someone else (and its number maybe reused): not ours
     while len(_PREPARED) >= MAX_PREPARED:
         old = _PREPARED.pop(next(iter(_PREPARED)))
         if old is not None and _still(old):
             os.close(old[0])
-    fd = None
+            if old[2] is not None:
+                os.close(old[2])
+    fd = net = None
     exe = compiled_helper()
     if exe is not None:
         try:
@@ -617,9 +622,14 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
             try:
                 ready, _, _ = select.select([p.stdout], [], [], PREPARE_TIME)
                 if ready and p.stdout.readline() == b"ready\n":
+                    if "net=1" in options:
+                        net = os.open(f"/proc/{p.pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
                     fd = os.open(f"/proc/{p.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 fd = None
+                if net is not None:
+                    os.close(net)
+                    net = None
             finally:
                 if fd is None:
                     p.kill()
@@ -630,8 +640,11 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
                     p.kill()
                     p.wait()
                 p.stdout.close()
-    _PREPARED[key] = None if fd is None else (fd, os.fstat(fd).st_ino)
-    return fd
+    if fd is None:
+        _PREPARED[key] = None
+        return None
+    _PREPARED[key] = (fd, os.fstat(fd).st_ino, net)
+    return fd, net
 
 
 # -- cgroups kept for the next game ------------------------------------------------------
@@ -1049,10 +1062,11 @@ class Jail:
                 _WRAPS[key] = hit
         _, opts, reuse = hit
         if reuse is not None:
-            fd = prepared_root(*reuse)
-            if fd is not None:
-                opts = [*opts, f"mntns={fd}"]
-                self.pass_fds = (fd,)
+            found = prepared_root(*reuse)
+            if found is not None:
+                mnt, net = found
+                opts = [*opts, f"mntns={mnt}", *([f"netns={net}"] if net is not None else [])]
+                self.pass_fds = (mnt,) if net is None else (mnt, net)
         self.wrapped = True
         self.c_init = compiled_helper() is not None
         return helper_command(opts, list(argv))
@@ -1110,6 +1124,8 @@ class Jail:
         base = [f"folder={folder}", "fs=1", f"folder_rw={int(self.writable)}", *(f"keep={k}" for k in keeps)]
         if self.caps.user is not None:
             base.append(f"user={self.caps.user}")
+        if self.caps.network and not self.limits.network:
+            base.append("net=1")  # its network namespace, made once with its root
         return base, [str(folder), *keeps]
 
     def preexec(self) -> None:

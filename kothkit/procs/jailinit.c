@@ -88,6 +88,7 @@ struct mount_attr_ {
 static long parent;
 static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1, net;
 static int pinned; /* the filter refuses sched_setaffinity: no cpuset holds the bot to its core */
+static int netns_fd = -1; /* the bot's network namespace, made by its preparing helper (net=1, prepare=1) */
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
 static char *cgroups[MAX_LIST];
@@ -144,6 +145,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
         else if (!strcmp(a, "prepare")) prepare = !strcmp(v, "1");
         else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
+        else if (!strcmp(a, "netns")) netns_fd = atoi(v);
         else if (!strcmp(a, "folder")) folder = v;
         else if (!strcmp(a, "outside")) outside = v;
         else if (!strcmp(a, "sibling")) sibling = v;
@@ -503,8 +505,11 @@ static void mount_proc(void) {
 /* prepare=1: the root built, entered and made read-only; the judge opens this process's mount
    namespace (/proc/PID/ns/mnt) once told "ready", then closes our stdin, and we leave. */
 static void run_prepare(void) {
-    if (unshare(CLONE_NEWNS) != 0) fail("unshare");
+    /* net=1: the bot's network namespace too (its loopback up), entered by each game (netns=FD):
+       made and torn down once per bot and process, not once per game */
+    if (unshare(CLONE_NEWNS | (net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (net) loopback_up();
     build_root();
     if (syscall(SYS_pivot_root, ".", ".") != 0) fail("pivot_root");
     if (umount2(".", MNT_DETACH) != 0) fail("detaching the machine's root");
@@ -526,9 +531,14 @@ static int under_tmp(const char *p) { return strncmp(p, "/tmp/", 5) == 0; }
 static void enter_prepared(void) {
     if (setns(mntns_fd, CLONE_NEWNS) != 0) fail("entering the prepared root");
     close(mntns_fd);
-    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
+    int own_net = net && netns_fd < 0;  /* else the namespace prepared for the bot (netns=FD) */
+    if (netns_fd >= 0) {
+        if (setns(netns_fd, CLONE_NEWNET) != 0) fail("entering the bot's network namespace");
+        close(netns_fd);
+    }
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (own_net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
-    if (net) loopback_up();
+    if (own_net) loopback_up();
     const char *paths[MAX_LIST + 1];
     int trees[MAX_LIST + 1], n = 0;
     for (int i = -1; i < nkeeps; i++) {
