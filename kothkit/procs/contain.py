@@ -27,7 +27,8 @@ Probed once per judge process (:func:`capabilities`), and said in the
   core: a cpuset cgroup of that core alone, or, where none is writable, a seccomp filter
   that refuses sched_setaffinity (``pinned=1``).
 * **Network.**  Each bot has a network namespace of its own with only its loopback
-  (``net=1``), unless its challenge sets ``network = true``.
+  (``net=1``; made with its prepared root where there is one, :func:`prepared_root`), unless
+  its challenge sets ``network = true``.
 * **Environment.**  Built from nothing (:func:`environment`): the init clears it and sets
   only what the judge names; without namespaces :meth:`Jail.preexec` does.
 * **The host in view.**  ``/etc/passwd`` and ``/etc/group`` of root and nobody; the init

@@ -20,7 +20,8 @@
  * while the judge opens its mount namespace (/proc/PID/ns/mnt); each start of that bot then enters
  * a copy of that namespace (setns, unshare) and adds only what is the bot's own for the game: a
  * fresh /tmp and /dev/shm, and its PID namespace's /proc.  The mounts, the pivot_root and the
- * id-mapping are then paid once per bot and worker, not once per game.
+ * id-mapping are then paid once per bot and worker, not once per game; so is the bot's network
+ * namespace (net=1: only its own loopback), which each game enters (netns=FD).
  *
  * Usage: jailinit key=value... -- command args...
  */
