@@ -192,6 +192,8 @@ def confine_files(cfg, folder_fd):
             mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, scratch)
     if tmp_mb > 0:  # the machine's users and groups covered by root and nobody's
         for name, text in (("passwd", PASSWD), ("group", GROUP)):
+            if not os.path.isfile(f"/etc/{name}"):
+                continue  # nothing of the machine's to cover
             made = f"/tmp/.kothkit-{name}"
             with open(made, "w") as f:
                 f.write(text)
@@ -303,7 +305,8 @@ def start_bot(cfg, argv, cgroup_fds):
 
         for name, soft, hard in cfg.get("rlimits", ()):
             resource.setrlimit(getattr(resource, name), (soft, hard))
-        os.environ.clear()  # nothing of the judge's environment: only what the judge names
+        libc.clearenv()  # nothing of the judge's environment: only what the judge names
+        os.environ.clear()
         for kv in cfg.get("envs", ()):
             key, _, value = kv.partition("=")
             os.environ[key] = value
