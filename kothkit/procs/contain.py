@@ -980,17 +980,29 @@ class Jail:
         # (v2: one hierarchy, so the bot's memory or pids group where it lies in the cpuset's folder)
         shared = [x for x in (self.group, self.pids_group) if x is not None and x.parent == caps.cpuset_dir]
         g = shared[0] if caps.cpuset_version == "v2" and shared else self._take(caps.cpuset_dir)
-        self.cpuset_group = g
         if _CPUSET.get(g) == str(cpu):
+            self.cpuset_group = g
             return
         _CPUSET.pop(g, None)
-        if caps.cpuset_version == "v1" and not _CPUSET_MEMS.get(g):
-            # (a v1 cpuset takes no process until it has memory nodes: its parent's)
-            mems = (g.parent / "cpuset.mems").read_text().strip()
-            _write(f"{g}/cpuset.mems", mems)
-            _CPUSET_MEMS[g] = mems
-        _write(f"{g}/cpuset.cpus", str(cpu))
+        try:
+            if caps.cpuset_version == "v1" and not _CPUSET_MEMS.get(g):
+                # (a v1 cpuset takes no process until it has memory nodes: its parent's)
+                mems = (g.parent / "cpuset.mems").read_text().strip()
+                _write(f"{g}/cpuset.mems", mems)
+                _CPUSET_MEMS[g] = mems
+            _write(f"{g}/cpuset.cpus", str(cpu))
+        except OSError:
+            # A core the cpuset may not take (a container's narrower cpuset, say): the bot is
+            # held by the seccomp filter instead (pinned=1), not left unable to start.
+            if g not in (self.group, self.pids_group):
+                self._keepable.remove(g)
+                try:
+                    g.rmdir()
+                except OSError:
+                    pass
+            return
         _CPUSET[g] = str(cpu)
+        self.cpuset_group = g
 
     def environment(self, argv: list[str]) -> dict[str, str]:
         """The bot's whole environment, built from nothing (:func:`environment`) with the
