@@ -128,3 +128,6 @@ class Limits:
 
 
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(Limits))
+#: Limits added after journals existed: left out of a game's identity while at their defaults
+#: (kothkit.playing.schedule.settings_of), so that the games played before keep their ids.
+LATER_LIMITS = ("network", "env")

@@ -24,7 +24,7 @@ from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.playing.challenge import ChallengeError
 from kothkit.playing.challenge import load as load_challenge
 from kothkit.playing.referee import play_game
-from kothkit.playing.schedule import Schedule
+from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.playing.seats import HostPool
 from kothkit.plugins import get_game
 from kothkit.procs.contain import Jail, capabilities
@@ -207,3 +207,12 @@ def test_the_host_shows_no_users_nor_the_inits_paths(tmp_path):
         if path.strip("/"):
             assert path not in log
 
+
+
+def test_the_new_limits_leave_game_ids_as_they_were_at_their_defaults():
+    """network and env are part of a game's identity only when a challenge sets them: the games of
+    journals played before they existed keep their ids (incremental runs, verify)."""
+    plain = settings_of(Limits(), {})["limits"]
+    assert "network" not in plain and "env" not in plain
+    assert settings_of(Limits(network=True), {})["limits"]["network"] is True
+    assert [list(p) for p in settings_of(Limits(env={"A": "b"}), {})["limits"]["env"]] == [["A", "b"]]
