@@ -139,7 +139,7 @@ def load(path: str | Path) -> Challenge:
         if k == "env":
             raise err("env is a table of its own: [env] NAME = \"value\"", k, "limits")
         if k not in LIMIT_KEYS:
-            raise err(f"unknown limit {k!r} (known: {', '.join(LIMIT_KEYS)})", k, "limits")
+            raise err(f"unknown limit {k!r} (known: {', '.join(n for n in LIMIT_KEYS if n != 'env')})", k, "limits")
         try:
             attrs.evolve(Limits(), **{k: v})
         except (TypeError, ValueError) as e:
