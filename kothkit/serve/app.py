@@ -211,7 +211,9 @@ class Site:
 
     def __attrs_post_init__(self) -> None:
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                 extensions=["jinja2.ext.i18n"])
+        env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
         env.filters["when"] = when
         env.filters["points"] = points
         env.filters["status"] = status_label
@@ -502,7 +504,10 @@ class Site:
             raise _Refused(403, "a build's output is shown to its author only")
         names = await run_in_threadpool(self.names, name)
         fb = await run_in_threadpool(self._feedback, name, [sub])
-        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id))
+        from kothkit.serve import validation
+
+        check = await run_in_threadpool(validation.load, self.host.state_dir, sub.id)
+        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id), check=check)
 
     async def bot_games(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -315,6 +315,11 @@ class Host:
             raise SettingsError(str(e)) from None
         except (TypeError, ValueError) as e:
             raise SettingsError(f"{ch.path}: [limits]: {e}") from None
+        from kothkit.serve import validation
+
+        problem = validation.settings_problem(info, settings)
+        if problem is not None:
+            raise SettingsError(f"{ch.path}: [serve] {problem}")
         base = name = _safe_name(ch.folder.resolve().name)
         for k in itertools.count(2):
             if name not in taken:
@@ -829,7 +834,7 @@ class Host:
                 if c.builds:
                     self._turn = i + 1
                     item = c.builds.popleft()
-                    if item[0] in ("submission", "rebuild"):
+                    if item[0] in ("submission", "rebuild", "check"):
                         row = self._store.get(item[1])
                         if row is None:
                             continue
@@ -862,6 +867,11 @@ class Host:
             try:
                 if folder is None:
                     fut = pool.submit(slots.play, item, bool(c.info.pondering))
+                elif item[0] == "check":
+                    from kothkit.serve import validation
+
+                    fut = pool.submit(validation.run, folder, c.info.name, c.limits, dict(c.rules),
+                                      c.settings.check_against, c.seed or 0)
                 else:
                     fut = pool.submit(slots.build, folder, c.settings.build_time)
             except RuntimeError:  # closed: the host is stopping
@@ -915,6 +925,8 @@ class Host:
                 c.builds.appendleft(item)
             elif item[0] == "submission":
                 self._store.set_status(item[1], "build-failed", build_output="the build ended its worker (host error)")
+            elif item[0] == "check":
+                self._store.set_status(item[1], "check-failed")
             self._bump(c)
 
     def _stored(self, c: _Served, task, rows, error) -> None:
@@ -948,6 +960,9 @@ class Host:
         self._finish_run(c)
 
     def _built(self, c: _Served, item, folder: str, result, error) -> None:
+        if item[0] == "check":
+            self._checked(c, item, folder, result, error)
+            return
         ok, text, took = result if error is None else (False, f"the host could not run the build: {error}", 0.0)
         if item[0] == "folder":
             _, _, name, bot_hash = item
@@ -979,29 +994,71 @@ class Host:
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
                     self._bump(c)
-                    fresh = set()
+                    fresh: set = set()
                 else:
                     self._bump(c)
                     return
+            elif item[0] == "submission" and c.settings.check:
+                # The check before the ladder (kothkit.serve.validation): entered once it is done.
+                self._store.set_status(row.id, "checking", build_output=text, build_seconds=took)
+                c.builds.appendleft(("check", row.id))
+                self._bump(c)
+                return
             else:
-                before = c.active.get(row.bot)
-                if before is not None and before > row.id:
-                    # A newer brain of the same author built first: this one never plays.
-                    self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
-                    self._bump(c)
+                entered = self._enter(c, row, spec, text, took)
+                if entered is None:
                     return
-                if before is not None and before != row.id:
-                    played, total = self._progress(c, row.bot)
-                    self._store.set_status(before, "replaced", played=played, total=total)
-                self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
-                c.active[row.bot] = row.id
-                c.bots[row.bot] = spec
-                c.latest[row.bot] = row.time
-                c.logins[row.bot] = row.login
-                fresh = {row.bot}
+                fresh = entered
             # Scheduled once the builds that finished together are in (a burst of submissions
             # before a deadline would otherwise schedule the whole round robin again for each).
             c.changed = (c.changed or set()) | fresh
+
+    def _checked(self, c: _Served, item, folder: str, result, error) -> None:
+        """A brain's check is done: entered (if it passed, or the challenge enters brains that fail)."""
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.serve import validation
+
+        row = self._store.get(item[1])
+        if row is None:
+            return
+        if error is not None:
+            result = (False, (), f"the host could not run the check: {error}", "")
+        check = validation.CheckResult(ok=bool(result[0]), games=tuple(result[1]), fault=result[2], log=result[3])
+        validation.save(self.state_dir, row.id, check)
+        spec = None
+        if check.ok or c.settings.check_failed_replaces:
+            try:
+                spec = load_folder(Path(folder))
+            except (BotError, OSError) as e:
+                check = attrs.evolve(check, ok=False, fault=f"the brain cannot be loaded: {e}")
+                validation.save(self.state_dir, row.id, check)
+        with self._lock:
+            if spec is None:
+                self._store.set_status(row.id, "check-failed")
+                self._bump(c)
+                return
+            fresh = self._enter(c, row, spec, None, 0.0)
+            if fresh is not None:
+                c.changed = (c.changed or set()) | fresh
+
+    def _enter(self, c: _Served, row, spec, text, took) -> set | None:
+        """Make the built brain of ``row`` its author's active one (the lock held): the bots whose
+        games are to be scheduled, or None (a newer brain of the author's is in already)."""
+        before = c.active.get(row.bot)
+        if before is not None and before > row.id:
+            # A newer brain of the same author built first: this one never plays.
+            self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
+            self._bump(c)
+            return None
+        if before is not None and before != row.id:
+            played, total = self._progress(c, row.bot)
+            self._store.set_status(before, "replaced", played=played, total=total)
+        self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
+        c.active[row.bot] = row.id
+        c.bots[row.bot] = spec
+        c.latest[row.bot] = row.time
+        c.logins[row.bot] = row.login
+        return {row.bot}
 
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:

@@ -10,6 +10,11 @@
     per_day = 20              # submissions per author in any 24 hours
     build_time = 60           # seconds a build may take (then it is killed: build failed)
     build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
+    check = true              # a brain that built plays a validation pair before the ladder (default: false)
+    check_against = "threat"  # the bundled bot it plays (default: the first by name)
+    check_failed_replaces = true  # a brain that fails the check still replaces the author's previous one
+    play_own = true           # a student may play their own latest brain on the Play page (default: true)
+    play_all = false          # anyone may play every author's latest brain there (default: false)
 
     [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
     label = "C11 (gcc -O2)"
@@ -37,7 +42,8 @@ import attrs
 from kothkit.serve.views import Language
 
 KINDS = ("folder", "submissions")
-KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
+KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
+        "check", "check_against", "check_failed_replaces", "play_own", "play_all"}
 LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -66,6 +72,13 @@ class ServeSettings:
     build_time: float = 60.0
     build_seconds_per_day: float | None = None
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    #: The check before the ladder (kothkit.serve.validation).
+    check: bool = False
+    check_against: str | None = None
+    check_failed_replaces: bool = True
+    #: Whom the Play page offers besides the bundled bots (kothkit.serve.playsite).
+    play_own: bool = True
+    play_all: bool = False
 
     def language(self, lang_id: str) -> Language | None:
         return next((lang for lang in self.languages if lang.id == lang_id), None)
@@ -146,6 +159,16 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
+    flags = {}
+    for k, default in (("check", False), ("check_failed_replaces", True), ("play_own", True), ("play_all", False)):
+        v = table.get(k, default)
+        if type(v) is not bool:
+            raise err(f"{k} must be true or false, got {v!r}", k)
+        flags[k] = v
+    against = table.get("check_against")
+    if against is not None and (not isinstance(against, str) or not LANGUAGE_ID.fullmatch(against)):
+        raise err(f"check_against must be the name of one of the game's bundled bots, got {against!r}",
+                  "check_against")
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
     if "languages" in table:
         given = table["languages"]
@@ -155,7 +178,7 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
         languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
     return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
-                         build_seconds_per_day=budget, languages=languages)
+                         build_seconds_per_day=budget, languages=languages, check_against=against, **flags)
 
 
 def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:

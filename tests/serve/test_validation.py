@@ -1,0 +1,79 @@
+"""The check before the ladder (kothkit.serve.validation) against a real ``kothkit serve``: a brain
+that built plays a validation pair against the challenge's reference bot first.  A brain that
+cannot answer START fails it, its page (in Chromium) shows the fault and its log, and, with
+``check_failed_replaces = false``, the author's previous brain stays in the standings."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kothkit.serve import settings as serve_settings
+from kothkit.serve.settings import SettingsError
+from tests.serve.webserver import Server, brain, challenge, roster, submit, user, wait_for
+
+NAME = "g12"
+#: A brain that dies before it answers START.
+NO_START = b"import sys\nsys.stderr.write('no-start-here\\n')\nsys.exit(3)\n"
+
+
+def _checked(tmp_path, replaces: bool) -> Server:
+    ch = challenge(tmp_path / NAME, min_interval=0)
+    with open(ch / "kothkit.toml", "a") as f:
+        f.write(f'check = true\ncheck_against = "threat"\ncheck_failed_replaces = {str(replaces).lower()}\n')
+    state = tmp_path / "state"
+    roster(state, tmp_path, ["20230001"])
+    return Server([ch], state, tmp_path)
+
+
+def _status(c, sid: int) -> str:
+    m = re.search(r'id="status">([^<]*)<', c.get(f"/c/{NAME}/submission/{sid}").text)
+    return m.group(1) if m else ""
+
+
+def _sid(response) -> int:
+    assert response.status_code == 303, response.text[-1000:]
+    return int(response.headers["location"].rsplit("=", 1)[1])
+
+
+def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
+    server = _checked(tmp_path, replaces=False)
+    page = browser.new_page()
+    try:
+        with user(server, "20230001", "Ann") as c:
+            good = _sid(submit(c, NAME, brain("ann")))
+            wait_for(lambda: _status(c, good) in ("playing", "done"), 180, message="the good brain entered")
+            text = c.get(f"/c/{NAME}/submission/{good}").text
+            assert 'data-ok="yes"' in text and "threat" in text, text[-3000:]
+            bad = _sid(submit(c, NAME, NO_START, "brain.py", "python3"))
+            wait_for(lambda: _status(c, bad) == "check failed", 180, message="the broken brain's check")
+            # Not entered: the previous brain is still the author's, in the standings.
+            assert _status(c, good) in ("playing", "done")
+            board = c.get(f"/c/{NAME}/standings.json").json()
+            assert [r["name"] for r in board["rows"]] == ["Ann"], board
+            cookies = [{"name": k, "value": v, "url": server.url} for k, v in c.cookies.items()]
+        page.context.add_cookies(cookies)
+        page.goto(f"{server.url}/c/{NAME}/submission/{bad}")
+        assert page.get_attribute("#check", "data-ok") == "no"
+        fault = page.text_content("#check-fault")
+        assert fault and ("START" in fault or "crash" in fault), fault
+        assert "no-start-here" in page.text_content("#check-log")
+        page.goto(f"{server.url}/c/{NAME}/mine")
+        assert page.get_attribute('#submissions tbody tr[data-status="check-failed"]', "data-status")
+    finally:
+        page.close()
+        assert server.stop() == 0, server.text
+
+
+def test_check_against_must_be_a_bundled_bot(tmp_path):
+    ch = challenge(tmp_path / NAME)
+    with open(ch / "kothkit.toml", "a") as f:
+        f.write('check = true\ncheck_against = "nobody"\n')
+    from kothkit.serve.host import Host
+
+    with pytest.raises(SettingsError, match=r"kothkit.toml: \[serve\] check_against: .* no bot 'nobody'"):
+        Host([ch], tmp_path / "state")
+    (ch / "kothkit.toml").write_text((ch / "kothkit.toml").read_text().replace('check = true', 'check = "yes"'))
+    with pytest.raises(SettingsError, match=r"kothkit.toml:\d+: \[serve\] check must be true or false"):
+        serve_settings.load(ch)
