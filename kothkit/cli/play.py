@@ -1,7 +1,6 @@
 """`kothkit play`: a person plays one game against a bot, in the terminal or a browser."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -30,14 +29,6 @@ def _bot(info: GameInfo, against: str | None) -> BotSpec:
     return _resolve(info, against)
 
 
-def _slot(journal, make_id, k0: int = 0) -> int:
-    """The first game number of the pair under this seed whose game is not in the journal."""
-    k = k0
-    while list(journal.results([make_id(k)])):
-        k += 1
-    return k
-
-
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
@@ -50,12 +41,8 @@ def play(
     port: Annotated[int, typer.Option(help="With --web: the page's port on 127.0.0.1 (0: any free port).")] = 0,
 ) -> None:
     """Play one game yourself against a bot: the board after every move, your moves typed in the game's notation."""
+    from kothkit.playing.play import drop_game, new_game, store_game
     from kothkit.playing.referee import play_game
-    from kothkit.playing.schedule import game_key, id_maker, settings_of
-    from kothkit.playing.seeding import derive, fresh_seed
-    from kothkit.plugins import game_code
-    from kothkit.store.journal import Journal, row_of
-    from kothkit.store.records import GameTask
 
     info = game_info(game)
     if not 0 <= seat < info.seats:
@@ -79,51 +66,35 @@ def play(
     seats = (me, bot) if seat == 0 else (bot, me)
     names = (seats[0].name, seats[1].name)
     journal = db or Path(".kothkit") / f"{game}-play.sqlite"
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    limits = info.limits
-    settings = settings_of(limits, rules, game_code(info))
-    with Journal(journal) as j:
-        last = j.last_run(game)
-        if seed is None:
-            seed = last["seed"] if last is not None else fresh_seed()
-        a, b = sorted(names)
-        make = id_maker(game_key(game, settings), seats, (a, b))
-        k = _slot(j, lambda n: make(f"{n}\x1f{seed}"))
-        # The run names every bot of the earlier plays under this seed and settings too, so that
-        # their games still count as the journal's current games (kothkit verify, prune).
-        bots = {me.name: {"name": me.name, "hash": me.hash}}
-        same = last is not None and last["seed"] == seed
-        if same and last is not None and json.loads(last["settings"]) == json.loads(json.dumps(settings)):
-            for entry in json.loads(last["bots"]):
-                bots.setdefault(entry["name"], entry)
-        from kothkit.playing.tournament import _where
-
-        bots[bot.name] = {"name": bot.name, "hash": bot.hash, "where": _where(bot, journal)}
-        run_id = j.start_run(game, seed, settings, list(bots.values()))
-    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
-                    limits=limits, rules=rules, index=k)
+    task, run_id, seed = new_game(journal, info, seats, info.limits, rules, seed)
+    k = task.index
     server = None
     term: WebSeat | Terminal
     if web:
-        from kothkit.playing.playweb import WebSeat, serve
+        from kothkit.playing.playweb import WebSeat
 
+        try:
+            from kothkit.serve.playpage import serve
+        except ImportError as e:
+            fail(f"--web needs the serve extra (pip install 'kothkit[serve]'): {e}")
         term = WebSeat(info, names, seat, hidden_information(probe))
         try:
-            server = serve(term, port)
+            server = serve(term, port, f"{info.name}: {name} against {bot.name}")
         except OSError as e:
             fail(f"--port {port}: cannot serve the page: {e}")
-        term.say(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
+        term.note(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
     else:
         term = Terminal(info, names, seat, hidden_information(probe))
-    term.say(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
-             f"{'the page has no quit: Ctrl-C here' if web else 'type quit'} to leave")
+    term.note(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
+              f"{'leave the game on the page, or Ctrl-C here,' if web else 'type quit'} to leave")
     try:
         rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
     except (Abandoned, KeyboardInterrupt):
-        term.say("game abandoned: nothing stored")
-        with Journal(journal) as j:
-            j.finish_run(run_id, 0, 0)
+        term.note("game abandoned: nothing stored")
+        drop_game(journal, run_id)
         if server is not None:
+            assert isinstance(term, WebSeat)  # a server serves a web seat
+            term.abandoned("you left the game")
             server.shutdown()
         raise typer.Exit(130) from None
     if term.match is not None and info.renders:
@@ -132,14 +103,13 @@ def play(
         term.board(term.match.render())
     result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
     term.say(f"result: {result}: {rec.reason}")
-    with Journal(journal) as j:
-        j.add_rows([row_of(rec)])
-        j.finish_run(run_id, 1, 0)
-    term.say(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
-             f"kothkit verify {journal})")
+    store_game(journal, run_id, rec)
+    term.note(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
+              f"kothkit verify {journal})")
     if server is not None:
         from kothkit.playing.playweb import WebSeat, linger
 
         assert isinstance(term, WebSeat)  # a server serves a web seat
         term.finish(info, f"{result}: {rec.reason}")
+        term.publish(final=True)
         linger(server)

@@ -82,6 +82,18 @@ def points(p: float) -> str:
     return f"{p:g}"
 
 
+def environment() -> jinja2.Environment:
+    """The pages' Jinja2 environment (the site's, and ``kothkit play --web``'s page)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.i18n"])
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    env.filters["when"] = when
+    env.filters["points"] = points
+    env.filters["status"] = status_label
+    return env
+
+
 class Live:
     """One thread per challenge waits on ``Host.wait`` and wakes the open event streams (in the
     event loop) when the challenge's version grows; the Scoreboard's JSON is made once a version."""
@@ -210,14 +222,7 @@ class Site:
     _id_key: bytes = attrs.field(init=False, default=b"")
 
     def __attrs_post_init__(self) -> None:
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                                 extensions=["jinja2.ext.i18n"])
-        env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
-        env.filters["when"] = when
-        env.filters["points"] = points
-        env.filters["status"] = status_label
-        self.templates = Jinja2Templates(env=env)
+        self.templates = Jinja2Templates(env=environment())
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
 
