@@ -39,9 +39,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from kothkit.serve import playsite
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
 from kothkit.serve.feedback import feedback, status_label
+from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
     HEADERS,
@@ -217,6 +219,8 @@ class Site:
     title: str = "kothkit"
     templates: Jinja2Templates = attrs.field(init=False)
     live: Live = attrs.field(init=False)
+    #: The games in progress on the Play page (kothkit.serve.playsite).
+    play: PlayRoom = attrs.field(init=False)
     _nick_gen: int = attrs.field(init=False, default=0)
     #: The key of the bots' public ids (kothkit.serve.privacy).
     _id_key: bytes = attrs.field(init=False, default=b"")
@@ -225,6 +229,7 @@ class Site:
         self.templates = Jinja2Templates(env=environment())
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
+        self.play = PlayRoom(self.host.state_dir)
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -243,7 +248,7 @@ class Site:
         """The links back to the site on a replay page (a page of its own, without base.html)."""
         return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
 
-    def refuse(self, request: Request, e: _Refused) -> Response:
+    def refuse(self, request: Request, e: _Refused | playsite.Refused) -> Response:
         return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)
 
     def user_session(self, request: Request, *, allow_must_change: bool = False) -> Session:
@@ -656,7 +661,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         async def endpoint(request: Request) -> Response:
             try:
                 return await handler(request)
-            except _Refused as e:
+            except (_Refused, playsite.Refused) as e:
                 if e.status == 303:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
@@ -675,6 +680,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
             yield
         finally:
             site.live.stop()
+            await run_in_threadpool(site.play.close)
 
     routes = [
         Route("/", wrap(site.index)),
@@ -698,6 +704,14 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         Route("/c/{name}/game/{gid}", wrap(site.game)),
         Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
         Route("/c/{name}/game/{gid}/replay", wrap(site.replay)),
+        Route("/c/{name}/play", wrap(lambda r: playsite.page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play", wrap(lambda r: playsite.start(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}", wrap(lambda r: playsite.game_page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/state", wrap(lambda r: playsite.state(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/move", wrap(lambda r: playsite.move(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}/quit", wrap(lambda r: playsite.leave(site, r)), methods=["POST"]),
+        Route("/c/{name}/played/{rid}", wrap(lambda r: playsite.replay(site, r)), methods=["GET"]),
+        Route("/static/board.js", playsite.board_script),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

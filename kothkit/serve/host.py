@@ -1108,6 +1108,14 @@ class Host:
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
 
+    def play_setup(self, name: str) -> tuple:
+        """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
+        limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
+        c = self._get(name)
+        with self._lock:
+            brains = {bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()} if c.kind == "submissions" else {}
+        return c.info, c.limits, dict(c.rules), c.settings, brains
+
     def standings(self, name: str) -> list[Standing]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
