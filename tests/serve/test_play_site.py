@@ -14,7 +14,7 @@ import pytest
 from kothkit.plugins import get_game
 from kothkit.serve.playsite import Opponent, PlayRoom, Refused
 from tests.play.test_play_web import click_through
-from tests.serve.webserver import Server, brain, challenge, roster, submit, user, wait_for
+from tests.serve.webserver import Server, brain, challenge, csrf_of, roster, submit, user, wait_for
 
 NAME = "g12"
 
@@ -68,6 +68,7 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
         # Against the bundled bot, opening the game.
         messages: list[str] = []
         result = _play_one(page, play, "bundled:threat", "0", messages)
+        live = page.url.removeprefix(server.url)
         assert result.startswith("Result: "), result
         assert any("(5, 5) is occupied" in m for m in messages), messages
         assert "threat" in page.text_content("#log")
@@ -91,12 +92,17 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
         context.close()
     assert not errors, errors
 
-    # Another student sees neither the live games nor the replays of Ann's games.
+    # Another student sees neither the live games nor the replays of Ann's games, and cannot move in
+    # them; Ann's own move without the form's token is refused.
     with user(server, "20230002", "Bob") as bob:
         page_text = bob.get(f"/c/{NAME}/play").text
         assert "played/" not in page_text
+        assert bob.get(f"{live}/state").status_code == 404
+        assert bob.post(f"{live}/move", data={"csrf": csrf_of(page_text), "text": "1 1"}).status_code == 404
         with user(server, "20230001", "Ann") as ann:
             rid = ann.get(f"/c/{NAME}/play").text.split("/played/")[1].split('"')[0]
+            assert ann.get(f"{live}/state").json()["over"] is True
+            assert ann.post(f"{live}/move", data={"text": "1 1"}).status_code == 403
         assert bob.get(f"/c/{NAME}/played/{rid}").status_code == 403
 
 
