@@ -32,8 +32,8 @@ class WebSeat(Terminal):
     """The person's seat, answered from the page; what the terminal would print goes to the log too."""
 
     def __init__(self, info: GameInfo, names: tuple[str, ...], me: int, hidden: bool,
-                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
-        super().__init__(info, names, me, hidden, stdin, stdout)
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, start: Match | None = None):
+        super().__init__(info, names, me, hidden, stdin, stdout, start=start)
         self.lock = threading.Lock()
         #: The page's entries; None: the page was closed (the game is abandoned).
         self.entries: queue.Queue[str | None] = queue.Queue()

@@ -622,7 +622,8 @@ def run_tournament(
     with Journal(jpath) as j:
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath)} for b in bots],
+                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath),
+                               **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH
         if cluster is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -58,6 +58,18 @@ def journal_path(target: str) -> Path:
     return path
 
 
+@attrs.frozen
+class Groups:
+    """A journal's games by how they count."""
+
+    #: The games of the current standings (each game's last tournament run), as ``kothkit run`` counts them.
+    current: tuple[GameRecord, ...]
+    #: The games of ``kothkit match`` and ``gauntlet``, kept apart from the standings.
+    matches: tuple[GameRecord, ...]
+    #: The games of earlier runs that no longer count (``kothkit prune`` deletes them).
+    superseded: tuple[GameRecord, ...]
+
+
 @attrs.define
 class Archive:
     """Every game of one journal, with the runs that played them."""
@@ -68,13 +80,41 @@ class Archive:
     finished: dict[str, float]
     runs: tuple[dict, ...]
     _finder: Any = None
+    _groups: Any = None
 
-    def find(self, key: str) -> GameRecord:
-        """The game whose index is ``key`` (digits), else whose id starts with ``key``."""
+    def _settings(self) -> Any:
+        from kothkit.playing.verify import _Settings
+
+        if self._finder is None:
+            self._finder = _Settings(list(self.runs))
+        return self._finder
+
+    def groups(self) -> Groups:
+        """The games as ``kothkit run`` counts them: the current standings', the matches' and the
+        superseded ones (see :func:`kothkit.playing.verify.partition`)."""
+        if self._groups is None:
+            from kothkit.playing.verify import partition
+
+            current, matches, superseded = partition(self.records, list(self.runs), self._settings())
+            self._groups = Groups(tuple(current), tuple(matches), tuple(superseded))
+        return self._groups
+
+    def games(self, all_games: bool = False) -> tuple[GameRecord, ...]:
+        """The current standings' games (``all_games``: every game of the journal)."""
+        return self.records if all_games else self.groups().current
+
+    def find(self, key: str, all_games: bool = False) -> GameRecord:
+        """The game whose index is ``key`` (digits), else whose id starts with ``key``.  An index
+        names a game of the current standings, else of a match or gauntlet (with ``all_games``, else of
+        a superseded run): each kind of game numbers its own, so the first kind that has it wins."""
         key = key.strip().lower()
         found: list[GameRecord] = []
         if key.isdigit():
-            found = [r for r in self.records if r.index == int(key)]
+            g = self.groups()
+            for kind in (g.current, g.matches, *((g.superseded,) if all_games else ())):
+                found = [r for r in kind if r.index == int(key)]
+                if found:
+                    break
         if not found and key:
             found = [r for r in self.records if r.id.startswith(key)]
         if len(found) == 1:
@@ -89,11 +129,7 @@ class Archive:
     def settings(self, r: GameRecord) -> tuple[dict | None, int | None]:
         """(settings, round) of the run that played ``r``: its limits and rules, and its round
         (1-based); (None, None) when no run of the journal reproduces the game's id."""
-        from kothkit.playing.verify import _Settings
-
-        if self._finder is None:
-            self._finder = _Settings(list(self.runs))
-        finder = self._finder
+        finder = self._settings()
         found = finder.find_run(r)
         if found is None:
             return None, None
@@ -441,9 +477,10 @@ def document(t: Transcript) -> dict:
 
 
 def games_of(archive: Archive, *, bot: str | None = None, verdict: str | None = None, loser: str | None = None,
-             round: int | None = None) -> Iterator[GameRecord]:
-    """The archive's games that pass every filter given (``loser``: lost, by a verdict or not)."""
-    for r in archive.records:
+             round: int | None = None, records: Iterable[GameRecord] | None = None) -> Iterator[GameRecord]:
+    """The games that pass every filter given (``loser``: lost, by a verdict or not), of ``records``
+    (default: the archive's current standings' games)."""
+    for r in archive.groups().current if records is None else records:
         if bot is not None and bot not in r.players:
             continue
         if verdict is not None and r.verdict != verdict:

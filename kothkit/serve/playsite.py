@@ -200,6 +200,8 @@ class PlayRoom:
             seats = tuple(built[0] if i != seat else s for i, s in enumerate(seats))
             with self._lock:  # (two games of one journal pick their slots one after the other)
                 task, run_id, _seed = new_game(journal, info, seats, limits, rules)
+            # The game as it starts: a bot's handshake before the person's first turn is no move.
+            web.start = info.match(_setup((seats[0].name, seats[1].name), rules, task.seed))
             rec = play_game(task, info=info, on_event=web.event, boards=True, people={seat: web})
             if rec.winner is None:
                 result = _("a draw")
@@ -255,10 +257,10 @@ class PlayRoom:
         return out
 
 
-def _setup(names: tuple[str, str], rules: dict) -> Any:
+def _setup(names: tuple[str, str], rules: dict, seed: int = 0) -> Any:
     from kothkit.game import Setup
 
-    return Setup(players=names, seed=0, rules=rules)
+    return Setup(players=names, seed=seed, rules=rules)
 
 
 def _result(me: str, winner: str | None, reason: str) -> str:
