@@ -64,7 +64,10 @@ class Opponent:
     #: The form's value: "bundled:NAME" or "brain:PUBLIC-ID".
     key: str
     label: str
+    #: The bot as it plays: a brain under its public id (kothkit.serve.privacy), never its login.
     spec: BotSpec
+    #: Its name in the moves' list.
+    shown: str = ""
     #: The login of a brain's author (None: a bundled bot).
     author: str | None = None
 
@@ -170,7 +173,8 @@ class PlayRoom:
         seats = (human, opponent.spec) if seat == 0 else (opponent.spec, human)
         names = (seats[0].name, seats[1].name)
         probe = info.match(_setup(names, rules))
-        web = WebSeat(info, names, seat, hidden_information(probe), stdout=_Null())  # type: ignore[arg-type]
+        shown = tuple(_("you") if i == seat else (opponent.shown or opponent.spec.name) for i in range(2))
+        web = WebSeat(info, shown, seat, hidden_information(probe), stdout=_Null())  # type: ignore[arg-type]
         web.idle = self.idle
         title = _("%(game)s: you against %(bot)s") % {"game": info.name, "bot": opponent.label}
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
@@ -208,7 +212,7 @@ class PlayRoom:
             elif rec.winner == seats[seat].name:
                 result = _("you win")
             else:
-                result = _("%(bot)s wins") % {"bot": seats[1 - seat].name}
+                result = _("%(bot)s wins") % {"bot": web.names[1 - seat]}
             with self._lock:
                 store_game(journal, run_id, rec)
             web.finish(info, f"{result}: {rec.reason}")
@@ -281,19 +285,32 @@ def _setup_of(site: Any, name: str) -> tuple:
 def opponents(site: Any, name: str, login: str, admin: bool) -> list[Opponent]:
     """Whom ``login`` may play in challenge ``name``."""
     info, _limits, _rules, settings, brains = _setup_of(site, name)
-    out = [Opponent(key=f"bundled:{b.name}", label=_("%(bot)s (bundled bot)") % {"bot": b.name}, spec=b)
+    out = [Opponent(key=f"bundled:{b.name}", label=_("%(bot)s (bundled bot)") % {"bot": b.name}, spec=b,
+                    shown=b.name)
            for b in site.play.bundled(info)]
     if brains:
         names = site.names(name)
-        mine = [(bot, spec) for bot, (author, spec) in brains.items() if author == login]
+
+        def brain(bot: str, spec: BotSpec, author: str, label: str, shown: str) -> Opponent:
+            return Opponent(key=f"brain:{names.id(bot)}", label=label, spec=attrs.evolve(spec, name=names.id(bot)),
+                            shown=shown, author=author)
+
         if settings.play_own or settings.play_all:
-            out += [Opponent(key=f"brain:{names.id(bot)}", label=_("your latest brain"), spec=spec, author=login)
-                    for bot, spec in mine]
+            out += [brain(bot, spec, login, _("your latest brain"), _("your brain"))
+                    for bot, (author, spec) in brains.items() if author == login]
         if settings.play_all:
-            out += [Opponent(key=f"brain:{names.id(bot)}",
-                             label=_("%(who)s's latest brain") % {"who": names.show(bot)}, spec=spec, author=author)
+            out += [brain(bot, spec, author, _("%(who)s's latest brain") % {"who": names.show(bot)}, names.show(bot))
                     for bot, (author, spec) in sorted(brains.items()) if author != login]
     return out
+
+
+def _shown(names: Any, bundled: set[str], player: str) -> str:
+    """A play game's opponent as the pages show it: a bundled bot by its name, a brain (playing
+    under its public id) by its author's nickname."""
+    if player in bundled:
+        return player
+    bot = names.bot(player)[0]
+    return names.show(bot) if bot is not None else player
 
 
 def _seats(info: Any) -> list[dict]:
@@ -331,7 +348,7 @@ async def page(site: Any, request: Request, message: str = "", status: int = 200
     rows = []
     for p in played:
         other = next((x for x in p["players"] if x != me), "?")
-        shown = other if other in bundled else names.show(other)  # a brain by its author's nickname
+        shown = _shown(names, bundled, other)
         rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], p["reason"]),
                      "url": f"/c/{name}/played/{p['id']}"})
     return site.page(request, "play.html", status=status, headers=headers, c=info_c, game=None, local=False,
@@ -411,7 +428,7 @@ async def replay(site: Any, request: Request) -> Response:
     s = site.user_session(request)
     if not re.fullmatch(r"[0-9a-f]{8,64}", rid):
         raise Refused(404, _("there is no such game"))
-    info, _limits, _rules, _settings, brains = await run_in_threadpool(_setup_of, site, name)
+    info, _limits, _rules, _settings, _brains = await run_in_threadpool(_setup_of, site, name)
     path = site.play.journal(name)
     archive = await run_in_threadpool(read_game, path, rid) if path.is_file() else None
     if archive is None or not archive.records:
@@ -423,14 +440,18 @@ async def replay(site: Any, request: Request) -> Response:
     names = await run_in_threadpool(site.names, name)
     rename: dict[str, str] = {}
     logs_of = set()
+    bundled = {b.name for b in site.play.bundled(info)}
     for p in record.players:
-        if p in brains:
-            shown = re.sub(r"\s+", "_", names.show(p).strip()) or names.id(p)
-            if brains[p][0] == s.user.login or s.user.admin:
+        bot = None if p in bundled or p == me else names.bot(p)[0]
+        if bot is not None:  # a brain, under its public id: its log is its author's
+            shown = re.sub(r"\s+", "_", names.show(bot).strip()) or p
+            if names.owners.get(bot) == s.user.login or s.user.admin:
                 logs_of.add(p)
-        else:
+        elif p in bundled:
             shown = p
             logs_of.add(p)
+        else:  # the person (their login is in the name: shown to them and admins only, but not needed)
+            shown = "you" if p == me else "player"
         rename[p] = shown if shown not in rename.values() else f"{shown}~{len(rename)}"
 
     def render() -> str:

@@ -82,7 +82,12 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
         messages = []
         result = _play_one(page, play, "brain:", "1", messages)
         assert result.startswith("Result: "), result
+        assert "your brain" in page.text_content("#log") and "20230001" not in page.text_content("#log")
         page.wait_for_selector("#replay:not(.hidden)", timeout=30_000)
+        page.click("#replay")
+        page.wait_for_url("**/played/*")
+        assert "20230001" not in page.content() and "Ann" in page.title()
+        page.go_back()
         page.click("#new-game")
         assert page.url == play
         assert page.locator("#played tbody tr").count() == 2
