@@ -3,7 +3,8 @@
 With ``check = true`` in a challenge's ``[serve]`` table, a submission that built is ``checking``
 until it has played one game in each seat against the challenge's reference bot (``check_against``,
 a bundled bot of the game; default: the first of them by name), jailed, with the challenge's limits
-and rules, exactly as a ladder game.  Losing is no failure: a game the brain loses by a fault of its
+and rules, exactly as a ladder game (a game with no bundled bot: ``kothkit check --quick``'s
+scenarios and openings instead).  Losing is no failure: a game the brain loses by a fault of its
 own (a crash, a timeout, a reply the game rejects, no answer to START) is.  The result (each game's
 outcome, the fault, and the brain's log of the game it failed: its stderr and the last lines
 exchanged) is kept in ``STATE/checks/ID.json`` and shown on the submission's page.  Whether a brain
@@ -80,10 +81,10 @@ def run(folder: str, game: str, limits: Any, rules: dict, against: str | None, s
         return False, (), f"the brain cannot be loaded: {e}", ""
     ref = reference(info, against)
     if ref is None:
-        return True, ("no reference bot to play: not checked",), "", ""
+        return _scenarios(info, brain, limits)
     built, errors = build_bots([ref])
     if errors or not built:
-        return True, (f"the reference bot {ref.name} did not build: not checked",), "", ""
+        return _scenarios(info, brain, limits)
     ref = built[0]
     if ref.name == brain.name:
         ref = attrs.evolve(ref, name=f"{ref.name}-reference")
@@ -97,6 +98,21 @@ def run(folder: str, game: str, limits: Any, rules: dict, against: str | None, s
         if rec.offender == brain.name:
             return False, tuple(lines), rec.reason, _log(rec, brain.name)
     return True, tuple(lines), "", ""
+
+
+def _scenarios(info: Any, brain: Any, limits: Any) -> tuple:
+    """A game with no reference bot: the brain is run through ``kothkit check``'s scenarios and
+    openings (``--quick``: no whole games)."""
+    from kothkit.playing.check import CheckError, check_bot
+
+    try:
+        report = check_bot(info, brain, quick=True, limits=limits)
+    except CheckError as e:
+        return False, (), str(e), ""
+    lines = tuple(f"{'ok' if run.ok else 'fault'}: {run.title}" for run in report.runs)
+    for run, finding in report.faults:
+        return False, lines, finding.text, "\n".join(run.transcript)[-LOG_CHARS:]
+    return True, lines, "", ""
 
 
 def _path(state_dir: Path, sub_id: int) -> Path:

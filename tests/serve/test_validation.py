@@ -6,6 +6,7 @@ cannot answer START fails it, its page (in Chromium) shows the fault and its log
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,23 @@ def test_check_against_must_be_a_bundled_bot(tmp_path):
     (ch / "kothkit.toml").write_text((ch / "kothkit.toml").read_text().replace('check = true', 'check = "yes"'))
     with pytest.raises(SettingsError, match=r"kothkit.toml:\d+: \[serve\] check must be true or false"):
         serve_settings.load(ch)
+
+
+def test_the_checks_in_a_worker_process(tmp_path):
+    """validation.run as a host's slot runs it: a brain that never answers START fails the pair
+    against the reference bot, and (no such reference bot) kothkit check's scenarios too, with the
+    fault; a steady brain passes the pair."""
+    from kothkit.plugins import get_game
+    from kothkit.serve import validation
+
+    info = get_game("gomoku_classic12")
+    limits = info.limits.replace(first_reply_time=1.0, move_time=1.0)
+    bots = Path(__file__).resolve().parents[1] / "bots" / "classic12"
+    ok, games, fault, log = validation.run(str(bots / "no_ok"), info.name, limits, dict(info.rules), "threat", 7)
+    assert not ok and len(games) == 1 and "timeout" in fault, (games, fault)
+    assert "last replies" in log
+    ok, games, fault, log = validation.run(str(bots / "no_ok"), info.name, limits, dict(info.rules), "nobody", 7)
+    # Explained as kothkit check explains it.
+    assert not ok and any(g.startswith("fault: ") for g in games) and "No reply within 1 s to 'START" in fault, (games, fault)
+    ok, games, fault, log = validation.run(str(bots / "steady"), info.name, limits, dict(info.rules), "threat", 7)
+    assert ok and len(games) == 2 and fault == "" and all("threat" in g for g in games), games
