@@ -62,6 +62,8 @@ def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
         assert "no-start-here" in page.text_content("#check-log")
         page.goto(f"{server.url}/c/{NAME}/mine")
         assert page.get_attribute('#submissions tbody tr[data-status="check-failed"]', "data-status")
+        page.click("#submissions a.check-failed")
+        assert page.url.endswith(f"/submission/{bad}")
     finally:
         page.close()
         assert server.stop() == 0, server.text
