@@ -70,6 +70,8 @@ def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
 
 
 def test_check_against_must_be_a_bundled_bot(tmp_path):
+    course = serve_settings.load(Path(__file__).resolve().parents[2] / "challenges" / "course12")
+    assert course.check and course.check_against == "threat" and course.check_failed_replaces
     ch = challenge(tmp_path / NAME)
     with open(ch / "kothkit.toml", "a") as f:
         f.write('check = true\ncheck_against = "nobody"\n')
