@@ -7,6 +7,7 @@ and its bot reaped."""
 from __future__ import annotations
 
 import itertools
+import os
 import time
 
 import pytest
@@ -122,6 +123,34 @@ def _wait_state(g, key: str, timeout: float = 60) -> dict:
     raise AssertionError(f"no {key!r} in the seat's state within {timeout} s: {g.seat.state}")
 
 
+def _bots() -> dict[int, int]:
+    """pid -> niceness of every bot (a ``brain`` process) under this process (from /proc)."""
+    stats = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                text = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            fields = text[text.rindex(")") + 2:].split()
+            stats[int(d)] = (int(fields[1]), int(fields[16]))  # ppid, nice
+    out, todo = {}, [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, nice) in stats.items():
+            if ppid == parent and pid not in out:
+                out[pid] = nice
+                todo.append(pid)
+    found = {}
+    for pid, nice in out.items():
+        try:
+            if b"brain" in open(f"/proc/{pid}/cmdline", "rb").read():
+                found[pid] = nice
+        except OSError:
+            pass
+    return found
+
+
 def test_the_rooms_bounds(tmp_path):
     info = get_game("gomoku_classic12")
     room = PlayRoom(tmp_path, max_live=1, idle=2.0, per_hour=2)
@@ -129,6 +158,9 @@ def test_the_rooms_bounds(tmp_path):
     try:
         g = room.start("g12", info, info.limits, dict(info.rules), "ann", threat, 1, "/r/{id}")
         _wait_state(g, "waiting")  # the bot opened: it is the person's turn
+        # Its bot runs nicer than this process (below the ladder's games).
+        bots = _bots()
+        assert bots and all(n >= min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10) for n in bots.values()), bots
         with pytest.raises(Refused) as full:
             room.start("g12", info, info.limits, dict(info.rules), "bob", threat, 0, "/r/{id}")
         assert full.value.status == 503 and "tables are taken" in full.value.message
@@ -137,6 +169,7 @@ def test_the_rooms_bounds(tmp_path):
         assert st["over"] and "waited too long" in st["result"]
         g.thread.join(30)
         assert not g.thread.is_alive() and room.played("g12", "ann") == []
+        assert not set(bots) & set(_bots())
         # A second game of Ann's is allowed; a third within the hour is not.
         g2 = room.start("g12", info, info.limits, dict(info.rules), "ann", threat, 1, "/r/{id}")
         with pytest.raises(Refused) as many:
