@@ -68,53 +68,60 @@ def play(
     seats = (me, bot) if seat == 0 else (bot, me)
     names = (seats[0].name, seats[1].name)
     journal = db or Path(".kothkit") / f"{game}-play.sqlite"
-    task, run_id, seed = new_game(journal, info, seats, info.limits, settings_rules, seed)
-    k = task.index
-    server = None
-    term: WebSeat | Terminal
-    start = info.match(Setup(players=names, seed=task.seed, rules=settings_rules))
-    if web:
-        from kothkit.playing.playweb import WebSeat
+    server = local = None
+    while True:
+        task, run_id, seed = new_game(journal, info, seats, info.limits, settings_rules, seed)
+        k = task.index
+        term: WebSeat | Terminal
+        start = info.match(Setup(players=names, seed=task.seed, rules=settings_rules))
+        if web:
+            from kothkit.playing.playweb import WebSeat
 
+            term = WebSeat(info, names, seat, hidden_information(probe), start=start)
+            if local is None:
+                try:
+                    from kothkit.serve.playpage import Local, serve
+                except ImportError as e:
+                    fail(f"--web needs the serve extra (pip install 'kothkit[serve]'): {e}")
+                local = Local(term)
+                try:
+                    server = serve(local, port, f"{info.name}: {name} against {bot.name}")
+                except OSError as e:
+                    fail(f"--port {port}: cannot serve the page: {e}")
+                term.note(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
+            else:
+                local.next(term)
+        else:
+            term = Terminal(info, names, seat, hidden_information(probe), start=start)
+        term.note(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
+                  f"{'leave the game on the page, or Ctrl-C here,' if web else 'type quit'} to leave")
         try:
-            from kothkit.serve.playpage import serve
-        except ImportError as e:
-            fail(f"--web needs the serve extra (pip install 'kothkit[serve]'): {e}")
-        term = WebSeat(info, names, seat, hidden_information(probe), start=start)
-        try:
-            server = serve(term, port, f"{info.name}: {name} against {bot.name}")
-        except OSError as e:
-            fail(f"--port {port}: cannot serve the page: {e}")
-        term.note(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
-    else:
-        term = Terminal(info, names, seat, hidden_information(probe), start=start)
-    term.note(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
-              f"{'leave the game on the page, or Ctrl-C here,' if web else 'type quit'} to leave")
-    try:
-        rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
-    except (Abandoned, KeyboardInterrupt) as e:
-        # quit (or the end of input) is the person's choice: a normal end.  Ctrl-C is an interruption.
-        left = isinstance(e, Abandoned)
-        term.note("you left the game: nothing stored" if left else "game interrupted: nothing stored")
-        drop_game(journal, run_id)
-        if server is not None:
-            assert isinstance(term, WebSeat)  # a server serves a web seat
-            term.abandoned("you left the game")
-            server.shutdown()
-        raise typer.Exit(0 if left else 130) from None
-    if term.match is not None and info.renders:
-        if term.hidden:
-            term.say("the game is over; the true board:")
-        term.board(term.match.render())
-    result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
-    term.say(f"result: {result}: {rec.reason}")
-    store_game(journal, run_id, rec)
-    term.note(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
-              f"kothkit verify {journal})")
-    if server is not None:
+            rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
+        except (Abandoned, KeyboardInterrupt) as e:
+            # quit (or the end of input) is the person's choice: a normal end.  Ctrl-C is an interruption.
+            left = isinstance(e, Abandoned)
+            term.note("you left the game: nothing stored" if left else "game interrupted: nothing stored")
+            drop_game(journal, run_id)
+            if server is not None:
+                assert isinstance(term, WebSeat)  # a server serves a web seat
+                term.abandoned("you left the game")
+                server.shutdown()
+            raise typer.Exit(0 if left else 130) from None
+        if term.match is not None and info.renders:
+            if term.hidden:
+                term.say("the game is over; the true board:")
+            term.board(term.match.render())
+        result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
+        term.say(f"result: {result}: {rec.reason}")
+        store_game(journal, run_id, rec)
+        term.note(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
+                  f"kothkit verify {journal})")
+        if server is None or local is None:
+            return
         from kothkit.playing.playweb import WebSeat, linger
 
         assert isinstance(term, WebSeat)  # a server serves a web seat
         term.finish(info, f"{result}: {rec.reason}")
         term.publish(final=True)
-        linger(server)
+        if not linger(server, local.again):
+            return

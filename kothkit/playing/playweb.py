@@ -126,15 +126,16 @@ class WebSeat(Terminal):
         self.ended.set()
 
 
-def linger(server: Any) -> None:
-    """Keep the page up (showing the result) until Ctrl-C."""
-    import time
-
-    print("the page stays up to show the result: Ctrl-C to stop", file=sys.stdout, flush=True)
+def linger(server: Any, again: threading.Event) -> bool:
+    """Keep the page up (showing the result) until the person asks for a new game on it (True),
+    or Ctrl-C (False: the page's server is shut down)."""
+    print("the page stays up to show the result: New game on it plays another; Ctrl-C to stop", file=sys.stdout,
+          flush=True)
     try:
-        while True:
-            time.sleep(0.5)
+        while not again.wait(0.5):  # (a timeout, so that Ctrl-C reaches the command)
+            pass
     except KeyboardInterrupt:
-        pass
-    finally:
         server.shutdown()
+        return False
+    again.clear()
+    return True

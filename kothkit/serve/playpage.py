@@ -3,9 +3,10 @@
 The page is the site's own (``templates/play.html`` with ``static/play.js`` and the replay pages'
 ``board.js``), rendered with ``local`` set (no accounts, no challenge navigation).  A stdlib HTTP
 server serves it, the two scripts and the stylesheet, ``GET /state`` (the seat's state as JSON)
-and ``POST /move`` and ``POST /quit`` (form fields ``text`` and ``csrf``: the page's random token,
-so that another site open in the same browser cannot play for the person).  The game runs in the
-command's own thread; the page only fills the person's entries in.
+and ``POST /move``, ``POST /quit`` and, once a game is over, ``POST /new`` (another game) (form
+fields ``text`` and ``csrf``: the page's random token, so that another site open in the same
+browser cannot play for the person).  The games run in the command's own thread, one after the
+other; the page only fills the person's entries in.
 """
 
 from __future__ import annotations
@@ -26,16 +27,30 @@ from kothkit.serve.security import HEADERS, PAGE_CSP
 STATIC = Path(__file__).parent / "static"
 
 
+class Local:
+    """What the local page shows: the seat of the game in play (a new one for each game), its
+    number, and the person's wish for another game (the page's New game)."""
+
+    def __init__(self, seat: WebSeat):
+        self.seat = seat
+        self.number = 1
+        self.again = threading.Event()
+
+    def next(self, seat: WebSeat) -> None:
+        self.seat, self.number = seat, self.number + 1
+
+
 def render_local(title: str, token: str) -> str:
     """The Play page of a local game."""
     from kothkit.serve.app import environment
 
-    game = {"title": title, "urls": {"state": "/state", "move": "/move", "quit": "/quit", "new": ""}}
+    game = {"title": title, "urls": {"state": "/state", "move": "/move", "quit": "/quit", "new": "",
+                                     "again": "/new"}}
     return environment().get_template("play.html").render(site="kothkit play", me=None, csrf=token, path="/",
                                                            local=True, c=None, game=game)
 
 
-def serve(seat: WebSeat, port: int, title: str) -> ThreadingHTTPServer:
+def serve(local: Local, port: int, title: str) -> ThreadingHTTPServer:
     """Start the page's server on 127.0.0.1:``port`` (0: any free port) in a thread of its own."""
     token = secrets.token_urlsafe(24)
     page = render_local(title, token).encode()
@@ -59,8 +74,9 @@ def serve(seat: WebSeat, port: int, title: str) -> ThreadingHTTPServer:
             if self.path == "/":
                 self._send(200, page, "text/html; charset=utf-8")
             elif self.path == "/state":
+                seat, number = local.seat, local.number
                 with seat.lock:
-                    body = json.dumps(seat.state).encode()
+                    body = json.dumps({**seat.state, "game": number}).encode()
                 self._send(200, body, "application/json")
             elif self.path in files:
                 self._send(200, *files[self.path])
@@ -72,7 +88,7 @@ def serve(seat: WebSeat, port: int, title: str) -> ThreadingHTTPServer:
                 size = int(self.headers.get("Content-Length") or "")
             except ValueError:
                 size = -1
-            if self.path not in ("/move", "/quit") or not 0 <= size <= MAX_ENTRY + 200:
+            if self.path not in ("/move", "/quit", "/new") or not 0 <= size <= MAX_ENTRY + 200:
                 self._send(400, b"bad request", "text/plain")
                 return
             fields = parse_qs(self.rfile.read(size).decode("utf-8", "replace"))
@@ -80,8 +96,12 @@ def serve(seat: WebSeat, port: int, title: str) -> ThreadingHTTPServer:
             if not hmac.compare_digest(given.encode(), token.encode()):
                 self._send(403, b"this page did not come from this game: reload it", "text/plain")
                 return
+            seat = local.seat
             if self.path == "/quit":
                 seat.entries.put(None)
+            elif self.path == "/new":
+                if seat.ended.is_set():
+                    local.again.set()
             else:
                 seat.entries.put((fields.get("text") or [""])[0][:MAX_ENTRY])
             self._send(200, b"{}", "application/json")

@@ -1,7 +1,8 @@
 """The Play page of ``kothkit serve``: a signed-in person plays a bot of a challenge in the browser.
 
 The opponents: the game's bundled bots, the person's own latest brain (``[serve] play_own``,
-default true) and, where the challenge allows it (``play_all``), every author's latest brain.  A
+default true) and, where the challenge allows it (``play_all``), every author's latest brain (an
+admin may always play every brain).  A
 game is ``kothkit play``'s: the person is a seat answered through the game's ``kothkit_human``
 hook (:class:`kothkit.playing.playweb.WebSeat`, the page of ``templates/play.html`` and
 ``static/play.js``), the bot is jailed with the challenge's limits and rules, a mistake is explained
@@ -306,10 +307,10 @@ def opponents(site: Any, name: str, login: str, admin: bool) -> list[Opponent]:
             return Opponent(key=f"brain:{names.id(bot)}", label=label, spec=attrs.evolve(spec, name=names.id(bot)),
                             shown=shown, author=author)
 
-        if settings.play_own or settings.play_all:
+        if settings.play_own or settings.play_all or admin:
             out += [brain(bot, spec, login, _("your latest brain"), _("your brain"))
                     for bot, (author, spec) in brains.items() if author == login]
-        if settings.play_all:
+        if settings.play_all or admin:  # (admins see every brain's games and logs anyway)
             out += [brain(bot, spec, author, _("%(who)s's latest brain") % {"who": names.show(bot)}, names.show(bot))
                     for bot, (author, spec) in sorted(brains.items()) if author != login]
     return out
@@ -401,7 +402,7 @@ async def game_page(site: Any, request: Request) -> Response:
     name, g = _live(site, request)
     base = f"/c/{name}/play/{g.id}"
     game = {"title": g.title, "urls": {"state": f"{base}/state", "move": f"{base}/move", "quit": f"{base}/quit",
-                                       "new": f"/c/{name}/play"}}
+                                       "new": f"/c/{name}/play", "again": ""}}
     return site.page(request, "play.html", c=site.challenge(name), game=game, local=False)
 
 

@@ -34,7 +34,8 @@ def click_through(page, pick, messages: list[str]) -> str:
     raise AssertionError("the game did not end after 300 entries")
 
 
-def run_page(browser, tmp_path, args, pick, mistype: str | None = None) -> tuple[str, list[str], Screen]:
+def run_page(browser, tmp_path, args, pick, mistype: str | None = None,
+             again: bool = False) -> tuple[str, list[str], Screen]:
     s = Screen(["play", *args, "--web", "--db", "p.sqlite"], tmp_path)
     page = browser.new_page()
     errors: list[str] = []
@@ -52,7 +53,19 @@ def run_page(browser, tmp_path, args, pick, mistype: str | None = None) -> tuple
         result = click_through(page, pick, messages)
         s.expect(r"stored as game [0-9a-f]+ in", 30)
         s.expect("Ctrl-C to stop", 30)
-        s.proc.send_signal(signal.SIGINT)
+        if again:
+            # New game on the page: the next game of the seed, on the same page; then left there.
+            page.click("#again")
+            s.expect(r"game 1 of seed", 30)
+            page.wait_for_function("() => document.body.dataset.state !== 'over'", timeout=30_000)
+            assert page.text_content("#result") == ""
+            page.wait_for_function("() => document.body.dataset.state === 'waiting'", timeout=60_000)
+            page.click("#quit")
+            s.expect("you left the game: nothing stored", 30)
+            assert page.wait_for_function("() => document.body.dataset.state === 'over'", timeout=30_000)
+            assert "nothing was stored" in page.text_content("#result")
+        else:
+            s.proc.send_signal(signal.SIGINT)
         assert s.wait() == 0
     finally:
         page.close()
@@ -96,7 +109,7 @@ def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
     # An opening stone first (occupied: explained, asked again), then the cells in order.
     cells = itertools.chain([(5, 5)], ((r, c) for r in range(12) for c in range(12)))
     result, messages, s = run_page(browser, tmp_path, ["gomoku_classic12", "--against", "threat", "--seat", "1"],
-                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))])
+                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))], again=True)
     assert result.startswith("Result: ")
     assert any("not allowed: (5, 5) is occupied" in m for m in messages), messages
     assert "threat played" in s.text

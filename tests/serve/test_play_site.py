@@ -103,6 +103,7 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
     with user(server, "20230002", "Bob") as bob:
         page_text = bob.get(f"/c/{NAME}/play").text
         assert "played/" not in page_text
+        assert "brain:" not in page_text and "Ann" not in page_text  # another's brain: not without play_all
         assert bob.get(f"{live}/state").status_code == 404
         assert bob.post(f"{live}/move", data={"csrf": csrf_of(page_text), "text": "1 1"}).status_code == 404
         with user(server, "20230001", "Ann") as ann:

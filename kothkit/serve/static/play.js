@@ -5,7 +5,7 @@
   "use strict";
   var root = document.getElementById("play");
   if (!root) return;
-  var cfg = root.dataset, seq = -1, state = null, prefix = "", pending = [], need = 1, timer = null;
+  var cfg = root.dataset, seq = -1, game = null, state = null, prefix = "", pending = [], need = 1, timer = null;
   var $ = function (id) { return document.getElementById(id); };
 
   function post(url, fields) {
@@ -52,6 +52,8 @@
     $("form").classList.toggle("hidden", !st.waiting);
     $("quit-form").classList.toggle("hidden", !!st.over);
     $("after").classList.toggle("hidden", !st.over);
+    if ($("again-form")) $("again-form").classList.toggle("hidden", !st.final);
+    if (!st.replay) $("replay").classList.add("hidden");
     if (st.replay) { $("replay").href = st.replay; $("replay").classList.remove("hidden"); }
     var buttons = $("buttons");
     buttons.textContent = "";
@@ -71,17 +73,19 @@
     log.scrollTop = log.scrollHeight;
     document.body.setAttribute("data-seq", st.seq);
     document.body.setAttribute("data-state", st.over ? "over" : st.waiting ? "waiting" : "thinking");
-    if (st.over && st.final && timer !== null) { clearInterval(timer); timer = null; }
+    // A finished game changes no more (a local page goes on: its New game starts another).
+    if (st.final && !cfg.againUrl && timer !== null) { clearInterval(timer); timer = null; }
   }
   function poll() {
     return fetch(cfg.stateUrl, {credentials: "same-origin", cache: "no-store"}).then(function (r) {
       if (!r.ok) throw new Error("state " + r.status);
       return r.json();
     }).then(function (st) {
-      if (st.seq !== seq) {
-        // A new question (the page may never see the bot's turn in between): start its entry afresh.
-        var fresh = !state || state.turn !== st.turn;
-        seq = st.seq; state = st;
+      if (st.seq !== seq || st.game !== game) {
+        // A new question (the page may never see the bot's turn in between), or a new game: start
+        // its entry afresh.
+        var fresh = !state || state.turn !== st.turn || st.game !== game;
+        seq = st.seq; game = st.game; state = st;
         if (fresh) { prefix = ""; pending = []; need = st.clicks || 1; }
         render(st);
       }
@@ -93,8 +97,19 @@
   });
   $("quit-form").addEventListener("submit", function (e) {
     e.preventDefault();
-    post(cfg.quitUrl, {}).then(poll, poll);
+    post(cfg.quitUrl, {}).then(function (r) {
+      // Said at once: a local page's server stops with the game (the site's state follows).
+      if (r.ok) render(Object.assign({}, state || {}, {over: true, waiting: false, abandoned: true, result: "",
+                                                        message: "", buttons: []}));
+      return poll();
+    }, poll);
   });
+  if ($("again-form")) {
+    $("again-form").addEventListener("submit", function (e) {
+      e.preventDefault();
+      post(cfg.againUrl, {}).then(poll, poll);
+    });
+  }
   poll();
   timer = setInterval(poll, 300);
 })();
