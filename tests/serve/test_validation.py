@@ -19,17 +19,24 @@ NAME = "g12"
 NO_START = b"import sys\nsys.stderr.write('no-start-here\\n')\nsys.exit(3)\n"
 
 
-def _checked(tmp_path, replaces: bool) -> Server:
-    ch = challenge(tmp_path / NAME, min_interval=0)
-    with open(ch / "kothkit.toml", "a") as f:
-        f.write(f'check = true\ncheck_against = "threat"\ncheck_failed_replaces = {str(replaces).lower()}\n')
+#: The same challenge where a brain that fails the check still replaces the previous one (the default).
+REPLACES = "g12r"
+
+
+def _checked(tmp_path) -> Server:
+    folders = []
+    for name, replaces in ((NAME, "false"), (REPLACES, "true")):
+        ch = challenge(tmp_path / name, min_interval=0)
+        with open(ch / "kothkit.toml", "a") as f:
+            f.write(f'check = true\ncheck_against = "threat"\ncheck_failed_replaces = {replaces}\n')
+        folders.append(ch)
     state = tmp_path / "state"
     roster(state, tmp_path, ["20230001"])
-    return Server([ch], state, tmp_path)
+    return Server(folders, state, tmp_path)
 
 
-def _status(c, sid: int) -> str:
-    m = re.search(r'id="status">([^<]*)<', c.get(f"/c/{NAME}/submission/{sid}").text)
+def _status(c, sid: int, name: str = NAME) -> str:
+    m = re.search(r'id="status">([^<]*)<', c.get(f"/c/{name}/submission/{sid}").text)
     return m.group(1) if m else ""
 
 
@@ -39,7 +46,7 @@ def _sid(response) -> int:
 
 
 def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
-    server = _checked(tmp_path, replaces=False)
+    server = _checked(tmp_path)
     page = browser.new_page()
     try:
         with user(server, "20230001", "Ann") as c:
@@ -53,6 +60,13 @@ def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
             assert _status(c, good) in ("playing", "done")
             board = c.get(f"/c/{NAME}/standings.json").json()
             assert [r["name"] for r in board["rows"]] == ["Ann"], board
+            # With check_failed_replaces (the default), it fails and still replaces the previous brain.
+            first = _sid(submit(c, REPLACES, brain("ann")))
+            wait_for(lambda: _status(c, first, REPLACES) in ("playing", "done"), 180, message="a first brain")
+            failing = _sid(submit(c, REPLACES, NO_START, "brain.py", "python3"))
+            wait_for(lambda: _status(c, failing, REPLACES) in ("playing", "done"), 180, message="entered all the same")
+            assert _status(c, first, REPLACES) == "replaced"
+            assert 'data-ok="no"' in c.get(f"/c/{REPLACES}/submission/{failing}").text
             cookies = [{"name": k, "value": v, "url": server.url} for k, v in c.cookies.items()]
         page.context.add_cookies(cookies)
         page.goto(f"{server.url}/c/{NAME}/submission/{bad}")
