@@ -222,6 +222,7 @@ class Site:
     #: The games in progress on the Play page (kothkit.serve.playsite).
     play: PlayRoom = attrs.field(init=False)
     _nick_gen: int = attrs.field(init=False, default=0)
+    _can_play: dict = attrs.field(init=False, factory=dict)
     #: The key of the bots' public ids (kothkit.serve.privacy).
     _id_key: bytes = attrs.field(init=False, default=b"")
 
@@ -230,6 +231,14 @@ class Site:
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
         self.play = PlayRoom(self.host.state_dir)
+        self.templates.env.globals["playable"] = self._playable
+
+    def _playable(self, c: Any) -> bool:
+        """Whether a person can play challenge ``c``'s game on its Play page (its navigation's link;
+        worked out once a challenge)."""
+        if c.name not in self._can_play:
+            self._can_play[c.name] = playsite.playable(self.host, c.name)
+        return self._can_play[c.name]
 
     # -- helpers -------------------------------------------------------------------------------------
 

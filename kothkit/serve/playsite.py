@@ -329,6 +329,16 @@ def _seats(info: Any) -> list[dict]:
     return [{"seat": 0, "label": _("first (you open the game)")}, {"seat": 1, "label": _("second")}][:info.seats]
 
 
+def playable(host: Any, name: str) -> bool:
+    """Whether a person can play challenge ``name``'s game here."""
+    try:
+        info, _limits, rules, _settings, _brains = host.play_setup(name)
+        _check_game(info, rules)
+    except (Refused, KeyError):
+        return False
+    return True
+
+
 def _check_game(info: Any, rules: dict) -> None:
     """Refused unless a person can play ``info`` here (two seats, a human hook)."""
     if info.seats != 2:
