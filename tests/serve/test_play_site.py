@@ -110,7 +110,33 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
             rid = ann.get(f"/c/{NAME}/play").text.split("/played/")[1].split('"')[0]
             assert ann.get(f"{live}/state").json()["over"] is True
             assert ann.post(f"{live}/move", data={"text": "1 1"}).status_code == 403
+            # A game in progress when the server stops: the stop is clean (PlayRoom.close ends it; its
+            # bot reaped: test_the_rooms_bounds).
+            form = ann.get(f"/c/{NAME}/play").text
+            r = ann.post(f"/c/{NAME}/play", data={"csrf": csrf_of(form), "opponent": "bundled:threat", "seat": "1"})
+            assert r.status_code == 303, r.text[-1000:]
+            wait_for(lambda: ann.get(r.headers["location"] + "/state").json().get("waiting"), 60,
+                     message="the bot's first move")
         assert bob.get(f"/c/{NAME}/played/{rid}").status_code == 403
+    assert server.stop() == 0, server.text
+    assert "Traceback" not in server.text, server.text
+    # Nothing of the server's process group is left running: at most the dead, for init to reap.
+    assert not _alive_in_group(server.proc.pid)
+
+
+def _alive_in_group(pgid: int) -> list[str]:
+    """The command lines of the live (not zombie) processes of process group ``pgid``."""
+    alive = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                text = open(f"/proc/{d}/stat").read()
+                fields = text[text.rindex(")") + 2:].split()
+                if int(fields[2]) == pgid and fields[0] != "Z":
+                    alive.append(open(f"/proc/{d}/cmdline", "rb").read()[:200].decode(errors="replace"))
+            except OSError:
+                pass
+    return alive
 
 
 def _wait_state(g, key: str, timeout: float = 60) -> dict:
@@ -179,5 +205,7 @@ def test_the_rooms_bounds(tmp_path):
         assert "retry-after" in many.value.headers
     finally:
         room.close()
+    # Closing the room ends the game in progress: its thread done, its bot reaped.
     g2.thread.join(30)
     assert not g2.thread.is_alive() and g2.seat.state["abandoned"]
+    assert not _bots()
