@@ -873,7 +873,8 @@ class Host:
                     fut = pool.submit(validation.run, folder, c.info.name, c.limits, dict(c.rules),
                                       c.settings.check_against, c.seed or 0)
                 else:
-                    fut = pool.submit(slots.build, folder, c.settings.build_time)
+                    fut = pool.submit(slots.build, folder, c.settings.build_time, c.settings.build_memory_mb,
+                                      c.settings.build_processes)
             except RuntimeError:  # closed: the host is stopping
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
