@@ -92,9 +92,9 @@ def test_the_default_folder_is_the_name(cli, tmp_path):
 def test_the_generated_game_passes_the_kit_and_its_bots_pass_the_check(tmp_path, monkeypatch):
     new_game("fresh_nim", tmp_path / "fresh_nim")
     monkeypatch.syspath_prepend(str(tmp_path / "fresh_nim" / "src"))
-    from kothkit_fresh_nim.plugin import INFO, kothkit_scenarios
+    from kothkit_fresh_nim.plugin import INFO
 
-    assert [s.description for s in kothkit_scenarios(INFO)] == [
+    assert [s.description for s in INFO.scenarios] == [
         "You move first from a pile of 21: answer TAKE 21 3 with 1, 2 or 3.",
         "Only 2 sticks are left after the opponent's move: do not take 3.",
         "The rules allow taking up to 5 sticks: read the limit from the prompt.",
@@ -118,7 +118,7 @@ def test_the_summary_and_the_check_scenarios_follow_the_rules(tmp_path, monkeypa
     from kothkit_nim_five import plugin
 
     assert plugin.INFO.summary.startswith("Nim Five: take 1 to 5 sticks, whoever takes the last one wins")
-    scenarios = plugin.kothkit_scenarios(plugin.INFO)
+    scenarios = list(plugin.INFO.scenarios)
     assert {s.name: s.description for s in scenarios} == {
         "first move": "You move first from a pile of 26: answer TAKE 26 5 with 1 to 5.",
         "a small pile": "Only 4 sticks are left after the opponent's move: do not take 5.",
