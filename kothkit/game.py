@@ -140,7 +140,7 @@ class Rule:
     default: Any
     #: ``check(value)``: why ``value`` is wrong ("must be an integer from 5 to 25"), or None.
     check: Callable[[Any], str | None] | None = None
-    #: What it means, for people (``kothkit games --rules``, docs).
+    #: What it means, for people reading the game (its docs, its README).
     help: str = ""
 
 
