@@ -5,9 +5,9 @@ games come in as pluggy plugins (entry-point group ``kothkit``).
 
 This module declares the plugin API: every type a game plugin sees.  They are defined in the
 API layer (:mod:`kothkit.game`, :mod:`kothkit.limits`, :mod:`kothkit.scoring`,
-:mod:`kothkit.people`, :mod:`kothkit.scenarios`, :mod:`kothkit.botspec`, :mod:`kothkit.hookspecs`),
-which imports nothing of the core above it; :mod:`kothkit.picture`, :mod:`kothkit.human` and
-:mod:`kothkit.testing` name them too.  Everything else (``procs``, ``bots``, ``store``,
+:mod:`kothkit.people`, :mod:`kothkit.scenarios`, :mod:`kothkit.botspec`, :mod:`kothkit.formats`,
+:mod:`kothkit.hookspecs`), which imports nothing of the core above it; :mod:`kothkit.picture`,
+:mod:`kothkit.human` and :mod:`kothkit.testing` name them too.  Everything else (``procs``, ``bots``, ``store``,
 ``playing``, ``results``, ``cli``, ``serve``) is the core's own and may change.
 ``docs/internals.md`` maps the core.
 """
