@@ -76,6 +76,9 @@ class BotSpec:
     hash: str = ""
     #: The file the bot was described by (bot.toml, meta or the .py file).
     origin: Path | None = None
+    #: Environment variables the bot (and its build) gets, as (name, value) pairs: its bot.toml's
+    #: ``env`` table, over the challenge's and the jail's short list (docs/tournaments.md).
+    env: tuple[tuple[str, str], ...] = ()
     #: An isolated function bot's folder, when not its file's folder: that one holds another
     #: bot's files too (or the same file serves two bots), so neither may write it (see
     #: :func:`private_folders`).

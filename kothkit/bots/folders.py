@@ -27,6 +27,7 @@ from kothkit.botspec import BotError as BotError
 from kothkit.botspec import BotKind as BotKind
 from kothkit.botspec import BotSpec as BotSpec
 from kothkit.botspec import printable as printable
+from kothkit.limits import env_pairs
 
 if TYPE_CHECKING:
     from kothkit.hookspecs import BotLoader
@@ -37,7 +38,7 @@ HASH_IGNORE = (".kothkit-build", ".kothkit-private", "state", "__pycache__", "*.
 #: (so the build's own outputs never change the hash).
 BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.rs",
                       "*.go", "*.java", "*.hs", "*.py", "*.js", "*.ts", "*.sh", "*.toml", "*.txt", "*.json")
-BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language"}
+BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language", "env"}
 
 # What the judge reads of a bot's folder, before any game, is bounded: bots are code from
 # strangers, and a stateful bot writes its own folder.  Over a cap, the bot sits out.
@@ -307,7 +308,14 @@ def load_bot_toml(path: Path) -> BotSpec:
     for key in ("stderr", "stateful"):
         if key in data and not isinstance(data[key], bool):
             raise BotError(path, f"{key} must be true or false, got {shown(repr(data[key]))}", _toml_line(text, key))
+    env: tuple[tuple[str, str], ...] = ()
+    if "env" in data:
+        try:
+            env = env_pairs(data["env"], "env")
+        except ValueError as e:
+            raise BotError(path, shown(str(e), 200), _toml_line(text, "env")) from None
     common = dict(
+        env=env,
         name=name,
         stderr=data.get("stderr", False),
         submitted=submitted,
