@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from kothkit.bots.folders import NAME, BotSpec
+from kothkit.bots.folders import NAME, BotKind, BotSpec
 from kothkit.cli.common import RULES_HELP, app, fail, game_target
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
@@ -64,7 +64,7 @@ def play(
     bot = _bot(info, against, ch)
     if bot.name == name:
         fail(f"the bot is called {name!r} too: give yourself another --name")
-    me = BotSpec(name=name, path=Path("."), kind="human", hash=HUMAN_HASH)
+    me = BotSpec(name=name, path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
     seats = (me, bot) if seat == 0 else (bot, me)
     names = (seats[0].name, seats[1].name)
     journal = db or Path(".kothkit") / f"{game}-play.sqlite"
