@@ -19,7 +19,9 @@ users_app = typer.Typer(cls=_Group, help="The accounts of `kothkit serve`'s subm
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(users_app, name="users")
 
-StateOption = Annotated[Path, typer.Option("--state", help="The host's state folder (host.sqlite, submissions).")]
+StateOption = Annotated[Path, typer.Option("--state", envvar="KOTHKIT_STATE",
+                                            help="The host's state folder (host.sqlite, submissions); made private "
+                                                 "to this user (0700).")]
 
 
 def _accounts(state: Path):
@@ -38,6 +40,8 @@ def _users(state: Path) -> Iterator[Any]:
     from kothkit.serve.accounts import AccountError
 
     accounts = _accounts(state)
+    # Said every time: a command run from another folder would otherwise write another state unnoticed.
+    err.print(f"state: {state.resolve()}", markup=False)
     try:
         yield accounts
     except AccountError as e:
@@ -75,6 +79,8 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
     jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
+    header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -90,9 +96,17 @@ def serve(
         fail(f"--jobs {jobs}: at least 1")
     if not 0 <= port <= 65535:
         fail(f"--port {port}: 0 to 65535")
+    if not 0 < header_timeout <= 3600:
+        fail(f"--header-timeout {header_timeout}: more than 0, at most 3600 s")
     for c in challenges:
         if not c.is_dir():
             fail(f"{c}: not a challenge folder")
+    from kothkit.serve.accounts import private_folder
+
+    try:
+        private_folder(state)
+    except OSError as e:
+        fail(f"{state}: cannot make the state folder: {e.strerror or e}")
     try:
         h = Host([c.resolve() for c in challenges], state.resolve(),
                  jobs or len(os.sched_getaffinity(0)))
@@ -102,13 +116,19 @@ def serve(
     sock = _listen(host, port)
     try:
         h.start()
-        app_ = create_app(h, accounts, title=title)
+        app_ = create_app(h, accounts, title=title, access_log=access_log)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
+        out.print(f"state: {state.resolve()}", markup=False)
         for info in h.challenges():
-            out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}) at {address}c/{info.name}/", markup=False)
+            phase = h.phase(info.name)
+            out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}, {phase.text}) at {address}c/{info.name}/",
+                      markup=False)
+        if any(info.kind == "submissions" for info in h.challenges()) and not accounts.users():
+            err.print(f"warning: {state.resolve()} has no accounts: nobody can sign in to submit "
+                      "(add a roster with `kothkit users add ROSTER.csv --state ...`)", markup=False)
         out.print(f"serving {len(challenges)} challenge{'s' * (len(challenges) != 1)} at {address} "
-                  f"(state in {state}); Ctrl-C to stop", markup=False)
+                  f"(state in {state.resolve()}); Ctrl-C to stop", markup=False)
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig, frame):
@@ -116,8 +136,10 @@ def serve(
                 app_.site.live.close_streams()
                 super().handle_exit(sig, frame)
 
+        from kothkit.serve.security import header_timeout_protocol
+
         server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                                       lifespan="on"))
+                                       lifespan="on", http=header_timeout_protocol(header_timeout)))
         # uvicorn stops on SIGINT or SIGTERM, then raises the signal again: either ends here, so the
         # host stops its games and builds (redone at the next start) before the command exits.
         signal.signal(signal.SIGTERM, _interrupt)
@@ -145,7 +167,7 @@ def users_add(
         added, skipped = accounts.add_csv(csv_file)
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
-    out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state}", markup=False)
+    out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
 
 
 @users_app.command("reset")

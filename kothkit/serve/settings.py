@@ -10,6 +10,8 @@
     per_day = 20              # submissions per author in any 24 hours
     build_time = 60           # seconds a build may take (then it is killed: build failed)
     build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
+    opens = 2026-02-01T09:00:00+01:00   # submissions taken from then (default: always; a time zone is needed)
+    closes = 2026-05-31T23:59:00+02:00  # and until then: then the games due are played, the standings final
 
     [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
     label = "C11 (gcc -O2)"
@@ -22,6 +24,7 @@ A wrong key or value is a :class:`SettingsError` naming the file and line.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shlex
 import tomllib
@@ -33,7 +36,8 @@ import attrs
 from kothkit.serve.views import Language
 
 KINDS = ("folder", "submissions")
-KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
+KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
+        "opens", "closes"}
 LANGUAGE_KEYS = {"label", "file", "build", "command"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -62,6 +66,9 @@ class ServeSettings:
     build_time: float = 60.0
     build_seconds_per_day: float | None = None
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    #: When submissions open and close (aware datetimes; None: no such date).
+    opens: dt.datetime | None = None
+    closes: dt.datetime | None = None
 
     def language(self, lang_id: str) -> Language | None:
         return next((lang for lang in self.languages if lang.id == lang_id), None)
@@ -142,6 +149,10 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
+    dates = {k: _date(table.get(k), k, err) for k in ("opens", "closes")}
+    if dates["opens"] and dates["closes"] and dates["opens"] >= dates["closes"]:
+        raise err(f"closes ({dates['closes'].isoformat()}) must come after opens ({dates['opens'].isoformat()})",
+                  "closes")
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
     if "languages" in table:
         given = table["languages"]
@@ -151,7 +162,24 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
         languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
     return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
-                         build_seconds_per_day=budget, languages=languages)
+                         build_seconds_per_day=budget, languages=languages, opens=dates["opens"],
+                         closes=dates["closes"])
+
+
+def _date(value: Any, key: str, err) -> dt.datetime | None:
+    """A date with its time and time zone: a TOML offset date-time, or such a string (ISO 8601)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise err(f"{key} must be a date and time with a time zone, such as 2026-05-31T23:59:00+02:00, "
+                      f"got {value!r}", key) from None
+    if not isinstance(value, dt.datetime) or value.tzinfo is None or value.utcoffset() is None:
+        raise err(f"{key} must be a date and time with a time zone (such as 2026-05-31T23:59:00+02:00 or "
+                  f"...Z), got {value!r}", key)
+    return value
 
 
 def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:
