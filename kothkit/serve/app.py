@@ -42,6 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from kothkit.serve import admin
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
 from kothkit.serve.security import (
@@ -652,6 +653,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: 
         Route("/c/{name}/game/{gid}", wrap(site.game)),
         Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
         Route("/c/{name}/game/{gid}/replay", wrap(site.replay)),
+        *admin.routes(site, wrap),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
