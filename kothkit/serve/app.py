@@ -274,7 +274,9 @@ class Site:
             raise _Refused(401, "sign in first")
         if s.user.must_change and not allow_must_change:
             if request.method == "GET":
-                raise _Refused(303, "choose a new password and a nickname first", {"location": "/account"})
+                there = urllib.parse.quote(request.url.path)
+                raise _Refused(303, "choose a new password and a nickname first",
+                               {"location": f"/account?next={there}"})
             raise _Refused(403, "choose a new password and a nickname first (Account)")
         return s
 
