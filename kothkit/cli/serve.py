@@ -1,5 +1,6 @@
 """``kothkit serve`` (host challenges on the web) and ``kothkit users`` (the accounts of its submissions
-challenges: add a roster from a CSV, reset a password, make an admin, list)."""
+challenges: add a roster from a CSV, reset a password, make an admin, disable, list).  Every ``kothkit
+users`` command prints the state folder's absolute path, and its changes go to the admin log."""
 
 import os
 import signal
@@ -48,6 +49,16 @@ def _users(state: Path) -> Iterator[Any]:
         fail(str(e))
     finally:
         accounts.close()
+
+
+def _who() -> str:
+    """Who ran a ``kothkit users`` command, for the admin log."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return f"cli:uid {os.getuid()}"
 
 
 def _interrupt(signum, frame):
@@ -165,6 +176,8 @@ def users_add(
     must choose a new password and a nickname at first sign-in."""
     with _users(state) as accounts:
         added, skipped = accounts.add_csv(csv_file)
+        accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],
+                     f"from {csv_file}; {len(skipped)} skipped")
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
     out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
@@ -179,6 +192,7 @@ def users_reset(
     """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
     with _users(state) as accounts:
         accounts.reset_password(login, password)
+        accounts.log(_who(), "reset", login)
     out.print(f"{login}: password reset; a new one is asked at the next sign-in", markup=False)
 
 
@@ -191,15 +205,30 @@ def users_admin(
     """Make a user an admin (sees every log and build output), or no longer one with --revoke."""
     with _users(state) as accounts:
         accounts.set_admin(login, not revoke)
+        accounts.log(_who(), "unadmin" if revoke else "admin", login)
     out.print(f"{login}: {'no longer ' if revoke else ''}an admin", markup=False)
+
+
+@users_app.command("disable")
+def users_disable(
+    login: Annotated[str, typer.Argument(help="The user's login.")],
+    enable: Annotated[bool, typer.Option("--enable", help="Enable the account again instead.")] = False,
+    state: StateOption = DEFAULT_STATE,
+) -> None:
+    """Disable an account (it cannot sign in; its sessions end; its brains stay), or enable it with --enable."""
+    with _users(state) as accounts:
+        accounts.set_disabled(login, not enable)
+        accounts.log(_who(), "enable" if enable else "disable", login)
+    out.print(f"{login}: {'enabled' if enable else 'disabled'}", markup=False)
 
 
 @users_app.command("list")
 def users_list(state: StateOption = DEFAULT_STATE) -> None:
-    """The users: login, nickname, admin, and whether the first password is still to be changed."""
+    """The users: login, nickname, admin, disabled, and whether the first password is still to be changed."""
     from kothkit.serve.accounts import MAX_NICKNAME
 
     with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
-                      f"{'first password' if u.must_change else ''}".rstrip(), markup=False)
+                      f"{'disabled' if u.disabled else '':<8} {'first password' if u.must_change else ''}".rstrip(),
+                      markup=False)

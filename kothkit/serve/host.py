@@ -987,11 +987,10 @@ class Host:
 
     def _stored(self, c: _Served, task, rows, error) -> None:
         if error is not None or not rows:
+            # Tried again like a game lost with its worker (a few times): never left out silently,
+            # which would leave its bots "playing" with a game due that nothing plays.
             self._note(f"{c.name}: game {task.id} could not be played: {error!r}")
-            with self._lock:
-                c.inflight.pop(task.id, None)
-                c.queue.done(task)
-                self._bump(c)
+            self._retry(c, task, None)
             return
         assert c.journal is not None
         c.journal.add_rows(rows)

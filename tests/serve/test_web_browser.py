@@ -53,8 +53,8 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
         page.click("#signin-button")
         page.wait_for_url(f"**/account?next=/c/{NAME}/submit")
         assert page.is_visible("#forced")
-        page.goto(f"{server.url}/c/{NAME}/")  # anything else sends back to the account page
-        assert page.url.endswith(f"/account?next=/c/{NAME}/")
+        page.goto(f"{server.url}/c/{NAME}/mine")  # anything else sends back to the account page
+        assert page.url.endswith(f"/account?next=/c/{NAME}/mine")
         page.fill("#old", "20230001")
         page.fill("#new", "20230001")
         page.fill("#again", "20230001")
@@ -67,7 +67,7 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
         page.fill("#nickname", NICK)
         page.click("#save")
         # Saved, and back where the student was going, told so once.
-        page.wait_for_url(f"{server.url}/c/{NAME}/")
+        page.wait_for_url(f"{server.url}/c/{NAME}/mine")
         assert "Saved" in page.text_content("#flash")
         assert page.text_content("#me") == NICK
 
