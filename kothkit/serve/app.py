@@ -334,7 +334,8 @@ class Site:
 
     async def index(self, request: Request) -> Response:
         infos = await run_in_threadpool(self.host.challenges)
-        return self.page(request, "index.html", challenges=infos)
+        phases = {c.name: self.host.phase(c.name) for c in infos}
+        return self.page(request, "index.html", challenges=infos, phases=phases)
 
     async def login_page(self, request: Request) -> Response:
         # The same token while its cookie lasts, so that two sign-in tabs both work.

@@ -53,6 +53,8 @@ def test_before_opens_and_after_closes_submissions_are_refused_with_the_date(tmp
                 page = c.get(path)
                 assert 'data-phase="final"' in page.text and "Final standings" in page.text, path
             assert 'data-phase="before"' in c.get("/c/early/").text
+            index = c.get("/").text  # the list of challenges says each one's phase
+            assert 'data-phase="before"' in index and 'data-phase="final"' in index
     finally:
         assert server.stop() == 0, server.text
 
