@@ -155,6 +155,10 @@ def main() -> None:
             r = c.post("/login", data={"csrf": token, "login": login, "password": password, "next": "/"})
             assert r.status_code == 303, r.text
             received: list[tuple[float, int]] = []
+            # The Scoreboard names a brain by its public id, not by its author's login.
+            from kothkit.serve.privacy import load_key, public_id
+            from kothkit.serve.submissions import bot_name
+            bot_id = public_id(load_key(state), bot_name(login))
             version = c.get("/c/course/standings.json").json()["version"]
             stop = threading.Event()
 
@@ -164,7 +168,7 @@ def main() -> None:
                     for line in s.iter_lines():
                         if line.startswith("data: "):
                             rows = json.loads(line[6:])["rows"]
-                            n = next((r["games"] for r in rows if r["bot"] == login), 0)
+                            n = next((r["games"] for r in rows if r["bot"] == bot_id), 0)
                             received.append((time.time(), n))
                         if stop.is_set():
                             return

@@ -54,7 +54,7 @@ from kothkit.plugins import get_game
 from kothkit.procs.contain import DISK_FULL
 from kothkit.procs.pipes import LineTooLong, describe_exit, error_line
 from kothkit.store import records as R
-from kothkit.store.records import GameRecord, GameTask, Move
+from kothkit.store.records import STDERR_MARK, GameRecord, GameTask, Move
 
 #: A bot that replied is frozen once its opponent has thought this long (a game without
 #: pondering): a fast reply then costs no freezer write (a freeze and thaw take 0.2-0.3 ms on a
@@ -454,7 +454,7 @@ class Referee:
             return Fault(s.index, Verdict.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
         said = error_line(text, 120)
         if said is not None:
-            what += f"; stderr: {said!r}"
+            what += f"{STDERR_MARK}{said!r}"
         s.forget()
         return Fault(s.index, Verdict.CRASH, what)
 

@@ -122,9 +122,11 @@ class Admin:
         name = request.path_params["name"]
         info = self.site.challenge(name)
         subs = await run_in_threadpool(self.site.host.submissions, name, None)
-        names = await run_in_threadpool(self.site.accounts.nicknames)
+        nicknames = await run_in_threadpool(self.site.accounts.nicknames)
+        ids = await run_in_threadpool(self.site.names, name)
         message = request.query_params.get("done", "")[:300]
-        return self.site.page(request, "admin_challenge.html", c=info, subs=subs, names=names, message=message)
+        return self.site.page(request, "admin_challenge.html", c=info, subs=subs, nicknames=nicknames, ids=ids,
+                              message=message)
 
     async def brain_action(self, request: Request) -> Response:
         from kothkit.serve.app import _Refused

@@ -45,6 +45,8 @@ from starlette.templating import Jinja2Templates
 from kothkit.serve import admin
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
+from kothkit.serve.feedback import feedback, status_label
+from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
     FLASH_COOKIE,
     FLASHES,
@@ -229,14 +231,18 @@ class Site:
     templates: Jinja2Templates = attrs.field(init=False)
     live: Live = attrs.field(init=False)
     _nick_gen: int = attrs.field(init=False, default=0)
+    #: The key of the bots' public ids (kothkit.serve.privacy).
+    _id_key: bytes = attrs.field(init=False, default=b"")
 
     def __attrs_post_init__(self) -> None:
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                  undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
         env.filters["when"] = when
         env.filters["points"] = points
+        env.filters["status"] = status_label
         self.templates = Jinja2Templates(env=env)
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
+        self._id_key = load_key(self.host.state_dir)
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -315,10 +321,10 @@ class Site:
 
     def _snapshot(self, name: str) -> dict:
         info = self.host.challenge(name)
-        names = self.accounts.nicknames()
+        names = self.names(name)
         rows = []
         for s in self.host.standings(name):
-            rows.append({"rank": s.rank, "name": names.get(s.owner, s.owner) if s.owner else s.bot, "bot": s.bot,
+            rows.append({"rank": s.rank, "name": names.show(s.bot), "bot": names.id(s.bot),
                          "points": points(s.points), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                          "games": s.games, "latest": when(s.latest)})
         data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
@@ -448,14 +454,23 @@ class Site:
         name = request.path_params["name"]
         info = self.challenge(name)
         table = await run_in_threadpool(self.host.crosstable, name)
-        shown = await self._shown(name)
-        return self.page(request, "crosstable.html", c=info, table=table, shown=shown)
+        names = await run_in_threadpool(self.names, name)
+        return self.page(request, "crosstable.html", c=info, table=table, names=names)
 
-    async def _shown(self, name: str) -> dict[str, str]:
-        """Bot name -> the name the pages show (the owner's nickname for submitted brains)."""
-        standings = await run_in_threadpool(self.host.standings, name)
-        names = await run_in_threadpool(self.accounts.nicknames)
-        return {s.bot: (names.get(s.owner, s.owner) if s.owner else s.bot) for s in standings}
+    def names(self, name: str) -> Names:
+        """The challenge's bots as the pages show them (nicknames, public ids: kothkit.serve.privacy)."""
+        info = self.host.challenge(name)
+        bots = [s.bot for s in self.host.standings(name)]
+        owners = {x.bot: x.login for x in self.host.submissions(name)} if info.kind == "submissions" else {}
+        return Names.make(info.kind, self._id_key, bots, owners, self.accounts.nicknames())
+
+    def viewer(self, request: Request) -> tuple[str | None, bool]:
+        """(login, admin) of the visitor, (None, False) for a visitor not signed in (or who must
+        first choose a password and a nickname)."""
+        s = self.session(request)
+        if s is None or s.user.must_change:
+            return None, False
+        return s.user.login, bool(s.user.admin)
 
     async def submit_page(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -501,14 +516,31 @@ class Site:
         s = self.user_session(request)
         version = self.host.version(name)  # before the list: a change after it wakes the page
         subs = await run_in_threadpool(self.host.submissions, name, s.user.login)
-        return self.page(request, "submissions.html", c=info, subs=subs, own=True, names={}, version=version)
+        names = await run_in_threadpool(self.names, name)
+        fb = await run_in_threadpool(self._feedback, name, subs)
+        return self.page(request, "submissions.html", c=info, subs=subs, own=True, names=names, version=version,
+                         feedback=fb)
+
+    def _feedback(self, name: str, subs: list) -> dict:
+        """Submission id -> its brain's feedback (kothkit.serve.feedback), for the brains in play."""
+        out = {}
+        standings = None
+        for sub in subs:
+            if sub.status not in ("playing", "done"):
+                continue
+            if standings is None:
+                standings = {x.bot: x for x in self.host.standings(name)}
+            games = self.host.games(name, sub.bot)
+            out[sub.id] = feedback(sub.bot, standings.get(sub.bot), games, sub.played, sub.total)
+        return out
 
     async def all_submissions(self, request: Request) -> Response:
         name = request.path_params["name"]
         info = self.challenge(name)
         subs = await run_in_threadpool(self.host.submissions, name, None)
-        names = await run_in_threadpool(self.accounts.nicknames)
-        return self.page(request, "submissions.html", c=info, subs=subs, own=False, names=names, version=0)
+        names = await run_in_threadpool(self.names, name)
+        return self.page(request, "submissions.html", c=info, subs=subs, own=False, names=names, version=0,
+                         feedback={})
 
     async def submission(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -520,15 +552,40 @@ class Site:
             raise _Refused(404, "there is no such submission")
         if sub.login != s.user.login and not s.user.admin:
             raise _Refused(403, "a build's output is shown to its author only")
-        return self.page(request, "submission.html", c=info, sub=sub)
+        names = await run_in_threadpool(self.names, name)
+        fb = await run_in_threadpool(self._feedback, name, [sub])
+        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id))
 
     async def bot_games(self, request: Request) -> Response:
         name = request.path_params["name"]
         info = self.challenge(name)
-        bot = request.path_params["bot"]
+        names = await run_in_threadpool(self.names, name)
+        login, admin = self.viewer(request)
+        key = request.path_params["bot"]
+        bot, moved = names.bot(key, login, admin)
+        if bot is None:
+            raise _Refused(404, f"there is no bot {key!r} in {name}")
+        if moved:  # an old link by the bot's name, its author's: the URL that names it by its id
+            raise _Refused(303, "moved", {"location": f"/c/{name}/bot/{names.id(bot)}"})
         games = await run_in_threadpool(self.host.games, name, bot)
-        shown = await self._shown(name)
-        return self.page(request, "games.html", c=info, bot=bot, games=games, shown=shown)
+        mine = await self._own_bots(name, login)
+        reasons = {g.id: self._reason(info, g.reason, g.fault, mine, admin) for g in games}
+        # A log link where the visitor may read the log: a folder's bots, one's own, every bot for admins.
+        logs = info.kind == "folder" or admin or bot in mine
+        return self.page(request, "games.html", c=info, bot=bot, games=games, names=names, reasons=reasons, logs=logs)
+
+    async def _own_bots(self, name: str, login: str | None) -> set[str]:
+        if login is None:
+            return set()
+        return {x.bot for x in await run_in_threadpool(self.host.submissions, name, login)}
+
+    @staticmethod
+    def _reason(info, reason: str, fault: str | None, mine: set[str], admin: bool) -> str:
+        """A game's reason for this visitor: the quote of a bot's stderr for its author (and admins,
+        and everyone in a folder challenge) only."""
+        if info.kind == "folder" or admin or (fault is not None and fault in mine):
+            return reason
+        return neutral(reason)
 
     async def _game_rights(self, request: Request, name: str, game_id: str):
         """The game, and the bots of it whose logs the visitor may read (None: all of them)."""
@@ -551,59 +608,87 @@ class Site:
     async def game(self, request: Request) -> Response:
         name, game_id = request.path_params["name"], request.path_params["gid"]
         info, game, rights = await self._game_rights(request, name, game_id)
+        names = await run_in_threadpool(self.names, name)
         if info.kind == "folder" or rights is None or (rights and set(game.bots) <= rights):
-            page = await run_in_threadpool(self.host.replay_html, name, game_id, None, self._replay_nav(info))
+            page = await run_in_threadpool(self._replay_page, info, names, game_id, None)
             return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
-        shown = await self._shown(name)
-        log = await run_in_threadpool(self.host.game_log, name, game_id, sorted(rights)[0]) if rights else ""
-        return self.page(request, "game.html", c=info, game=game, shown=shown, mine=sorted(rights), log=log)
+        mine = sorted(rights)
+        log = await run_in_threadpool(self._log, info, names, game_id, mine[0], rights) if mine else ""
+        reason = self._reason(info, game.reason, game.fault, rights, False)
+        return self.page(request, "game.html", c=info, game=game, names=names, mine=mine, log=log, reason=reason)
+
+    def _replay_page(self, info, names: Names, game_id: str, logs_of) -> str:
+        """The game's replay page, its bots renamed, holding the logs of ``logs_of`` only (None: all)."""
+        from kothkit.results.replay import page_of
+
+        archive, record, game_info = self.host.stored_game(info.name, game_id)
+        t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
+        return page_of(t, self._replay_nav(info))
+
+    def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
+        """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""
+        from kothkit.results.gametext import game_text, log_text
+
+        archive, record, game_info = self.host.stored_game(info.name, game_id)
+        rename = names.in_game(record.players)
+        t = private_transcript(archive, record, game_info, rename, rights, pictures=False)
+        return game_text(t) if bot is None else log_text(t, rename[bot])
 
     async def replay(self, request: Request) -> Response:
         """The replay page for anyone: every move, and the logs of the visitor's own bots only
         (all of them for an admin, and in a folder challenge, whose logs are public)."""
         name, game_id = request.path_params["name"], request.path_params["gid"]
         info, game, rights = await self._game_rights(request, name, game_id)
+        names = await run_in_threadpool(self.names, name)
         logs_of = None if info.kind == "folder" or rights is None else rights
-        page = await run_in_threadpool(self.host.replay_html, name, game_id, logs_of, self._replay_nav(info))
+        page = await run_in_threadpool(self._replay_page, info, names, game_id, logs_of)
         return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
 
     async def game_log(self, request: Request) -> Response:
         name, game_id = request.path_params["name"], request.path_params["gid"]
-        if self.session(request) is None:
-            self.user_session(request)
+        info = self.challenge(name)
+        if info.kind != "folder" and self.session(request) is None:
+            self.user_session(request)  # a submissions challenge's logs are their authors': sign in
         info, game, rights = await self._game_rights(request, name, game_id)
-        want = request.query_params.get("bot")
-        if rights is None:
-            text = await run_in_threadpool(self.host.game_log, name, game_id, want if want in game.bots else None)
-            label = want if want in game.bots else "all"
+        names = await run_in_threadpool(self.names, name)
+        login, admin = self.viewer(request)
+        key = request.query_params.get("bot")
+        want = names.bot(key, login, admin)[0] if key is not None else None
+        if info.kind == "folder" or rights is None:  # public logs (folder), or an admin
+            if key is not None and want not in game.bots:
+                raise _Refused(404, f"no bot {key!r} played game {game_id!r}")
+            rights = None
+        elif not rights or (key is not None and want not in rights):
+            # The same answer for another's bot and for a name that is nobody's: no login is confirmed.
+            raise _Refused(403, "a game's log is shown to the authors of its bots only")
         else:
-            if not rights or (want is not None and want not in rights):
-                raise _Refused(403, "a game's log is shown to the authors of its bots only")
-            label = want or sorted(rights)[0]
-            text = await run_in_threadpool(self.host.game_log, name, game_id, label)
+            want = want or sorted(rights)[0]
+        text = await run_in_threadpool(self._log, info, names, game_id, want, rights)
+        label = names.id(want) if want is not None else "all"
         filename = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{name}-{game_id[:12]}-{label}.log")
         return PlainTextResponse(text, headers={"content-disposition": f'attachment; filename="{filename}"'})
 
     async def my_logs(self, request: Request) -> Response:
         """A zip of the logs of every counted game of the visitor's brains in the challenge."""
         name = request.path_params["name"]
-        self.challenge(name)
+        info = self.challenge(name)
         s = self.user_session(request)
 
         def build() -> bytes:
             bots = {x.bot for x in self.host.submissions(name, s.user.login)}
+            names = self.names(name)
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
                 for bot in sorted(bots):
                     for g in self.host.games(name, bot):
-                        z.writestr(f"{g.index:06d}-{g.id[:12]}-{bot}.log", self.host.game_log(name, g.id, bot))
+                        z.writestr(f"{g.index:06d}-{g.id[:12]}-{names.id(bot)}.log",
+                                   self._log(info, names, g.id, bot, bots))
             return buf.getvalue()
 
         data = await run_in_threadpool(build)
-        filename = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{name}-{s.user.login}-logs.zip")
+        filename = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{name}-my-logs.zip")
         return Response(data, media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{filename}"'})
-
 
 def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: bool = True) -> _Headers:
     """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads).

@@ -1382,3 +1382,15 @@ class Host:
         with self._lock:
             return {bot: (c.bots[bot].hash, sid, c.latest.get(bot) or 0.0) for bot, sid in c.active.items()
                     if bot in c.bots}
+
+    def stored_game(self, name: str, game_id: str):
+        """(archive, record, game info) of one stored game, read-only: for the pages that re-play a
+        game for a visitor themselves (:mod:`kothkit.serve.privacy`); KeyError if unknown."""
+        from kothkit.results.archive import read_game
+
+        c = self._get(name)
+        self.game(name, game_id)  # KeyError if unknown
+        archive = read_game(c.journal_path, game_id)
+        if archive is None:
+            raise KeyError(f"no game {game_id!r} in {name}")
+        return archive, archive.records[0], c.info

@@ -25,6 +25,19 @@ from kothkit.limits import Limits
 LOG_MOVES = "kothkit: moves"
 LATE_REPLY = "kothkit: late reply"
 
+#: What joins a verdict's reason (``crash: killed by SIGSEGV``) to the bot's own words quoted
+#: from its stderr, which are its author's only (the referee writes it; :func:`split_reason`).
+STDERR_MARK = "; stderr: "
+
+
+def split_reason(reason: str) -> tuple[str, str]:
+    """A game's reason as (what anyone may read, what only the offender's author may): the verdict
+    and its neutral cause, and the quote of the bot's stderr (``""`` when there is none).  The quote
+    is always the end of the reason (nothing the core writes follows it), so everything from the
+    first mark on is private, in journals old and new."""
+    at = reason.find(STDERR_MARK)
+    return (reason, "") if at < 0 else (reason[:at], reason[at + 2:])
+
 
 @attrs.frozen
 class GameTask:

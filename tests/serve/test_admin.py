@@ -7,6 +7,7 @@ matches the Scoreboard; and every action in the admin log with who and when."""
 from __future__ import annotations
 
 import csv
+import getpass
 import io
 import re
 import sqlite3
@@ -136,7 +137,11 @@ def test_admin_tools_over_http(tmp_path):
                 assert re.search(rf"<td>root</td><td>{action}</td><td>[^<]*{target}", log), (action, target)
         with closing(sqlite3.connect(state / "host.sqlite")) as db:
             rows = db.execute("SELECT at, admin, action FROM admin_log").fetchall()
-        assert len(rows) >= 8 and all(r[1] == "root" and 0 < time.time() - r[0] < 3600 for r in rows)
+        # (the roster and the admin right given with `kothkit users` first, by the machine's user)
+        assert [r[1:] for r in rows[:2]] == [("cli:" + getpass.getuser(), "add users"),
+                                              ("cli:" + getpass.getuser(), "admin")]
+        assert len(rows) >= 10 and all(r[1] == "root" for r in rows[2:])
+        assert all(0 < time.time() - r[0] < 3600 for r in rows)
         assert "admin: root rejudge" in server.text  # and in the server's output
     finally:
         assert server.stop() == 0, server.text
@@ -180,7 +185,9 @@ def test_admin_page_and_first_sign_in_in_a_browser(browser, tmp_path):
         page.click('#users tr[data-login="eve"] button[data-action="disable"]')
         page.wait_for_url("**/admin?done=disable*")
         assert "disabled" in page.text_content('#users tr[data-login="eve"] td.state')
-        assert page.locator("#admin-log tbody tr").count() == 2
+        # The two actions here, and the two `kothkit users` commands before.
+        assert page.locator("#admin-log tbody tr").count() == 4
+        assert page.locator("#admin-log tbody tr", has_text="cli:").count() == 2
         assert page.locator('#admin-challenges tr[data-phase="open"]').count() == 1
     finally:
         page.close()

@@ -98,7 +98,7 @@ def test_no_session_or_someone_elses(site):
 def test_log_of_someone_elses_bot_is_forbidden(site):
     server, _, users = site
     alice = users["alice"]
-    games = re.findall(r'/c/g12/game/([0-9a-f]+)"', alice.get(f"/c/{NAME}/bot/alice").text)
+    games = re.findall(r'/c/g12/game/([0-9a-f]+)"', alice.get(f"/c/{NAME}/bot/alice", follow_redirects=True).text)
     assert games, "no game of alice listed"
     gid = games[0]
     own = alice.get(f"/c/{NAME}/game/{gid}/log", params={"bot": "alice"})

@@ -1,0 +1,79 @@
+"""What a student learns from a submission: per brain, its points and wins, draws and losses, the
+games counted of those due, and its games' faults by verdict, each kind with its first game (a
+link) and reason: the brain's own faults in full (stderr quote included: it is the author's), the
+opponents' faults neutral.  A brain that lost every game counted by a fault of its own is flagged.
+
+And one spelling of each submission status for every page (:func:`status_label`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from kothkit.serve.privacy import neutral
+from kothkit.serve.views import GameSummary, Standing
+
+#: A submission's status as the pages spell it (the stored ids are the keys).
+STATUS_LABELS = {"queued": "queued", "building": "building", "build-failed": "build failed",
+                 "playing": "playing", "done": "done", "replaced": "replaced"}
+
+
+def status_label(status: str) -> str:
+    return STATUS_LABELS.get(status, status)
+
+
+@attrs.frozen
+class Faults:
+    """The games of one verdict: how many, and the first of them (by its place in the schedule)."""
+
+    verdict: str
+    count: int
+    game: str
+    reason: str
+
+
+@attrs.frozen
+class Feedback:
+    rank: int | None
+    points: float
+    wins: int
+    draws: int
+    losses: int
+    played: int
+    total: int
+    #: The brain's own faults, and its opponents' (in games against it), by verdict.
+    own: tuple[Faults, ...]
+    theirs: tuple[Faults, ...]
+
+    @property
+    def own_faults(self) -> int:
+        return sum(f.count for f in self.own)
+
+    @property
+    def all_by_fault(self) -> bool:
+        """Whether the brain lost every game counted by a fault of its own."""
+        return self.played > 0 and self.own_faults >= self.played
+
+
+def _by_verdict(games: Iterable[GameSummary], private: bool) -> tuple[Faults, ...]:
+    first: dict[str, GameSummary] = {}
+    counts: dict[str, int] = {}
+    for g in sorted(games, key=lambda g: g.index):
+        kind = g.verdict or "fault"
+        counts[kind] = counts.get(kind, 0) + 1
+        first.setdefault(kind, g)
+    return tuple(Faults(kind, counts[kind], g.id, g.reason if private else neutral(g.reason))
+                 for kind, g in first.items())
+
+
+def feedback(bot: str, standing: Standing | None, games: list[GameSummary], played: int, total: int) -> Feedback:
+    """The feedback of the brain playing as ``bot`` from its row of the standings and its games
+    counted (``played`` of ``total`` due)."""
+    own = [g for g in games if g.fault == bot]
+    theirs = [g for g in games if g.fault is not None and g.fault != bot]
+    s = standing
+    return Feedback(rank=s.rank if s else None, points=s.points if s else 0.0, wins=s.wins if s else 0,
+                    draws=s.draws if s else 0, losses=s.losses if s else 0, played=played, total=total,
+                    own=_by_verdict(own, True), theirs=_by_verdict(theirs, False))

@@ -1,0 +1,171 @@
+"""Who a bot is on the site, and what of a game each visitor may read.
+
+In a submissions challenge a brain's bot name is its author's login (a student number: personal
+data), so the pages never show it.  A bot is shown as its author's nickname, and a URL names it by
+an opaque id that never changes (an HMAC of the bot's name under a key kept in the state folder,
+so that nobody can test student numbers against it).  Only the author (and admins) may still use
+the bot's own name in a URL: an old link of theirs is sent on to the new one.
+
+A game's replay and logs are re-played from the journal as they are stored, then renamed (each
+bot by its shown name) and cut down to what the visitor may read: the moves are everyone's; a
+bot's stderr, DEBUG lines and the quote of its stderr in a verdict's reason are its author's
+(:func:`kothkit.store.records.split_reason`).  A folder challenge's bots and logs are public: its
+games are shown as they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, split_reason
+
+#: The file of the state folder holding the key of the public ids.
+KEY_FILE = "public-ids.key"
+_ID = re.compile(r"b[0-9a-f]{16}")
+
+
+def load_key(state_dir: Path) -> bytes:
+    """The state folder's key of the public ids, made (private to the host's user) the first time."""
+    path = Path(state_dir) / KEY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = path.read_bytes()
+        if len(key) >= 16:
+            return key
+        raise RuntimeError(f"{path}: the key of the public bot ids is damaged (delete it: bots get new ids)") from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+def public_id(key: bytes, bot: str) -> str:
+    """The opaque id of a submitted brain's bot in URLs: the same for as long as the state lives."""
+    return "b" + hmac.new(key, bot.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:16]
+
+
+def neutral(reason: str) -> str:
+    """A verdict's reason without the bot's own words (what everyone may read)."""
+    return split_reason(reason)[0]
+
+
+@attrs.frozen
+class Names:
+    """A challenge's bots as the pages show them: ``shown`` (the author's nickname, or the folder
+    bot's name), ``ids`` (the name in URLs) and ``owners`` (bot -> login; submissions only)."""
+
+    kind: str
+    shown: Mapping[str, str]
+    ids: Mapping[str, str]
+    owners: Mapping[str, str]
+    _bots: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def make(cls, kind: str, key: bytes, bots: Collection[str], owners: Mapping[str, str],
+             nicknames: Mapping[str, str]) -> Names:
+        """``owners``: bot -> login of every submitted brain; ``nicknames``: login -> nickname (a
+        login without one maps to itself: such an author is shown by their bot's id)."""
+        if kind != "submissions":
+            return cls(kind, {b: b for b in bots}, {b: b for b in bots}, {}, {b: b for b in bots})
+        ids, shown = {}, {}
+        for bot in set(bots) | set(owners):
+            ids[bot] = public_id(key, bot)
+            login = owners.get(bot)
+            nick = nicknames.get(login) if login is not None else None
+            shown[bot] = nick if nick and nick != login else f"student {ids[bot][1:9]}"
+        return cls(kind, shown, ids, dict(owners), {v: k for k, v in ids.items()})
+
+    def show(self, bot: str | None) -> str:
+        if bot is None:
+            return ""
+        return self.shown.get(bot) or (bot if self.kind != "submissions" else "?")
+
+    def id(self, bot: str) -> str:
+        return self.ids.get(bot) or (bot if self.kind != "submissions" else "unknown")
+
+    def bot(self, key: str, login: str | None = None, admin: bool = False) -> tuple[str | None, bool]:
+        """The bot a URL's ``key`` names, and whether the URL should be sent on to its id (an old
+        link by the bot's name, which only its author and admins may use): (None, False) if none."""
+        if self.kind != "submissions":  # a folder's bots are public: their names are their URLs
+            return key, False
+        found = self._bots.get(key)
+        if found is not None:
+            return found, False
+        if self.kind == "submissions" and key in self.owners and (admin or self.owners[key] == login):
+            return key, True
+        return None, False
+
+    def in_game(self, players: Collection[str]) -> dict[str, str]:
+        """Each player's name inside a replay or a log: its shown name made one word (a log's keys
+        with a space are the core's notes), made unique within the game."""
+        out: dict[str, str] = {}
+        for bot in players:
+            name = re.sub(r"\s+", "_", self.show(bot).strip()) or self.id(bot)
+            if name in out.values() or name in (LOG_MOVES, LATE_REPLY):
+                name = f"{name}~{self.id(bot)}"
+            out[bot] = name
+        return out
+
+
+def private_record(r: GameRecord, rename: Mapping[str, str], logs_of: Collection[str] | None) -> GameRecord:
+    """``r`` renamed (``rename``: bot -> its name here) and holding only what a visitor who may read
+    the logs of ``logs_of`` (None: every bot's) may see: other bots' stderr and DEBUG lines are
+    gone, and the verdict's reason quotes the offender's stderr only if its log is readable."""
+    keep = None if logs_of is None else set(logs_of)
+    logs: dict[str, Any] = {}
+    for k, v in r.logs.items():
+        if k == LOG_MOVES and isinstance(v, dict):
+            logs[k] = {rename.get(b, b): m for b, m in v.items() if keep is None or b in keep}
+        elif " " in k:  # the core's other notes (a late reply: a move, not a log)
+            logs[k] = v
+        elif keep is None or k in keep:
+            logs[rename.get(k, k)] = v
+    reason = r.reason
+    if keep is not None and r.offender not in keep:
+        reason = neutral(reason)
+    return attrs.evolve(r, players=tuple(rename.get(p, p) for p in r.players),
+                        winner=None if r.winner is None else rename.get(r.winner, r.winner),
+                        offender=None if r.offender is None else rename.get(r.offender, r.offender),
+                        reason=reason, logs=logs)
+
+
+@attrs.frozen
+class _AsStored:
+    """An archive as :func:`kothkit.results.archive.transcript` reads it, for a renamed record: the
+    run that played a game is found by its bots' real names."""
+
+    archive: Any
+    record: GameRecord
+
+    @property
+    def finished(self) -> Mapping[str, float]:
+        finished: Mapping[str, float] = self.archive.finished
+        return finished
+
+    def settings(self, r: GameRecord) -> Any:
+        return self.archive.settings(self.record)
+
+
+def private_transcript(archive: Any, r: GameRecord, info: Any, rename: Mapping[str, str],
+                       logs_of: Collection[str] | None, pictures: bool) -> Any:
+    """The game re-played for a visitor (a :class:`kothkit.results.archive.Transcript`) from
+    :func:`private_record`'s record: its boards, pictures and messages name the bots as the site
+    does, and a game that tells its bots the outcome tells them the neutral reason."""
+    from kothkit.results.archive import transcript
+
+    stored: Any = _AsStored(archive, r)
+    return transcript(stored, private_record(r, rename, logs_of), info=info, pictures=pictures)
+
+
+def is_public_id(text: str) -> bool:
+    return bool(_ID.fullmatch(text))
