@@ -164,9 +164,12 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
         assert server.stop() == 0, server.text
 
     # Every `kothkit users` command says which state it works on.
-    for args in (("list",), ("reset", "20240002"), ("admin", "20240002")):
+    for args in (("list",), ("reset", "20240002"), ("admin", "20240002"), ("disable", "20240003")):
         r = kothkit("users", *args, "--state", state, cwd=tmp_path)
         assert r.returncode == 0 and f"state: {state.resolve()}" in r.stderr, (args, r.stderr)
+    listed = kothkit("users", "list", "--state", state, cwd=tmp_path).stdout
+    assert re.search(r"^20240003 +Bea +disabled", listed, re.M), listed
+    assert re.search(r"^20240002 .* admin +first password", listed, re.M), listed
 
 
 def test_a_submissions_challenge_with_no_accounts_is_warned_of(tmp_path):
