@@ -266,7 +266,8 @@ class Site:
 
     def _replay_nav(self, info: Any) -> str:
         """The links back to the site on a replay page (a page of its own, without base.html)."""
-        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
+        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info,
+                                                                         phase=self.host.phase(info.name))
 
     def refuse(self, request: Request, e: _Refused) -> Response:
         return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)

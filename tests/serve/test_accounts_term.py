@@ -181,3 +181,38 @@ def test_a_submissions_challenge_with_no_accounts_is_warned_of(tmp_path):
             assert c.get("/").status_code == 200
     finally:
         assert server.stop() == 0, server.text
+
+
+def test_attempts_at_once_from_one_address_are_counted_before_their_hashes(tmp_path):
+    """The per-address limit holds for attempts at once too (each on another login): the count
+    and the attempt are one transaction, taken before the password is checked."""
+    import threading
+
+    from kothkit.serve.accounts import TEST_HASHING, Accounts, Throttle, Throttled
+
+    accounts = Accounts(tmp_path, throttle=Throttle(per_login=50, per_address=3, window=600.0), hashing=TEST_HASHING)
+    try:
+        for k in range(12):
+            accounts.add(f"u{k}")
+        start = threading.Barrier(12)
+        results: list[str] = []
+
+        def attempt(k: int) -> None:
+            start.wait(30)
+            try:
+                results.append("checked" if accounts.sign_in(f"u{k}", "wrong", "10.1.2.3") is None else "in")
+            except Throttled:
+                results.append("throttled")
+
+        threads = [threading.Thread(target=attempt, args=(k,)) for k in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert sorted(results) == ["checked"] * 3 + ["throttled"] * 9, results
+        # Another address is not held back by this one's failures; a right password is taken back.
+        assert accounts.sign_in("u0", "u0", "10.9.9.9").login == "u0"
+        assert accounts.sign_in("u1", "u1", "10.9.9.9").login == "u1"
+        assert accounts.sign_in("u2", "wrong", "10.9.9.9") is None
+    finally:
+        accounts.close()

@@ -88,6 +88,11 @@ def test_after_closes_the_games_due_are_played_then_the_standings_are_final(tmp_
             rows = c.get(f"/c/{NAME}/standings.json").json()["rows"]
             assert sorted(r["games"] for r in rows) == [2, 2], rows  # every game due was played
             assert re.findall(r'data-status="([a-z-]+)"', c.get(f"/c/{NAME}/submissions").text) == ["done", "done"]
+            # A replay page (a page of its own) says it too.
+            games = c.get(f"/c/{NAME}/bot/{rows[0]['bot']}").text
+            gid = re.search(rf"/c/{NAME}/game/([0-9a-f]+)", games).group(1)
+            replay = c.get(f"/c/{NAME}/game/{gid}/replay")
+            assert replay.status_code == 200 and 'data-phase="final"' in replay.text
         with user(server, "ann", "Ann") as c:
             r = submit(c, NAME, brain("ann2"))
             assert r.status_code == 400 and "closed at 2020-01-01 00:00+00:00" in r.text
