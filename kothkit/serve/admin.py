@@ -37,6 +37,12 @@ GRADE_COLUMNS = ("login", "nickname", "rank", "points", "games", "wins", "draws"
                  "submission", "submitted", "standings")
 
 
+def _cell(text: str) -> str:
+    """A text cell of the grades CSV, never read as a formula by a spreadsheet (a nickname is the
+    student's own text): one that would be starts with a quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def _iso(t: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t else ""
 
@@ -166,8 +172,8 @@ class Admin:
             for r in standings:
                 brain_hash, sid, when = brains.get(r.bot, ("", "", r.latest))
                 login = r.owner or r.bot
-                w.writerow([login, names.get(login, ""), r.rank, f"{r.points:g}", r.games, r.wins, r.draws,
-                            r.losses, brain_hash, sid, _iso(when), "final" if phase.final else "provisional"])
+                w.writerow([_cell(login), _cell(names.get(login, "")), r.rank, f"{r.points:g}", r.games, r.wins,
+                            r.draws, r.losses, brain_hash, sid, _iso(when), "final" if phase.final else "provisional"])
             return buf.getvalue()
 
         text = await run_in_threadpool(build)
