@@ -21,6 +21,7 @@ import socket
 import stat
 
 import httpx
+import pytest
 
 from tests.serve.webserver import (
     Server,
@@ -188,7 +189,7 @@ def test_attempts_at_once_from_one_address_are_counted_before_their_hashes(tmp_p
     and the attempt are one transaction, taken before the password is checked."""
     import threading
 
-    from kothkit.serve.accounts import TEST_HASHING, Accounts, Throttle, Throttled
+    from kothkit.serve.accounts import TEST_HASHING, AccountError, Accounts, Throttle, Throttled
 
     accounts = Accounts(tmp_path, throttle=Throttle(per_login=50, per_address=3, window=600.0), hashing=TEST_HASHING)
     try:
@@ -214,5 +215,15 @@ def test_attempts_at_once_from_one_address_are_counted_before_their_hashes(tmp_p
         assert accounts.sign_in("u0", "u0", "10.9.9.9").login == "u0"
         assert accounts.sign_in("u1", "u1", "10.9.9.9").login == "u1"
         assert accounts.sign_in("u2", "wrong", "10.9.9.9") is None
+        # A login and a nickname never meet: a new user may not take a nickname as login, nor a login as nickname.
+        accounts.change("u3", "u3", "a-fine-password", "zed")
+        with pytest.raises(AccountError, match="another user's nickname"):
+            accounts.add("ZED")
+        with pytest.raises(AccountError, match="is a login"):
+            accounts.add("u99", nickname="U4")
+        for weak in ("abababab", "qwerty123", "U5"):
+            with pytest.raises(AccountError, match="nothing was changed"):
+                accounts.change("u5", "u5", weak, "Eve")
+        assert accounts.user("u5").must_change and accounts.user("u5").nickname is None
     finally:
         accounts.close()
