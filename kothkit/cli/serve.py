@@ -35,11 +35,17 @@ def _accounts(state: Path):
 
 
 @contextmanager
-def _users(state: Path) -> Iterator[Any]:
+def _users(state: Path, create: bool = False) -> Iterator[Any]:
     """The accounts of ``state`` for one ``kothkit users`` command: an AccountError is printed
-    (exit 1), and the database is closed whatever happens."""
-    from kothkit.serve.accounts import AccountError
+    (exit 1), and the database is closed whatever happens.  Only ``create`` (adding users) may
+    make a new state folder, and says so: another command on a folder with no state is an error
+    (a command run from the wrong folder would otherwise open an empty state unnoticed)."""
+    from kothkit.serve.accounts import DB_FILE, AccountError
 
+    if not (state / DB_FILE).is_file():
+        if not create:
+            fail(f"{state.resolve()}: no host state here (no {DB_FILE}): give --state DIR (or set KOTHKIT_STATE)")
+        err.print(f"a new state folder: {state.resolve()}", markup=False)
     accounts = _accounts(state)
     # Said every time: a command run from another folder would otherwise write another state unnoticed.
     err.print(f"state: {state.resolve()}", markup=False)
@@ -174,7 +180,7 @@ def users_add(
 
     Without a password column the first password is the login (the student number); every user
     must choose a new password and a nickname at first sign-in."""
-    with _users(state) as accounts:
+    with _users(state, create=True) as accounts:
         added, skipped = accounts.add_csv(csv_file)
         accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],
                      f"from {csv_file}; {len(skipped)} skipped")

@@ -168,6 +168,12 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
     for args in (("list",), ("reset", "20240002"), ("admin", "20240002"), ("disable", "20240003")):
         r = kothkit("users", *args, "--state", state, cwd=tmp_path)
         assert r.returncode == 0 and f"state: {state.resolve()}" in r.stderr, (args, r.stderr)
+    # Run from another folder without --state: an error, and no empty state made there.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = kothkit("users", "reset", "20240002", cwd=elsewhere)
+    assert r.returncode == 1 and "no host state here" in r.stderr and str(elsewhere / "kothkit-host") in r.stderr
+    assert not (elsewhere / "kothkit-host").exists()
     listed = kothkit("users", "list", "--state", state, cwd=tmp_path).stdout
     assert re.search(r"^20240003 +Bea +disabled", listed, re.M), listed
     assert re.search(r"^20240002 .* admin +first password", listed, re.M), listed
