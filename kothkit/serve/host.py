@@ -1082,6 +1082,11 @@ class Host:
         return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
 
     @staticmethod
+    def _current(c: _Served) -> bool:
+        """Whether the applied schedule is of the bots as they are now (with the lock held)."""
+        return c.board is not None and c.planned == {n: b.hash for n, b in c.bots.items()}
+
+    @staticmethod
     def _pending(c: _Served, bot: str) -> bool:
         """Whether ``bot`` as it is now is not yet in the applied schedule (with the lock held)."""
         spec = c.bots.get(bot)
@@ -1258,9 +1263,11 @@ class Host:
         """The challenge's submissions (only ``login``'s, if given), newest first."""
         c = self._get(name)
         rows = self._store.list(c.name, login)
-        return [self._submission(c, r) for r in rows]
+        with self._lock:  # (the whole list of one moment; whether the schedule is current worked out once)
+            current = self._current(c)
+            return [self._submission(c, r, current) for r in rows]
 
-    def _submission(self, c: _Served, row: Row) -> Submission:
+    def _submission(self, c: _Served, row: Row, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
         if status == "active":
             with self._lock:
@@ -1268,7 +1275,10 @@ class Host:
                     played, total = self._progress(c, row.bot)
                     # Until its games are scheduled (milliseconds) it is playing none of them yet: never
                     # "done" with its previous brain's counts (statuses only go forward: no "queued" again).
-                    status = "playing" if self._pending(c, row.bot) or played < total else "done"
+                    # Done only with the schedule current (every bot in it as it is now: else a bot
+                    # just gone or come changes what is due) and each of its games counted.
+                    done = played >= total and (self._current(c) if current is None else current)
+                    status = "done" if done and not self._pending(c, row.bot) else "playing"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
