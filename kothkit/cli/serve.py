@@ -90,7 +90,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 @app.command()
 def serve(
-    challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml and its [serve] table).")],
+    challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml, whose serve table says how it is hosted).")],
     state: StateOption = DEFAULT_STATE,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
