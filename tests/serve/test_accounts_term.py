@@ -47,7 +47,7 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
     ch = challenge(tmp_path / NAME)
     state = tmp_path / "state"
     roster(state, tmp_path, ["20240001", "20240002", "20240003", "20240004"])
-    server = Server([ch], state, tmp_path, args=("--header-timeout", "1"))
+    server = Server([ch], state, tmp_path, args=("--header-timeout", "2"))
     try:
         # The state's absolute path is said at start; the state is the host's user's alone.
         assert f"state: {state.resolve()}" in server.text
