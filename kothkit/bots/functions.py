@@ -19,8 +19,10 @@ What a bot prints goes to its log.  In a worker process (:mod:`kothkit.bots.func
 that is the worker's stderr.  In this process, while :func:`capture_output` is
 in force, ``sys.stdout`` and ``sys.stderr`` are :class:`BotOutput` streams
 that find the bot whose code is writing on the caller's stack and keep the
-text in that bot's :attr:`FunctionBot.out` (up to ``out_cap`` bytes); anything
-else written meanwhile goes to the stream they stand in for.  The streams are
+text in that bot's :attr:`FunctionBot.out` (up to ``out_cap`` bytes), noting for each write
+the replies its game had recorded (:attr:`FunctionBot.moves`, the referee's list), so that a
+line is filed at the move it was printed in; anything else written meanwhile goes to the
+stream they stand in for.  The streams are
 swapped once per batch of games (or game), not per call, and a bot that
 prints nothing costs nothing more.  A bot that raises gets a one-line
 verdict; its traceback is the error's ``detail``, for the game's log.
@@ -223,6 +225,10 @@ class FunctionBot:
         self.out = bytearray()
         self.out_dropped = 0
         self.out_cap = 32 * 1024
+        #: The replies of the game being played (the referee's list, set by its seat), or None.
+        self.moves: list[Any] | None = None
+        #: (size of ``out`` after a write, replies recorded then): see take_marks.
+        self.marks: list[tuple[int, int]] = []
         self.module, self.func = load_function(entry)  # prints while loading are kept too
         _BY_MODULE[self.module.__name__] = self
         self.name = name or getattr(bot, "name", None) or split_entry(entry)[1]
@@ -275,6 +281,14 @@ class FunctionBot:
         room = self.out_cap - len(self.out)
         if room > 0:
             self.out += data[:room]
+            moves = self.moves
+            if moves is not None:
+                # One mark a move at most: consecutive writes of one call extend the last.
+                marks, now = self.marks, len(moves)
+                if marks and marks[-1][1] == now:
+                    marks[-1] = (len(self.out), now)
+                else:
+                    marks.append((len(self.out), now))
         self.out_dropped += len(data) - max(0, min(room, len(data)))
 
     def take_output(self) -> str:
@@ -285,6 +299,12 @@ class FunctionBot:
         self.out = bytearray()
         self.out_dropped = 0
         return text
+
+    def take_marks(self) -> list[tuple[int, int]]:
+        """The marks of the output not taken yet: (its size after a write, the replies recorded
+        then), as a program bot's stderr reads are marked; the list starts over."""
+        marks, self.marks = self.marks, []
+        return marks
 
 
 #: How many times any bot's output was kept: a referee collects logs only from games where this grew.

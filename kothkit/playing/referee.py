@@ -520,8 +520,8 @@ class Referee:
             err, tags = s.output(moves)
             if err:
                 parts.append(err)
-                # A function bot's prints carry no move marks: they count as after the game.
-                tags += [moves] * (len(err.split("\n")) - len(tags))  # and the note of bytes dropped
+                # Lines read without a mark (after the game) and the note of bytes dropped.
+                tags += [moves] * (len(err.split("\n")) - len(tags))
             if s.detail:
                 parts.append(s.detail)
                 tags += [moves] * len(s.detail.split("\n"))

@@ -29,6 +29,7 @@ import select
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import attrs
@@ -36,7 +37,7 @@ import attrs
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotSpec, folder_bytes
 from kothkit.bots.functions import FunctionBot, FunctionBotError
-from kothkit.game import Match, Outcome, Prompt, Rejected, Setup, Verdict
+from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
@@ -175,6 +176,19 @@ class Seat:
         return "", []
 
 
+def _over_disk(seat: Seat, folder: Path) -> bool:
+    """What a stateful bot keeps in its folder is capped like its /tmp (disk_mb): over it, the
+    bot does not start and loses (True, the seat's start error set); measured before the game,
+    deterministically."""
+    limits = seat.ref.limits
+    cap = limits.disk_mb << 20
+    if folder.is_dir() and folder_bytes(folder, cap) > cap:
+        seat.start_error = f"its folder holds more than disk_mb ({limits.disk_mb} MiB)"
+        seat.start_verdict = Verdict.DISK
+        return True
+    return False
+
+
 @attrs.define(eq=False)
 class ProgramSeat(Seat):
     """A program bot: a process in its jail, prompts and replies as lines."""
@@ -186,14 +200,8 @@ class ProgramSeat(Seat):
 
     def start(self) -> None:
         ref, spec, limits = self.ref, self.spec, self.ref.limits
-        if spec.stateful:
-            # What a stateful bot keeps in its folder is capped like its /tmp (disk_mb): over it,
-            # the bot does not start and loses; measured here, before the game, deterministically.
-            cap = limits.disk_mb << 20
-            if folder_bytes(spec.path, cap) > cap:
-                self.start_error = f"its folder holds more than disk_mb ({limits.disk_mb} MiB)"
-                self.start_verdict = Verdict.DISK
-                return
+        if spec.stateful and _over_disk(self, spec.path):
+            return
         task, info = ref.task, ref.info
         argv = list(spec.command)
         if info.bot_args is not None:
@@ -347,11 +355,13 @@ class HostSeat(Seat):
     def start(self) -> None:
         ref, spec, limits = self.ref, self.spec, self.ref.limits
         seed = bot_seed(ref.task.seed, self.index)
+        if spec.stateful and _over_disk(self, spec.workdir or spec.path.parent):
+            return
         try:
             # On the job's core, like a program bot: concurrent jobs' bots never share a core
             # (measured: 5-10% more games/s at --jobs 2 than hosts left to roam).  The process
             # playing the job runs there too (see kothkit.playing.tournament.make_pool).
-            host = ref.hosts.get(spec, limits, cpu=ref.cpu)
+            host = ref.hosts.get(spec, limits, cpu=ref.cpu, readable=plugin_folders(ref.info))
         except Exception as e:
             self.start_error = f"cannot start the function host: {e}"
             return
@@ -508,9 +518,13 @@ class HostSeat(Seat):
         if self.proc is None:
             return "", []
         # The host's stderr of this game only: what is in the pipe now is this game's
-        # (the host writes a call's prints before its answer).
+        # (the host writes a call's prints before its answer).  A call's prints are read
+        # before its answer is (they are in the pipe first), each read marked with the replies
+        # recorded then: each line is filed at the move it was printed in.
         self.proc.drain_stderr()
-        return self.proc.take_stderr("output"), []
+        data = bytes(self.proc.err_log)
+        tags = _line_moves(data, self.err_marks, moves) if data else []
+        return self.proc.take_stderr("output"), tags
 
 
 @attrs.define(eq=False)
@@ -544,6 +558,10 @@ class FunctionSeat(Seat):
             return
         self.call = func.call
         self.watch = self.ref.overtime_slot()
+        # What it prints is marked with the replies recorded so far (see FunctionBot.keep);
+        # what it printed while loading, before this game's first move.
+        func.moves = self.ref.moves
+        func.marks = [(len(func.out), 0)] if func.out else []
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         # Microseconds a move: integer nanoseconds, no context manager, the deadline armed and
@@ -570,7 +588,9 @@ class FunctionSeat(Seat):
         func = self.func
         if func is None:
             return "", []
-        return (func.take_output() if func.out or func.out_dropped else ""), []
+        data = bytes(func.out)
+        tags = _line_moves(data, func.take_marks(), moves) if data else []
+        return (func.take_output() if func.out or func.out_dropped else ""), tags
 
 
 #: A person's (or a record's) reply: f(match, prompt) -> the reply.
@@ -646,6 +666,30 @@ def _host_key(spec: BotSpec) -> tuple[str, str, str]:
     return (spec.name, spec.entry or "", spec.hash)
 
 
+_PLUGIN_FOLDERS: dict[str, tuple[Path, ...]] = {}
+
+
+def plugin_folders(info: GameInfo) -> tuple[Path, ...]:
+    """The folders of the package that holds ``info``'s game (the top-level package of the module
+    its match comes from), for a function host's jail to show: a bot may import its game's
+    plugin, and where the plugin is an editable install (``pip install -e``), its source lies
+    outside the site folders and kothkit's own folder that every jail shows.  Nothing for a game of
+    kothkit's own package."""
+    module = getattr(info.match, "__module__", None) or ""
+    top = module.split(".")[0]
+    found = _PLUGIN_FOLDERS.get(top)
+    if found is None:
+        package = sys.modules.get(top)
+        paths: list[Path] = []
+        if package is not None and top != "kothkit":
+            paths = [Path(p) for p in getattr(package, "__path__", ())]
+            file = getattr(package, "__file__", None)
+            if not paths and file:
+                paths = [Path(file).parent]  # a plugin that is one module: its folder
+        found = _PLUGIN_FOLDERS[top] = tuple(p.resolve() for p in paths if p.is_dir())
+    return found
+
+
 #: Most function hosts one worker keeps (each is three processes: jail leader, init, Python).
 #: Past it, the host used least lately is stopped; the schedule plays many bots block by
 #: block (kothkit.playing.schedule.BLOCK) so that this rarely costs a restart.  ``KOTHKIT_MAX_HOSTS``
@@ -676,7 +720,10 @@ class HostPool:
             return True
         return False
 
-    def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None) -> LineProcess:
+    def get(self, spec: BotSpec, limits: Limits, cpu: int | None = None,
+            readable: tuple[Path, ...] = ()) -> LineProcess:
+        """The host of ``spec``'s bot, started if it has none (``readable``: folders its jail shows
+        read-only besides the bot's own, such as the game plugin's, see :func:`plugin_folders`)."""
         key = _host_key(spec)
         found = self._hosts.get(key)
         if found is not None and (found[0].eof or found[0].poll() is not None):
@@ -694,12 +741,13 @@ class HostPool:
             if spec.workdir is not None:
                 folder.mkdir(parents=True, exist_ok=True)
             # (no prepared root: a host is started once per bot and worker, and serves many games)
-            jail = Jail(limits, cpu=cpu)
+            # A stateful bot writes its folder (its working directory), as a program bot does.
+            jail = Jail(limits, cpu=cpu, writable=spec.stateful)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function
-            argv = jail.wrap([sys.executable, "-m", "kothkit.bots.funchost", spec.entry], folder,
-                             readable=(spec.path.parent,) if spec.workdir is not None else ())
+            shown = ((spec.path.parent,) if spec.workdir is not None else ()) + tuple(readable)
+            argv = jail.wrap([sys.executable, "-m", "kothkit.bots.funchost", spec.entry], folder, readable=shown)
             p = LineProcess(argv=argv, cwd=folder, max_line=limits.max_line, stderr_cap=limits.stderr_cap,
                             preexec=jail.preexec if jail.needs_preexec() else None, pass_fds=jail.pass_fds)
             try:

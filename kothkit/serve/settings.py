@@ -19,6 +19,10 @@
     build = ["gcc", "-O2", "-std=c11", "-o", "brain", "brain.c", "-lm"]
     command = ["./brain"]
 
+    [serve.languages.python]  # a game of Python function bots (connect4_hidden): no build, no command
+    label = "Python 3 function"
+    entry = "bot.py:play"     # the file the source is stored under, and the function called
+
 A wrong key or value is a :class:`SettingsError` naming the file and line.
 """
 
@@ -38,7 +42,7 @@ from kothkit.serve.views import Language
 KINDS = ("folder", "submissions")
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
         "opens", "closes"}
-LANGUAGE_KEYS = {"label", "file", "build", "command"}
+LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
 SOURCE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
@@ -212,6 +216,8 @@ def _language(lang_id: str, spec: Any, err) -> Language:
     label = spec.get("label", lang_id)
     if not isinstance(label, str) or not label.strip() or len(label) > 100:
         raise err(f"label must be a string of 1-100 characters, got {label!r}", "label", where)
+    if "entry" in spec:
+        return _function_language(lang_id, label.strip(), spec, where, err)
     file = spec.get("file")
     if not isinstance(file, str) or not SOURCE_NAME.fullmatch(file) or file in ("bot.toml", "meta"):
         raise err(f"file must be a plain file name such as \"brain.c\" (letters, digits, '_', '.', '-'), "
@@ -221,3 +227,21 @@ def _language(lang_id: str, spec: Any, err) -> Language:
     build = _argv(spec.get("build", []), "build", where, err, empty_ok=True)
     command = _argv(spec["command"], "command", where, err, empty_ok=False)
     return Language(lang_id, label.strip(), file, build, command)
+
+
+def _function_language(lang_id: str, label: str, spec: dict, where: str, err) -> Language:
+    """A profile of Python function bots: ``entry = "bot.py:play"`` names the file a submission is
+    stored under and the function the game calls; it has no build and no command (``file``, if
+    given, must be the entry's file)."""
+    entry = spec["entry"]
+    file, sep, func = entry.rpartition(":") if isinstance(entry, str) else ("", "", "")
+    if not sep or not file.endswith(".py") or not SOURCE_NAME.fullmatch(file) or not func.isidentifier():
+        raise err(f"entry must be a file name and a function, such as \"bot.py:play\", got {entry!r}", "entry",
+                  where)
+    for key in ("build", "command"):
+        if key in spec:
+            raise err(f"{key} is for programs: a Python function bot (entry) is neither built nor run as a "
+                      "command", key, where)
+    if "file" in spec and spec["file"] != file:
+        raise err(f"file must be the entry's file ({file!r}) or left out, got {spec['file']!r}", "file", where)
+    return Language(lang_id, label, file, (), (), entry)

@@ -76,6 +76,10 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
         spec = load_folder(Path(folder))
     except (BotError, OSError) as e:
         return False, str(e), time.monotonic() - began
+    if spec.kind == "function":
+        assert spec.entry is not None  # a function bot names its file and function
+        ok, why = check_function(spec.path, spec.entry.rpartition(":")[2], timeout)
+        return ok, why, time.monotonic() - began
     _, err = build_bot(spec, timeout)
     took = time.monotonic() - began
     if err is None:
@@ -83,6 +87,51 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
     text = str(err)
     where = printable(f"{err.where}:{err.line}" if err.line else err.where) + ": "
     return False, text[len(where):] if text.startswith(where) else text, took
+
+
+#: Compiles a Python file (never runs it), and looks for a binding of the function's name
+#: anywhere in it (a def, an assignment, an import): the check of a function bot's submission.
+_CHECK = ("import ast, sys, traceback\n"
+          "name, func = sys.argv[1], sys.argv[2]\n"
+          "try:\n"
+          "    source = open(name, 'rb').read()\n"
+          "    compile(source, name, 'exec')\n"
+          "except (SyntaxError, ValueError) as e:\n"
+          "    print(''.join(traceback.format_exception_only(type(e), e)).rstrip())\n"
+          "    sys.exit(1)\n"
+          "def binds(n):\n"
+          "    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):\n"
+          "        return n.name == func\n"
+          "    if isinstance(n, ast.Name):\n"
+          "        return n.id == func and not isinstance(n.ctx, ast.Load)\n"
+          "    if isinstance(n, ast.alias):\n"
+          "        return (n.asname or n.name) == func or n.name == '*'\n"
+          "    return False\n"
+          "if not any(binds(n) for n in ast.walk(ast.parse(source, name))):\n"
+          "    print(f'{name} defines no function {func!r}: the game calls {func}(...) in it')\n"
+          "    sys.exit(1)\n")
+
+
+def check_function(file: Path, func: str, timeout: float) -> tuple[bool, str]:
+    """A function bot's "build": its file compiles and defines ``func`` (else a failed build, its
+    author told where, rather than a crash in every game).  Checked in the bot's jail, within the
+    challenge's build time, never run: a stranger's source is parsed nowhere else."""
+    import sys
+
+    from kothkit.bots.build import run_jailed
+    from kothkit.bots.folders import printable
+
+    try:
+        code, output, _ = run_jailed([sys.executable, "-I", "-S", "-c", _CHECK, file.name, func], file.parent,
+                                     timeout)
+    except OSError as e:
+        return False, f"cannot check the file: {e}"
+    text = printable(output.decode("utf-8", "replace").strip(), keep_newlines=True)[:4000]
+    if code is None:
+        return False, f"checking the file took longer than {timeout:g} s"
+    if code != 0:
+        return False, text or f"checking the file failed (exit {code})"
+    return True, ""
 
 
 class Slots:

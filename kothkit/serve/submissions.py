@@ -121,8 +121,12 @@ def _toml_str(text: str) -> str:
 
 def bot_toml(name: str, language) -> str:
     """The bot.toml the host writes for a submission in ``language`` (a views.Language)."""
-    lines = [f"name = {_toml_str(name)}", f"language = {_toml_str(language.id)}",
-             f"command = [{', '.join(map(_toml_str, language.command))}]"]
+    lines = [f"name = {_toml_str(name)}", f"language = {_toml_str(language.id)}"]
+    if language.entry is not None:
+        # A Python function bot: its hash is its file's (kothkit.bots.folders).
+        lines.append(f"entry = {_toml_str(language.entry)}")
+        return "\n".join(lines) + "\n"
+    lines.append(f"command = [{', '.join(map(_toml_str, language.command))}]")
     if language.build:
         lines.append(f"build = [{', '.join(map(_toml_str, language.build))}]")
     # The hash covers the source and this file (so the same source under another build profile is

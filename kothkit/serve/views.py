@@ -23,8 +23,11 @@ class Language:
     file: str
     #: argv of the build step (empty: none), run in the submission's folder, contained.
     build: tuple[str, ...]
-    #: argv that runs the built brain.
+    #: argv that runs the built brain (empty for a Python function bot: see ``entry``).
     command: tuple[str, ...]
+    #: A Python function bot's ``"FILE.py:function"`` (``file`` is FILE.py), called by the
+    #: game's prompts in an isolated host; None for a program.
+    entry: str | None = None
 
 
 @attrs.frozen

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from kothkit.results.archive import log_lines
 from kothkit.store.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,6 +186,14 @@ def test_what_a_function_bot_prints_or_raises_is_in_its_log_of_each_game(tmp_pat
             assert re.findall(r"printer: to stderr, turn (\d+)", log) == [str(t) for t in turns]
             assert log.count("[no newline") == len(turns)
             loaded += log.count("printer: loaded")
+            # Each line filed at the move it was printed in (its first byte's), not at the end.
+            for line in log_lines(rec, "printer"):
+                printed = re.match(r"(?:\[no newline |printer: to stderr, turn |printer: call 1 of this game, turn )(\d+)",
+                                   line.text)
+                if printed:
+                    assert line.move == int(printed.group(1)) + 1, (line, rec.moves)
+                elif line.text == "printer: loaded":
+                    assert line.move == 1, line
         if "flood" in rec.players:
             kept, _, note = rec.logs["flood"].rpartition("\n")
             assert len(kept.encode()) <= 32 * 1024 and re.fullmatch(r"\[\.\.\. \d+ more bytes of output dropped\]", note)

@@ -169,3 +169,33 @@ def test_autoplay_runs_to_the_end(browser, connect4, tmp_path):
     finally:
         w.close()
 
+
+
+def test_an_exported_page_shows_every_bots_log_with_the_lines_of_the_move_shown_marked(browser, classic12, tmp_path):
+    # A page made locally (kothkit export) shows all the logs: tardy's DEBUG and stderr lines
+    # of its moves 4, 6 and 8, and steady's lines of after the game.
+    r = next(r for r in open_journal(classic12).records if r.verdict == "timeout" and r.players == ("steady", "tardy"))
+    page = pages_of(classic12, tmp_path)[r.id[:12]]
+    w = Watched(browser)
+    try:
+        p = w.page
+        p.goto(page.as_uri())
+        logs = p.locator("#logs")
+        assert logs.is_visible()
+        assert p.locator("#logs .logname").all_inner_texts() == ["steady", "tardy"]
+        tardy = p.locator("#logs .log[data-bot='tardy'] .logline")
+        texts = tardy.all_inner_texts()
+        assert any(re.fullmatch(r"\[move 4\] stderr: tardy stderr at turn \d+", t) for t in texts), texts
+        assert any(t.startswith("[move 6] DEBUG turn") for t in texts), texts
+        p.locator("#slider").fill("4")
+        now = p.locator("#logs .log[data-bot='tardy'] .logline.now").all_inner_texts()
+        assert now and all(t.startswith("[move 4] ") for t in now), now
+        assert p.locator("#logs .log[data-bot='steady'] .logline.now").count() == 0
+        assert all(t.startswith(("[move 6]", "[move 8]", "[move 9]", "[end]"))
+                   for t in p.locator("#logs .log[data-bot='tardy'] .logline.later").all_inner_texts())
+        p.keyboard.press("End")
+        steady_now = p.locator("#logs .log[data-bot='steady'] .logline.now").all_inner_texts()
+        assert "[end] stderr: steady: last PLACE" in "\n".join(steady_now), steady_now
+        assert w.errors == []
+    finally:
+        w.close()
