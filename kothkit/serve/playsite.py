@@ -44,6 +44,7 @@ from kothkit.bots.folders import BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.serve.security import REPLAY_CSP
 
 #: Games in progress on the site at once.
 MAX_LIVE = 8
@@ -480,7 +481,6 @@ async def replay(site: Any, request: Request) -> Response:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
         return page_of(t, site._replay_nav(info_c))
 
-    from kothkit.serve.app import REPLAY_CSP
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})
 
