@@ -16,7 +16,7 @@ import csv
 import io
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -24,10 +24,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from kothkit.serve.accounts import AccountError, Session
+from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
-
-if TYPE_CHECKING:
-    from kothkit.serve.app import Site
 
 #: Bytes of a roster upload.
 MAX_ROSTER = 1 << 20
@@ -50,12 +48,10 @@ def _iso(t: float | None) -> str:
 class Admin:
     """The admin routes over a :class:`~kothkit.serve.app.Site`."""
 
-    def __init__(self, site: Site):
+    def __init__(self, site: Any):  # the app's Site (kothkit.serve.app imports this module, not the reverse)
         self.site = site
 
     def admin(self, request: Request) -> Session:
-        from kothkit.serve.app import _Refused
-
         s = self.site.user_session(request)
         if not s.user.admin:
             raise _Refused(403, "the admin pages are for admins")
@@ -78,7 +74,6 @@ class Admin:
                               log=log, message=message)
 
     async def add_users(self, request: Request) -> Response:
-        from kothkit.serve.app import _Refused
 
         s = self.admin(request)
         form = await self.site.form(request, s.csrf, limit=MAX_ROSTER, max_files=1)
@@ -101,7 +96,6 @@ class Admin:
         return RedirectResponse(f"/admin?done=added+{len(added)}+users,+{len(skipped)}+skipped", status_code=303)
 
     async def user_action(self, request: Request) -> Response:
-        from kothkit.serve.app import _Refused
 
         s = self.admin(request)
         await self.site.form(request, s.csrf)
@@ -135,7 +129,6 @@ class Admin:
                               message=message)
 
     async def brain_action(self, request: Request) -> Response:
-        from kothkit.serve.app import _Refused
 
         s = self.admin(request)
         await self.site.form(request, s.csrf)
@@ -183,7 +176,7 @@ class Admin:
                                  "cache-control": "no-store"})
 
 
-def routes(site: Site, wrap) -> list[Route]:
+def routes(site: Any, wrap) -> list[Route]:
     a = Admin(site)
     return [
         Route("/admin", wrap(a.home), methods=["GET"]),

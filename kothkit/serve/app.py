@@ -45,6 +45,7 @@ from starlette.templating import Jinja2Templates
 from kothkit.serve import admin, playsite
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
+from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.feedback import feedback, status_label
 from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
@@ -70,14 +71,6 @@ MULTIPART_SLACK = 64 * 1024
 #: Seconds between two keep-alive comments on an open event stream.
 KEEPALIVE = 15.0
 _NEXT_RE = re.compile(r"/(?![/\\])[\x21-\x7e]*")
-
-
-class _Refused(Exception):
-    """Ends a request with an error page: ``status`` and a message for the user."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
-        self.status, self.message, self.headers = status, message, headers or {}
-        super().__init__(message)
 
 
 def when(t: float | None) -> str:
