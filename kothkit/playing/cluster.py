@@ -57,8 +57,6 @@ from kothkit.game import GameInfo
 LOCAL = "local:"
 #: Seconds to reach a scheduler, and for workers to show up.
 CONNECT_TIMEOUT = 30.0
-#: Seconds every worker has to answer the pre-flight check.
-CHECK_TIMEOUT = 120.0
 
 
 #: Batches on a cluster grow towards this many seconds of play (see kothkit.playing.tournament.dispatch):

@@ -22,7 +22,9 @@ import math
 import re
 import sys
 import threading
+import time
 import traceback
+import urllib.parse
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -32,22 +34,29 @@ import jinja2
 import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from kothkit.serve import about, i18n
+from kothkit.serve import about, admin, i18n, playsite
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
+from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.feedback import feedback, status_label
 from kothkit.serve.i18n import _
+from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
+    FLASH_COOKIE,
+    FLASHES,
     HEADERS,
     PAGE_CSP,
     PRE_COOKIE,
+    REPLAY_CSP,
     SESSION_COOKIE,
     CSRFError,
     check_origin,
@@ -62,19 +71,7 @@ MAX_FORM = 64 * 1024
 MULTIPART_SLACK = 64 * 1024
 #: Seconds between two keep-alive comments on an open event stream.
 KEEPALIVE = 15.0
-REPLAY_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
-              "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 _NEXT_RE = re.compile(r"/(?![/\\])[\x21-\x7e]*")
-
-
-class _Refused(Exception):
-    """Ends a request with an error page: ``status`` and a message for the user."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, back: str = ""):
-        self.status, self.message, self.headers = status, message, headers or {}
-        #: The page to go back to (a form), if not the challenges.
-        self.back = back
-        super().__init__(message)
 
 
 def when(t: float | None) -> str:
@@ -170,6 +167,19 @@ def markup(template: str, value: Any) -> markupsafe.Markup:
     return markupsafe.Markup(template) % value
 
 
+def environment() -> jinja2.Environment:
+    """The pages' Jinja2 environment (the site's, and ``kothkit play --web``'s page)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.i18n"])
+    i18n.install(env)  # the request's language (English outside a request: kothkit play --web)
+    env.filters["when"] = when
+    env.filters["points"] = points
+    env.filters["status"] = status_label
+    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup)
+    return env
+
+
 class Live:
     """One thread per challenge waits on ``Host.wait`` and wakes the open event streams (in the
     event loop) when the challenge's version grows; the Scoreboard's JSON is made once a version."""
@@ -261,19 +271,25 @@ class Live:
 
 
 class _Headers:
-    """ASGI middleware: the security headers on every response (a response's own CSP stays)."""
+    """ASGI middleware: the security headers on every response (a response's own CSP stays), and
+    the access log: a line per request (time, user, method, path, status, milliseconds) on stdout."""
 
-    def __init__(self, app: Starlette, site: Site):
+    def __init__(self, app: Starlette, site: Site, access_log: bool = True):
         self.app = app
         #: For the server: ``site.live.close_streams()`` when it is asked to stop.
         self.site = site
+        self.access_log = access_log
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        start = time.monotonic()
+        status = 0
 
         async def sending(message):
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()
                          if k.lower().encode() not in present]
@@ -282,7 +298,20 @@ class _Headers:
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
             await send(message)
 
-        await self.app(scope, receive, sending)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            if self.access_log:
+                self._log(scope, status, start)
+
+    @staticmethod
+    def _log(scope, status: int, start: float) -> None:
+        session = scope.get("state", {}).get("session")
+        who = session.user.login if session is not None else "-"
+        path = scope.get("path", "").encode("unicode_escape", "replace").decode("ascii", "replace")[:300]
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        ms = (time.monotonic() - start) * 1000
+        print(f"{stamp} {who} {scope.get('method', '?')} {path} {status or '-'} {ms:.0f}ms", flush=True)
 
 
 @attrs.define
@@ -294,21 +323,26 @@ class Site:
     title: str = "kothkit"
     templates: Jinja2Templates = attrs.field(init=False)
     live: Live = attrs.field(init=False)
+    #: The games in progress on the Play page (kothkit.serve.playsite).
+    play: PlayRoom = attrs.field(init=False)
     _nick_gen: int = attrs.field(init=False, default=0)
+    _can_play: dict = attrs.field(init=False, factory=dict)
     #: The key of the bots' public ids (kothkit.serve.privacy).
     _id_key: bytes = attrs.field(init=False, default=b"")
 
     def __attrs_post_init__(self) -> None:
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-        i18n.install(env)
-        env.filters["when"] = when
-        env.filters["points"] = points
-        env.filters["status"] = status_label
-        env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup)
-        self.templates = Jinja2Templates(env=env)
+        self.templates = Jinja2Templates(env=environment())
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
+        self.play = PlayRoom(self.host.state_dir)
+        self.templates.env.globals["playable"] = self._playable
+
+    def _playable(self, c: Any) -> bool:
+        """Whether a person can play challenge ``c``'s game on its Play page (its navigation's link;
+        worked out once a challenge)."""
+        if c.name not in self._can_play:
+            self._can_play[c.name] = playsite.playable(self.host, c.name)
+        return self._can_play[c.name]
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -319,22 +353,31 @@ class Site:
 
     def page(self, request: Request, name: str, status: int = 200, headers: dict | None = None, **context) -> Response:
         s = self.session(request)
+        flash = FLASHES.get(request.cookies.get(FLASH_COOKIE, ""), "")
+        flash = _(flash) if flash else ""
+        c = context.get("c")
+        # A challenge's page says its phase (and "final") in base.html's frame, for every page of it.
+        phase = self.host.phase(c.name) if c is not None and hasattr(c, "name") else None
         query = request.url.query
         context = {"site": self.title, "me": s.user if s else None, "csrf": s.csrf if s else "",
                    "path": request.url.path, "here": request.url.path + (f"?{query}" if query else ""),
-                   **context}
+                   "flash": flash, "phase": phase, **context}
         headers = {"content-language": i18n.current().replace("_", "-"), "vary": "Accept-Language, Cookie",
                    **(headers or {})}
-        return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
+        r = self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
+        if flash:
+            r.delete_cookie(FLASH_COOKIE)
+        return r
 
     def _replay_nav(self, info: Any, request: Request) -> str:
         """The site's navigation on a replay page (a page of its own, without base.html)."""
         s = self.session(request)
         return self.templates.env.get_template("replay_nav.html").render(
-            site=self.title, c=info, me=s.user if s else None, path=request.url.path)
+            site=self.title, c=info, me=s.user if s else None, path=request.url.path, phase=self.host.phase(info.name))
 
-    def refuse(self, request: Request, e: _Refused) -> Response:
-        return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message, back=e.back)
+    def refuse(self, request: Request, e: _Refused | playsite.Refused) -> Response:
+        return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message,
+                         back=getattr(e, "back", ""))
 
     def user_session(self, request: Request, *, allow_must_change: bool = False) -> Session:
         """The signed-in session; a GET without one is sent to the sign-in page, a POST refused."""
@@ -345,7 +388,9 @@ class Site:
             raise _Refused(401, _("Sign in first."))
         if s.user.must_change and not allow_must_change:
             if request.method == "GET":
-                raise _Refused(303, "choose a new password and a nickname first", {"location": "/account"})
+                there = urllib.parse.quote(request.url.path)
+                raise _Refused(303, "choose a new password and a nickname first",
+                               {"location": f"/account?next={there}"})
             raise _Refused(403, _("Choose a new password and a nickname first (Account)."))
         return s
 
@@ -361,7 +406,13 @@ class Site:
         if int(length) > limit:
             raise _Refused(413, _("The form is larger than this page takes (%(limit)s): nothing was stored.",
                                   limit=size_limit(limit - kw.get("slack", 0))), back=request.url.path)
-        form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
+        try:
+            form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
+        except (HTTPException, MultiPartException, ClientDisconnect, ValueError) as e:
+            why = getattr(e, "detail", None) or getattr(e, "message", None) or type(e).__name__
+            print(f"kothkit serve: 400 {request.method} {request.url.path}: a malformed form: {why}",
+                  file=sys.stderr, flush=True)
+            raise _Refused(400, _("The form could not be read (%(why)s): nothing was stored.", why=why)) from None
         try:
             given = form.get("csrf")
             check_token(token, given if isinstance(given, str) else None)
@@ -397,7 +448,8 @@ class Site:
 
     async def index(self, request: Request) -> Response:
         infos = await run_in_threadpool(self.host.challenges)
-        return self.page(request, "index.html", challenges=infos)
+        phases = {c.name: self.host.phase(c.name) for c in infos}
+        return self.page(request, "index.html", challenges=infos, phases=phases)
 
     async def login_page(self, request: Request) -> Response:
         # The same token while its cookie lasts, so that two sign-in tabs both work.
@@ -430,7 +482,9 @@ class Site:
             self._pre_cookie(request, r, token)
             return r
         token = await run_in_threadpool(self.accounts.open_session, user.login)
-        r = RedirectResponse("/account" if user.must_change else nxt, status_code=303)
+        if user.must_change:  # the forced form first, then where the user was going
+            nxt = "/account" if nxt == "/" else f"/account?next={urllib.parse.quote(nxt)}"
+        r = RedirectResponse(nxt, status_code=303)
         r.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", secure=request.url.scheme == "https",
                      max_age=14 * 24 * 3600)
         r.delete_cookie(PRE_COOKIE)
@@ -446,21 +500,30 @@ class Site:
 
     async def account_page(self, request: Request) -> Response:
         s = self.user_session(request, allow_must_change=True)
-        return self.page(request, "account.html", message="", nickname=s.user.nickname or "")
+        nxt = request.query_params.get("next", "/")
+        return self.page(request, "account.html", message="", nickname=s.user.nickname or "",
+                         next=nxt if _NEXT_RE.fullmatch(nxt) else "/")
 
     async def account(self, request: Request) -> Response:
+        """The account form, all or nothing (see Accounts.change); then back where the user was going."""
         s = self.user_session(request, allow_must_change=True)
         form = await self.form(request, s.csrf)
         old, new, again = (str(form.get(k, "")) for k in ("old", "new", "again"))
         nickname = str(form.get("nickname", ""))
+        nxt = str(form.get("next", "/"))
+        nxt = nxt if _NEXT_RE.fullmatch(nxt) and not nxt.startswith(("/login", "/logout")) else "/"
         try:
             if new != again:
-                raise AccountError(_("The two new passwords differ."))
-            await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname)
+                raise AccountError(_("the two new passwords differ: nothing was changed"))
+            await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname,
+                                    request.cookies.get(SESSION_COOKIE))
         except AccountError as e:
-            return self.page(request, "account.html", status=400, message=str(e), nickname=nickname)
+            return self.page(request, "account.html", status=400, message=str(e), nickname=nickname, next=nxt)
         self._nick_gen += 1
-        return RedirectResponse("/?changed=1", status_code=303)
+        r = RedirectResponse(nxt, status_code=303)
+        r.set_cookie(FLASH_COOKIE, "account", max_age=60, httponly=True, samesite="lax",
+                     secure=request.url.scheme == "https")
+        return r
 
     async def scoreboard(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -641,7 +704,10 @@ class Site:
             raise _Refused(403, _("A build's output is shown to its author only."))
         names = await run_in_threadpool(self.names, name)
         fb = await run_in_threadpool(self._feedback, name, [sub])
-        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id))
+        from kothkit.serve import validation
+
+        check = await run_in_threadpool(validation.load, self.host.state_dir, sub.id)
+        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id), check=check)
 
     async def bot_games(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -780,8 +846,9 @@ class Site:
         return Response(data, media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{filename}"'})
 
-def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
-    """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads)."""
+def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: bool = True) -> _Headers:
+    """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads).
+    ``access_log``: a line per request on stdout."""
     site = Site(host, accounts, title)
 
     def wrap(handler):
@@ -790,7 +857,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
             i18n.set_language(i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE)))
             try:
                 return await handler(request)
-            except _Refused as e:
+            except (_Refused, playsite.Refused) as e:
                 if e.status == 303:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
@@ -809,6 +876,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
             yield
         finally:
             site.live.stop()
+            await run_in_threadpool(site.play.close)
 
     routes = [
         Route("/", wrap(site.index)),
@@ -835,7 +903,16 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         Route("/c/{name}/game/{gid}", wrap(site.game)),
         Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
         Route("/c/{name}/game/{gid}/replay", wrap(site.replay)),
+        Route("/c/{name}/play", wrap(lambda r: playsite.page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play", wrap(lambda r: playsite.start(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}", wrap(lambda r: playsite.game_page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/state", wrap(lambda r: playsite.state(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/move", wrap(lambda r: playsite.move(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}/quit", wrap(lambda r: playsite.leave(site, r)), methods=["POST"]),
+        Route("/c/{name}/played/{rid}", wrap(lambda r: playsite.replay(site, r)), methods=["GET"]),
+        Route("/static/board.js", playsite.board_script),
+        *admin.routes(site, wrap),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return _Headers(app, site)
+    return _Headers(app, site, access_log)

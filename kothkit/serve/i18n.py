@@ -137,6 +137,11 @@ def _(message: str, **values: Any) -> str:
     return text % values if values else text
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogs where it is defined; it is translated where it is shown (``_``)."""
+    return message
+
+
 def missing(message: str, lang: str) -> bool:
     """Whether ``lang``'s catalog lacks ``message`` (English lacks none: its messages are the ids)."""
     return lang != DEFAULT and message not in languages()[lang].known
@@ -178,7 +183,7 @@ def extract() -> Catalog:
         func = "python" if method == "python" else "jinja2.ext:babel_extract"
         options = {"**.html": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}}
         for filename, lineno, message, comments, context in extract_from_dir(
-                root / folder, [(pattern, func)], options_map=options, keywords={"_": None, "gettext": None,
+                root / folder, [(pattern, func)], options_map=options, keywords={"_": None, "N_": None, "gettext": None,
                                                                                   "ngettext": (1, 2)}):
             if "/" in filename and folder == "serve" and not filename.endswith(".py"):
                 continue

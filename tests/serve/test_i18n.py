@@ -15,7 +15,7 @@ import kothkit
 from kothkit.serve import i18n
 
 #: A message's values: %(name)s (the site's), {name} (a replay page's, filled by its script).
-PLACEHOLDER = re.compile(r"%\([a-z_]+\)s|\{[a-z_]+\}")
+PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sdr]|\{[a-z_]+\}")
 
 
 def _catalog(code: str):
