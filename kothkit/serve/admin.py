@@ -26,6 +26,7 @@ from starlette.routing import Route
 from kothkit.serve.accounts import AccountError, Session
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
+from kothkit.serve.i18n import _
 
 #: Bytes of a roster upload.
 MAX_ROSTER = 1 << 20
@@ -54,7 +55,7 @@ class Admin:
     def admin(self, request: Request) -> Session:
         s = self.site.user_session(request)
         if not s.user.admin:
-            raise _Refused(403, "the admin pages are for admins")
+            raise _Refused(403, _("the admin pages are for admins"))
         return s
 
     def _done(self, s: Session, action: str, target: str, detail: str = "") -> None:
@@ -80,7 +81,7 @@ class Admin:
         try:
             upload = form.get("roster")
             if upload is None or isinstance(upload, str):
-                raise _Refused(400, "choose a roster (a CSV file) to upload")
+                raise _Refused(400, _("choose a roster (a CSV file) to upload"))
             data = await upload.read(MAX_ROSTER + 1)
             name = upload.filename or "roster.csv"
         finally:
@@ -89,7 +90,7 @@ class Admin:
             text = data.decode("utf-8-sig")
             added, skipped = await run_in_threadpool(self.site.accounts.add_csv, Path(name), text)
         except UnicodeDecodeError:
-            raise _Refused(400, f"{name}: not UTF-8 text") from None
+            raise _Refused(400, _("%(file)s: not UTF-8 text", file=name)) from None
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped")
@@ -101,9 +102,9 @@ class Admin:
         await self.site.form(request, s.csrf)
         login, action = request.path_params["login"], request.path_params["action"]
         if action not in USER_ACTIONS:
-            raise _Refused(404, f"no such action {action!r}")
+            raise _Refused(404, _("no such action %(action)s", action=repr(action)))
         if login == s.user.login and action in ("disable", "unadmin"):
-            raise _Refused(400, "an admin cannot disable or unmake themself here (use kothkit users)")
+            raise _Refused(400, _("an admin cannot disable or unmake themself here (use kothkit users)"))
         accounts = self.site.accounts
         try:
             if action == "reset":
@@ -135,11 +136,11 @@ class Admin:
         name, action = request.path_params["name"], request.path_params["action"]
         self.site.challenge(name)
         if action not in BRAIN_ACTIONS:
-            raise _Refused(404, f"no such action {action!r}")
+            raise _Refused(404, _("no such action %(action)s", action=repr(action)))
         try:
             sid = int(request.path_params["sid"])
         except ValueError:
-            raise _Refused(404, "there is no such submission") from None
+            raise _Refused(404, _("there is no such submission")) from None
         host = self.site.host
         try:
             said = await run_in_threadpool(host.rejudge if action == "rejudge" else host.disable, name, sid)

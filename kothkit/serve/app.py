@@ -47,7 +47,7 @@ from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.feedback import feedback, status_label
-from kothkit.serve.i18n import _
+from kothkit.serve.i18n import _, replay_words
 from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
@@ -128,38 +128,20 @@ def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
     ]
 
 
-def replay_words() -> dict[str, str]:
-    """A replay page's own words (kothkit.results.replay.WORDS) in the request's language."""
-    return {
-        "move {at} of {last}": _("move {at} of {last}"),
-        "Before the first move. {players} ({bot} opens).": _("Before the first move. {players} ({bot} opens)."),
-        " vs ": _(" vs "),
-        "Move {move}: {bot} replied in {ms} ms": _("Move {move}: {bot} replied in {ms} ms"),
-        "seat {seat}": _("seat {seat}"),
-        "judge \u2192 {bot}: {line}": _("judge \u2192 {bot}: {line}"),
-        "rejected: {why}": _("rejected: {why}"),
-        "Winner: {bot}": _("Winner: {bot}"),
-        "Draw": _("Draw"),
-        "Verdict: {verdict} against {bot}": _("Verdict: {verdict} against {bot}"),
-        "Late reply (not played): {bot} answered {reply} after {ms} ms":
-            _("Late reply (not played): {bot} answered {reply} after {ms} ms"),
-        "pause": _("pause"),
-        "play": _("play"),
-        "[end]": _("[end]"),
-        "[move {move}]": _("[move {move}]"),
-        "No picture: {problem} (the board is shown as text)": _("No picture: {problem} (the board is shown as text)"),
-        "{game} game #{index}: {players}": _("{game} game #{index}: {players}"),
-        "id {id}": _("id {id}"),
-        "seed {seed}": _("seed {seed}"),
-        "round {round}": _("round {round}"),
-        "move": _("move"),
-        "Logs": _("Logs"),
-        "first (Home)": _("first (Home)"),
-        "previous (\u2190)": _("previous (\u2190)"),
-        "play / pause (space)": _("play / pause (space)"),
-        "next (\u2192)": _("next (\u2192)"),
-        "last (End)": _("last (End)"),
-    }
+def phase_text(phase: Any) -> str:
+    """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language."""
+    def date(d: Any) -> str:
+        return d.isoformat(sep=" ", timespec="minutes")
+
+    if phase.name == "before":
+        return _("submissions open at %(when)s", when=date(phase.opens))
+    if phase.name == "closed":
+        return _("closed at %(when)s: the last games are being played", when=date(phase.closes))
+    if phase.name == "final":
+        return _("closed at %(when)s: the standings are final", when=date(phase.closes))
+    if phase.name == "open" and phase.closes is not None:
+        return _("open until %(when)s", when=date(phase.closes))
+    return _("open") if phase.name == "open" else phase.text
 
 
 def markup(template: str, value: Any) -> markupsafe.Markup:
@@ -176,7 +158,7 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = when
     env.filters["points"] = points
     env.filters["status"] = status_label
-    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup)
+    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text)
     return env
 
 

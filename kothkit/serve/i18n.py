@@ -160,6 +160,40 @@ def when(t: float | None) -> str:
     return format_datetime(d, "medium", tzinfo=datetime.UTC, locale=Locale.parse(current())) + " UTC"
 
 
+def replay_words() -> dict[str, str]:
+    """A replay page's own words (kothkit.results.replay.WORDS) in the request's language."""
+    return {
+        "move {at} of {last}": _("move {at} of {last}"),
+        "Before the first move. {players} ({bot} opens).": _("Before the first move. {players} ({bot} opens)."),
+        " vs ": _(" vs "),
+        "Move {move}: {bot} replied in {ms} ms": _("Move {move}: {bot} replied in {ms} ms"),
+        "seat {seat}": _("seat {seat}"),
+        "judge \u2192 {bot}: {line}": _("judge \u2192 {bot}: {line}"),
+        "rejected: {why}": _("rejected: {why}"),
+        "Winner: {bot}": _("Winner: {bot}"),
+        "Draw": _("Draw"),
+        "Verdict: {verdict} against {bot}": _("Verdict: {verdict} against {bot}"),
+        "Late reply (not played): {bot} answered {reply} after {ms} ms":
+            _("Late reply (not played): {bot} answered {reply} after {ms} ms"),
+        "pause": _("pause"),
+        "play": _("play"),
+        "[end]": _("[end]"),
+        "[move {move}]": _("[move {move}]"),
+        "No picture: {problem} (the board is shown as text)": _("No picture: {problem} (the board is shown as text)"),
+        "{game} game #{index}: {players}": _("{game} game #{index}: {players}"),
+        "id {id}": _("id {id}"),
+        "seed {seed}": _("seed {seed}"),
+        "round {round}": _("round {round}"),
+        "move": _("move"),
+        "Logs": _("Logs"),
+        "first (Home)": _("first (Home)"),
+        "previous (\u2190)": _("previous (\u2190)"),
+        "play / pause (space)": _("play / pause (space)"),
+        "next (\u2192)": _("next (\u2192)"),
+        "last (End)": _("last (End)"),
+    }
+
+
 def install(env: jinja2.Environment) -> None:
     """Give ``env``'s templates ``_``/``gettext``/``ngettext`` (Jinja2's i18n extension, new-style:
     values are escaped and filled by name) in the request's language, and the ``number`` filter."""

@@ -444,6 +444,7 @@ async def replay(site: Any, request: Request) -> Response:
     """A stored play game's replay: for the person who played it, and admins."""
     from kothkit.results.archive import read_game
     from kothkit.results.replay import page_of
+    from kothkit.serve.i18n import current, replay_words
     from kothkit.serve.privacy import private_transcript
 
     name, rid = request.path_params["name"], request.path_params["rid"]
@@ -477,9 +478,11 @@ async def replay(site: Any, request: Request) -> Response:
             shown = "you" if p == me else "player"
         rename[p] = shown if shown not in rename.values() else f"{shown}~{len(rename)}"
 
+    nav = site._replay_nav(info_c, request)
+
     def render() -> str:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
-        return page_of(t, site._replay_nav(info_c))
+        return page_of(t, nav, replay_words(), current())
 
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})

@@ -79,7 +79,7 @@ def test_the_language_follows_the_browser_and_the_switch(header, cookie, want):
 
 def test_a_replay_page_is_given_every_word_of_its_script():
     from kothkit.results.replay import WORDS
-    from kothkit.serve.app import replay_words
+    from kothkit.serve.i18n import replay_words
 
     template = (Path(kothkit.__file__).parent / "templates" / "replay.html").read_text()
     used = set(re.findall(r'T\("((?:[^"\\]|\\.)*)"', template))

@@ -26,9 +26,9 @@ DATA_WORDS = {"kothkit", "Gomoku", "course", "Alice", "Bob", "gomoku", "classic"
               # technical terms Chinese text writes as they are
               "CPU", "tmp", "START", "DEBUG"}
 #: Elements whose text is data or code (removed before looking for English words in a Chinese page).
-DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #game-log, .fault-game, "
-                  # a replay's data: the bots' replies, the judge's lines, the game's own words (its end, its boards' titles)
-                  "#step .reply, #step .sent, #outcome, #logs .log, svg, .panel .title")
+DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #opponent, #game-log, .fault-game, "
+                  # a replay's data: the bots' replies, the judge's lines, the game's own words (its end, its boards' titles), its id and seed
+                  "#step .reply, #step .sent, #outcome, #logs .log, svg, .panel .title, #subheading")
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def pages(ids: dict) -> dict[str, str]:
             "submit": f"{c}/submit", "mine": f"{c}/mine", "submissions": f"{c}/submissions",
             "submission": f"{c}/submission/{ids['sid']}", "bot": f"{c}/bot/{ids['bot']}",
             "game": f"{c}/game/{ids['gid']}", "replay": f"{c}/game/{ids['gid']}/replay", "account": "/account",
-            "login": "/login", "error": f"{c}/bot/nobody"}
+            "login": "/login", "error": f"{c}/bot/nobody", "play": f"{c}/play"}
 
 
 #: The pages docs/serve.md shows.
