@@ -20,6 +20,7 @@ game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import re
@@ -186,7 +187,9 @@ class PlayRoom:
         web.idle = self.idle
         title = _("%(game)s: you against %(bot)s") % {"game": info.name, "bot": opponent.label}
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
-        g.thread = threading.Thread(target=self._play, args=(g, info, seats, limits, rules, seat, replay_url),
+        # The game's thread runs in the starter's context: its messages (the result) in their language.
+        g.thread = threading.Thread(target=contextvars.copy_context().run,
+                                    args=(self._play, g, info, seats, limits, rules, seat, replay_url),
                                     name=f"kothkit-play-{g.id[:6]}", daemon=True)
         with self._lock:
             self._games[g.id] = g
