@@ -72,7 +72,7 @@ def pages(ids: dict) -> dict[str, str]:
 
 
 #: The pages docs/serve.md shows.
-SHOWN = ("challenges", "scoreboard", "rules", "submit", "mine", "replay")
+SHOWN = ("challenges", "scoreboard", "rules", "submit", "mine", "replay", "play")
 
 
 def _english_left(page, selector: str) -> set[str]:
