@@ -42,7 +42,6 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Collection
-from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +61,7 @@ __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
     from kothkit.limits import Limits
+    from kothkit.playing.schedule import Changes, Planned
     from kothkit.serve.slots import Slots
     from kothkit.store.journal import Journal
 
@@ -106,13 +106,9 @@ class _Served:
     queue: GameQueue = attrs.field(factory=GameQueue)
     #: Bots whose games are played first (new or changed, until their games are all played).
     fresh: set = attrs.field(factory=set)
-    #: Every game of the current schedule: id -> (its pair, its number k in the pair); its index
-    #: (its place in the schedule) is worked out from those (Host._place).
-    index: dict = attrs.field(factory=dict)
-    #: The current schedule pair by pair (see _Plan), each round's order of the pairs (pair ->
-    #: its place), the bots it was made of (name -> hash), and its games not counted.
-    pairs: dict = attrs.field(factory=dict)
-    order: _Order | None = None
+    #: The current schedule (kothkit.playing.schedule.Planned: its games, their places), the bots
+    #: it was made of (name -> hash), and its games not counted.
+    plan: Planned | None = None
     planned: dict = attrs.field(factory=dict)
     unplayed: set = attrs.field(factory=set)
     #: Whether counted games may hold an index from before the pairs' order last changed.
@@ -156,45 +152,15 @@ class _Served:
 
 
 @attrs.frozen
-class _Pair:
-    """A pair's games in a challenge's schedule: all of them but their places in the order, which
-    depend on the pair alone (kothkit.playing.schedule.pair_plan)."""
-
-    #: Game k: (seats, id, seed).
-    games: tuple
-    #: Per round: the pair's seeded order in its block.
-    order: tuple
-
-
-@attrs.frozen
-class _Order:
-    """Each round's order of a schedule's pairs: by block, then by the pair's seeded order (see
-    kothkit.playing.schedule.block), then by names (as Schedule's stable sort of the pairs)."""
-
-    #: Bot -> its group (see kothkit.playing.schedule.BLOCK).
-    groups: dict
-    #: Per round: pair -> its sort key; the pairs in order; pair -> its place.
-    keys: list
-    pairs: list
-    ranks: list
-
-
-@attrs.frozen
 class _Plan:
     """A challenge's round robin as scheduled from its bots (see Host._plan): what changed since
     the schedule before it, or (``full``) the whole of it."""
 
-    bots: tuple
     fresh: set
     full: bool
-    #: (a, b) -> _Pair, for every pair (a's name first); each round's order of them.
-    pairs: dict
-    order: _Order
-    #: The new pairs' games: id -> (pair, k) (every game's, when ``full``).
-    added: dict
-    #: The previous schedule's games that are not in this one (of bots changed or gone).
-    dropped: list
-    #: The new pairs' games found in the journal (every game's, when ``full``).
+    plan: Planned
+    changes: Changes
+    #: The new games found in the journal (every game's, when ``full``).
     found: list
     #: The games not in the journal, a new bot's first.
     first: list
@@ -209,25 +175,17 @@ def _safe_name(text: str) -> str:
 
 
 def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (id, idx, players, winner, verdict, fault, reason, finished_at)."""
+    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, fault,
+    reason, finished_at)."""
     gid, idx, players, winner, verdict, fault, reason, finished = row
     return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
                        verdict=verdict, fault=fault, reason=reason, time=finished)
-
-
-_SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
 
 
 def _recent_key(s: GameSummary) -> tuple:
     """The order of the counted games: as they were stored (a game's index at the time it was
     counted settles a tie)."""
     return s.time, -s.index
-
-
-def _chunks(it, n):
-    it = iter(it)
-    while chunk := list(itertools.islice(it, n)):
-        yield chunk
 
 
 def _folder_time(folder: Path) -> float | None:
@@ -460,7 +418,7 @@ class Host:
             c.builds.clear()
             c.building.clear()
             c.active.clear()
-            c.planned, c.pairs = {}, {}  # (and its schedule is made afresh: the state may have changed)
+            c.plan, c.planned = None, {}  # (and its schedule is made afresh: the state may have changed)
         if c.seed is None:
             last = c.journal.last_run(c.info.name)
             c.seed = last["seed"] if last is not None else fresh_seed()
@@ -555,7 +513,7 @@ class Host:
             wait = True
         if wait:
             assert c.journal is not None  # (opened by _open)
-            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
+            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal))
             return
         if c.planner is not None:  # a plan is being made: another follows it, with these bots too
             c.again = (c.again or set()) | fresh
@@ -563,12 +521,12 @@ class Host:
         c.stored_since = []
 
         def plan() -> None:
+            from kothkit.store.journal import Journal
+
             result = None
             try:
-                uri = f"file:{c.journal_path.resolve()}?mode=ro"
-                with closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
-                    db.row_factory = sqlite3.Row
-                    result = self._plan(c, bots, fresh, inflight, db, stop=self._stopping.is_set)
+                with Journal(c.journal_path, readonly=True) as reader:
+                    result = self._plan(c, bots, fresh, inflight, reader, stop=self._stopping.is_set)
             except Exception:  # noqa: BLE001 - the host carries on with the schedule it has
                 self._note(f"{c.name}: scheduling failed: {traceback.format_exc()}")
             self._planned.put((c, result))
@@ -577,161 +535,54 @@ class Host:
         c.planner = threading.Thread(target=plan, name=f"kothkit-host-plan-{c.name}", daemon=True)
         c.planner.start()
 
-    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], db: sqlite3.Connection,
+    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], journal: Journal,
               stop=None) -> _Plan | None:
-        """The schedule of ``bots``, made from the one before it (None if ``stop()`` became true meanwhile).
+        """The schedule of ``bots``, changed from the one before it (None if ``stop()`` became true
+        meanwhile): kothkit.playing.schedule.Planned works out the changed bots' games alone; their
+        games stored in ``journal`` are found, the others queued.  The games of the other bots are
+        as they were, and those counted stay counted (the dispatcher counts each game of the
+        schedule it stores).  Reads the applied schedule (``c.plan``, ``c.unplayed``), which only
+        :meth:`_apply` replaces, and never while a plan is being made."""
+        from kothkit.playing.schedule import Planned, Schedule
 
-        Only the pairs of a bot added or changed are worked out (their games' ids and seeds) and
-        looked for in the journal (``db``); the other pairs' games are as they were, and those
-        counted stay counted (the dispatcher counts each game of the schedule it stores).  The
-        games' places in the order are worked out again only when the bots' names changed (a
-        sort of the pairs).  The result is the schedule kothkit.playing.schedule.Schedule gives
-        (``tests/serve/test_host.py`` compares them).  Reads the applied schedule (``c.pairs``,
-        ``c.index``...), which only :meth:`_apply` replaces, and never while a plan is being made."""
-        from kothkit.playing.schedule import game_key, pair_plan, settings_of
-        from kothkit.playing.seeding import derive
-        from kothkit.store.records import GameTask
-
-        seed, rounds = c.seed, c.rounds
-        assert seed is not None  # (the journal's or a fresh one: set by _open)
-        key = game_key(c.info.name, settings_of(c.limits, c.rules, c.code))
-        specs = {b.name: b for b in bots}
-        full = not c.planned
-        before = {} if full else c.planned
-        gone = {n for n, h in before.items() if n not in specs or specs[n].hash != h}
-        changed = sorted(n for n, b in specs.items() if before.get(n) != b.hash)
-        pairs: dict[tuple[str, str], _Pair] = {}
-        dropped: list[str] = []
-        removed: set[tuple[str, str]] = set()
-        if not full:
-            pairs = dict(c.pairs)
-            for n in gone:  # the pairs of a bot changed or gone
-                for m in before:
-                    g = pairs.pop(p := (n, m) if n < m else (m, n), None)
-                    if g is not None:
-                        removed.add(p)
-                        dropped.extend(gid for _seats, gid, _seed in g.games)
-        old = None if full else c.order
-        new = []
-        for n in changed:
-            for m in specs:
-                p = (n, m) if n < m else (m, n)
-                if m == n or p in pairs:
-                    continue
-                a, b = specs[p[0]], specs[p[1]]
-                orders, ids, game_seed = pair_plan(key, seed, a, b)
-                pairs[p] = _Pair(games=tuple((orders[k & 1], ids[k & 1](f"{k}\x1f{seed}"), game_seed(k))
-                                             for k in range(2 * rounds)),
-                                 order=tuple(derive(seed, "order", r, a.name, b.name) for r in range(rounds)))
-                new.append(p)
-        per_round = 2 * len(pairs)
-        if old is None or set(specs) != set(before):  # the pairs' order changed
-            order = self._order(old, specs, pairs, new, removed, rounds)
-        else:  # the same pairs (some with new games) in the same places
-            order = old
-        ranks = order.ranks
-
-        def place(p: tuple[str, str], k: int) -> int:
-            return (k >> 1) * per_round + 2 * ranks[k >> 1][p] + (k & 1)
-
-        added = {g[1]: (p, k) for p in new for k, g in enumerate(pairs[p].games)}
+        assert c.seed is not None  # (the journal's or a fresh one: set by _open)
+        full = c.plan is None
+        base = c.plan or Planned.empty(Schedule(game=c.info.name, bots=(), seed=c.seed, rounds=c.rounds,
+                                                limits=c.limits, rules=c.rules, code=c.code))
+        plan, changes = base.change(bots)
         found, unplayed = [], []
-        for chunk in _chunks(added.items(), 512):
+        added = [t.id for t in changes.added]
+        for i in range(0, len(added), 2048):
             if stop is not None and stop():
                 return None
-            q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
-                 f"WHERE id IN ({','.join('?' * len(chunk))})")
-            rows = {row["id"]: row for row in db.execute(q, [gid for gid, _ in chunk])}
-            for gid, (p, k) in chunk:
+            chunk = added[i:i + 2048]
+            rows = {row[0]: row for row in journal.summaries(chunk)}
+            for gid in chunk:
                 row = rows.get(gid)
                 if row is None:
-                    unplayed.append((place(p, k), p, k))
-                else:
-                    # The same id: the same bots in the same seats (the id holds them in seat order).
-                    seats = pairs[p].games[k][0]
-                    found.append(GameSummary(id=gid, index=place(p, k), bots=tuple(b.name for b in seats),
-                                             winner=row["winner"], verdict=row["verdict"], fault=row["fault"],
-                                             reason=row["reason"], time=row["finished_at"]))
-        if not full:  # the other pairs' games not counted yet (a game stored meanwhile: left out by _apply)
-            gone_ids = set(dropped)
+                    unplayed.append(gid)
+                else:  # the same id: the same bots in the same seats (the id holds them in seat order)
+                    found.append(_summary(row, plan.index(gid)))
+        if not full:  # the other games not counted yet (a game stored meanwhile: left out by _apply)
             with self._lock:
-                left = [c.index[gid] for gid in c.unplayed if gid not in gone_ids]
-            unplayed.extend((place(p, k), p, k) for p, k in left)
-        unplayed.sort()
+                unplayed.extend(gid for gid in c.unplayed if gid not in changes.removed)
         first, rest, skipped = [], [], []
-        rules = dict(c.rules)
-        for i, p, k in unplayed:
-            seats, gid, game_seed = pairs[p].games[k]
-            t = GameTask(id=gid, game=c.info.name, players=seats, seed=game_seed, limits=c.limits, rules=rules,
-                         index=i, functions_in_process=False)
-            if gid in inflight:
+        for t in plan.tasks(unplayed):
+            if t.id in inflight:
                 skipped.append(t)
-            elif seats[0].name in fresh or seats[1].name in fresh:
+            elif t.players[0].name in fresh or t.players[1].name in fresh:
                 first.append(t)
             else:
                 rest.append(t)
-        return _Plan(bots=bots, fresh=fresh, full=full, pairs=pairs, order=order, added=added, dropped=dropped,
-                     found=found, first=first, rest=rest, skipped=skipped)
-
-    @staticmethod
-    def _order(old: _Order | None, specs: dict, pairs: dict, new: list, removed: set, rounds: int) -> _Order:
-        """Each round's order of ``pairs``: ``new`` the pairs not in ``old`` as they are (added or
-        changed), ``removed`` those of ``old`` that are gone.  A sort of the pairs, in which only
-        the new ones and those of a bot whose group changed (after a new name, one bot a group)
-        get new keys, and which comes in the old order: almost sorted."""
-        from kothkit.playing.schedule import block, groups
-
-        group = groups(specs)
-        moved = set() if old is None else {n for n, g in group.items() if old.groups.get(n) != g}
-        fresh = set(new)
-
-        def key(p: tuple[str, str], r: int) -> int:
-            # (block, seeded order) as one number (groups are < 2**19, the seeded order < 2**31).
-            i, j = block(group, *p)
-            return ((i << 20) + j + (1 << 19)) << 32 | pairs[p].order[r]
-
-        keys_of, lists, ranks = [], [], []
-        for r in range(rounds):
-            if old is None:
-                keys = {p: key(p, r) for p in pairs}
-                seq = list(pairs)
-            else:
-                keys = dict(old.keys[r])
-                for p in removed:
-                    keys.pop(p, None)
-                for n in moved:
-                    for m in specs:
-                        p = (n, m) if n < m else (m, n)
-                        if p in keys:
-                            keys[p] = key(p, r)
-                keys.update((p, key(p, r)) for p in new)
-                out = removed | fresh
-                seq = list(old.pairs[r]) if out.isdisjoint(old.ranks[r]) else [p for p in old.pairs[r] if p not in out]
-                seq.extend(new)
-            seq.sort(key=keys.__getitem__)
-            ks = [keys[p] for p in seq]
-            if any(map(int.__eq__, ks, itertools.islice(ks, 1, None))):
-                # Two pairs with the same key (rare): Schedule's stable sort of the pairs in name
-                # order puts them in name order.
-                seq.sort(key=lambda p: (keys[p], p))
-            keys_of.append(keys)
-            lists.append(seq)
-            ranks.append(dict(zip(seq, range(len(seq)))))
-        return _Order(groups=group, keys=keys_of, pairs=lists, ranks=ranks)
-
-    @staticmethod
-    def _place(c: _Served, game_id: str) -> int:
-        """The index (place in the schedule) of a game of ``c``'s schedule (with the lock held)."""
-        p, k = c.index[game_id]
-        assert c.order is not None  # (set with the index)
-        return (k >> 1) * 2 * len(c.pairs) + 2 * c.order.ranks[k >> 1][p] + (k & 1)
+        return _Plan(fresh=fresh, full=full, plan=plan, changes=changes, found=found, first=first, rest=rest,
+                     skipped=skipped)
 
     def _placed(self, c: _Served, games: list[GameSummary]) -> list[GameSummary]:
         """``games`` with their places in the schedule as it is now: a counted game keeps the index
         it had when it was counted, and a new bot's name moves the others (with the lock held)."""
         out = []
         for s in games:
-            if s.id in c.index and s.index != (i := self._place(c, s.id)):
+            if c.plan is not None and s.id in c.plan and s.index != (i := c.plan.index(s.id)):
                 s = attrs.evolve(s, index=i)
             out.append(s)
         return out
@@ -746,7 +597,7 @@ class Host:
             stored, c.stored_since = c.stored_since or [], None
         if plan is None:
             return
-        bots, j = plan.bots, c.journal
+        bots, j = plan.plan.schedule.bots, c.journal
         assert j is not None and c.seed is not None  # (set by _open)
         described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
@@ -766,32 +617,32 @@ class Host:
         names = [b.name for b in bots]
         with self._lock:
             if plan.full or c.board is None:
-                counted, board, index, unplayed = {}, Board(c.info.scoring, names), {}, set()
+                counted, board, unplayed = {}, Board(c.info.scoring, names), set()
                 recent: list[GameSummary] = []
             else:
-                counted, board, index, unplayed, recent = c.counted, c.board, c.index, c.unplayed, c.recent
-                for gid in plan.dropped:  # the games of the bots changed or gone
-                    del index[gid]
+                counted, board, unplayed, recent = c.counted, c.board, c.unplayed, c.recent
+                dropped = plan.changes.removed
+                for gid in dropped:  # the games of the bots changed or gone
                     unplayed.discard(gid)
                     s = counted.pop(gid, None)
                     if s is not None:
                         board.remove(s.bots, s.winner)
-                if plan.dropped:
+                if dropped:
                     recent = [s for s in recent if s.id in counted]
                 for n in set(board.bots).difference(names):
                     board.remove_bot(n)
                 for n in names:
                     board.add_bot(n)
-            index.update(plan.added)
-            unplayed.update(plan.added)
-            c.stale = not plan.full and (c.stale or bool(counted) and plan.order is not c.order)
-            c.index, c.counted, c.board, c.unplayed = index, counted, board, unplayed
-            c.pairs, c.order, c.planned = plan.pairs, plan.order, {b.name: b.hash for b in bots}
+            index = plan.plan
+            unplayed.update(t.id for t in plan.changes.added)
+            c.stale = not plan.full and (c.stale or bool(counted) and plan.changes.moved)
+            c.plan, c.counted, c.board, c.unplayed = index, counted, board, unplayed
+            c.planned = {b.name: b.hash for b in bots}
             # The new pairs' games found in the journal, and the games stored after the plan looked for them.
             new = []
             for s in itertools.chain(plan.found, stored):
                 if s.id in index and s.id not in counted:
-                    i = self._place(c, s.id)
+                    i = index.index(s.id)
                     s = counted[s.id] = s if s.index == i else attrs.evolve(s, index=i)
                     unplayed.discard(s.id)
                     board.add(s.bots, s.winner)
@@ -814,7 +665,8 @@ class Host:
         self._finish_run(c)
 
     def _finish_run(self, c: _Served) -> None:
-        if c.run_id is not None and not len(c.queue) and not any(gid in c.index for gid in c.inflight):
+        plan = c.plan
+        if c.run_id is not None and not len(c.queue) and not any(plan is not None and g in plan for g in c.inflight):
             assert c.journal is not None
             c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
 
@@ -906,9 +758,10 @@ class Host:
             if folder is None:
                 c.inflight.pop(item.id, None)
                 c.queue.done(item)
-                if tries[key] <= RETRIES and item.id in c.index:
+                scheduled = c.plan is not None and item.id in c.plan
+                if tries[key] <= RETRIES and scheduled:
                     c.queue.push_back(item, not c.fresh.isdisjoint(b.name for b in item.players))
-                elif item.id in c.index:
+                elif scheduled:
                     self._note(f"{c.name}: game {item.id} ({' vs '.join(b.name for b in item.players)}) ended its "
                                f"worker {tries[key]} times: left unplayed until the host starts again")
             elif tries[key] <= RETRIES:
@@ -931,9 +784,9 @@ class Host:
         with self._lock:
             c.inflight.pop(task.id, None)
             c.queue.done(task)
-            if task.id in c.index and task.id not in c.counted:  # (never counted twice)
+            if c.plan is not None and task.id in c.plan and task.id not in c.counted:  # (never counted twice)
                 c.unplayed.discard(task.id)
-                s = c.counted[task.id] = GameSummary(id=row[0], index=self._place(c, task.id),
+                s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
                                                      fault=row[8], reason=row[7], time=row[13])
                 assert c.board is not None  # (made with the index, by _apply)
@@ -1086,7 +939,7 @@ class Host:
             s = c.counted.get(game_id)
             if s is not None:
                 return self._placed(c, [s])[0]
-        row = self._read(c, f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id=?", game_id)
+        row = self._read(c, game_id)
         if row is None:
             raise KeyError(f"no game {game_id!r} in {name}")
         return _summary(row)
@@ -1100,16 +953,18 @@ class Host:
         with self._lock:
             return {c.logins[b] for b in s.bots if b in c.logins}
 
-    def _read(self, c: _Served, query: str, game_id: str):
-        """One row of ``c``'s journal, read-only (the dispatcher may be writing it)."""
+    def _read(self, c: _Served, game_id: str):
+        """One game's summary row of ``c``'s journal (Journal.summaries), read-only (the dispatcher
+        may be writing it); None if it is not there."""
+        from kothkit.store.journal import Journal
+
         if not isinstance(game_id, str) or not re.fullmatch(r"[0-9a-f]{1,64}", game_id):
             return None
         try:
-            with closing(sqlite3.connect(f"file:{c.journal_path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
-                row = db.execute(query, (game_id,)).fetchone()
+            with Journal(c.journal_path, readonly=True) as reader:
+                return next(reader.summaries([game_id]), None)
         except sqlite3.Error:
             return None
-        return None if row is None else tuple(row)
 
     def _transcript(self, name: str, game_id: str, pictures: bool):
         from kothkit.results.archive import read_game, transcript

@@ -70,3 +70,45 @@ def test_a_bots_seed_is_derived_from_its_games_seed_and_seat():
     for seed in [0, 1, (1 << 31) - 1] + [rng.randrange(1 << 31) for _ in range(500)]:
         for seat in (0, 1, 2):
             assert bot_seed(seed, seat) == derive(seed, "bot", seat)
+
+
+def _bot(name, version="1"):
+    return BotSpec(name=name, path=Path("."), command=("x",), hash=f"{name}-{version}")
+
+
+def _same_as_full(plan, changes, before_ids):
+    """``plan`` is a full schedule of its bots, and ``changes`` the difference from ``before_ids``."""
+    full = list(Schedule(game="g", bots=plan.schedule.bots, seed=7, rounds=2, limits=Limits()))
+    assert plan.tasks(t.id for t in full) == full  # ids, seats, seeds and indices
+    assert len(plan) == len(full)
+    ids = {t.id for t in full}
+    assert {t.id for t in changes.added} == ids - before_ids
+    assert changes.removed == before_ids - ids
+    assert list(changes.added) == [t for t in full if t.id not in before_ids]  # in play order
+
+
+def test_schedule_changes_equal_a_full_schedule():
+    from kothkit.playing.schedule import Planned
+
+    # More than a BLOCK (16) of bots: a new name moves others to the next group.
+    names = [f"b{i:02d}" for i in range(20)]
+    plan = Planned.empty(Schedule(game="g", bots=(), seed=7, rounds=2, limits=Limits()))
+    steps = [
+        [_bot(n) for n in names],  # all at once
+        [_bot(n) for n in [*names, "a00"]],  # one added, first by name
+        [_bot(n, "2" if n == "b05" else "1") for n in [*names, "a00"]],  # one replaced
+        [_bot(n, "2" if n == "b05" else "1") for n in [*names, "a00"] if n != "b11"],  # one dropped
+        # many at once: two added, two replaced, two dropped
+        [_bot(n, "3" if n in ("b01", "b19") else "1") for n in [*names, "c1", "a01"] if n not in ("b02", "b03")],
+        [_bot(n) for n in names],  # the first bots again
+    ]
+    for bots_now in steps:
+        before = set(plan.where)
+        plan, changes = plan.change(bots_now)
+        _same_as_full(plan, changes, before)
+    # Schedule.changed: the same from a whole schedule.
+    s = Schedule(game="g", bots=tuple(_bot(n) for n in names), seed=7, rounds=2, limits=Limits())
+    after, changes = s.changed([_bot(n) for n in names[1:]] + [_bot("z")])
+    assert list(after) == list(Schedule(game="g", bots=after.bots, seed=7, rounds=2, limits=Limits()))
+    assert changes.new == {"z"} and changes.gone == {names[0]} and changes.moved
+    assert changes.removed == {t.id for t in s if names[0] in (t.players[0].name, t.players[1].name)}

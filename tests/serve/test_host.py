@@ -505,7 +505,7 @@ def test_default_languages_take_a_python_brain(tmp_path, hosts):
 
 # -- a change of bots schedules only what changed -------------------------------------------------
 # The host keeps its schedule pair by pair and, for a new, replaced or removed brain, works out
-# only that brain's pairs (Host._plan).  These tests drive the dispatcher's own steps in the test's
+# only that brain's pairs (kothkit.playing.schedule.Planned, through Host._plan).  These tests drive the dispatcher's own steps in the test's
 # thread (no slots, no games played: stored rows stand for finished games) and compare the host's
 # schedule, counted games and standings with a full one: kothkit.playing.schedule.Schedule, and a
 # second host that opens the same state afresh.
@@ -539,7 +539,7 @@ def _assert_as_full(host: Host, ch: Path, state: Path) -> None:
     """``host``'s schedule of ``course`` is what a full schedule of its bots gives."""
     c = host._get("course")
     tasks = list(_full_schedule(c))
-    assert {gid: host._place(c, gid) for gid in c.index} == {t.id: t.index for t in tasks}
+    assert {gid: c.plan.index(gid) for gid in c.plan.where} == {t.id: t.index for t in tasks}
     in_journal = set(stored_ids(c.journal_path))
     assert set(c.counted) == {t.id for t in tasks if t.id in in_journal}
     assert set(c.unplayed) == {t.id for t in tasks if t.id not in in_journal}
