@@ -234,6 +234,12 @@ class GameInfo:
     #: Bot names the game's protocol uses for something else (Swap2's ``EXIT TIE``): a bot so
     #: named is left out of a tournament, with a message saying why.
     reserved_names: frozenset[str] = frozenset()
+    #: The modules whose code decides outcomes (dotted names; a package counts with all its files;
+    #: a leading "." is relative to the match's package): part of every game's id, so editing one
+    #: plays the game's games again.  Empty: the match's module, its package's ``rules``,
+    #: ``codec`` and ``match`` modules and what of the package they import, so that pictures,
+    #: exports and docs change no id (:func:`kothkit.plugins.outcome_modules`).
+    outcome_modules: tuple[str, ...] = ()
 
     @property
     def renders(self) -> bool:

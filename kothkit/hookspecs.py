@@ -92,11 +92,13 @@ def kothkit_picture(game: GameInfo, match: Match) -> Grid | Svg | list[Grid | Sv
     :param game: the :class:`kothkit.game.GameInfo` of the match.
     :param match: a match of that game, after some replies (or none) were played into it.
     :return: a :class:`kothkit.picture.Grid` (a board the core draws: rows of piece characters,
-        the last move, a winning line, hatched rows) or :class:`kothkit.picture.Svg` (an ``<svg>``
-        the game drew; escape any text in it), or a list of them, drawn side by side (e.g. the
-        true board and what each player saw).  Optional: without it a page shows the game's
-        ``render`` text.  Called once per move of every game a page or report shows: read the
-        match, never change it.
+        the last move, a winning line, hatched rows, in its style and colours) or
+        :class:`kothkit.picture.Svg` (an ``<svg>`` the game drew; escape any text in it), or a list
+        of them, drawn side by side (e.g. the true board and what each player saw).  Optional:
+        without it a page shows the game's ``render`` text.  Called once per move of every game a
+        page or report shows: read the match, never change it.  A hook that raises (or returns
+        anything else) is reported: ``kothkit export`` fails naming it, a page says so over its
+        text board; the conformance kit calls it on every position of its games.
     """
 
 
@@ -109,7 +111,8 @@ def kothkit_exporters(game: GameInfo) -> dict[str, Exporter] | None:
     :return: ``{name: exporter}``; ``exporter(transcript)`` gets a
         :class:`kothkit.results.archive.Transcript` (the record re-played: setup, rules, every step) and
         returns the file's text; the file is named ``<game>-<index>-<id>.<name>``.  Formats of
-        all plugins are merged (``json`` is the core's own, for every game).
+        all plugins are merged (``json`` is the core's own, for every game).  An exporter that
+        raises fails ``kothkit export``, naming it; the conformance kit runs each on its games.
     """
 
 

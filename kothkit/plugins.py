@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -89,17 +89,87 @@ def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
     return games[name].info
 
 
+#: The modules beside a game's match module that decide its outcomes unless it names its own
+#: (:attr:`GameInfo.outcome_modules`).
+OUTCOME_MODULES = ("rules", "codec", "match")
+
+
+def _spec(name: str) -> Any:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def _imported(module: str) -> set[str]:
+    """The modules of ``module``'s own top-level package that its source imports (by name: it is
+    read, not run)."""
+    import ast  # here, not at the top: every command imports this module, few hash a game's code
+
+    spec = _spec(module)
+    if spec is None or not (spec.origin or "").endswith(".py"):
+        return set()
+    try:
+        tree = ast.parse(Path(spec.origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    top = module.partition(".")[0]
+    package = module if spec.submodule_search_locations else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            try:
+                base = importlib.util.resolve_name(base, package or None) if node.level else base
+            except (ImportError, ValueError):
+                continue
+            names = [base] + [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+        for name in names:
+            if name.partition(".")[0] == top and name != top and _spec(name) is not None:
+                found.add(name)
+    return found
+
+
+def outcome_modules(info: GameInfo) -> list[str]:
+    """The modules whose code decides ``info``'s outcomes: its match's module, with the modules the
+    game names (:attr:`GameInfo.outcome_modules`), or else the match's package's ``rules``,
+    ``codec`` and ``match`` modules that exist and every module of the package that these
+    import (directly or through one another: a rule's helpers count, a picture's module does not
+    unless the rules import it)."""
+    home = getattr(info.match, "__module__", None) or ""
+    package = home.rpartition(".")[0]
+    found = {home} - {""}
+    if info.outcome_modules:
+        for name in info.outcome_modules:
+            try:
+                found.add(importlib.util.resolve_name(name, package or None))
+            except (ImportError, ValueError):
+                raise PluginError(f"game {info.name!r}: outcome module {name!r} is not a module name") from None
+    else:
+        found |= {f"{package}.{n}" for n in OUTCOME_MODULES if package and _spec(f"{package}.{n}") is not None}
+        todo = sorted(found)
+        while todo:
+            for m in _imported(todo.pop()) - found:
+                found.add(m)
+                todo.append(m)
+    return sorted(m for m in found if m != "kothkit" and not m.startswith("kothkit."))  # the core is not a game's
+
+
 def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
-    """The .py files of ``module``'s top-level package (or the module's own file), by a name that
-    is the same on every machine, less ``skip`` (the game's bundled bots: they have content
-    hashes of their own) and caches."""
-    top = sys.modules.get(module.split(".")[0])
-    if top is None or top.__name__ == "kothkit":  # the core is not a game's code
+    """The .py files of ``module`` (all of a package's, less ``skip``, the game's bundled bots: they
+    have content hashes of their own, and caches), by a name that is the same on every machine."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
         return {}
-    roots = [Path(d) for d in getattr(top, "__path__", ())]
+    roots = [Path(d) for d in spec.submodule_search_locations or ()]
     if not roots:
-        file = getattr(top, "__file__", None)
-        return {top.__name__: Path(file)} if file else {}
+        return {module: Path(spec.origin)} if spec.origin and spec.origin.endswith(".py") else {}
     files = {}
     for root in roots:
         for folder, dirs, names in os.walk(root):
@@ -108,25 +178,25 @@ def _code_files(module: str, skip: Path | None) -> dict[str, Path]:
                              and (skip is None or (here / d).resolve() != skip))
             for n in names:
                 if n.endswith(".py"):
-                    files[f"{top.__name__}/{(here / n).relative_to(root).as_posix()}"] = here / n
+                    files[f"{module}/{(here / n).relative_to(root).as_posix()}"] = here / n
     return files
 
 
 def game_code(info: GameInfo) -> dict[str, str | None]:
     """What of a game's code decides its outcomes, for its games' ids: the plugin's distribution
-    and version, and a hash of the Python files of the package(s) that register the game and
-    define its match (less its bundled bots).  So an edited working tree (an editable install),
-    like a new version, changes every id of the game, and its games are played again.
+    and version, and a hash of its outcome modules (:func:`outcome_modules`) and of the source of
+    its ``bot_args`` (what a program bot is told).  So an edited rule in a working tree (an
+    editable install), like a new version, changes every id of the game and its games are played
+    again; an edited picture, exporter or README changes none.
     """
     try:
         found = _default_games().get(info.name)
     except PluginError:
         found = None
     ours = found if found is not None and found.info is info else None
-    modules = {getattr(info.match, "__module__", None) or "", (ours.module if ours else None) or ""} - {""}
     skip = Path(info.bots).resolve() if info.bots else None
     files: dict[str, Path] = {}
-    for m in sorted(modules):
+    for m in outcome_modules(info):
         files.update(_code_files(m, skip))
     h = hashlib.sha256()
     for name, f in sorted(files.items()):
@@ -136,4 +206,12 @@ def game_code(info: GameInfo) -> dict[str, str | None]:
         except OSError:
             pass
         h.update(b"\0")
+    if info.bot_args is not None:
+        import inspect
+
+        try:
+            source = inspect.getsource(info.bot_args)
+        except (OSError, TypeError):
+            source = getattr(info.bot_args, "__qualname__", type(info.bot_args).__qualname__)
+        h.update(b"bot_args\0" + source.encode() + b"\0")
     return {"plugin": ours.dist if ours else None, "code": h.hexdigest()}

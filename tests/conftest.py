@@ -39,6 +39,17 @@ class CLI:
         return json.loads(out.read_text())
 
 
+@pytest.fixture(autouse=True)
+def private_core_locks(tmp_path_factory, monkeypatch) -> Path:
+    """Each test claims cores in a lock folder of its own (kothkit.procs.cores), never the machine's:
+    another judge on the machine (a ``kothkit serve``, a user's run, another suite) holds cores
+    there, which would decide where a test's judges play and what they print.  The judges a test
+    starts inherit the setting, so those of one test still see each other's claims."""
+    folder = tmp_path_factory.mktemp("cores")
+    monkeypatch.setenv("KOTHKIT_CORES_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def cli(tmp_path) -> CLI:
     return CLI(tmp_path)

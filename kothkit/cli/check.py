@@ -5,7 +5,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from kothkit.cli.common import app, err, out
+from kothkit.cli.common import RULES_HELP, app, err, out
+from kothkit.playing.progress import counted
 
 
 def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> None:
@@ -30,7 +31,7 @@ def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> Non
 
 @app.command()
 def check(
-    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
+    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     bot: Annotated[str, typer.Argument(help="The bot to check: a bot folder, file.py:function, or a bundled bot's name.")],
     seed: Annotated[int, typer.Option(help="Seed of the scripted games.")] = 1,
     quick: Annotated[bool, typer.Option("--quick", help="Only the scenarios and the opening: no whole games.")] = False,
@@ -39,6 +40,7 @@ def check(
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply.")] = None,
     listen: Annotated[float, typer.Option("--listen", help="Seconds to listen for extra output after each of the bot's first replies.")] = 0.1,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the last lines of every run, not only failed ones.")] = False,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Run a bot through the game's scenarios and explain, in plain words, what it gets wrong.
 
@@ -46,10 +48,10 @@ def check(
     problem that would lose tournament games, 2 when it cannot be checked.
     """
     from kothkit.bots.folders import load_bots
-    from kothkit.cli.common import bot_loaders, bundled_entries, game_info
+    from kothkit.cli.common import bot_loaders, bundled_entries, game_target
     from kothkit.playing.check import CheckError, check_bot
 
-    info = game_info(game)
+    info, _ = game_target(game, rules)
     limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
     resolved, unknown = bundled_entries([bot], info)
     if unknown:
@@ -82,14 +84,14 @@ def check(
     warnings = sum(1 for r in report.runs for f in r.findings if f.severity == "warning")
     failed = sum(1 for r in report.runs if not r.ok)
     if report.ok:
-        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({warnings} warning(s))" if warnings else ""),
+        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({counted(warnings, 'warning')})" if warnings else ""),
                   markup=False)
         return
     parts = []
     if problems:
-        parts.append(f"{problems} problem(s)")
+        parts.append(counted(problems, "problem"))
     if broken:
-        parts.append(f"{broken} broken scenario(s) (the game's, not your bot's)")
-    out.print(f"{report.bot}: {' and '.join(parts)} in {failed} of {len(report.runs)} runs. "
+        parts.append(f"{counted(broken, 'broken scenario')} (the game's, not your bot's)")
+    out.print(f"{report.bot}: {' and '.join(parts)} in {failed} of {counted(len(report.runs), 'run')}. "
               f"Replay one with `kothkit debug {info.name} {bot}` to see the whole game.", markup=False, soft_wrap=True)
     raise typer.Exit(1)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
+import attrs
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -14,6 +15,7 @@ from typer.core import TyperGroup
 import kothkit
 from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
 from kothkit.cli import params
+from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
 
 params.install()  # plain values converted without importing pydantic (see kothkit.cli.params)
@@ -82,6 +84,17 @@ def _options(
     """kothkit: King-of-the-Hill bot tournaments."""
 
 
+def print_table(table) -> None:
+    """A rich table on stdout.  On a terminal it fits the terminal; where output is not a terminal (a
+    log, a pipe, CI) there is no width to fit, and the table is as wide as its content (whole names
+    and headings, never cut to "th…")."""
+    if out.is_terminal:
+        out.print(table)
+        return
+    need = out.measure(table, options=out.options.update(width=10**5)).maximum
+    Console(file=out.file, width=max(need, out.width), highlight=False, emoji=False).print(table)
+
+
 def fail(message: str) -> NoReturn:
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False)
@@ -93,6 +106,71 @@ def game_info(name: str):
         return get_game(name)
     except PluginError as e:
         fail(str(e))
+
+
+#: The help of every command's ``--rules``.
+RULES_HELP = ("A rules setting of the game, KEY=VALUE (VALUE as in TOML: 3, true, \"text\", or bare text); "
+              "repeatable; over the challenge's [rules].")
+
+
+def _rule(text: str) -> tuple[str, Any]:
+    import tomllib
+
+    key, eq, value = text.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        fail(f"--rules: KEY=VALUE, got {text!r}")
+    try:
+        return key, tomllib.loads(f"v = {value.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        return key, value.strip()  # bare text
+
+
+def is_challenge(target: str) -> bool:
+    """Whether ``target`` names a challenge (a folder with a kothkit.toml, or the file) rather than a game."""
+    return os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file()
+
+
+def game_target(target: str, rules: list[str] | None = None) -> tuple[Any, challenges.Challenge | None]:
+    """The game of ``target`` (a game's name, or a challenge folder or its kothkit.toml) with its rules
+    settings: the challenge's [rules], then ``rules`` (``--rules KEY=VALUE``) over them, each checked
+    by the game (an error names the file and line, or the option).  The game comes back with these
+    settings as its rules (``GameInfo.rules``) and the challenge's [limits] as its limits, and the
+    challenge, or None."""
+    ch = None
+    if is_challenge(target):
+        try:
+            ch = challenges.load(target)
+        except challenges.ChallengeError as e:
+            fail(str(e))
+    info = game_info(ch.game if ch else target)
+    given = dict(_rule(r) for r in rules or ())
+    for k, v in given.items():
+        if k not in info.rules:
+            fail(f"--rules {k}: unknown rule {k!r} for {info.name} (known: {', '.join(info.rules) or 'none'})")
+        try:
+            info.check_rules({k: v})
+        except (ValueError, TypeError, KeyError) as e:
+            fail(f"--rules {k}={v!r}: bad value: {e}")
+    if ch is not None:
+        try:
+            challenges.check_rules(ch, dict(info.rules))
+            challenges.check_rule_values(ch, info.check_rules)
+        except challenges.ChallengeError as e:
+            fail(str(e))
+    merged = {**(ch.rules if ch else {}), **given}
+    try:
+        info.check_rules(merged)
+    except (ValueError, TypeError, KeyError) as e:
+        fail(f"{challenges.rules_place(ch) + ' and --rules' if ch and given else 'the rules'}: {e}")
+    if merged:
+        info = attrs.evolve(info, rules={**info.rules, **merged})
+    if ch is not None and ch.limits:
+        try:
+            info = attrs.evolve(info, limits=info.limits.replace(**ch.limits))
+        except (TypeError, ValueError) as e:
+            fail(f"{ch.path}: [limits]: {e}")
+    return info, ch
 
 
 def bot_loaders():

@@ -6,6 +6,7 @@ import typer
 
 from kothkit.cli.common import app, out
 from kothkit.cli.show import fail
+from kothkit.playing.progress import counted
 from kothkit.results.archive import (
     ArchiveError,
     games_of,
@@ -22,11 +23,13 @@ def export(
     format: Annotated[str, typer.Option("--format", "-f", help="json or html (a replay page; every game), psq or sgf (Gomoku), or a format a game's plugin adds.")] = "json",
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="Folder for the files (one per game); '-' prints one game to stdout.")] = Path("exports"),
     bot: Annotated[Optional[str], typer.Option(help="Only games this bot played.")] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Every game of the journal: also matches' and superseded games (default: the current standings' games).")] = False,
 ) -> None:
     """Write games of a journal as files: json, or a game's own formats (Gomoku: psq, sgf)."""
     try:
         archive = open_journal(journal_path(target))
-        records = [archive.find(game)] if game is not None else list(games_of(archive, bot=bot))
+        records = ([archive.find(game, all_games=all_games)] if game is not None else
+                   list(games_of(archive, bot=bot, records=archive.games(all_games))))
         if not records:
             fail(f"{archive.path}: no games to export")
         files = export_games(archive, records, format)
@@ -40,5 +43,5 @@ def export(
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, text in files:
         (out_dir / name).write_text(text, encoding="utf-8")
-    out.print(f"{len(files)} game(s) written to {out_dir}/ as {format}" + (f" (e.g. {files[0][0]})" if files else ""),
+    out.print(f"{counted(len(files), 'game')} written to {out_dir}/ as {format}" + (f" (e.g. {files[0][0]})" if files else ""),
               markup=False, highlight=False)

@@ -11,11 +11,12 @@ import typer
 
 from kothkit.bots.folders import BotSpec, load_bots
 from kothkit.cli.common import (
+    RULES_HELP,
     app,
     bot_loaders,
     err,
     fail,
-    game_info,
+    game_target,
     load_and_build,
     out,
 )
@@ -51,8 +52,9 @@ def block(title: str, s: MatchStats, draws: bool, sprt: SPRT | None = None, llr:
     return "\n".join([rule, *lines, rule])
 
 
-def _resolve(info: GameInfo, arg: str) -> BotSpec:
-    """A bot named on the command line: a bot folder, file.py:function, or a bundled bot's name."""
+def _resolve(info: GameInfo, arg: str, ch=None) -> BotSpec:
+    """A bot named on the command line: a bot folder, file.py:function, or the name of one of the
+    challenge's bots (``ch``) or of the game's bundled bots."""
     file = arg.rpartition(":")[0] if ":" in arg and arg.rpartition(":")[0].endswith(".py") else arg
     if os.sep in arg or file.endswith(".py") or Path(file).exists():
         if not Path(file).exists():
@@ -61,11 +63,15 @@ def _resolve(info: GameInfo, arg: str) -> BotSpec:
         if not specs:
             fail(f"cannot load the bot {arg!r} (see above)")
         return specs[0]
-    loaded = load_bots([str(info.bots)], bot_loaders()) if info.bots else None
+    places = [*(str(b) for b in ch.bots if b.exists()), *([str(info.bots)] if info.bots else [])] if ch else (
+        [str(info.bots)] if info.bots else [])
+    loaded = load_bots(places, bot_loaders()) if places else None
     found = [b for b in loaded.bots if b.name == arg] if loaded else []
     if not found:
-        names = ", ".join(sorted(b.name for b in loaded.bots)) if loaded and loaded.bots else "none"
-        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
+        names = ", ".join(sorted({b.name for b in loaded.bots})) if loaded and loaded.bots else "none"
+        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bot of "
+             f"{ch.path if ch else info.name} (its bots: {names})" if ch else
+             f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
              f"{info.name} (bundled: {names})")
     folder = found[0].path if found[0].path.is_dir() else found[0].path.parent
     specs, _ = load_and_build([str(folder)], info)
@@ -83,8 +89,9 @@ def _sprt(text: str | None, model: str) -> SPRT | None:
         fail(f"--sprt: {e}")
 
 
-def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move_time, game_time, memory_mb):
-    info = game_info(game)
+def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move_time, game_time, memory_mb,
+           rules: list[str] | None):
+    info, ch = game_target(game, rules)
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
     if model not in ("normalized", "logistic"):
@@ -96,7 +103,16 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move
         limits = info.limits.replace(move_time=move_time, game_time=game_time, memory_mb=memory_mb)
     except (TypeError, ValueError) as e:
         fail(f"bad limit: {e}")
-    return info, sprt, limits
+    return info, sprt, limits, ch
+
+
+def _journal(info: GameInfo, ch, db: Path | None) -> Path:
+    """``--db``, else the challenge's journal (its games kept apart from the tournament's), else the game's."""
+    if db is not None:
+        return db
+    if ch is not None:
+        return ch.journal or ch.folder / "kothkit.sqlite"
+    return Path(".kothkit") / f"{info.name}.sqlite"
 
 
 def _seed(name: str, journal: Path, seed: int | None, new_seed: bool) -> tuple[int, str]:
@@ -188,7 +204,7 @@ _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio 
 
 @app.command()
 def match(
-    game: Annotated[str, typer.Argument(help="The game name.")],
+    game: Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")],
     bot_a: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
     bot_b: Annotated[Optional[str], typer.Argument(help="Its opponent, named the same ways.")] = None,
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP)] = None,
@@ -204,15 +220,16 @@ def match(
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
         fail("a match needs two bots: kothkit match GAME BOT_A BOT_B")
-    info, test, limits = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb)
-    a, b = _resolve(info, bot_a), _resolve(info, bot_b)
+    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    a, b = _resolve(info, bot_a, ch), _resolve(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
-    journal = db or Path(".kothkit") / f"{info.name}.sqlite"
+    journal = _journal(info, ch, db)
     s, note = _seed(info.name, journal, seed, new_seed)
     _run(info, a, [b], sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
          jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
@@ -221,7 +238,7 @@ def match(
 
 @app.command()
 def gauntlet(
-    game: Annotated[str, typer.Argument(help="The game name.")],
+    game: Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")],
     new: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="The field: a folder of bot folders, one bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP + " Tested on all games together.")] = None,
@@ -237,18 +254,20 @@ def gauntlet(
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
-    info, test, limits = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb)
-    me = _resolve(info, new)
-    entries = [str(b) for b in bots] if bots else ([str(info.bots)] if info.bots else [])
+    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    me = _resolve(info, new, ch)
+    entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
+               [str(info.bots)] if info.bots else [])
     field, _ = load_and_build(entries, info) if entries else ([], [])
     field = [b for b in field if not (b.name == me.name and b.hash == me.hash)]  # not against itself
     if any(b.name == me.name for b in field):  # another version under the same name
         me = attrs.evolve(me, name=f"{me.name}#new")
     if not field:
         fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
-    journal = db or Path(".kothkit") / f"{info.name}.sqlite"
+    journal = _journal(info, ch, db)
     s, note = _seed(info.name, journal, seed, new_seed)
     _run(info, me, field, sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
          jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from kothkit.bots.folders import NAME, BotSpec
-from kothkit.cli.common import app, fail, game_info
+from kothkit.cli.common import RULES_HELP, app, fail, game_target
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from kothkit.playing.playweb import WebSeat
 
 
-def _bot(info: GameInfo, against: str | None) -> BotSpec:
+def _bot(info: GameInfo, against: str | None, ch=None) -> BotSpec:
     from kothkit.cli.headtohead import _resolve
 
     if against is None:
@@ -27,7 +27,7 @@ def _bot(info: GameInfo, against: str | None) -> BotSpec:
         if not folders:
             fail(f"{info.name} has no bundled bots: give --against BOT")
         against = str(folders[0])
-    return _resolve(info, against)
+    return _resolve(info, against, ch)
 
 
 def _slot(journal, make_id, k0: int = 0) -> int:
@@ -40,7 +40,7 @@ def _slot(journal, make_id, k0: int = 0) -> int:
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`).")],
+    game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     against: Annotated[Optional[str], typer.Option(help="The bot to play: a bundled bot's name, a bot folder or file.py:function. Default: the first bundled bot.")] = None,
     seat: Annotated[int, typer.Option(help="Your seat: 0 opens the game, 1 answers.")] = 0,
     seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
@@ -48,6 +48,7 @@ def play(
     name: Annotated[str, typer.Option(help="Your name in the game's record.")] = "you",
     web: Annotated[bool, typer.Option("--web", help="Play on a local web page, clicking on the board, instead of in the terminal.")] = False,
     port: Annotated[int, typer.Option(help="With --web: the page's port on 127.0.0.1 (0: any free port).")] = 0,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Play one game yourself against a bot: the board after every move, your moves typed in the game's notation."""
     from kothkit.playing.referee import play_game
@@ -57,22 +58,23 @@ def play(
     from kothkit.store.journal import Journal, row_of
     from kothkit.store.records import GameTask
 
-    info = game_info(game)
+    info, ch = game_target(game, rules)
+    game = info.name
     if not 0 <= seat < info.seats:
         fail(f"--seat: 0 to {info.seats - 1} in {game}, got {seat}")
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players; kothkit play seats one person against one bot")
     if not NAME.fullmatch(name):
         fail(f"--name: 1-64 letters, digits and _ . + -, got {name!r}")
-    rules = dict(info.rules)
-    probe = info.match(Setup(players=(name, "bot"), seed=0, rules=rules))
+    settings_rules = dict(info.rules)
+    probe = info.match(Setup(players=(name, "bot"), seed=0, rules=settings_rules))
     first = probe.next()
     try:
         if isinstance(first, Prompt):
             turn_of(info, probe, first)
     except NoHumanPlay as e:
         fail(str(e))
-    bot = _bot(info, against)
+    bot = _bot(info, against, ch)
     if bot.name == name:
         fail(f"the bot is called {name!r} too: give yourself another --name")
     me = BotSpec(name=name, path=Path("."), kind="human", hash=HUMAN_HASH)
@@ -81,7 +83,7 @@ def play(
     journal = db or Path(".kothkit") / f"{game}-play.sqlite"
     journal.parent.mkdir(parents=True, exist_ok=True)
     limits = info.limits
-    settings = settings_of(limits, rules, game_code(info))
+    settings = settings_of(limits, settings_rules, game_code(info))
     with Journal(journal) as j:
         last = j.last_run(game)
         if seed is None:
@@ -101,7 +103,7 @@ def play(
         bots[bot.name] = {"name": bot.name, "hash": bot.hash, "where": _where(bot, journal)}
         run_id = j.start_run(game, seed, settings, list(bots.values()))
     task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
-                    limits=limits, rules=rules, index=k)
+                    limits=limits, rules=settings_rules, index=k)
     server = None
     term: WebSeat | Terminal
     if web:
@@ -114,18 +116,21 @@ def play(
             fail(f"--port {port}: cannot serve the page: {e}")
         term.say(f"open http://127.0.0.1:{server.server_address[1]}/ to play")
     else:
-        term = Terminal(info, names, seat, hidden_information(probe))
+        term = Terminal(info, names, seat, hidden_information(probe),
+                        start=info.match(Setup(players=names, seed=task.seed, rules=settings_rules)))
     term.say(f"{game}: you ({name}, seat {seat}) against {bot.name}, game {k} of seed {seed}; "
              f"{'the page has no quit: Ctrl-C here' if web else 'type quit'} to leave")
     try:
         rec = play_game(task, info=info, on_event=term.event, boards=True, people={seat: term})
-    except (Abandoned, KeyboardInterrupt):
-        term.say("game abandoned: nothing stored")
+    except (Abandoned, KeyboardInterrupt) as e:
+        # quit (or the end of input) is the person's choice: a normal end.  Ctrl-C is an interruption.
+        left = isinstance(e, Abandoned)
+        term.say("you left the game: nothing stored" if left else "game interrupted: nothing stored")
         with Journal(journal) as j:
             j.finish_run(run_id, 0, 0)
         if server is not None:
             server.shutdown()
-        raise typer.Exit(130) from None
+        raise typer.Exit(0 if left else 130) from None
     if term.match is not None and info.renders:
         if term.hidden:
             term.say("the game is over; the true board:")

@@ -1,13 +1,23 @@
 """`kothkit games`, `kothkit run` (a round-robin tournament) and `kothkit debug` (one game shown whole)."""
 import contextlib
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from kothkit.cli.common import app, err, fail, game_info, load_and_build, out
+from kothkit.cli.common import (
+    RULES_HELP,
+    app,
+    err,
+    fail,
+    game_target,
+    load_and_build,
+    out,
+    print_table,
+)
 from kothkit.playing import challenge as challenges
 from kothkit.playing.seeding import fresh_seed
 from kothkit.plugins import PluginError, installed_games, plugin_manager
@@ -51,6 +61,7 @@ def run(
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     import sqlite3
@@ -65,29 +76,12 @@ def run(
                                      ("--rounds", rounds, 1, challenges.MAX_ROUNDS)):
         if value is not None and not least <= value <= most:
             fail(f"{flag} must be an integer from {least} to {most}, got {value}")
-    ch = None
-    if os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file():
-        try:
-            ch = challenges.load(target)
-        except challenges.ChallengeError as e:
-            fail(str(e))
-        name = ch.game
-    else:
-        name = target
-    info = game_info(name)
-    if ch is not None:
-        try:
-            challenges.check_rules(ch, dict(info.rules))
-        except challenges.ChallengeError as e:
-            fail(str(e))
+    # The rules settings are checked here, once: a bad value is reported before any game runs.
+    info, ch = game_target(target, rules)
+    name = info.name
     entries = [str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch else ([str(info.bots)] if info.bots else [])
     if not entries:
         fail(f"{name} has no bundled bots; give --bots")
-    try:
-        # The game checks its rules settings here, once: a bad value is reported before any game runs.
-        info.check_rules(ch.rules if ch else None)
-    except (ValueError, TypeError, KeyError) as e:
-        fail(f"{ch.path if ch else name}: bad [rules] value: {e}")
     specs, errors = load_and_build(entries, info, build_time)
     if len(specs) < 2:
         fail(f"a tournament needs at least two bots; {len(specs)} loaded")
@@ -163,7 +157,7 @@ def run(
         task = bar.add_task("games", total=total, pace="")
     # else no bar, and rich's progress modules are not imported (6 ms of a quiet run's start-up)
     pace, faults = Pace(total), Faults()
-    shown = [0.0, time.monotonic()]  # when the bar was last drawn, and the last plain line printed
+    shown = [0.0]  # when the bar was last drawn
 
     def on_record(r, reused):
         pace.add(r, reused)
@@ -174,14 +168,24 @@ def run(
             bar.update(task, completed=pace.done, pace=pace.summary())
             bar.refresh()
             shown[0] = now
-        elif plain and now - shown[1] >= progress_every:
+        elif plain and progress_every <= 0:  # no timer: a line a game
             out.print(pace.line(), markup=False)
-            shown[1] = now
 
+    # Plain lines come on a timer, also while no game finishes (a game of minutes, or --jobs 1, where
+    # this thread plays the games itself): a thread of their own, which only reads the counts.
+    ticking = threading.Event()
+
+    def tick() -> None:
+        while not ticking.wait(progress_every):
+            out.print(pace.line(), markup=False)
+
+    ticker = threading.Thread(target=tick, name="progress", daemon=True)
+    if plain and progress_every > 0:
+        ticker.start()
     try:
         with bar if live else contextlib.nullcontext():
             result = run_tournament(info, specs, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                    rules=ch.rules if ch else None, rounds=rounds, functions_in_process=trusted, on_record=on_record,
+                                    rules=dict(info.rules), rounds=rounds, functions_in_process=trusted, on_record=on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False),
                                     cluster=pool)
             if live:
@@ -197,10 +201,13 @@ def run(
     except (JournalError, sqlite3.DatabaseError) as e:  # damage SQLite finds only where it reads
         fail(f"{journal}: the journal cannot be used: {e}" if not isinstance(e, JournalError) else str(e))
     finally:
+        ticking.set()
+        if ticker.is_alive():
+            ticker.join(timeout=10)
         if pool is not None:
             pool.close()
-    out.print(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
-                              ratings=result.ratings))
+    print_table(standings_table(result.standings, f"{name} — seed {seed}", mean=info.scoring.mean,
+                                ratings=result.ratings))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
     if info.report is not None:
@@ -224,25 +231,27 @@ def run(
 
 @app.command()
 def debug(
-    game: Annotated[str, typer.Argument(help="The game name.")],
+    game: Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its bots as opponents).")],
     bot: Annotated[str, typer.Argument(help="The bot to debug: a bot folder, file.py:function, or a bundled bot's name.")],
     against: Annotated[Optional[str], typer.Option(help="Opponent: a bundled bot's name, or a bot folder. Default: the first bundled bot.")] = None,
     seed: Annotated[int, typer.Option(help="Game seed.")] = 1,
     second: Annotated[bool, typer.Option("--second", help="Let the opponent open the game.")] = False,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     boards: Annotated[bool, typer.Option(help="Show the game's board after every move.")] = True,
+    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Play one game against a bundled bot and show the whole transcript."""
     from kothkit.playing.referee import play_game
     from kothkit.playing.schedule import game_id, settings_of
     from kothkit.store.records import GameTask
 
-    info = game_info(game)
+    info, ch = game_target(game, rules)
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")
     me = specs[0]
-    opponents, _ = load_and_build([against] if against and (os.sep in against or against.endswith(".py") or Path(against).exists()) else [str(info.bots)], info)
+    field = [str(b) for b in ch.bots] if ch is not None else [str(info.bots)]
+    opponents, _ = load_and_build([against] if against and (os.sep in against or against.endswith(".py") or Path(against).exists()) else field, info)
     if against and not (os.sep in against or Path(against).exists()):
         opponents = [o for o in opponents if o.name == against]
     opponents = [o for o in opponents if o.name != me.name] or opponents

@@ -20,6 +20,7 @@ from typing import Annotated, Optional
 import typer
 
 from kothkit.cli.common import app, err, out
+from kothkit.playing.progress import counted
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 TEMPLATE = "game"
@@ -120,7 +121,7 @@ def new_game_command(
     except PluginError:
         pass
     vals = values(name)
-    out.print(f"wrote {len(files)} files to {folder}/ (package {vals['package']}, distribution {vals['dist']})",
+    out.print(f"wrote {counted(len(files), 'file')} to {folder}/ (package {vals['package']}, distribution {vals['dist']})",
               markup=False, soft_wrap=True)
     out.print(f"next:\n  cd {folder}\n  pip install -e '.[test]'\n  kothkit run {name}\n  python -m pytest\n"
               f"then make it your game: src/{vals['package']}/rules.py, codec.py, validate.py, match.py "

@@ -6,6 +6,7 @@ from typing import Annotated, NoReturn, Optional
 import typer
 
 from kothkit.cli.common import app, err, out
+from kothkit.playing.progress import counted
 from kothkit.results.archive import ArchiveError, games_of, journal_path, open_journal, transcript
 from kothkit.results.gametext import game_text, log_text
 from kothkit.results.gametext import short as _text
@@ -18,7 +19,7 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def _table(archive, rows) -> str:
+def _table(archive, rows, title: str) -> str:
     """The games as plain aligned columns (long lines are kept whole, never wrapped)."""
     head = ("#", "id", "round", "opener", "other", "winner", "moves", "result")
     body = []
@@ -34,7 +35,7 @@ def _table(archive, rows) -> str:
     for row in [head, *body]:
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells + [row[-1]]).rstrip())
-    lines.append(f"{len(rows)} of {len(archive.records)} games in {archive.path}")
+    lines.append(f"{len(rows)} of {title}")
     return "\n".join(lines)
 
 
@@ -48,6 +49,7 @@ def show(
     round: Annotated[Optional[int], typer.Option("--round", help="Only games of this round (1 is the first).")] = None,
     log: Annotated[Optional[str], typer.Option("--log", help="Print just this bot's log of the game: the lines it was sent, its replies and times, its stderr and diagnostic lines.")] = None,
     boards: Annotated[bool, typer.Option(help="Show the board after every move.")] = True,
+    all_games: Annotated[bool, typer.Option("--all", help="Also list the superseded games (of earlier runs, no longer in the standings).")] = False,
 ) -> None:
     """Show a journal's games, or one game with its transcript, boards, times, verdict and logs."""
     try:
@@ -55,10 +57,24 @@ def show(
         if game is None:
             if log is not None:
                 fail("--log needs a game (its index or id)")
-            rows = list(games_of(archive, bot=bot, verdict=verdict, loser=loser, round=round))
-            out.print(_table(archive, rows), markup=False, highlight=False)
+            g = archive.groups()
+            kinds = [(g.current, f"{counted(len(g.current), 'game')} of the current standings in {archive.path}"),
+                     (g.matches, f"{counted(len(g.matches), 'game')} of matches and gauntlets (not in the "
+                                 "standings; numbered by match)")]
+            if all_games:
+                kinds.append((g.superseded, f"{counted(len(g.superseded), 'superseded game')} (of earlier runs, "
+                                            "no longer in the standings)"))
+            first = True
+            for records, title in kinds:
+                if records or first:
+                    rows = list(games_of(archive, bot=bot, verdict=verdict, loser=loser, round=round, records=records))
+                    out.print(("" if first else "\n") + _table(archive, rows, title), markup=False, highlight=False)
+                    first = False
+            if g.superseded and not all_games:
+                out.print(f"{counted(len(g.superseded), 'superseded game')} of earlier runs not listed: --all lists "
+                          f"{'it' if len(g.superseded) == 1 else 'them'} too", markup=False, highlight=False)
             return
-        record = archive.find(game)
+        record = archive.find(game, all_games=all_games)
     except ArchiveError as e:
         fail(str(e))
     if log is not None and log not in record.players:

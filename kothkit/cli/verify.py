@@ -13,6 +13,7 @@ from kothkit.bots.folders import BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
+from kothkit.playing.progress import counted
 from kothkit.playing.verify import (
     Difference,
     _code_text,
@@ -220,7 +221,7 @@ def verify(
                                   functions_in_process=trusted))
             originals[r.id] = r
         for reason, rs in unusable.items():
-            problems.append(f"{reason}: {len(rs)} game(s) cannot be verified")
+            problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")
         now_code = game_code(info)
         for c in sorted(codes):
             then = json.loads(c)
@@ -229,11 +230,12 @@ def verify(
                              "now): a game that differs may differ for that")
         stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
         if stateful:
-            err.print(f"note: {', '.join(sorted(stateful))} keep files between games; their replays start from the "
-                      "files as they are now", markup=False)
+            one = len(stateful) == 1
+            err.print(f"note: {', '.join(sorted(stateful))} {'keeps' if one else 'keep'} files between games; "
+                      f"{'its' if one else 'their'} replays start from the files as they are now", markup=False)
         left = sum(1 for r in superseded if r.game == game) if not all_games else 0
-        aside = f" ({left} superseded games left out: --all to verify them too)" if left else ""
-        out.print(f"{game}: re-playing {len(tasks)} of {len(games)} games{aside}, jobs {jobs}", markup=False)
+        aside = f" ({counted(left, 'superseded game')} left out: --all to verify {'it' if left == 1 else 'them'} too)" if left else ""
+        out.print(f"{game}: re-playing {len(tasks)} of {counted(len(games), 'game')}{aside}, jobs {jobs}", markup=False)
 
         def on_done(task: GameTask, replay: GameRecord) -> None:
             nonlocal same
@@ -256,11 +258,13 @@ def verify(
         out.print(f"UNVERIFIED  {p}", markup=False, soft_wrap=True)
     for n in notes:
         out.print(f"NOTE  {n}", markup=False, soft_wrap=True)
-    out.print(f"verified {len(chosen)} games: {same} identical, {len(differ)} differ, "
+    out.print(f"verified {counted(len(chosen), 'game')}: {same} identical, {len(differ)} {'differs' if len(differ) == 1 else 'differ'}, "
               f"{len(chosen) - same - len(differ)} not verifiable", markup=False)
     if superseded and not all_games:
-        out.print(f"{len(superseded)} superseded games (of earlier runs, no longer in the standings) were not "
-                  f"verified: --all verifies them too, kothkit prune deletes them", markup=False)
+        one = len(superseded) == 1
+        out.print(f"{counted(len(superseded), 'superseded game')} (of earlier runs, no longer in the standings) "
+                  f"{'was' if one else 'were'} not verified: --all verifies {'it' if one else 'them'} too, kothkit "
+                  f"prune deletes {'it' if one else 'them'}", markup=False)
     if differ or problems:
         raise typer.Exit(1)
 
@@ -279,5 +283,5 @@ def prune(
         records = list(j.all(t.game))
         _, superseded = _counting(records, runs, _Settings(runs))
         j.delete([r.id for r in superseded])
-    out.print(f"pruned {len(superseded)} superseded games from {t.journal}; {len(records) - len(superseded)} "
-              f"games kept", markup=False)
+    out.print(f"pruned {counted(len(superseded), 'superseded game')} from {t.journal}; "
+              f"{counted(len(records) - len(superseded), 'game')} kept", markup=False)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +148,35 @@ def load(path: str | Path) -> Challenge:
     )
 
 
+def rules_place(ch: Challenge, key: str | None = None) -> str:
+    """``FILE:LINE`` of ``key`` in the challenge's [rules] table (without ``key``: of the table)."""
+    text = ch.path.read_text(encoding="utf-8", errors="replace")
+    if key is None:
+        m = re.search(r"^\s*\[rules\]\s*$", text, re.M)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+    else:
+        line = _line(text, key, "rules")
+    return f"{ch.path}:{line}" if line else str(ch.path)
+
+
+def check_rule_values(ch: Challenge, check: Callable[[dict[str, Any]], object]) -> None:
+    """The challenge's [rules] values checked by ``check`` (the game's ``check_rules``), each alone
+    first, so that a bad value is reported at its own line; then together (a setting that only
+    another one makes wrong is reported at the [rules] table)."""
+    for k, v in ch.rules.items():
+        try:
+            check({k: v})
+        except (ValueError, TypeError, KeyError) as e:
+            raise ChallengeError(f"{rules_place(ch, k)}: bad [rules] value {k} = {v!r}: {e}") from None
+    try:
+        check(dict(ch.rules))
+    except (ValueError, TypeError, KeyError) as e:
+        raise ChallengeError(f"{rules_place(ch)}: bad [rules] values: {e}") from None
+
+
 def check_rules(ch: Challenge, known: dict[str, Any]) -> None:
     """Reject [rules] keys the game does not have."""
-    text = ch.path.read_text(encoding="utf-8", errors="replace")
     for k in ch.rules:
         if k not in known:
-            line = _line(text, k, "rules")
-            where = f"{ch.path}:{line}" if line else str(ch.path)
-            raise ChallengeError(f"{where}: unknown rule {k!r} for {ch.game} (known: {', '.join(known) or 'none'})")
+            raise ChallengeError(f"{rules_place(ch, k)}: unknown rule {k!r} for {ch.game} "
+                                 f"(known: {', '.join(known) or 'none'})")

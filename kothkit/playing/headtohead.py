@@ -149,7 +149,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     bots = [new, *opponents]
     with Journal(journal) as j:
         run_id = j.start_run(info.name, seed, settings_of(limits, rules),
-                             [{"name": b.name, "hash": b.hash} for b in bots])
+                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
         seatings: dict[str, tuple[str, ...]] = {}
 
         def note(moved: bool) -> None:

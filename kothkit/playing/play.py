@@ -27,6 +27,18 @@ class Abandoned(Exception):
     """The person left the game (end of input, or ``quit``): nothing is stored."""
 
 
+def is_handshake(info: GameInfo, match: Match, seat: int) -> bool:
+    """Whether ``match``'s prompt now, to ``seat``, is a handshake (classic12's START -> OK): one the
+    game's play by a person answers by itself (``Turn.auto``).  A bot's reply to it is no move."""
+    step = match.next()
+    if not isinstance(step, Prompt) or step.seat != seat:
+        return False
+    try:
+        return turn_of(info, match, step).auto is not None
+    except Exception:  # noqa: BLE001 - a plugin's hook failing here only costs the line a move would get
+        return False
+
+
 def hidden_information(match: Match) -> bool:
     """Whether a seat must not see all of the game (the match says what it hides from a seat)."""
     return type(match).hidden_from is not Match.hidden_from
@@ -36,11 +48,15 @@ class Terminal:
     """The person's seat and the screen: draws boards and moves, reads entries."""
 
     def __init__(self, info: GameInfo, names: tuple[str, ...], me: int, hidden: bool,
-                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
+                 stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, start: Match | None = None):
         self.info, self.names, self.me, self.hidden = info, names, me, hidden
         self.stdin, self.stdout = stdin, stdout
         self.last_board: str | None = None
+        #: The game being played, from the person's first turn on.
         self.match: Match | None = None
+        #: The game as it starts (the same setup), until then: a bot asked before the person is
+        #: asked at the start, where this match stands.
+        self.start = start
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
@@ -55,6 +71,11 @@ class Terminal:
         """The referee's events: moves and boards (a hidden game shows the person only their turns)."""
         who = "you" if seat == self.me else self.names[seat]
         if kind == "reply" and seat != self.me:
+            # The event comes before the game takes the reply: the match still stands at its prompt.
+            now = self.match or self.start
+            self.start = None  # it stands at the game's first prompt only
+            if now is not None and is_handshake(self.info, now, seat):
+                return
             took = f" ({ms / 1000:.2f} s)" if ms is not None else ""
             self.say(f"{who} moved{took}" if self.hidden else f"{who} played {text}{took}")
         elif kind == "board" and not self.hidden:

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
-from kothkit.picture import Grid, picture_of, to_json
+from kothkit.picture import Grid, PictureError, board_js, panels_of, picture_of, to_json
 from kothkit.playing.play import Abandoned, Terminal
 
 #: Lines of the moves' log a page shows.
@@ -58,14 +58,21 @@ class WebSeat(Terminal):
         turn = turn_of(self.info, match, prompt)
         if turn.auto is not None:
             return turn.auto
-        grid = turn.picture if isinstance(turn.picture, Grid) else None
+        try:
+            panels = panels_of(turn.picture) or []
+        except PictureError as e:  # said, and the text board shown instead
+            self.say(f"no picture: {self.info.name}'s kothkit_human hook's Turn.picture {e}")
+            panels = []
+        # Clicks go to the first Grid of the picture (the seat's own board; others are shown beside it).
+        grid = next((p for p in panels if isinstance(p, Grid)), None)
         cells = None
         if grid is not None and turn.cell is not None and turn.clicks > 0:
             cells = [[str(turn.cell(r, c)) for c in range(len(grid.rows[r]))] for r in range(len(grid.rows))]
         # ``turn`` numbers the questions: the page starts a new entry when it changes.
         shown = dict(waiting=True, turn=self.state.get("turn", 0) + 1, asks=turn.asks, choices=turn.choices,
                      message="", board=turn.board,
-                     picture=[to_json(grid)] if grid is not None else None, cells=cells, clicks=turn.clicks,
+                     picture=[to_json(p) for p in panels] or None,
+                     clickable=panels.index(grid) if grid is not None else -1, cells=cells, clicks=turn.clicks,
                      buttons=[[str(label), str(text), int(n)] for label, text, n in turn.buttons])
         self.publish(**shown)
         while True:
@@ -83,10 +90,15 @@ class WebSeat(Terminal):
 
     def finish(self, info: GameInfo, result: str) -> None:
         """The page's last state: the whole board (the game is over) and the result."""
-        picture = picture_of(info, self.match) if self.match is not None else None
+        try:
+            picture = picture_of(info, self.match) if self.match is not None else None
+            problem = ""
+        except PictureError as e:
+            picture, problem = None, f"no picture: {e}"
+            self.say(problem)
         board = self.match.render() if self.match is not None and info.renders else ""
         self.publish(waiting=False, over=True, result=result, picture=picture, board=board, cells=None, buttons=[],
-                     asks="", message="")
+                     asks="", message=problem)
 
 
 def serve(seat: WebSeat, port: int) -> ThreadingHTTPServer:
@@ -151,11 +163,12 @@ def linger(server: ThreadingHTTPServer) -> None:
         server.shutdown()
 
 
-PAGE = """<!doctype html>
+_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>kothkit play</title>
 <style>
  body { font-family: sans-serif; margin: 1.5em; color: #222; }
  #main { display: flex; gap: 2em; flex-wrap: wrap; }
+ #boards { display: flex; gap: 1.5em; flex-wrap: wrap; }
  #log { font-family: monospace; white-space: pre-wrap; max-height: 30em; overflow-y: auto; min-width: 22em;
         background: #f6f6f6; padding: .5em; }
  #asks { font-weight: bold; margin: .5em 0; }
@@ -203,64 +216,22 @@ PAGE = """<!doctype html>
     document.getElementById("entry").value = entry;
     if (pending.length >= need) send(entry);
   }
-  function drawGrid(g, cells) {
-    var rows = g.rows.length, cols = rows ? g.rows[0].length : 0;
-    var cellStyle = g.style === "cells";
-    var s = cellStyle ? 44 : 30;
-    var left = g.row_labels.length ? 26 : 8, top = g.col_labels.length ? 22 : 8;
-    var w = left + cols * s + 8, h = top + rows * s + 8;
-    var svg = el("svg", {xmlns: NS, width: w, height: h, viewBox: "0 0 " + w + " " + h, "class": "board"});
-    function cx(c) { return left + c * s + s / 2; }
-    function cy(r) { return top + r * s + s / 2; }
-    el("rect", {x: left, y: top, width: cols * s, height: rows * s, fill: cellStyle ? "#2456b4" : "#e3b868"},
-       svg);
-    if (!cellStyle) {
-      for (var i = 0; i < rows; i++)
-        el("line", {x1: cx(0), y1: cy(i), x2: cx(cols - 1), y2: cy(i), stroke: "#5a3d14"}, svg);
-      for (var j = 0; j < cols; j++)
-        el("line", {x1: cx(j), y1: cy(0), x2: cx(j), y2: cy(rows - 1), stroke: "#5a3d14"}, svg);
-    }
-    g.col_labels.forEach(function (t, c) {
-      el("text", {x: cx(c), y: top - 7, "font-size": 11, "text-anchor": "middle"}, svg).textContent = t;
-    });
-    g.row_labels.forEach(function (t, r) {
-      el("text", {x: left - 6, y: cy(r) + 4, "font-size": 11, "text-anchor": "end"}, svg).textContent = t;
-    });
-    g.shaded_rows.forEach(function (r) {
-      el("rect", {x: left, y: top + r * s, width: cols * s, height: s, fill: "#000", "fill-opacity": 0.28}, svg);
-    });
-    for (var r = 0; r < rows; r++) {
-      for (var c = 0; c < cols; c++) {
-        var ch = g.rows[r].charAt(c), colour = g.pieces[ch];
-        if (colour)
-          el("circle", {cx: cx(c), cy: cy(r), r: s * 0.42, fill: colour, stroke: "#333", "class": "piece"}, svg);
-        else if (cellStyle) el("circle", {cx: cx(c), cy: cy(r), r: s * 0.42, fill: "#fff"}, svg);
-        if (cells) {
-          var t = el("rect", {x: left + c * s, y: top + r * s, width: s, height: s, fill: "#fff", "fill-opacity": 0,
-                              "class": "target", "data-cell": r + "," + c}, svg);
-          t.addEventListener("click", clicked.bind(null, cells[r][c]));
-        }
-      }
-    }
-    g.last.forEach(function (p) {
-      el("circle", {cx: cx(p[1]), cy: cy(p[0]), r: s * 0.2, fill: "none", stroke: "#e0142c", "stroke-width": 3,
-                    "class": "last"}, svg);
-    });
-    if (g.line.length > 1) {
-      var a = g.line[0], b = g.line[g.line.length - 1];
-      el("line", {x1: cx(a[1]), y1: cy(a[0]), x2: cx(b[1]), y2: cy(b[0]), stroke: "#1f8f3a", "stroke-width": 5,
-                  "class": "winline"}, svg);
-    }
-    return svg;
-  }
+/*BOARD_JS*/
   function render(st) {
     var boards = document.getElementById("boards"), pre = document.getElementById("board");
     boards.textContent = "";
     if (st.picture) {
-      st.picture.forEach(function (p) {
+      st.picture.forEach(function (p, i) {
         var panel = document.createElement("div");
+        panel.className = "panel";
         if (p.title) { var t = document.createElement("div"); t.textContent = p.title; panel.appendChild(t); }
-        if (p.rows) panel.appendChild(drawGrid(p, st.waiting ? st.cells : null));
+        var targets = st.waiting && i === st.clickable ? st.cells : null;
+        if (p.rows) panel.appendChild(kothkitBoard(p, {scale: 1.1, targets: targets, click: clicked}));
+        else if (p.svg !== undefined) {
+          var holder = document.createElement("div");
+          holder.innerHTML = p.svg;  // drawn by the game's own plugin
+          panel.appendChild(holder);
+        }
         boards.appendChild(panel);
       });
       pre.classList.add("hidden");
@@ -311,3 +282,6 @@ PAGE = """<!doctype html>
 </script>
 </body></html>
 """
+
+#: The page: the board drawn by the script the replay pages use (kothkit.picture.board_js).
+PAGE = _PAGE.replace("/*BOARD_JS*/", board_js())

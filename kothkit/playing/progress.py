@@ -22,6 +22,11 @@ SHOWN_FAULTS = 20
 SHORT_ID = 8
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` in agreement: "1 bot", "2 bots", "0 games" (``plural``: where it is not noun + s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def clock(seconds: float) -> str:
     """``seconds`` as H:MM:SS."""
     s = int(seconds + 0.5)
@@ -63,7 +68,7 @@ class Pace:
             parts.append(f"{rate:,.1f} games/s" if rate < 100 else f"{rate:,.0f} games/s")
             parts.append(f"about {clock((self.total - self.done) / rate)} left")
         if self.faults:
-            parts.append(f"{self.faults} fault{'s' if self.faults != 1 else ''}")
+            parts.append(counted(self.faults, "fault"))
         return ", ".join(parts)
 
     def line(self) -> str:
@@ -112,7 +117,7 @@ class Faults:
             how.append(f"{self.played} played now")
         if self.reused:
             how.append(f"{self.reused} reused from the journal")
-        out = [f"faults: {self.total} game{'s' if self.total != 1 else ''} lost by a fault ({', '.join(how)})"]
+        out = [f"faults: {counted(self.total, 'game')} lost by a fault ({', '.join(how)})"]
         for _neg, gid, r, reused in sorted(self._first, reverse=True):
             where = f"#{r.place} {gid[:SHORT_ID]}" if r.place >= 0 else gid[:SHORT_ID]
             # One line a fault: a reason that holds a whole traceback is cut to the line that says what happened.

@@ -7,7 +7,8 @@ when there are more).
 Each game's seed and its place in the order come from its slot (the pair's
 names and the game's number), so the schedule of a pair never depends on
 which other bots take part.  A game's id adds the game, its settings (with the
-game's code: its plugin's version and a hash of its Python files) and both
+code that decides its outcomes: its plugin's version and a hash of its
+outcome modules, see :func:`kothkit.plugins.game_code`) and both
 bots' content hashes: a changed bot changes exactly its own games' ids, a
 changed game all of its own.
 """

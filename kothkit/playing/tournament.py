@@ -94,8 +94,17 @@ def _pin_self(cpu: int) -> set[int] | None:
         return None
 
 
-def _init_worker(counter, cores: Sequence[CoreSlot] | None) -> None:
+def _init_worker(counter, cores: Sequence[CoreSlot] | None, judge: int) -> None:
+    """A pool worker's start (``judge``: the judge's pid, read before the fork)."""
     global _CPU
+    # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
+    # runs under a jail init that dies with its parent (the worker), taking the bot with it.
+    # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
+    # Armed first, then the parent checked: a judge that died between the fork and the arming
+    # sent no signal, and its worker would wait for tasks forever.
+    _set_parent_death_signal()
+    if os.getppid() != judge:
+        os._exit(143)
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
@@ -105,10 +114,6 @@ def _init_worker(counter, cores: Sequence[CoreSlot] | None) -> None:
     # A trusted bot that swallows every interruption past its time ends this worker; the
     # judge plays the worker's games again with their bots isolated.
     overtime.give_up = lambda: os._exit(70)
-    # If the judge dies, its workers get SIGTERM and leave at once: every bot and function host
-    # runs under a jail init that dies with its parent (the worker), taking the bot with it.
-    # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
-    _set_parent_death_signal()
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
@@ -212,7 +217,7 @@ def make_pool(jobs: int, cores: Sequence[CoreSlot] | None):
         return _Inline(cores[0] if cores else None)
     ctx = multiprocessing.get_context("fork")
     return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                  initargs=(ctx.Value("i", 0), cores))
+                                  initargs=(ctx.Value("i", 0), cores, os.getpid()))
 
 
 def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: set[str], batch: int = 1,
@@ -617,7 +622,8 @@ def run_tournament(
     with Journal(jpath) as j:
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath)} for b in bots],
+                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath),
+                               **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH
         if cluster is not None:

@@ -20,7 +20,7 @@ status 1 if anything verified differs or cannot be verified.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -151,21 +151,49 @@ def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:
     return play_game(task, info=info, people=people)
 
 
-def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) -> tuple[list, list]:
-    """``records`` split into the games that count in the current standings (those of the last
-    run of their game: its bots with their hashes then, its seed, settings and rounds) and the
-    superseded ones (those an earlier run reproduces).  A game that no run reproduces was altered:
-    it is never passed off as superseded."""
+def is_match_run(run: dict) -> bool:
+    """Whether ``run`` was a ``kothkit match`` or ``gauntlet`` (journals from before runs had a kind:
+    a run without rounds and without the game's code in its settings, which only a match writes)."""
+    kind = run.get("kind")
+    if kind is not None:
+        return bool(kind == "match")
+    settings = run.get("settings")
+    return run.get("rounds") is None and isinstance(settings, dict) and "game" not in settings
+
+
+def partition(records: Iterable[GameRecord], runs: list[dict], settings: _Settings
+              ) -> tuple[list[GameRecord], list[GameRecord], list[GameRecord]]:
+    """``records`` split three ways: the games that count in the current standings (those of the
+    last tournament run of their game: its bots with their hashes then, its seed, settings and
+    rounds), as ``kothkit run`` counts them; the games of matches and gauntlets (a match run's
+    schedule), which stand apart; and the superseded ones (those an earlier run reproduces).  A
+    game that no run reproduces was altered: it is never passed off as superseded."""
     last: dict[str, tuple] = {}
+    matches = [_Settings.entry(r) for r in runs if is_match_run(r)]
     for r in runs:
-        last[r["game"]] = _Settings.entry(r)
+        if not is_match_run(r):
+            last[r["game"]] = _Settings.entry(r)
     current: list[GameRecord] = []
+    matched: list[GameRecord] = []
     superseded: list[GameRecord] = []
     for rec in records:
         run = last.get(rec.game)
-        now = run is None or settings.matches(rec, run, schedule_only=True) or settings.find(rec) is None
-        (current if now else superseded).append(rec)
-    return current, superseded
+        if run is not None and settings.matches(rec, run, schedule_only=True):
+            current.append(rec)
+        elif any(settings.matches(rec, m, schedule_only=True) for m in matches):
+            matched.append(rec)
+        elif run is None or settings.find(rec) is None:
+            current.append(rec)
+        else:
+            superseded.append(rec)
+    return current, matched, superseded
+
+
+def _counting(records: list[GameRecord], runs: list[dict], settings: _Settings) -> tuple[list, list]:
+    """``records`` split into the games that count (the current standings' and the matches', see
+    :func:`partition`) and the superseded ones."""
+    current, matched, superseded = partition(records, runs, settings)
+    return current + matched, superseded
 
 
 def _limits(stored: dict) -> Limits:

@@ -9,6 +9,10 @@ tournament runs.  The kernel drops a lock when the last process holding it (the
 judge, or a worker that inherited it) exits, however it exits, so no claim
 outlives its judge.  Jobs beyond the free cores go round all the cores, claimed
 ones first: sharing a core is then no worse than without claims.
+
+The lock folder is ``$TMPDIR/kothkit-cores-UID`` unless ``KOTHKIT_CORES_DIR`` names another:
+judges that should see each other's claims must share it (every judge of a machine, by default);
+a test suite gives each test its own, so that no other judge on the machine decides its cores.
 """
 
 from __future__ import annotations
@@ -20,12 +24,17 @@ from pathlib import Path
 
 import attrs
 
+#: The environment variable naming the folder of the per-core lock files.
+CORES_DIR_ENV = "KOTHKIT_CORES_DIR"
+
 
 def lock_dir() -> Path | None:
-    """The folder of the per-core lock files (one per user), or None if it cannot be made ours."""
-    d = Path(tempfile.gettempdir()) / f"kothkit-cores-{os.getuid()}"
+    """The folder of the per-core lock files (``KOTHKIT_CORES_DIR``, or one per user under the
+    temporary folder), or None if it cannot be made ours."""
+    chosen = os.environ.get(CORES_DIR_ENV)
+    d = Path(chosen) if chosen else Path(tempfile.gettempdir()) / f"kothkit-cores-{os.getuid()}"
     try:
-        d.mkdir(mode=0o700, exist_ok=True)
+        d.mkdir(mode=0o700, parents=bool(chosen), exist_ok=True)
         st = d.stat()
     except OSError:
         return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -58,6 +58,18 @@ def journal_path(target: str) -> Path:
     return path
 
 
+@attrs.frozen
+class Groups:
+    """A journal's games by how they count."""
+
+    #: The games of the current standings (each game's last tournament run), as ``kothkit run`` counts them.
+    current: tuple[GameRecord, ...]
+    #: The games of ``kothkit match`` and ``gauntlet``, kept apart from the standings.
+    matches: tuple[GameRecord, ...]
+    #: The games of earlier runs that no longer count (``kothkit prune`` deletes them).
+    superseded: tuple[GameRecord, ...]
+
+
 @attrs.define
 class Archive:
     """Every game of one journal, with the runs that played them."""
@@ -68,13 +80,41 @@ class Archive:
     finished: dict[str, float]
     runs: tuple[dict, ...]
     _finder: Any = None
+    _groups: Any = None
 
-    def find(self, key: str) -> GameRecord:
-        """The game whose index is ``key`` (digits), else whose id starts with ``key``."""
+    def _settings(self) -> Any:
+        from kothkit.playing.verify import _Settings
+
+        if self._finder is None:
+            self._finder = _Settings(list(self.runs))
+        return self._finder
+
+    def groups(self) -> Groups:
+        """The games as ``kothkit run`` counts them: the current standings', the matches' and the
+        superseded ones (see :func:`kothkit.playing.verify.partition`)."""
+        if self._groups is None:
+            from kothkit.playing.verify import partition
+
+            current, matches, superseded = partition(self.records, list(self.runs), self._settings())
+            self._groups = Groups(tuple(current), tuple(matches), tuple(superseded))
+        return self._groups
+
+    def games(self, all_games: bool = False) -> tuple[GameRecord, ...]:
+        """The current standings' games (``all_games``: every game of the journal)."""
+        return self.records if all_games else self.groups().current
+
+    def find(self, key: str, all_games: bool = False) -> GameRecord:
+        """The game whose index is ``key`` (digits), else whose id starts with ``key``.  An index
+        names a game of the current standings, else of a match or gauntlet (with ``all_games``, else of
+        a superseded run): each kind of game numbers its own, so the first kind that has it wins."""
         key = key.strip().lower()
         found: list[GameRecord] = []
         if key.isdigit():
-            found = [r for r in self.records if r.index == int(key)]
+            g = self.groups()
+            for kind in (g.current, g.matches, *((g.superseded,) if all_games else ())):
+                found = [r for r in kind if r.index == int(key)]
+                if found:
+                    break
         if not found and key:
             found = [r for r in self.records if r.id.startswith(key)]
         if len(found) == 1:
@@ -89,11 +129,7 @@ class Archive:
     def settings(self, r: GameRecord) -> tuple[dict | None, int | None]:
         """(settings, round) of the run that played ``r``: its limits and rules, and its round
         (1-based); (None, None) when no run of the journal reproduces the game's id."""
-        from kothkit.playing.verify import _Settings
-
-        if self._finder is None:
-            self._finder = _Settings(list(self.runs))
-        finder = self._finder
+        finder = self._settings()
         found = finder.find_run(r)
         if found is None:
             return None, None
@@ -282,6 +318,9 @@ class Transcript:
     final: tuple[tuple[int, str], ...] = ()
     #: Why the record could not be re-played (missing plugin, a game that disagrees), or None.
     problem: str | None = None
+    #: Why the game's picture hook failed (kothkit.picture.PictureError), when pictures were asked
+    #: for: the pictures stop there and the text boards stand in.
+    picture_problem: str | None = None
 
     @property
     def plugin_missing(self) -> bool:
@@ -307,10 +346,29 @@ def _draw(boards: bool, match: Match, pictures) -> tuple[str | None, list | None
     return board, picture
 
 
+class _Pictures:
+    """A game's pictures, drawn until its hook first fails; then ``problem`` says how and where."""
+
+    def __init__(self, info: GameInfo) -> None:
+        self.info = info
+        self.problem: str | None = None
+        self.move = 0
+
+    def __call__(self, match: Match) -> list | None:
+        from kothkit.picture import PictureError, picture_of
+
+        if self.problem is not None:
+            return None
+        try:
+            return picture_of(self.info, match)
+        except PictureError as e:
+            self.problem = f"{e} (at move {self.move})"
+            return None
+
+
 def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Literal[True] = True,
                boards: bool = True, pictures: bool = False) -> Transcript:
     """Re-play ``r`` through its game (``info``: the installed game by default (True), None when missing)."""
-    from kothkit.picture import picture_of
     from kothkit.plugins import PluginError, get_game
 
     settings, rnd = archive.settings(r)
@@ -327,7 +385,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
                           problem=f"the game {r.game!r} is not installed (its plugin is missing): moves and "
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
-    draw_pictures = (lambda m: picture_of(info, m)) if pictures else None
+    draw_pictures = _Pictures(info) if pictures else None
     boards = boards and info.renders
     steps: list[Step] = []
     problem = None
@@ -348,6 +406,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
+            if draw_pictures is not None:
+                draw_pictures.move = i + 1
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
@@ -374,7 +434,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
         done = len(steps)
         steps += [Step(k + 1, x.seat, (), x.reply, x.ms) for k, x in enumerate(r.moves[done:], done)]
     return Transcript(r, info, rules, limits, rnd, fin, tuple(steps), start_board, start_picture, pending, final,
-                      problem)
+                      problem, draw_pictures.problem if draw_pictures is not None else None)
 
 
 def iso_time(t: float | None) -> str | None:
@@ -417,9 +477,10 @@ def document(t: Transcript) -> dict:
 
 
 def games_of(archive: Archive, *, bot: str | None = None, verdict: str | None = None, loser: str | None = None,
-             round: int | None = None) -> Iterator[GameRecord]:
-    """The archive's games that pass every filter given (``loser``: lost, by a verdict or not)."""
-    for r in archive.records:
+             round: int | None = None, records: Iterable[GameRecord] | None = None) -> Iterator[GameRecord]:
+    """The games that pass every filter given (``loser``: lost, by a verdict or not), of ``records``
+    (default: the archive's current standings' games)."""
+    for r in archive.groups().current if records is None else records:
         if bot is not None and bot not in r.players:
             continue
         if verdict is not None and r.verdict != verdict:

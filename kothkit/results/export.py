@@ -3,6 +3,8 @@
 ``json`` (the core's, for every game) is one document per game (see
 :func:`kothkit.results.archive.document`), ``html`` its replay page (kothkit.results.replay); games
 add their own formats through the ``kothkit_exporters`` hook (Gomoku: Piskvork ``psq`` and ``sgf``).
+A hook or exporter that raises, and a picture hook that fails on an ``html`` page, stop the
+export with an ArchiveError naming the game and the hook: its files are not written.
 """
 
 from __future__ import annotations
@@ -41,7 +43,12 @@ def formats_of(game: str) -> dict[str, Exporter]:
         info = get_game(game)
     except PluginError:
         return found
-    for extra in plugin_manager().hook.kothkit_exporters(game=info):
+    for impl in plugin_manager().hook.kothkit_exporters.get_hookimpls():
+        try:
+            extra = impl.function(*[{"game": info}[a] for a in impl.argnames])
+        except Exception as e:  # noqa: BLE001 - a plugin's error, named
+            raise ArchiveError(f"{game}: the kothkit_exporters hook of {impl.plugin_name} raised "
+                               f"{type(e).__name__}: {e}") from e
         if isinstance(extra, dict):
             found.update({str(k): v for k, v in extra.items() if callable(v)})
     return found
@@ -60,9 +67,18 @@ def export_games(archive: Archive, records, fmt: str) -> list[tuple[str, str]]:
         if fmt not in formats:
             raise ArchiveError(f"{r.game} games do not export as {fmt!r} (formats: {', '.join(sorted(formats))})")
         t = transcript(archive, r, boards=fmt == "html", pictures=fmt == "html")
+        game = f"game #{r.index} ({r.id[:12]})"
         if t.problem and fmt not in ("json", "html"):
-            raise ArchiveError(f"game #{r.index} ({r.id[:12]}): {t.problem}")
-        done.append((file_name(t, fmt), formats[fmt](t)))
+            raise ArchiveError(f"{game}: {t.problem}")
+        if t.picture_problem:  # the page would show text boards: the game's author must hear of it
+            raise ArchiveError(f"{game}: {t.picture_problem}")
+        try:
+            text = formats[fmt](t)
+        except Exception as e:  # noqa: BLE001 - a plugin's exporter: its error, named
+            raise ArchiveError(f"{game}: {r.game}'s {fmt} exporter raised {type(e).__name__}: {e}") from e
+        if not isinstance(text, str):
+            raise ArchiveError(f"{game}: {r.game}'s {fmt} exporter returned {type(text).__name__}, not the file's text")
+        done.append((file_name(t, fmt), text))
     return done
 
 

@@ -10,9 +10,12 @@ of the game's time budget it used), and a replay page per game
 escaped.  ``--markdown`` prints the leaderboard as a Markdown table, ready to
 paste into a challenge post.
 
-The games counted are those of the journal's last run of each game (the bots
-it had, with their content hashes), as ``kothkit run`` counted them; a journal
-without runs counts every game.
+The games counted are those of the journal's last tournament run of each game
+(the bots it had, with their content hashes, its seed, settings and rounds), as
+``kothkit run`` counted them, ranked as it ranks them (the game's tie-breaks,
+with the bots' ``submitted`` dates the run recorded); a match's or gauntlet's
+games and superseded games are left out (``--all``: every game counts).  A
+journal without runs counts every game.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import attrs
 
+from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError
 from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.ratings import Ratings, games_of, rate
@@ -59,25 +63,29 @@ class Board:
     ratings: Ratings | None = None
 
 
-def boards_of(archive: Archive) -> list[Board]:
+def boards_of(archive: Archive, all_games: bool = False) -> list[Board]:
+    """Each game's standings, from the games ``kothkit run`` counts (``all_games``: every game;
+    a journal of matches alone: the matches' games)."""
+    from kothkit.playing.verify import is_match_run
     from kothkit.plugins import PluginError, get_game
 
+    counted = archive.games(all_games) or archive.groups().matches
     out_: list[Board] = []
-    for game in sorted({r.game for r in archive.records}):
-        games = [r for r in archive.records if r.game == game]
-        runs = [r for r in archive.runs if r.get("game") == game]
+    for game in sorted({r.game for r in counted}):
+        games = [r for r in counted if r.game == game]
+        runs = [r for r in archive.runs if r.get("game") == game and not is_match_run(r)]
         game_time = None
+        submitted: dict[str, str] = {}
+        names = sorted({p for r in games for p in r.players})
         if runs:
             last = runs[-1]
             try:
-                bots = {(b["name"], b["hash"]) for b in last["bots"]}
                 game_time = last["settings"].get("limits", {}).get("game_time")
-            except (ValueError, TypeError, KeyError):
+                submitted = {b["name"]: str(b["submitted"]) for b in last["bots"] if b.get("submitted")}
+                if not all_games:
+                    names = sorted({b["name"] for b in last["bots"]})
+            except (ValueError, TypeError, KeyError, AttributeError):
                 raise ArchiveError(f"{archive.path}: corrupt journal: run {last.get('id')} cannot be read") from None
-            games = [r for r in games if all((n, h) in bots for n, h in zip(r.players, r.hashes))]
-            names = sorted({n for n, _ in bots})
-        else:
-            names = sorted({p for r in games for p in r.players})
         try:
             scoring = get_game(game).scoring
         except PluginError:
@@ -85,7 +93,7 @@ def boards_of(archive: Archive) -> list[Board]:
         tally = Tally(scoring, names)
         for r in games:
             tally.add(r.players, r.winner)
-        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings()), game_time,
+        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings(submitted)), game_time,
                           rate(games_of(games), names)))
     return out_
 
@@ -110,16 +118,33 @@ def _elo_cells(board: Board, bot: str) -> list[str] | None:
             f"{'=' if shared else ''}{r.rank}"]
 
 
-def markdown(board: Board) -> str:
-    head = "score" if board.scoring.mean else "points"
+def _matches(board: Board) -> bool:
+    return bool(board.standings) and board.standings[0].match_wins is not None
+
+
+def _heads(board: Board) -> list[str]:
+    """The leaderboard's headings after "#" and "bot", as ``kothkit run``'s table has them: where
+    points are per match, the matches won, drawn and lost, then the games."""
+    head = "score" if board.scoring.mean else "match points" if _matches(board) else "points"
+    counts = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if _matches(board)
+              else ["wins", "draws", "losses", "games"])
     rated = board.ratings is not None and bool(board.ratings.ratings)
-    lines = [f"| # | bot | {head} | wins | draws | losses | games |" + (" Elo | ±95% | Elo rank |" if rated else ""),
-             "|---:|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if rated else "")]
+    return [head, *counts, *(["Elo", "±95%", "Elo rank"] if rated else [])]
+
+
+def _cells(board: Board, s: Standing) -> list[str]:
+    """The cells of :func:`_heads` for ``s``."""
+    counts = [s.match_wins, s.match_draws, s.match_losses] if _matches(board) else []
+    counts += [s.wins, s.draws, s.losses, s.games]
+    return [_points(s, board.scoring), *map(str, counts), *(_elo_cells(board, s.bot) or ())]
+
+
+def markdown(board: Board) -> str:
+    heads = _heads(board)
+    lines = ["| # | bot |" + "".join(f" {h} |" for h in heads), "|---:|---|" + "---:|" * len(heads)]
     for i, s in enumerate(board.standings, 1):
         name = s.bot.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-        elo = _elo_cells(board, s.bot)
-        lines.append(f"| {i} | {name} | {_points(s, board.scoring)} | {s.wins} | {s.draws} | {s.losses} | {s.games} |"
-                     + ("".join(f" {c} |" for c in elo) if elo else ""))
+        lines.append(f"| {i} | {name} |" + "".join(f" {c} |" for c in _cells(board, s)))
     return "\n".join(lines)
 
 
@@ -176,16 +201,11 @@ def _games_table(games, bot_file, replay_file, prefix: str) -> str:
 def _index(board: Board, bot_file, replay_file) -> str:
     rows = "".join(
         f"<tr><td class=\"n\">{i}</td><td><a href=\"bots/{_e(bot_file(s.bot))}\">{_e(s.bot)}</a></td>"
-        f"<td class=\"n\">{_points(s, board.scoring)}</td><td class=\"n\">{s.wins}</td><td class=\"n\">{s.draws}</td>"
-        f"<td class=\"n\">{s.losses}</td><td class=\"n\">{s.games}</td>"
-        + "".join(f"<td class=\"n\">{_e(c)}</td>" for c in _elo_cells(board, s.bot) or ()) + "</tr>"
+        + "".join(f"<td class=\"n\">{_e(c)}</td>" for c in _cells(board, s)) + "</tr>"
         for i, s in enumerate(board.standings, 1))
-    head = "score" if board.scoring.mean else "points"
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
-    leader = (f"<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th><th>{head}</th><th>wins</th><th>draws</th>"
-              f"<th>losses</th><th>games</th>"
-              + ("<th>Elo</th><th>±95%</th><th>Elo rank</th>" if rated is not None else "")
-              + f"</tr>{rows}</table>")
+    leader = ("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th>"
+              + "".join(f"<th>{_e(h)}</th>" for h in _heads(board)) + f"</tr>{rows}</table>")
     if rated is not None:
         leader += ("<p class=\"muted\">Elo: a Bradley&ndash;Terry fit of these games, centred on the field's mean, "
                    "with half its 95% interval; ranks are shared (=) where intervals overlap.</p>")
@@ -220,7 +240,8 @@ def _index(board: Board, bot_file, replay_file) -> str:
                          f"<td class=\"n\">{n}</td></tr>" for (b, v), n in sorted(faults.items()))
     fault_table = (f"<h2>Faults</h2><table><tr><th>bot</th><th>verdict</th><th>games lost</th></tr>{fault_rows}</table>"
                    if fault_rows else "<h2>Faults</h2><p>none</p>")
-    return (f"<h1>{_e(board.game)}</h1><p class=\"muted\">{len(board.games)} games, {len(board.bots)} bots</p>"
+    return (f"<h1>{_e(board.game)}</h1><p class=\"muted\">{counted(len(board.games), 'game')}, "
+            f"{counted(len(board.bots), 'bot')}</p>"
             f"{leader}<h2>Crosstable</h2><p class=\"muted\">wins-draws-losses of the row's bot against the "
             f"column's</p><table>{cross}</table>{fault_table}<h2>Games</h2>"
             + _games_table(board.games, bot_file, replay_file, ""))
@@ -246,7 +267,8 @@ def _bot_page(board: Board, bot: str, bot_file, replay_file) -> str:
     st = bot_stats(board, bot)
     rank = next((i for i, s in enumerate(board.standings, 1) if s.bot == bot), None)
     parts = [f"<p><a href=\"../index.html\">&larr; {_e(board.game)} leaderboard</a></p><h1>{_e(bot)}</h1>",
-             f"<p>rank {rank} of {len(board.standings)}, {st['games']} games, {st['replies']} replies</p>"]
+             f"<p>rank {rank} of {len(board.standings)}, "
+             f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}</p>"]
     if "median" in st:
         parts.append("<h2>Reply times</h2><table><tr><th>median</th><th>95th percentile</th><th>maximum</th></tr>"
                      f"<tr><td class=\"n\">{st['median']:.1f} ms</td><td class=\"n\">{st['p95']:.1f} ms</td>"

@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 #: Columns added to the runs table since its first version: an older journal gets them, empty,
 #: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
-RUNS_ADDED = {"rounds": "INTEGER"}
+RUNS_ADDED = {"rounds": "INTEGER", "kind": "TEXT"}
 
 
 def _row_to_record(row: sqlite3.Row) -> GameRecord:
@@ -395,6 +395,22 @@ class Journal:
         if now - self._checkpointed >= CHECKPOINT_EVERY:
             self._checkpointed = now
             self._checkpointer.request()
+        self._bound_log()
+
+    def _bound_log(self) -> None:
+        """Empty the write-ahead log here, holding the next games back, when it has grown to twice
+        its limit: the checkpointer's thread is behind (a loaded machine gives it no turn), and the
+        log would otherwise grow by a batch a commit.  So the log never passes twice its limit by
+        more than one commit's pages, however fast games come and however slow the thread is."""
+        try:
+            size = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if size > 2 * WAL_LIMIT:
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # busy with the checkpointer's own: the log is being emptied
 
     def get(self, ids: list[str]) -> Iterator[GameRecord]:
         """Stored records of ``ids`` (missing ones skipped), in the order of ``ids``."""
@@ -464,12 +480,13 @@ class Journal:
 
     # -- runs ------------------------------------------------------------------
     def start_run(self, game: str, seed: int, settings: Mapping[str, object], bots: Sequence[Mapping[str, object]],
-                  rounds: int | None = None) -> int:
-        """Record a run: its settings, and its bots as {name, hash, where} (where they were loaded from)."""
+                  rounds: int | None = None, kind: str | None = None) -> int:
+        """Record a run: its settings, and its bots as {name, hash, where} (where they were loaded from);
+        ``kind`` "match" for a match or gauntlet, whose games stand apart from a tournament's standings."""
         with self.db:
             cur = self.db.execute(
-                "INSERT INTO runs (game, seed, settings, bots, started_at, rounds) VALUES (?,?,?,?,?,?)",
-                (game, seed, json.dumps(settings, sort_keys=True), json.dumps(bots), time.time(), rounds),
+                "INSERT INTO runs (game, seed, settings, bots, started_at, rounds, kind) VALUES (?,?,?,?,?,?,?)",
+                (game, seed, json.dumps(settings, sort_keys=True), json.dumps(bots), time.time(), rounds, kind),
             )
         assert cur.lastrowid is not None  # set by the INSERT
         return cur.lastrowid

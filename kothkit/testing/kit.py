@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from kothkit.game import (
@@ -547,6 +548,147 @@ class Kit:
         if not isinstance(text, str):
             raise where.fail(f"render() returned {type(text).__name__}, not str")
 
+    # -- the optional hooks: pictures, play by a person, exporters ----------------------------
+    def _unchanged(self, match: Match, hook: str, call: Callable[[], Any], where: Where) -> Any:
+        """``call()`` (a hook given ``match``), failing on an exception or on a match it changed."""
+        before = (match.next(), match.legal_replies())
+        try:
+            found = call()
+        except ConformanceError:
+            raise
+        except Exception as e:
+            raise where.fail(f"the {hook} hook raised {type(e).__name__}: {e}") from e
+        after = (match.next(), match.legal_replies())
+        if not (_same(before[0], after[0]) and _same(before[1], after[1])):
+            raise where.fail(f"the {hook} hook changed the match (it must only read it)")
+        return found
+
+    def check_pictures(self) -> None:
+        """The game's ``kothkit_picture`` hook, if it has one, draws every position of several games
+        (before the first reply to the end) without raising, as a Grid the page can draw, an Svg or
+        a list of them, and leaves the match as it was."""
+        from kothkit.picture import PictureError, picture_of
+
+        def draw(match: Match, where: Where) -> None:
+            def call() -> Any:
+                try:
+                    return picture_of(self.info, match)
+                except PictureError as e:
+                    raise where.fail(str(e)) from None
+            self._unchanged(match, "kothkit_picture", call, where)
+
+        for seed in self._few(3):
+            p = self.playout(seed, visit=lambda match, prompt, legal, where: draw(match, where))
+            where = Where(self.name, seed)
+            match = _replay(self.info, seed, self.rules, p, where)
+            where.step = len(p.steps)
+            draw(match, where)
+
+    def check_play_by_a_person(self) -> None:
+        """The game's ``kothkit_human`` hook, if it has one, gives a Turn at every prompt of several
+        games: a board and a question as text, a handshake's ``auto`` reply the game accepts, a
+        ``parse`` that reads typing slips as a Mistake (never another exception), a picture the page
+        can draw and a ``cell`` text for each of its cells; and it leaves the match as it was."""
+        from kothkit.human import Mistake, Turn, judge
+        from kothkit.picture import Grid, PictureError, panels_of
+        from kothkit.plugins import plugin_manager
+
+        hook = plugin_manager().hook.kothkit_human
+        slips = ("", "?", "zzz", "-1", "99 99", "1,2,3,4,5,6,7,8,9", "x" * 300)
+        offered: list[bool] = []
+        picks: set[int] = set()
+
+        def ask(match: Match, prompt: Prompt, where: Where) -> None:
+            turn = self._unchanged(match, "kothkit_human",
+                                   lambda: hook(game=self.info, match=match, prompt=prompt), where)
+            if turn is None:
+                if offered and offered[-1]:
+                    raise where.fail("the kothkit_human hook gave no Turn here, after Turns at earlier prompts: "
+                                     "`kothkit play` would stop mid-game")
+                offered.append(False)
+                return
+            if offered and not offered[-1]:
+                raise where.fail("the kothkit_human hook gave a Turn here, after None at an earlier prompt")
+            offered.append(True)
+            if not isinstance(turn, Turn):
+                raise where.fail(f"the kothkit_human hook returned {short(turn)}, not a kothkit.human.Turn")
+            if turn.auto is not None:
+                rejected = judge(match, prompt.seat, turn.auto)
+                if rejected is not None:
+                    raise where.fail(f"the kothkit_human hook's auto reply {short(turn.auto)} is rejected: "
+                                     f"{rejected.reason}")
+                return
+            if not isinstance(turn.board, str) or not isinstance(turn.asks, str) or not turn.asks.strip():
+                raise where.fail("the kothkit_human hook's Turn needs its board and what to type (asks) as text")
+            if not callable(turn.parse):
+                raise where.fail("the kothkit_human hook's Turn has no parse(text) to read the person's entry")
+            try:
+                panels = panels_of(turn.picture) or []
+            except PictureError as e:
+                raise where.fail(f"the kothkit_human hook's Turn.picture {e}") from None
+            if where.step not in picks:
+                return
+            cell, grid = turn.cell, next((p for p in panels if isinstance(p, Grid)), None)
+            if cell is not None and grid is not None:
+                def cells() -> None:
+                    for r, row in enumerate(grid.rows):
+                        for c in range(len(row)):
+                            text = cell(r, c)
+                            if not isinstance(text, str):
+                                raise where.fail(f"the kothkit_human hook's Turn.cell({r}, {c}) returned "
+                                                 f"{short(text)}, not the text it types")
+                self._unchanged(match, "kothkit_human Turn.cell", cells, where)
+            for slip in slips:
+                try:
+                    turn.parse(slip)
+                except Mistake:
+                    pass
+                except Exception as e:
+                    raise where.fail(f"the kothkit_human hook's parse({short(slip)}) raised {type(e).__name__}: "
+                                     f"{e}; a typing slip must raise kothkit.human.Mistake, saying what is "
+                                     "wrong") from e
+
+        for seed in self._few(3):
+            offered.clear()
+            picks = self._sample_steps(len(self.playout(seed).steps))
+            self.playout(seed, visit=lambda match, prompt, legal, where: ask(match, prompt, where))
+
+    def check_exporters(self) -> None:
+        """Every export format the game's plugins give (``kothkit_exporters``), and the core's json
+        and html (its replay page, with the game's pictures), writes several finished games as
+        text without raising."""
+        from kothkit.plugins import plugin_manager
+        from kothkit.results.export import html_page, json_document
+
+        formats: dict[str, Any] = {"json": json_document, "html": html_page}
+        for impl in plugin_manager().hook.kothkit_exporters.get_hookimpls():
+            try:
+                extra = impl.function(*[{"game": self.info}[a] for a in impl.argnames])
+            except Exception as e:
+                raise ConformanceError(f"{self.name}: the kothkit_exporters hook of {impl.plugin_name} raised "
+                                       f"{type(e).__name__}: {e}") from e
+            if extra is None:
+                continue
+            if not isinstance(extra, dict) or not all(isinstance(k, str) and callable(v) for k, v in extra.items()):
+                raise ConformanceError(f"{self.name}: the kothkit_exporters hook of {impl.plugin_name} returned "
+                                       f"{short(extra)}, not {{format name: exporter(transcript) -> str}}")
+            formats.update(extra)
+        for seed in self._few(3):
+            t = _transcript(self.info, seed, self.rules, self.playout(seed))
+            where = f"{self.name}, seed {seed} (the game of check_playouts)"
+            if t.problem:
+                raise ConformanceError(f"{where}: re-playing it as `kothkit export` does failed: {t.problem}")
+            for name, exporter in sorted(formats.items()):
+                try:
+                    text = exporter(t)
+                except Exception as e:
+                    raise ConformanceError(f"{where}: the {name} exporter raised {type(e).__name__}: {e}") from e
+                if not isinstance(text, str):
+                    raise ConformanceError(f"{where}: the {name} exporter returned {type(text).__name__}, "
+                                           "not the file's text")
+                if name == "html" and t.picture_problem:
+                    raise ConformanceError(f"{where}: its replay page has no picture: {t.picture_problem}")
+
     def check_fuzz(self) -> None:
         """Hypothesis: any text (and, for function bots, any JSON-like value) at any point of any game.
 
@@ -613,7 +755,8 @@ class Kit:
     #: Every check, in the order :meth:`run` runs them (cheap first).
     CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",
               "check_malformed_replies", "check_forfeit", "check_hidden_information", "check_codec",
-              "check_payload_isolation", "check_render", "check_fuzz")
+              "check_payload_isolation", "check_render", "check_pictures", "check_play_by_a_person",
+              "check_exporters", "check_fuzz")
 
     def run(self, checks: Iterable[str] | None = None, bundled_bots: bool = False) -> list[tuple[str, str]]:
         """Run the checks; returns (check, message) for each that failed."""
@@ -639,3 +782,31 @@ def _digest_main(ref: str, rules: dict, seeds: list[int], max_steps: int) -> dic
         info = getattr(importlib.import_module(module), attr)
     return Kit(info, rules=rules, max_steps=max_steps).digest(seeds)
 
+
+def _transcript(info: GameInfo, seed: int, rules: Mapping[str, Any], p: Playout) -> Any:
+    """Playout ``p`` as ``kothkit export`` re-plays a journal's game (its record, the kit's rules),
+    with the game's pictures drawn: what exporters and the replay page are given."""
+    import attrs
+
+    from kothkit.results.archive import Archive, transcript
+    from kothkit.store.records import GameRecord, Move
+    from kothkit.testing.playout import players_for
+
+    @attrs.define
+    class KitArchive(Archive):
+        """One game, played under the kit's rules (a journal finds them in its runs)."""
+
+        rules: dict[str, Any] = attrs.field(factory=dict)
+
+        def settings(self, r: GameRecord) -> tuple[dict | None, int | None]:
+            return {"limits": None, "rules": self.rules}, 1
+
+    players = players_for(info)
+    winner = p.outcome.winner
+    record = GameRecord(id=hashlib.sha256(f"kothkit-kit:{info.name}:{seed}".encode()).hexdigest()[:32],
+                        game=info.name, index=seed, players=players, hashes=("kit",) * len(players), seed=seed,
+                        winner=None if winner is None else players[winner], reason=p.outcome.reason,
+                        moves=tuple(Move(s.seat, s.reply, 0.0) for s in p.steps))
+    archive = KitArchive(path=Path(f"<the kit's {info.name} games>"), records=(record,), finished={}, runs=(),
+                         rules={**info.rules, **rules})
+    return transcript(archive, record, info=info, pictures=True)

@@ -75,6 +75,15 @@ def conformance_tests(game: str | GameInfo, *, seeds: Iterable[int] | None = Non
         def test_render(self, kit: Kit) -> None:
             kit.check_render()
 
+        def test_pictures(self, kit: Kit) -> None:
+            kit.check_pictures()
+
+        def test_play_by_a_person(self, kit: Kit) -> None:
+            kit.check_play_by_a_person()
+
+        def test_exporters(self, kit: Kit) -> None:
+            kit.check_exporters()
+
         def test_fuzzed_replies(self, kit: Kit) -> None:
             kit.check_fuzz()
 

@@ -30,7 +30,7 @@ def test_swap2_wrong_answer_to_the_c_prompt_is_found_by_exploring_the_opening(cl
     # The other branches of the opening were tried too, and passed.
     assert "ok    as seat 0 (opens): the opponent answers 'B'" in out
     assert "ok    as seat 0 (opens): the opponent answers 'W (" in out
-    assert "1 problem(s) in 1 of" in out
+    assert "1 problem in 1 of" in out
 
 
 def test_classic12_reply_to_a_notice_is_out_of_turn(cli):

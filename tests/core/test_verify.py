@@ -69,13 +69,13 @@ def test_a_changed_or_missing_bot_is_reported(cli, swap2_journal):
     r = cli("verify", db, "--bots", bots, timeout=300)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "UNVERIFIED  bot threat changed since the tournament" in r.stdout
-    assert "4 game(s) cannot be verified" in r.stdout
+    assert "4 games cannot be verified" in r.stdout
     assert "verified 6 games: 2 identical, 0 differ, 4 not verifiable" in r.stdout
 
     shutil.rmtree(bots / "threat")
     r = cli("verify", db, "--bots", bots, timeout=300)
     assert r.returncode == 1
-    assert f"UNVERIFIED  bot threat not found in {bots}: 4 game(s) cannot be verified" in r.stdout
+    assert f"UNVERIFIED  bot threat not found in {bots}: 4 games cannot be verified" in r.stdout
 
 
 def test_verify_refuses_a_missing_journal_or_a_file_that_is_not_one(cli, tmp_path):
@@ -133,7 +133,7 @@ def test_a_challenge_verifies_by_folder_and_journal_and_after_a_resubmission(cli
     r = cli("verify", ch, timeout=300)
     assert r.returncode == 1
     assert "UNVERIFIED  bot realbrain changed since the tournament (hash " in r.stdout
-    assert "2 game(s) cannot be verified" in r.stdout and "not found" not in r.stdout
+    assert "2 games cannot be verified" in r.stdout and "not found" not in r.stdout
 
     # Re-run: the standings' games verify; the superseded ones are left out, listed with --all.
     cli("run", ch, "--quiet", timeout=300, check=True)

@@ -37,7 +37,7 @@ def stored(screen: Screen) -> str:
 def check_journal(cli, db, games: int) -> None:
     verified = cli("verify", db, timeout=180)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert f"verified {games} games: {games} identical, 0 differ" in verified.stdout
+    assert f"verified {games} game{'' if games == 1 else 's'}: {games} identical, 0 differ" in verified.stdout
     shown = cli("show", db)
     assert shown.returncode == 0, shown.stderr
     assert "you" in shown.stdout
@@ -84,6 +84,7 @@ def test_classic12_second_seat_against_threat(cli, tmp_path):
     finally:
         s.close()
     assert "cannot read 'hello'" in s.text
+    assert "played OK" not in s.text  # the START -> OK handshake is no move
     assert "not allowed: (5, 5) is occupied" in s.text
     assert "not allowed: (12, 0) is off the 12x12 board" in s.text
     with closing(sqlite3.connect(tmp_path / "p.sqlite")) as c:
@@ -136,8 +137,8 @@ def test_typed_quit_stores_nothing(cli, tmp_path):
         s.expect("against better_constant_player")
         s.expect(ASK)
         s.type("quit")
-        s.expect("game abandoned: nothing stored")
-        assert s.wait() == 130
+        s.expect("you left the game: nothing stored")
+        assert s.wait() == 0
     finally:
         s.close()
     with closing(sqlite3.connect(tmp_path / "p.sqlite")) as c:

@@ -33,10 +33,14 @@ def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
     assert doc["played"] == 0
     text = kothkit("report", db, "--markdown", cwd=tmp_path).stdout
     rows = markdown_rows(text)
-    assert [[int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6])] for r in rows] == [
-        [s["rank"], s["bot"], s["points"], s["wins"], s["draws"], s["losses"], s["games"]] for s in doc["standings"]]
+    # Points are per match in classic12: the matches won, drawn and lost, then the games, as run's table has them.
+    assert text.splitlines()[0].split("|")[3:11] == [" match points ", " matches won ", " drawn ", " lost ",
+                                                    " games won ", " drawn ", " lost ", " games "]
+    assert [[int(r[0]), r[1], *map(int, r[2:10])] for r in rows] == [
+        [s["rank"], s["bot"], s["points"], s["match_wins"], s["match_draws"], s["match_losses"], s["wins"],
+         s["draws"], s["losses"], s["games"]] for s in doc["standings"]]
     # The Elo beside the points is the one `kothkit run` gave (the same fit of the same games).
-    assert [(r[1], int(r[7])) for r in rows] == [(s["bot"], round(s["elo"])) for s in doc["standings"]]
+    assert [(r[1], int(r[10])) for r in rows] == [(s["bot"], round(s["elo"])) for s in doc["standings"]]
     assert not (tmp_path / "report").exists()  # --markdown writes nothing
 
 

@@ -21,7 +21,7 @@ def _game(journal, **where):
 def test_the_games_table_filters_by_bot_verdict_loser_and_round(classic12):
     d = classic12.parent
     every = kothkit("show", classic12, cwd=d).stdout
-    assert every.strip().endswith(f"12 of 12 games in {classic12}")
+    assert every.strip().endswith(f"12 of 12 games of the current standings in {classic12}")
     for verdict in ("timeout", "invalid-reply", "out-of-turn"):
         assert verdict in every
     timeouts = kothkit("show", classic12, "--verdict", "timeout", cwd=d).stdout.splitlines()
@@ -149,7 +149,7 @@ def test_a_game_whose_plugin_is_missing_still_shows_its_moves_and_logs(classic12
 def test_show_finds_the_journal_of_a_game_name_and_a_challenge_folder(classic12, tmp_path):
     (tmp_path / ".kothkit").mkdir()
     shutil.copy(classic12, tmp_path / ".kothkit" / "gomoku_classic12.sqlite")
-    assert kothkit("show", "gomoku_classic12", cwd=tmp_path).stdout.strip().endswith("12 of 12 games in "
+    assert kothkit("show", "gomoku_classic12", cwd=tmp_path).stdout.strip().endswith("12 of 12 games of the current standings in "
                                                                                      ".kothkit/gomoku_classic12.sqlite")
     ch = tmp_path / "course"
     ch.mkdir()

@@ -1,0 +1,85 @@
+"""A Grid's board, line and empty-cell colours and its styles, drawn in a real headless Chromium by
+the one script the replay, report and play pages share; and a replay page whose picture hook
+fails says so instead of hiding it."""
+
+from __future__ import annotations
+
+from kothkit.picture import CELLS, STONES, Grid, board_js
+from kothkit.playing.playweb import PAGE
+from kothkit.results.replay import page_of
+from kothkit.testing.kit import _transcript
+from kothkit.testing.playout import playout
+from tests.core.test_conformance import Race, info_of
+from tests.core.test_kit_hooks import race_hooks  # noqa: F401 - the fixture
+from tests.results.browser import Watched
+
+
+def othello_like(match: Race) -> Grid:
+    # White stones on a green, lined board: told apart from the empty squares, which show the board.
+    row = "".join("OX"[i % 2] for i in range(match.total)) + "." * (Race.GOAL - match.total)
+    return Grid(rows=(row, "." * Race.GOAL), pieces={"X": "#111111", "O": "#ffffff"}, style=STONES,
+                board_colour="#0a7d3b", line_colour="#002200", last=((0, max(0, match.total - 1)),))
+
+
+def _page(tmp_path, name: str) -> str:
+    info = info_of(Race)
+    t = _transcript(info, 1, {}, playout(info, 1))
+    path = tmp_path / f"{name}.html"
+    path.write_text(page_of(t), encoding="utf-8")
+    return path.as_uri()
+
+
+def _fill(w: Watched, selector: str) -> list[str]:
+    return w.page.eval_on_selector_all(selector, "els => els.map(e => e.getAttribute('fill'))")
+
+
+def test_a_grid_is_drawn_in_its_colours_and_style(browser, race_hooks, tmp_path):  # noqa: F811
+    race_hooks(picture=othello_like)
+    stones = _page(tmp_path, "stones")
+    w = Watched(browser)
+    try:
+        w.page.goto(stones)
+        w.page.keyboard.press("End")
+        assert _fill(w, "#boards svg .ground") == ["#0a7d3b"]
+        assert set(w.page.eval_on_selector_all("#boards svg .grid", "els => els.map(e => e.getAttribute('stroke'))")) \
+            == {"#002200"}
+        pieces = _fill(w, "#boards svg .piece")
+        assert pieces.count("#ffffff") and pieces.count("#111111") and len(pieces) == 10
+        assert _fill(w, "#boards svg .hole") == []  # empty squares show the board itself
+        assert not w.page.locator("#picture-problem").is_visible() and w.errors == []
+    finally:
+        w.close()
+
+
+def test_a_cells_grid_takes_its_board_and_hole_colours(browser, race_hooks, tmp_path):  # noqa: F811
+    race_hooks(picture=lambda m: Grid(rows=("X" * m.total + "." * (Race.GOAL - m.total),), pieces={"X": "#ffffff"},
+                                      style=CELLS, board_colour="#333333", empty_colour="#88aacc"))
+    w = Watched(browser)
+    try:
+        w.page.goto(_page(tmp_path, "cells"))
+        w.page.keyboard.press("End")
+        assert _fill(w, "#boards svg .ground") == ["#333333"]
+        assert set(_fill(w, "#boards svg .hole")) <= {"#88aacc"} and set(_fill(w, "#boards svg .piece")) == {"#ffffff"}
+        assert w.errors == []
+    finally:
+        w.close()
+
+
+def test_a_replay_page_whose_picture_hook_raises_says_so(browser, race_hooks, tmp_path):  # noqa: F811
+    def broken(match):
+        raise ValueError("no such stone")
+
+    race_hooks(picture=broken)
+    w = Watched(browser)
+    try:
+        w.page.goto(_page(tmp_path, "broken"))
+        note = w.page.locator("#picture-problem")
+        assert note.is_visible()
+        assert "race's kothkit_picture hook raised ValueError: no such stone (at move 0)" in note.inner_text()
+        assert w.errors == []
+    finally:
+        w.close()
+
+
+def test_the_play_page_draws_with_the_replay_pages_script():
+    assert board_js() in PAGE and "kothkitBoard(" in PAGE
