@@ -876,16 +876,21 @@ class Host:
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
         from kothkit.results.archive import iso_time
+        from kothkit.store.ratings import performance
 
         rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
         standings, rank, prev = [], 0, None
+        due = c.total_per_bot()
         for i, s in enumerate(rows):
             key = (s.points, s.wins)
             if key != prev:  # bots level on points and wins share a rank
                 rank, prev = i + 1, key
             owner = c.logins.get(s.bot) if c.kind == "submissions" else None
+            provisional = s.games < due or self._pending(c, s.bot)
+            elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
             standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
-                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot)))
+                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot), due=due,
+                                      provisional=provisional, elo=elo, elo_error=error))
         c.cache = (c.version, standings)
         return standings
 

@@ -668,3 +668,39 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
     finally:
         if c.journal is not None:
             c.journal.close()
+
+
+def test_provisional_rows_become_final(tmp_path):
+    """While a brain's games are being played its row says so: games counted of due, the Elo of its
+    games so far with its error; its rank stays the challenge's scoring.  All played: final."""
+    from kothkit.scoring import rank_key
+
+    ch = tmp_path / "course"
+    ch.mkdir()
+    (ch / "kothkit.toml").write_text(PY_CHALLENGE)
+    state = tmp_path / "state"
+    host = Host([ch], state)
+    c = host._get("course")
+    try:
+        host._open(c)
+        for i in range(5):
+            sub = host.submit("course", f"s{i}", "brain.py", "python3", _py_brain(i))
+            _built(host, c, sub.id)
+        host._reschedule(c, c.changed, wait=True)
+        c.changed = None
+        due = 2 * 2 * 4
+        _play(host, c, 13, 1_000_000.0)
+        rows = host.standings("course")
+        assert all(r.provisional and r.due == due and r.games < due for r in rows)
+        assert sum(r.games for r in rows) == 2 * 13
+        rated = [r for r in rows if r.elo is not None]
+        assert rated and all(r.elo_error is None or r.elo_error > 0 for r in rated)
+        # ranked by the challenge's own scoring (connect4_hidden: its points), Elo aside
+        assert [r.bot for r in rows] == [s.bot for s in sorted(rows, key=rank_key(c.info.scoring))]
+        _play(host, c, len(c.queue), 2_000_000.0)
+        rows = host.standings("course")
+        assert all(not r.provisional and r.games == due and r.elo is None for r in rows)
+    finally:
+        if c.journal is not None:
+            c.journal.close()
+        host._store.close()
