@@ -61,6 +61,7 @@ __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
     from kothkit.limits import Limits
+    from kothkit.playing.cluster import ClusterSlots
     from kothkit.playing.schedule import Changes, Planned
     from kothkit.serve.slots import Slots
     from kothkit.store.journal import Journal
@@ -119,8 +120,10 @@ class _Served:
     inflight: dict = attrs.field(factory=dict)
     #: Builds to start: ("submission", id) | ("rebuild", id) | ("folder", path, name, hash).
     builds: deque = attrs.field(factory=deque)
-    #: Folder bots being built or queued, by (name, hash).
+    #: Folder bots being built or queued, by (name, hash); and those built by a cluster's workers
+    #: (their build output is on the workers' machines, not necessarily here).
     building: set = attrs.field(factory=set)
+    built: set = attrs.field(factory=set)
     #: The standings of the counted games, kept game by game.
     board: Board | None = None
     version: int = 0
@@ -225,9 +228,11 @@ class Host:
     :class:`SettingsError` naming the file (and line), from the constructor.
     """
 
-    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1) -> None:
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
         self.state_dir = Path(state_dir)
         self.jobs = max(1, int(jobs))
+        #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
+        self.cluster = cluster
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._served: list[_Served] = []
@@ -242,7 +247,8 @@ class Host:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._ready = threading.Event()
-        self._slots: Slots | None = None
+        #: Where games and builds run: this machine's slots, or the cluster's workers (one interface).
+        self._slots: Slots | ClusterSlots | None = None
         self._inflight: dict[cf.Future, tuple] = {}
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
@@ -303,6 +309,10 @@ class Host:
             return
         from kothkit.serve.slots import Slots
 
+        if self.cluster is not None:  # (a ClusterError, naming what is wrong, before anything starts)
+            from kothkit.playing.cluster import ClusterSlots
+
+            self._slots = ClusterSlots(self.cluster, [c.info for c in self._served], note=self._log)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
@@ -312,7 +322,8 @@ class Host:
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
-        self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
+        if self._slots is None:
+            self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
         self._ready.wait(START_TIME)
@@ -404,7 +415,16 @@ class Host:
 
     def _note(self, text: str) -> None:
         self.problem = text
+        self._log(text)
+
+    @staticmethod
+    def _log(text: str) -> None:
         print(f"kothkit host: {text}", file=sys.stderr, flush=True)
+
+    def workers(self) -> dict[str, list[str]]:
+        """The cluster's workers and what each plays or builds now (empty with this machine's slots)."""
+        pool = self._slots
+        return pool.workers() if pool is not None else {}
 
     def _open(self, c: _Served) -> None:
         """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
@@ -472,7 +492,7 @@ class Host:
             elif b.name in c.info.reserved_names:
                 errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: "
                               f"{c.info.name}'s protocol uses it")
-            elif b.build and not is_built(b):
+            elif b.build and key not in c.built and not is_built(b):
                 if key in c.failed:
                     errors.append(c.failed[key])
                 elif key not in c.building:
@@ -701,21 +721,19 @@ class Host:
             return c, task, None
 
     def _fill(self) -> None:
-        from kothkit.serve import slots
-
         pool = self._slots
         if pool is None:  # stopped (stop() gave up waiting for this thread)
             return
-        while len(self._inflight) < self.jobs and not self._stopping.is_set():
+        while len(self._inflight) < pool.capacity() and not self._stopping.is_set():
             work = self._next()
             if work is None:
                 return
             c, item, folder = work
             try:
                 if folder is None:
-                    fut = pool.submit(slots.play, item, bool(c.info.pondering))
+                    fut = pool.play(item, bool(c.info.pondering))
                 else:
-                    fut = pool.submit(slots.build, folder, c.settings.build_time)
+                    fut = pool.build(folder, c.settings.build_time)
             except RuntimeError:  # closed: the host is stopping
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
@@ -806,6 +824,8 @@ class Host:
             _, _, name, bot_hash = item
             with self._lock:
                 c.building.discard((name, bot_hash))
+                if ok and self.cluster is not None:
+                    c.built.add((name, bot_hash))
                 if not ok:
                     c.failed[(name, bot_hash)] = f"{folder}: {text}"
             self._scan(c)
@@ -823,7 +843,8 @@ class Host:
             except (BotError, OSError) as e:
                 ok, text = False, f"the brain cannot be loaded: {e}"
             else:
-                if spec.build and not is_built(spec):
+                # (A cluster's worker built it on its own machine: the games find it built there.)
+                if spec.build and self.cluster is None and not is_built(spec):
                     ok, text = False, "the build left no brain to run"
         with self._lock:
             if not ok:

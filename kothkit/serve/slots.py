@@ -175,6 +175,22 @@ class Slots:
                 lost.set_exception(e)
                 return lost
 
+    def play(self, task: GameTask, pondering: bool) -> cf.Future:
+        """A future of ``task``'s journal rows, played in a worker (see :func:`play`)."""
+        return self.submit(play, task, pondering)
+
+    def build(self, folder: str, timeout: float) -> cf.Future:
+        """A future of the build of ``folder`` in a worker: (ok, output, seconds) (see :func:`build`)."""
+        return self.submit(build, folder, timeout)
+
+    def capacity(self) -> int:
+        """Games or builds to keep in flight."""
+        return self.jobs
+
+    def workers(self) -> dict[str, list[str]]:
+        """The workers by name and what each plays: the host's own slots are not named."""
+        return {}
+
     def restart(self) -> None:
         """After a worker died: kill what is left of the pool; the next submit makes a new one."""
         with self._lock:
