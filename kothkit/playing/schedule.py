@@ -238,6 +238,40 @@ class Planned:
         """The games ``ids`` as tasks, in play order."""
         return sorted((self.task(i) for i in ids), key=lambda t: t.index)
 
+    def backlog(self, tasks: Iterable[GameTask], new: Iterable[str]) -> list[GameTask]:
+        """The games of ``new`` bots among ``tasks`` (the others left out) in the order a backlog
+        plays them: each new bot's opponents in a seeded random order, round by round (a pair's
+        two games of a round together), so that its games so far are a fair sample of the field
+        whenever its standing is read; the new bots taking turns, a game pair each, so that each
+        author's brain gets its share of the workers.  A game between two new bots comes once, in
+        the turn of the first to reach it.  The same schedule, tasks and bots give the same order."""
+        order = deriver(self.schedule.seed, "backlog")
+        fresh = sorted(set(new))
+        mine: dict[str, list[tuple[tuple[int, int, int], GameTask]]] = {b: [] for b in fresh}
+        for t in tasks:
+            (a, b), k = self.where[t.id]
+            for me, other in ((a, b), (b, a)):
+                if me in mine:
+                    mine[me].append(((k >> 1, order(f"{me}\x1f{other}\x1f{k >> 1}"), k), t))
+        queues = [[t for _key, t in sorted(mine[b], key=lambda e: e[0])] for b in fresh]
+        out: list[GameTask] = []
+        taken: set[str] = set()
+        at = [0] * len(queues)
+        left = True
+        while left:
+            left = False
+            for q, queue in enumerate(queues):
+                n = 0
+                while at[q] < len(queue) and n < 2:  # a game pair a turn
+                    t = queue[at[q]]
+                    at[q] += 1
+                    if t.id not in taken:
+                        taken.add(t.id)
+                        out.append(t)
+                        n += 1
+                left = left or at[q] < len(queue)
+        return out
+
     def players(self, game_id: str) -> tuple[str, ...]:
         """The names of game ``game_id``'s bots in seat order."""
         p, k = self.where[game_id]
@@ -289,3 +323,4 @@ class Planned:
         added = plan.tasks(g[1] for p in added_pairs for g in pairs[p].games)
         return plan, Changes(added=tuple(added), removed=frozenset(removed), new=frozenset(new),
                              gone=frozenset(gone), moved=moved)
+

@@ -505,6 +505,7 @@ class Host:
             changed = {n: b.hash for n, b in ready.items()} != {n: b.hash for n, b in c.bots.items()}
             fresh = {n for n, b in ready.items() if n not in c.bots or c.bots[n].hash != b.hash}
             if changed:
+                c.queue.drop({n for n, b in c.bots.items() if n not in ready or ready[n].hash != b.hash})
                 c.bots = ready
                 c.latest = {n: _folder_time(b.path if b.path.is_dir() else b.path.parent) for n, b in ready.items()}
             if tuple(errors) != c.errors:
@@ -594,6 +595,8 @@ class Host:
                 first.append(t)
             else:
                 rest.append(t)
+        # A new brain's games in a seeded random order over its opponents, the new brains taking turns.
+        first = plan.backlog(first, fresh)
         return _Plan(fresh=fresh, full=full, plan=plan, changes=changes, found=found, first=first, rest=rest,
                      skipped=skipped)
 
@@ -852,6 +855,7 @@ class Host:
                 if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
+                    c.queue.drop({row.bot})
                     self._bump(c)
                     fresh = set()
                 else:
@@ -867,6 +871,7 @@ class Host:
                 if before is not None and before != row.id:
                     played, total = self._progress(c, row.bot)
                     self._store.set_status(before, "replaced", played=played, total=total)
+                    c.queue.drop({row.bot})  # its old brain's games still queued: not played now
                 self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
                 c.active[row.bot] = row.id
                 c.bots[row.bot] = spec

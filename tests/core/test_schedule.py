@@ -112,3 +112,24 @@ def test_schedule_changes_equal_a_full_schedule():
     assert list(after) == list(Schedule(game="g", bots=after.bots, seed=7, rounds=2, limits=Limits()))
     assert changes.new == {"z"} and changes.gone == {names[0]} and changes.moved
     assert changes.removed == {t.id for t in s if names[0] in (t.players[0].name, t.players[1].name)}
+
+
+def test_a_backlog_interleaves_each_new_bots_opponents_and_the_new_bots_take_turns():
+    from kothkit.playing.schedule import Planned
+
+    names = [f"b{i:02d}" for i in range(40)]
+    plan = Planned.of(Schedule(game="g", bots=tuple(_bot(n) for n in names), seed=7, rounds=2, limits=Limits()))
+    plan, changes = plan.change([*(_bot(n) for n in names), _bot("new1"), _bot("new2")])
+    order = plan.backlog(changes.added, {"new1", "new2"})
+    assert sorted(t.id for t in order) == sorted(t.id for t in changes.added)  # each game once
+    assert order == plan.backlog(reversed(changes.added), {"new2", "new1"})  # seeded: the same order
+    # The new bots take turns, a game pair each; a pair's two games of a round come together.
+    owners = [("new1" if "new1" in (t.players[0].name, t.players[1].name) else "new2") for t in order[:40]]
+    assert owners[:8] == ["new1", "new1", "new2", "new2"] * 2
+    assert all(order[i].players == order[i + 1].players[::-1] for i in range(0, 40, 2))
+    # A new bot's first games are spread over the field (its groups of 16 bots alike), round 1 first.
+    first = [next(b.name for b in t.players if b.name != "new1") for t in order if "new1" in
+             (t.players[0].name, t.players[1].name)]
+    early = set(first[:30])
+    assert len(early) == 15 and {int(n[1:]) // 16 for n in early if n.startswith("b")} == {0, 1, 2}
+    assert first[:15 * 2] != sorted(first[:15 * 2])

@@ -633,6 +633,9 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         c.changed = None
         assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
         assert c.fresh == {"a00"} and len(c.queue.fresh) == 2 * 2 * 20
+        # Its games in a seeded random order over its opponents: its first 20 meet 10 opponents of both groups.
+        early = {next(b.name for b in t.players if b.name != "a00") for t in list(c.queue.fresh)[:20]}
+        assert len(early) == 10 and {n < "s16" for n in early} == {True, False}
         _assert_as_full(host, ch, state)
         _play(host, c, 30, 4_000_000.0)
         _assert_as_full(host, ch, state)
@@ -640,6 +643,8 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         # s05 replaced: its old brain was done; the new one is never "done" with the old one's counts.
         second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
         _built(host, c, second.id)
+        # Its old brain's games still queued are dropped at once (before the new one is scheduled).
+        assert not any("s05" in (t.players[0].name, t.players[1].name) for t in [*c.queue.fresh, *c.queue.rest])
         assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
         status, played, total = _status(host, first_of["s05"])
         assert status == "replaced" and played == c.board.games("s05") >= 2 * 2 * 19 and total == 2 * 2 * 20
