@@ -6,9 +6,16 @@ holds both bots' content hashes, so the journal's incremental re-run does it).
 Submissions are stored as bot folders, built contained with the challenge's build
 time limit, and the author's newest brain that builds replaces their previous one:
 only its games are played, and the old brain's games drop out of the standings.
-All challenges share ``jobs`` slots (:mod:`kothkit.serve.slots`), builds first,
-then a new or changed bot's games, the challenges taking turns
-(:mod:`kothkit.serve.queue`).  Restart loses nothing: the work queue is what the
+All challenges share one executor: ``jobs`` slots on this machine
+(:mod:`kothkit.serve.slots`) or the workers of a Dask cluster
+(:class:`kothkit.playing.cluster.ClusterSlots`), builds first, then a new or changed
+bot's games, the challenges taking turns (:mod:`kothkit.serve.queue`).  The schedule
+is :mod:`kothkit.playing.schedule`'s (kept by :class:`~kothkit.playing.schedule.Planned`),
+the ranking :mod:`kothkit.scoring`'s, and every game is read and written through
+:class:`~kothkit.store.journal.Journal`.
+
+A brain goes through these states: submitted, built (on a worker, with a cluster), then
+playing (its games scheduled, :meth:`Host._reschedule`), done.  Restart loses nothing: the work queue is what the
 state says is not done yet (submissions not built, scheduled games not in the
 journal), so it is redone, and a game already stored is never played or counted
 twice.

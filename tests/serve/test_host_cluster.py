@@ -132,3 +132,12 @@ def test_a_worker_killed_during_games_loses_none_and_counts_none_twice(cluster, 
     with sqlite3.connect(where / "state" / "journals" / "course.sqlite") as db:
         assert db.execute("SELECT count(*), count(DISTINCT id) FROM games").fetchone() == (total, total)
     assert all(s.games == 2 * 3 and not s.provisional for s in host.standings("course"))
+
+
+def test_serve_names_a_cluster_it_cannot_use(tmp_path):
+    from tests.serve.webserver import challenge, kothkit
+
+    ch = challenge(tmp_path / "course")
+    done = kothkit("serve", ch, "--state", tmp_path / "state", "--port", "0", "--cluster", "local:two", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "--cluster local:two" in done.stderr and "not local:N" in done.stderr, done.stderr
