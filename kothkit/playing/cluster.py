@@ -543,8 +543,10 @@ def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | 
 
 # -- the host's executor on a cluster (kothkit serve --cluster) ---------------------------------------
 
-#: Seconds between two looks at the cluster's workers (who joined, who left, what each plays).
+#: Seconds between two looks at the cluster's workers (who joined, who left), and between two
+#: lines of the host's log saying what each plays.
 WORKERS_EVERY = 1.0
+REPORT_EVERY = 60.0
 
 
 def _ensure(b: BotSpec, packed: bytes | None) -> None:
@@ -622,6 +624,7 @@ class ClusterSlots:
         self._checked: set[str] = set()
         self._refused: set[str] = set()
         self._seen_at = 0.0
+        self._reported = time.monotonic()
         self._closed = False
         #: Key -> what the task plays or builds (for the log and the admin page).
         self._doing: dict[str, str] = {}
@@ -680,7 +683,15 @@ class ClusterSlots:
                     self._look()
                 except (OSError, TimeoutError) as e:
                     self._note(f"cluster: cannot reach the scheduler: {e}")
-            return max(1, len(self._checked))
+            n = max(1, len(self._checked))
+            report = not self._closed and time.monotonic() - self._reported >= REPORT_EVERY
+            if report:
+                self._reported = time.monotonic()
+        if report:
+            doing = self.workers()
+            self._note(f"cluster: {len(doing)} workers: " + "; ".join(
+                f"{w} {', '.join(what) if what else 'idle'}" for w, what in doing.items()))
+        return n
 
     def workers(self) -> dict[str, list[str]]:
         """Each checked worker and what it plays or builds now."""
