@@ -569,7 +569,8 @@ def play_game(task, packs: dict) -> tuple[list, float]:
     return play([task], rows=True)
 
 
-def build_bot(folder: str, timeout: float, spec_hash: str, packed: bytes) -> tuple[bool, str, float]:
+def build_bot(folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
+              packed: bytes) -> tuple[bool, str, float]:
     """What a worker runs for one of the host's builds: the build of :func:`kothkit.serve.slots.build`
     (contained, within the challenge's build time), at the folder's path where this worker sees the
     host's files, else in a copy of it sent by content hash (built there, for this machine's games)."""
@@ -580,7 +581,7 @@ def build_bot(folder: str, timeout: float, spec_hash: str, packed: bytes) -> tup
     from kothkit.serve.slots import build
 
     if Path(folder).exists():
-        return build(folder, timeout)
+        return build(folder, timeout, memory_mb, processes)
     root = shipped_root()
     root.mkdir(mode=0o700, exist_ok=True)
     home = root / f"build-{spec_hash}"
@@ -590,7 +591,7 @@ def build_bot(folder: str, timeout: float, spec_hash: str, packed: bytes) -> tup
         home.mkdir()
         with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
             tar.extractall(home, filter="data")
-    return build(str(where), timeout)
+    return build(str(where), timeout, memory_mb, processes)
 
 
 def _pack_folder(folder: Path) -> bytes:
@@ -760,13 +761,15 @@ class ClusterSlots:
         inner.add_done_callback(done)
         return rows
 
-    def build(self, folder: str, timeout: float) -> cf.Future:
-        """A future of the build of ``folder`` on a worker: (ok, output, seconds)."""
+    def build(self, folder: str, timeout: float, memory_mb: int | None = None,
+              processes: int | None = None) -> cf.Future:
+        """A future of the build of ``folder`` on a worker, within the challenge's limits: (ok,
+        output, seconds)."""
         import hashlib
 
         packed = _pack_folder(Path(folder))
         return self._submit(build_bot, f"build {Path(folder).parent.name}/{Path(folder).name}", folder, timeout,
-                            hashlib.sha256(packed).hexdigest()[:32], packed)
+                            memory_mb, processes, hashlib.sha256(packed).hexdigest()[:32], packed)
 
     def restart(self) -> None:
         """Nothing to do: the scheduler replaces a lost worker's tasks itself."""
