@@ -569,16 +569,15 @@ def play_game(task, packs: dict) -> tuple[list, float]:
     return play([task], rows=True)
 
 
-def build_bot(folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
+def build_bot(build, folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
               packed: bytes) -> tuple[bool, str, float]:
-    """What a worker runs for one of the host's builds: the build of :func:`kothkit.serve.slots.build`
-    (contained, within the challenge's build time), at the folder's path where this worker sees the
-    host's files, else in a copy of it sent by content hash (built there, for this machine's games)."""
+    """What a worker runs for one of the host's builds: ``build`` (the host's, which travels by its
+    name: :func:`kothkit.serve.slots.build`, contained, within the challenge's build limits), at the
+    folder's path where this worker sees the host's files, else in a copy of it sent by content
+    hash (built there, for this machine's games)."""
     import io
     import shutil
     import tarfile
-
-    from kothkit.serve.slots import build
 
     if Path(folder).exists():
         return build(folder, timeout, memory_mb, processes)
@@ -615,7 +614,10 @@ class ClusterSlots:
     is stored once, by its id, whoever played it.
     """
 
-    def __init__(self, address: str, games: Sequence[GameInfo], note=None) -> None:
+    def __init__(self, address: str, games: Sequence[GameInfo], build, note=None) -> None:
+        """``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot (the host's
+        build, :func:`kothkit.serve.slots.build`)."""
+        self._build = build
         self.pool = ClusterPool(address)
         self.address = address
         self._games = list(games)
@@ -768,8 +770,8 @@ class ClusterSlots:
         import hashlib
 
         packed = _pack_folder(Path(folder))
-        return self._submit(build_bot, f"build {Path(folder).parent.name}/{Path(folder).name}", folder, timeout,
-                            memory_mb, processes, hashlib.sha256(packed).hexdigest()[:32], packed)
+        return self._submit(build_bot, f"build {Path(folder).parent.name}/{Path(folder).name}", self._build,
+                            folder, timeout, memory_mb, processes, hashlib.sha256(packed).hexdigest()[:32], packed)
 
     def restart(self) -> None:
         """Nothing to do: the scheduler replaces a lost worker's tasks itself."""

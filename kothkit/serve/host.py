@@ -318,8 +318,9 @@ class Host:
 
         if self.cluster is not None:  # (a ClusterError, naming what is wrong, before anything starts)
             from kothkit.playing.cluster import ClusterSlots
+            from kothkit.serve import slots
 
-            self._slots = ClusterSlots(self.cluster, [c.info for c in self._served], note=self._log)
+            self._slots = ClusterSlots(self.cluster, [c.info for c in self._served], slots.build, note=self._log)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
