@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from kothkit.botspec import BotKind
 from kothkit.cli.common import (
     RULES_HELP,
     app,
@@ -135,7 +136,7 @@ def run(
                   f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
     from kothkit.procs.contain import fair_cpu
 
-    if any(b.kind != "function" for b in specs):
+    if any(b.kind != BotKind.FUNCTION for b in specs):
         out.print(f"cpu: {fair_cpu(info.pondering, jobs, limits.pin_cpu)[1]}", markup=False)
 
     from kothkit.playing.progress import Faults, Pace

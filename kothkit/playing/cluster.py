@@ -57,8 +57,6 @@ from kothkit.game import GameInfo
 LOCAL = "local:"
 #: Seconds to reach a scheduler, and for workers to show up.
 CONNECT_TIMEOUT = 30.0
-#: Seconds every worker has to answer the pre-flight check.
-CHECK_TIMEOUT = 120.0
 
 
 #: Batches on a cluster grow towards this many seconds of play (see kothkit.playing.tournament.dispatch):
@@ -575,22 +573,40 @@ def build_bot(build, folder: str, timeout: float, memory_mb: int | None, process
     name: :func:`kothkit.serve.slots.build`, contained, within the challenge's build limits), at the
     folder's path where this worker sees the host's files, else in a copy of it sent by content
     hash (built there, for this machine's games)."""
+    return build(_folder_here(folder, spec_hash, packed), timeout, memory_mb, processes)
+
+
+def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
+    """``folder`` where this worker sees the host's files, else the copy of it sent (``packed``),
+    unpacked once per machine under :func:`shipped_root` by the pack's hash."""
+    import fcntl
     import io
     import shutil
     import tarfile
 
     if Path(folder).exists():
-        return build(folder, timeout, memory_mb, processes)
+        return folder
     root = shipped_root()
     root.mkdir(mode=0o700, exist_ok=True)
     home = root / f"build-{spec_hash}"
     where = home / Path(folder).name
-    if not where.exists():
-        shutil.rmtree(home, ignore_errors=True)
-        home.mkdir()
-        with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
-            tar.extractall(home, filter="data")
-    return build(str(where), timeout, memory_mb, processes)
+    with open(root / f"build-{spec_hash}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not where.exists():
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir()
+            with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
+                tar.extractall(home, filter="data")
+    return str(where)
+
+
+def run_built(fn, build, folder: str, spec_hash: str, packed: bytes, *args):
+    """``fn(folder, *args)`` on a worker, the folder built here first (a brain's check before the
+    ladder, kothkit.serve.validation: the folder as :func:`build_bot` left it)."""
+    here = _folder_here(folder, spec_hash, packed)
+    if here != folder:
+        build(here, 60.0)  # (built already by build_bot on this machine: a no-op, else its build)
+    return fn(here, *args)
 
 
 def _pack_folder(folder: Path) -> bytes:
@@ -772,6 +788,15 @@ class ClusterSlots:
         packed = _pack_folder(Path(folder))
         return self._submit(build_bot, f"build {Path(folder).parent.name}/{Path(folder).name}", self._build,
                             folder, timeout, memory_mb, processes, hashlib.sha256(packed).hexdigest()[:32], packed)
+
+    def run_in(self, folder: str, fn, *args) -> cf.Future:
+        """A future of ``fn(folder, *args)`` on a worker, with the folder (built) there: a brain's
+        check before the ladder."""
+        import hashlib
+
+        packed = _pack_folder(Path(folder))
+        return self._submit(run_built, f"check {Path(folder).parent.name}/{Path(folder).name}", fn, self._build,
+                            folder, hashlib.sha256(packed).hexdigest()[:32], packed, *args)
 
     def restart(self) -> None:
         """Nothing to do: the scheduler replaces a lost worker's tasks itself."""

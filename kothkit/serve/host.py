@@ -28,6 +28,12 @@ planned in a thread of its own, and the dispatcher applies the plan.  The public
 the dispatcher keeps in memory under a lock, and never wait for a game, except
 :meth:`Host.wait`, which waits for the scoreboard to change.
 
+A challenge's ``[serve]`` table may give ``opens`` and ``closes``: submissions are taken only
+between them (:meth:`Host.phase`).  After ``closes`` the games still due are played (the builds
+of brains submitted in time too), and then the standings are final.  An admin may rejudge a
+submission (its games are deleted from the journal and played again) or disable a brain (it
+leaves the round robin); both are done by the dispatcher, which owns the journals.
+
 A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
 ``kothkit serve``'s command does): the workers are started with ``spawn``, which
 imports the script's module again in each of them.
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import concurrent.futures as cf
+import datetime as dt
 import itertools
 import json
 import os
@@ -64,6 +71,36 @@ from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, La
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
            "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
+
+
+
+class PhaseClosed(SubmitError):
+    """Submissions are not taken now: before the challenge's ``opens`` or after its ``closes``."""
+
+
+@attrs.frozen
+class Phase:
+    """Where a challenge is in its contest: ``open`` (submissions taken), ``before`` (``opens`` is
+    to come), ``closed`` (``closes`` passed, games still due) or ``final`` (closed, nothing due:
+    the standings are final).  ``text`` says it in a few words, with the date."""
+
+    name: str
+    opens: dt.datetime | None
+    closes: dt.datetime | None
+    text: str
+
+    @property
+    def final(self) -> bool:
+        return self.name == "final"
+
+    @property
+    def taking(self) -> bool:
+        return self.name == "open"
+
+
+def _date(d: dt.datetime) -> str:
+    return d.isoformat(sep=" ", timespec="minutes")
+
 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
@@ -131,6 +168,8 @@ class _Served:
     #: (their build output is on the workers' machines, not necessarily here).
     building: set = attrs.field(factory=set)
     built: set = attrs.field(factory=set)
+    #: Builds taken from ``builds`` and not finished (in a slot).
+    running_builds: int = 0
     #: The standings of the counted games, kept game by game.
     board: Board | None = None
     version: int = 0
@@ -236,7 +275,12 @@ class Host:
     """
 
     def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
+        from kothkit.serve.accounts import DB_FILE, private_file, private_folder
+
         self.state_dir = Path(state_dir)
+        # Hashes, sessions, students' sources: the host's user's alone (0700, the database 0600).
+        private_folder(self.state_dir)
+        private_file(self.state_dir / DB_FILE)
         self.jobs = max(1, int(jobs))
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
@@ -264,6 +308,8 @@ class Host:
         self._tries: dict = {}
         #: The last unexpected error of the dispatcher (it carries on), for the host's log.
         self.problem: str | None = None
+        #: Work for the dispatcher from the web's threads (an admin's rejudge, a brain disabled).
+        self._commands: queue.Queue = queue.Queue()
 
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
@@ -286,6 +332,11 @@ class Host:
             raise SettingsError(str(e)) from None
         except (TypeError, ValueError) as e:
             raise SettingsError(f"{ch.path}: [limits]: {e}") from None
+        from kothkit.serve import validation
+
+        problem = validation.settings_problem(info, settings)
+        if problem is not None:
+            raise SettingsError(f"{ch.path}: [serve] {problem}")
         base = name = _safe_name(ch.folder.resolve().name)
         for k in itertools.count(2):
             if name not in taken:
@@ -361,6 +412,7 @@ class Host:
                     c.queue.done(t)
                 c.inflight.clear()
                 c.building.clear()
+                c.running_builds = 0
                 c.planner = c.again = c.stored_since = None
                 self._bump(c)
 
@@ -398,6 +450,7 @@ class Host:
                     else:
                         self._wake.wait(0.2)
                         self._wake.clear()
+                    self._take_commands()
                     self._take_plans()
                 except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
                     self._note(traceback.format_exc())
@@ -421,6 +474,17 @@ class Host:
                 fresh, c.again = c.again, None
                 self._reschedule(c, fresh)
 
+    def _take_commands(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                command()
+            except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
+                self._note(traceback.format_exc())
+
     def _note(self, text: str) -> None:
         self.problem = text
         self._log(text)
@@ -440,6 +504,11 @@ class Host:
         from kothkit.plugins import game_code
         from kothkit.store.journal import Journal
 
+        if c.kind == "submissions" and c.journal_path.parent == self.state_dir / "journals":
+            from kothkit.serve.accounts import private_file, private_folder
+
+            private_folder(c.journal_path.parent)
+            private_file(c.journal_path)
         c.journal = Journal(c.journal_path)
         c.code = game_code(c.info)
         with self._lock:  # (a host started again: what was queued is read again below)
@@ -712,9 +781,11 @@ class Host:
                 if c.builds:
                     self._turn = i + 1
                     item = c.builds.popleft()
-                    if item[0] in ("submission", "rebuild"):
+                    c.running_builds += 1
+                    if item[0] in ("submission", "rebuild", "check"):
                         row = self._store.get(item[1])
-                        if row is None:
+                        if row is None or row.status == "disabled":  # (an admin disabled it meanwhile)
+                            c.running_builds -= 1
                             continue
                         if item[0] == "submission":
                             self._store.set_status(row.id, "building")
@@ -743,6 +814,11 @@ class Host:
             try:
                 if folder is None:
                     fut = pool.play(item, bool(c.info.pondering))
+                elif item[0] == "check":
+                    from kothkit.serve import validation
+
+                    fut = pool.run_in(folder, validation.run, c.info.name, c.limits, dict(c.rules),
+                                      c.settings.check_against, c.seed or 0)
                 else:
                     fut = pool.build(folder, c.settings.build_time, c.settings.build_memory_mb,
                                      c.settings.build_processes)
@@ -785,6 +861,8 @@ class Host:
         tries = self._tries
         tries[key] = tries.get(key, 0) + 1
         with self._lock:
+            if folder is not None:
+                c.running_builds = max(0, c.running_builds - 1)
             if folder is None:
                 c.inflight.pop(item.id, None)
                 c.queue.done(item)
@@ -798,15 +876,16 @@ class Host:
                 c.builds.appendleft(item)
             elif item[0] == "submission":
                 self._store.set_status(item[1], "build-failed", build_output="the build ended its worker (host error)")
+            elif item[0] == "check":
+                self._store.set_status(item[1], "check-failed")
             self._bump(c)
 
     def _stored(self, c: _Served, task, rows, error) -> None:
         if error is not None or not rows:
+            # Tried again like a game lost with its worker (a few times): never left out silently,
+            # which would leave its bots "playing" with a game due that nothing plays.
             self._note(f"{c.name}: game {task.id} could not be played: {error!r}")
-            with self._lock:
-                c.inflight.pop(task.id, None)
-                c.queue.done(task)
-                self._bump(c)
+            self._retry(c, task, None)
             return
         assert c.journal is not None
         c.journal.add_rows(rows)
@@ -831,6 +910,11 @@ class Host:
         self._finish_run(c)
 
     def _built(self, c: _Served, item, folder: str, result, error) -> None:
+        with self._lock:
+            c.running_builds = max(0, c.running_builds - 1)
+        if item[0] == "check":
+            self._checked(c, item, folder, result, error)
+            return
         ok, text, took = result if error is None else (False, f"the host could not run the build: {error}", 0.0)
         if item[0] == "folder":
             _, _, name, bot_hash = item
@@ -846,7 +930,7 @@ class Host:
         from kothkit.bots.folders import BotError, load_folder
 
         row = self._store.get(item[1])
-        if row is None:
+        if row is None or row.status == "disabled":
             return
         spec = None
         if ok:
@@ -866,30 +950,72 @@ class Host:
                     c.bots.pop(row.bot, None)
                     c.queue.drop({row.bot})
                     self._bump(c)
-                    fresh = set()
+                    fresh: set = set()
                 else:
                     self._bump(c)
                     return
+            elif item[0] == "submission" and c.settings.check:
+                # The check before the ladder (kothkit.serve.validation): entered once it is done.
+                self._store.set_status(row.id, "checking", build_output=text, build_seconds=took)
+                c.builds.appendleft(("check", row.id))
+                self._bump(c)
+                return
             else:
-                before = c.active.get(row.bot)
-                if before is not None and before > row.id:
-                    # A newer brain of the same author built first: this one never plays.
-                    self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
-                    self._bump(c)
+                entered = self._enter(c, row, spec, text, took)
+                if entered is None:
                     return
-                if before is not None and before != row.id:
-                    played, total = self._progress(c, row.bot)
-                    self._store.set_status(before, "replaced", played=played, total=total)
-                    c.queue.drop({row.bot})  # its old brain's games still queued: not played now
-                self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
-                c.active[row.bot] = row.id
-                c.bots[row.bot] = spec
-                c.latest[row.bot] = row.time
-                c.logins[row.bot] = row.login
-                fresh = {row.bot}
+                fresh = entered
             # Scheduled once the builds that finished together are in (a burst of submissions
             # before a deadline would otherwise schedule the whole round robin again for each).
             c.changed = (c.changed or set()) | fresh
+
+    def _checked(self, c: _Served, item, folder: str, result, error) -> None:
+        """A brain's check is done: entered (if it passed, or the challenge enters brains that fail)."""
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.serve import validation
+
+        row = self._store.get(item[1])
+        if row is None:
+            return
+        if error is not None:
+            result = (False, (), f"the host could not run the check: {error}", "")
+        check = validation.CheckResult(ok=bool(result[0]), games=tuple(result[1]), fault=result[2], log=result[3])
+        validation.save(self.state_dir, row.id, check)
+        spec = None
+        if check.ok or c.settings.check_failed_replaces:
+            try:
+                spec = load_folder(Path(folder))
+            except (BotError, OSError) as e:
+                check = attrs.evolve(check, ok=False, fault=f"the brain cannot be loaded: {e}")
+                validation.save(self.state_dir, row.id, check)
+        with self._lock:
+            if spec is None:
+                self._store.set_status(row.id, "check-failed")
+                self._bump(c)
+                return
+            fresh = self._enter(c, row, spec, None, 0.0)
+            if fresh is not None:
+                c.changed = (c.changed or set()) | fresh
+
+    def _enter(self, c: _Served, row, spec, text, took) -> set | None:
+        """Make the built brain of ``row`` its author's active one (the lock held): the bots whose
+        games are to be scheduled, or None (a newer brain of the author's is in already)."""
+        before = c.active.get(row.bot)
+        if before is not None and before > row.id:
+            # A newer brain of the same author built first: this one never plays.
+            self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
+            self._bump(c)
+            return None
+        if before is not None and before != row.id:
+            played, total = self._progress(c, row.bot)
+            self._store.set_status(before, "replaced", played=played, total=total)
+            c.queue.drop({row.bot})  # its old brain's games still queued: not played now
+        self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
+        c.active[row.bot] = row.id
+        c.bots[row.bot] = spec
+        c.latest[row.bot] = row.time
+        c.logins[row.bot] = row.login
+        return {row.bot}
 
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
@@ -899,6 +1025,11 @@ class Host:
         if self._pending(c, bot):
             return 0, c.total_per_bot()
         return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
+
+    @staticmethod
+    def _current(c: _Served) -> bool:
+        """Whether the applied schedule is of the bots as they are now (with the lock held)."""
+        return c.board is not None and c.planned == {n: b.hash for n, b in c.bots.items()}
 
     @staticmethod
     def _pending(c: _Served, bot: str) -> bool:
@@ -943,6 +1074,14 @@ class Host:
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
+
+    def play_setup(self, name: str) -> tuple:
+        """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
+        limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
+        c = self._get(name)
+        with self._lock:
+            brains = {bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()} if c.kind == "submissions" else {}
+        return c.info, c.limits, dict(c.rules), c.settings, brains
 
     def standings(self, name: str) -> list[Standing]:
         """The Scoreboard: every bot in the current round robin, best first."""
@@ -1069,6 +1208,9 @@ class Host:
         :class:`UnknownLanguage` (also for a folder challenge), :class:`RateLimited` (with
         ``retry_after`` seconds), all :class:`SubmitError`; KeyError for an unknown challenge."""
         c = self._get(name)
+        phase = self.phase(name)
+        if not phase.taking and c.kind == "submissions":
+            raise PhaseClosed(f"submissions are not taken now: {phase.text}")
         row = self._store.add(c.name, c.settings, login, filename, language, data)
         with self._lock:
             c.logins[row.bot] = row.login
@@ -1081,9 +1223,11 @@ class Host:
         """The challenge's submissions (only ``login``'s, if given), newest first."""
         c = self._get(name)
         rows = self._store.list(c.name, login)
-        return [self._submission(c, r) for r in rows]
+        with self._lock:  # (the whole list of one moment; whether the schedule is current worked out once)
+            current = self._current(c)
+            return [self._submission(c, r, current) for r in rows]
 
-    def _submission(self, c: _Served, row: Row) -> Submission:
+    def _submission(self, c: _Served, row: Row, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
         if status == "active":
             with self._lock:
@@ -1091,12 +1235,129 @@ class Host:
                     played, total = self._progress(c, row.bot)
                     # Until its games are scheduled (milliseconds) it is playing none of them yet: never
                     # "done" with its previous brain's counts (statuses only go forward: no "queued" again).
-                    status = "playing" if self._pending(c, row.bot) or played < total else "done"
+                    # Done only with the schedule current (every bot in it as it is now: else a bot
+                    # just gone or come changes what is due) and each of its games counted.
+                    done = played >= total and (self._current(c) if current is None else current)
+                    status = "done" if done and not self._pending(c, row.bot) else "playing"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
                           language=row.language, filename=row.filename, size=row.size, status=status,
                           build_output=row.build_output, played=played, total=total)
+
+    # -- phases -----------------------------------------------------------------------------
+    def _due(self, c: _Served) -> bool:
+        """Whether ``c`` has work still to do: builds, games, a schedule (with the lock held)."""
+        if c.journal is None or c.board is None:
+            return True
+        if c.builds or c.running_builds or len(c.queue) or c.inflight or c.planner is not None or c.changed:
+            return True
+        if any(self._pending(c, b) for b in c.bots):
+            return True
+        return bool(self._store.with_status(c.name, "queued", "building")) if c.kind == "submissions" else False
+
+    def phase(self, name: str, now: dt.datetime | None = None) -> Phase:
+        """The challenge's phase now (or at ``now``): see :class:`Phase`."""
+        c = self._get(name)
+        opens, closes = c.settings.opens, c.settings.closes
+        now = now or dt.datetime.now(dt.UTC)
+        if opens is not None and now < opens:
+            return Phase("before", opens, closes, f"submissions open at {_date(opens)}")
+        if closes is not None and now >= closes:
+            with self._lock:
+                due = self._due(c)
+            if due:
+                return Phase("closed", opens, closes, f"closed at {_date(closes)}: the last games are being played")
+            return Phase("final", opens, closes, f"closed at {_date(closes)}: the standings are final")
+        if closes is not None:
+            return Phase("open", opens, closes, f"open until {_date(closes)}")
+        return Phase("open", opens, closes, "open")
+
+    # -- an admin's tools -------------------------------------------------------------------
+    def rejudge(self, name: str, sub_id: int) -> str:
+        """Judge submission ``sub_id`` again: an active brain's games are deleted from the journal
+        and played again (the standings drop them meanwhile); a brain whose build failed is built
+        again.  What was done, in words; KeyError if there is no such submission."""
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        if row.status == "build-failed":
+            self._store.set_status(row.id, "queued")
+            with self._lock:
+                c.builds.append(("submission", row.id))
+                self._bump(c)
+            self._wake.set()
+            return f"submission {row.id}: built again"
+        if row.status != "active":
+            raise SubmitError(f"submission {row.id} is {row.status}: only an active brain or a failed build "
+                              "is rejudged")
+
+        def replay() -> None:
+            with self._lock:
+                if c.active.get(row.bot) != row.id or row.bot not in c.planned or c.plan is None:
+                    return
+                ids = [gid for gid, (pair, _k) in c.plan.where.items() if row.bot in pair and gid not in c.inflight]
+                # Out of the schedule and in again: its games leave the board and are looked for afresh.
+                spec = c.bots.pop(row.bot)
+            assert c.journal is not None  # (opened by _open)
+            c.journal.delete(ids)
+            self._reschedule(c, set(), wait=True)
+            with self._lock:
+                if c.active.get(row.bot) == row.id:
+                    c.bots[row.bot] = spec
+            self._reschedule(c, {row.bot}, wait=True)
+
+        self._commands.put(replay)
+        self._wake.set()
+        return f"submission {row.id}: its games are played again"
+
+    def disable(self, name: str, sub_id: int) -> str:
+        """Take the active brain ``sub_id`` out of the round robin (its games leave the standings);
+        its author's next submission plays as usual.  KeyError if there is no such submission."""
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        if row.status not in ("active", "queued", "building"):
+            raise SubmitError(f"submission {row.id} is {row.status}: only an active or queued brain is disabled")
+        self._store.set_status(row.id, "disabled")
+
+        def leave() -> None:
+            with self._lock:
+                if c.active.get(row.bot) != row.id:
+                    return
+                del c.active[row.bot]
+                c.bots.pop(row.bot, None)
+            self._reschedule(c, set(), wait=True)
+
+        self._commands.put(leave)
+        self._wake.set()
+        return f"submission {row.id}: disabled"
+
+    def work(self) -> dict:
+        """The work queue and the slots, for the admin page: the slots' number and use, and per
+        challenge the games queued and in play (their bots) and the builds waiting and running."""
+        rows: list[dict] = []
+        pool = self._slots
+        # With a cluster: its workers (those checked) and what each plays or builds.
+        out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
+               "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers()}
+        for c in self._served:
+            with self._lock:
+                rows.append({
+                    "name": c.name, "queued": len(c.queue), "builds_waiting": len(c.builds),
+                    "builds_running": c.running_builds,
+                    "playing": sorted((t.id, tuple(b.name for b in t.players)) for t in c.inflight.values()),
+                })
+        return out
+
+    def brains(self, name: str) -> dict[str, tuple[str, int, float]]:
+        """Each active brain of a submissions challenge: bot -> (its hash, its submission's id, its time)."""
+        c = self._get(name)
+        with self._lock:
+            return {bot: (c.bots[bot].hash, sid, c.latest.get(bot) or 0.0) for bot, sid in c.active.items()
+                    if bot in c.bots}
 
     def stored_game(self, name: str, game_id: str):
         """(archive, record, game info) of one stored game, read-only: for the pages that re-play a

@@ -193,6 +193,10 @@ class Slots:
         """A future of the build of ``folder`` in a worker: (ok, output, seconds) (see :func:`build`)."""
         return self.submit(build, folder, timeout, memory_mb, processes)
 
+    def run_in(self, folder: str, fn, *args) -> cf.Future:
+        """A future of ``fn(folder, *args)`` in a worker (a brain's check, on its built folder)."""
+        return self.submit(fn, folder, *args)
+
     def capacity(self) -> int:
         """Games or builds to keep in flight."""
         return self.jobs
