@@ -68,10 +68,12 @@ def _results(journal: Path) -> dict[str, tuple]:
 
 
 def _serve(hosts, where: Path, **how) -> Host:
-    """The two challenges (submissions: three C brains and a broken one; folder: three C bots),
-    served and played to the end."""
+    """The two challenges (submissions: three C brains and a broken one, each checked before the
+    ladder; folder: three C bots), served and played to the end."""
     where.mkdir()
     course = submissions_challenge(where)
+    toml = course / "kothkit.toml"  # with the check before the ladder: run on a worker too
+    toml.write_text(toml.read_text().replace('kind = "submissions"\n', 'kind = "submissions"\ncheck = true\n'))
     koth = folder_challenge(where, {"alpha": 0, "beta": 2, "gamma": 5})
     host = hosts([course, koth], where / "state", **how)
     host.start()
@@ -98,6 +100,11 @@ def test_a_cluster_plays_both_kinds_of_challenge_as_the_local_slots_do(cluster, 
     subs = {s.login: s for s in remote.submissions("course")}
     assert [subs[x].status for x in ("s1", "s2", "s3", "s4")] == ["done", "done", "done", "build-failed"]
     assert "error" in subs["s4"].build_output
+    from kothkit.serve import validation
+
+    for x in ("s1", "s2", "s3"):  # each checked before the ladder, on a worker
+        check = validation.load(root / "remote" / "state", subs[x].id)
+        assert check is not None and check.ok and check.games, check
     assert not list((root / "remote" / "state").rglob("brain")), "a brain was built on the host"
     assert not list((root / "remote" / "koth").rglob("bots/*/bot")), "a folder bot was built on the host"
     assert list((root / "local" / "state").rglob("brain"))  # (the local slots build here)
