@@ -327,6 +327,7 @@ class Host:
             raise SettingsError(f"{ch.path}: {e}") from None
         try:
             challenges.check_rules(ch, dict(info.rules))
+            challenges.check_rule_values(ch, info.check_rules)
             limits = info.limits.replace(**ch.limits)
         except challenges.ChallengeError as e:
             raise SettingsError(str(e)) from None

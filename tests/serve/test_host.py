@@ -427,6 +427,9 @@ def test_wrong_settings_name_the_file_and_line(tmp_path):
     f.write_text('game = "connect4_hidden"\n[serve]\nmax_bytes = -1\n')
     with pytest.raises(SettingsError, match=rf"{f}:3: .*max_bytes must be an integer"):
         Host([d], tmp_path / "state")
+    f.write_text('game = "gomoku_swap2"\n[serve]\nkind = "folder"\n\n[rules]\nboard_order = "sideways"\n')
+    with pytest.raises(SettingsError, match=rf"{f}:6: bad \[rules\] value board_order"):
+        Host([d], tmp_path / "state")
     f.write_text('game = "no_such_game"\n')
     with pytest.raises(SettingsError, match="no_such_game"):
         Host([d], tmp_path / "state")
