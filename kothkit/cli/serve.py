@@ -98,6 +98,7 @@ def serve(
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -106,6 +107,7 @@ def serve(
         from kothkit.serve.app import create_app
     except ImportError as e:
         fail(f"kothkit serve needs the serve extra ({e.name} is missing): pip install 'kothkit[serve]'")
+    from kothkit.playing.cluster import ClusterError
     from kothkit.serve.host import Host
     from kothkit.serve.settings import SettingsError
 
@@ -126,13 +128,17 @@ def serve(
         fail(f"{state}: cannot make the state folder: {e.strerror or e}")
     try:
         h = Host([c.resolve() for c in challenges], state.resolve(),
-                 jobs or len(os.sched_getaffinity(0)))
+                 jobs or len(os.sched_getaffinity(0)), cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
     accounts = _accounts(state)
     sock = _listen(host, port)
     try:
-        h.start()
+        try:
+            h.start()
+        except ClusterError as e:  # a cluster that cannot play the challenges, named
+            err.print(f"--cluster {cluster}: {e}", markup=False)
+            raise typer.Exit(1) from None
         app_ = create_app(h, accounts, title=title, access_log=access_log)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"

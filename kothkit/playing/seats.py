@@ -779,7 +779,7 @@ class HostPool:
                 folder.mkdir(parents=True, exist_ok=True)
             # (no prepared root: a host is started once per bot and worker, and serves many games)
             # A stateful bot writes its folder (its working directory), as a program bot does.
-            jail = Jail(limits, cpu=cpu, writable=spec.stateful)
+            jail = Jail(limits, cpu=cpu, writable=spec.stateful, env=spec.env)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function

@@ -79,6 +79,13 @@ def when(t: float | None) -> str:
     return i18n.when(t)
 
 
+def _elo_text(elo: float | None, error: float | None) -> str:
+    """A provisional row's Elo of its games so far: "+35 ± 120" ("?" where they do not tell yet)."""
+    if elo is None:
+        return "?"
+    return f"{elo:+.0f} ± {error:.0f}" if error is not None else f"{elo:+.0f} ± ?"
+
+
 def points(p: float) -> str:
     return f"{p:g}"
 
@@ -416,7 +423,14 @@ class Site:
         for s in self.host.standings(name):
             rows.append({"rank": s.rank, "name": names.show(s.bot), "bot": names.id(s.bot),
                          "points": points(s.points), "wins": s.wins, "draws": s.draws, "losses": s.losses,
-                         "games": s.games, "latest": when(s.latest)})
+                         "games": s.games, "latest": when(s.latest), "due": s.due, "provisional": s.provisional,
+                         "elo": _elo_text(s.elo, s.elo_error) if s.provisional else "",
+                         # The provisional row's words, in the request's language (the live page shows them).
+                         "shown_games": _("%(n)s of %(due)s", n=s.games, due=s.due) if s.provisional else str(s.games),
+                         "so_far": _("provisional, Elo %(elo)s", elo=_elo_text(s.elo, s.elo_error))
+                         if s.provisional else "",
+                         "note": _("provisional: %(n)s of %(due)s games counted", n=s.games, due=s.due)
+                         if s.provisional else ""})
         data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
         # Rendered once a version, not once a visitor: 200 rows take most of a page's time.
         rows_html = self.templates.env.get_template("scoreboard_rows.html").render(c=info, board=data)

@@ -47,7 +47,8 @@ def render_local(title: str, token: str) -> str:
     game = {"title": title, "urls": {"state": "/state", "move": "/move", "quit": "/quit", "new": "",
                                      "again": "/new"}}
     return environment().get_template("play.html").render(site="kothkit play", me=None, csrf=token, path="/",
-                                                           local=True, c=None, game=game)
+                                                           local=True, c=None, game=game, flash="",
+                                                           phase=None)
 
 
 def serve(local: Local, port: int, title: str) -> ThreadingHTTPServer:

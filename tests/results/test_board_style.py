@@ -5,7 +5,7 @@ fails says so instead of hiding it."""
 from __future__ import annotations
 
 from kothkit.picture import CELLS, STONES, Grid, board_js
-from kothkit.playing.playweb import PAGE
+from kothkit.serve import playpage
 from kothkit.results.replay import page_of
 from kothkit.testing.kit import _transcript
 from kothkit.testing.playout import playout
@@ -81,4 +81,9 @@ def test_a_replay_page_whose_picture_raises_says_so(browser, tmp_path):
 
 
 def test_the_play_page_draws_with_the_replay_pages_script():
-    assert board_js() in PAGE and "kothkitBoard(" in PAGE
+    # The page (served by `kothkit play --web` and the host alike) loads board.js, which is the
+    # replay page's own script, and its play.js draws with it.
+    page = playpage.render_local("x", "token")
+    assert 'src="/static/board.js"' in page
+    assert "kothkitBoard(" in (playpage.STATIC / "play.js").read_text(encoding="utf-8")
+    assert "kothkitBoard" in board_js()

@@ -26,7 +26,13 @@
       a.textContent = r.name;
       name.appendChild(a);
       tr.appendChild(name);
-      [r.points, r.wins, r.draws, r.losses, r.games, r.latest].forEach(function (v) { cell(tr, v); });
+      // (the words come made in the page's language)
+      var games = r.shown_games, sofar = r.so_far;
+      [r.points, r.wins, r.draws, r.losses, games, sofar, r.latest].forEach(function (v) { cell(tr, v); });
+      if (r.provisional) {
+        tr.className = "provisional";
+        tr.title = r.note;
+      }
       body.appendChild(tr);
     });
     table.replaceChild(body, table.tBodies[0]);
