@@ -38,10 +38,13 @@ def played(tmp_path_factory):
     ch = challenge(tmp / NAME, min_interval=1)
     state = tmp / "state"
     roster(state, tmp, ["u1", "u2"])
+    r = kothkit("users", "admin", "u2", "--state", state, cwd=tmp)
+    assert r.returncode == 0, r.stdout + r.stderr
     server = Server([ch], state, tmp)
     try:
         with user(server, "u2", "Bob") as bob:
             assert submit(bob, NAME, brain("bob")).status_code == 303
+            admin = [{"name": k, "value": v, "url": server.url} for k, v in bob.cookies.items()]
         with user(server, "u1", "Alice") as alice:
             assert submit(alice, NAME, brain("alice")).status_code == 303
             cookies = [{"name": k, "value": v, "url": server.url} for k, v in alice.cookies.items()]
@@ -56,7 +59,8 @@ def played(tmp_path_factory):
             bot = next(r["bot"] for r in rows if r["name"] == "Alice")
             games = alice.get(f"/c/{NAME}/bot/{bot}").text
             gid = re.search(rf'/c/{NAME}/game/([0-9a-f]+)"', games).group(1)
-        yield server, cookies, {"sid": sid, "bot": bot, "gid": gid, "journal": state / "journals" / f"{NAME}.sqlite"}
+        yield server, cookies, {"sid": sid, "bot": bot, "gid": gid, "journal": state / "journals" / f"{NAME}.sqlite",
+                                "admin": admin}
     finally:
         assert server.stop() == 0, server.text
 
@@ -194,5 +198,23 @@ def test_the_reports_pages_share_the_look_and_fit_a_phone(browser, played, tmp_p
             assert "--focus" in page.inner_html("head style")
             if path.parent.name in ("bots", "games"):
                 assert page.locator("header nav#nav a").count() >= 1, path.name
+    finally:
+        context.close()
+
+
+def test_the_admins_pages_in_chinese(browser, played):
+    server, cookies, ids = played
+    context = browser.new_context(locale="zh-CN", viewport=PHONE)
+    context.add_cookies(ids["admin"])
+    page = context.new_page()
+    try:
+        for path in ("/admin", f"/admin/c/{NAME}"):
+            assert page.goto(server.url + path).status == 200, path
+            width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert width[0] <= width[1], f"{path} is wider than a phone: {width}"
+            # Logins, file names and the log of admin actions (kothkit users' own words) are data.
+            page.evaluate("document.querySelectorAll('#admin-log tbody').forEach(e => e.remove())")
+            left = _english_left(page, "body") - {"brain", "CSV"}
+            assert not left, f"{path}: English words in the Chinese page: {sorted(left)}"
     finally:
         context.close()
