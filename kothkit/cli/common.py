@@ -14,11 +14,8 @@ from typer.core import TyperGroup
 
 import kothkit
 from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
-from kothkit.cli import params
 from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
-
-params.install()  # plain values converted without importing pydantic (see kothkit.cli.params)
 
 
 def _plain(param, ctx):
