@@ -4,8 +4,9 @@ loading of games and bots the way every command takes them."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import attrs
 import typer
@@ -60,6 +61,8 @@ class _Group(TyperGroup):
         return cmd
 
 
+T = TypeVar("T")
+
 app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 # emoji=False: ":x:" in a bot's name or a path is text, not an emoji.
@@ -96,6 +99,17 @@ def fail(message: str) -> NoReturn:
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False)
     raise typer.Exit(1)
+
+
+def settled(resolve: Callable[[], T]) -> T:
+    """What ``resolve`` returns; a :class:`~kothkit.playing.settings.SettingsError` it raises is printed
+    and ends the command."""
+    from kothkit.playing.settings import SettingsError
+
+    try:
+        return resolve()
+    except SettingsError as e:
+        fail(str(e))
 
 
 def game_info(name: str):

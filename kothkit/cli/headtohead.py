@@ -4,7 +4,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import attrs
 import typer
@@ -19,11 +19,11 @@ from kothkit.cli.common import (
     game_target,
     load_and_build,
     out,
+    settled,
 )
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
-from kothkit.playing.seeding import fresh_seed
-from kothkit.store.journal import Journal
+from kothkit.playing.settings import Options, Settings, resolve
 from kothkit.store.ratings import (
     SPRT,
     MatchStats,
@@ -89,8 +89,10 @@ def _sprt(text: str | None, model: str) -> SPRT | None:
         fail(f"--sprt: {e}")
 
 
-def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move_time, game_time, memory_mb,
-           rules: list[str] | None):
+def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rules: list[str] | None,
+           given: Options):
+    """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
+    settled(given.check)
     info, ch = game_target(game, rules)
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
@@ -99,42 +101,21 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move
     sprt = _sprt(sprt_text, model)
     if games is not None and games < 2:
         fail(f"--games: at least 2 (one game pair), got {games}")
-    try:
-        limits = info.limits.replace(move_time=move_time, game_time=game_time, memory_mb=memory_mb)
-    except (TypeError, ValueError) as e:
-        fail(f"bad limit: {e}")
-    return info, sprt, limits, ch
+    return info, sprt, ch, settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
 
 
-def _journal(info: GameInfo, ch, db: Path | None) -> Path:
-    """``--db``, else the challenge's journal (its games kept apart from the tournament's), else the game's."""
-    if db is not None:
-        return db
-    if ch is not None:
-        return ch.journal or ch.folder / "kothkit.sqlite"
-    return Path(".kothkit") / f"{info.name}.sqlite"
-
-
-def _seed(name: str, journal: Path, seed: int | None, new_seed: bool) -> tuple[int, str]:
-    if seed is not None:
-        return seed, ""
-    if not new_seed and journal.exists():
-        with Journal(journal) as j:
-            last = j.last_run(name)
-        if last is not None:
-            return last["seed"], " (the journal's last seed; --new-seed for a fresh one)"
-    return fresh_seed(), " (drawn)"
-
-
-def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_cap, seed, seed_note, journal,
-         jobs, limits, trusted, quiet, json_path, per_opponent_cap: bool) -> None:
+def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
+         per_opponent_cap: bool) -> None:
     from kothkit.playing.tournament import WorkerLost
+
+    seed, journal, jobs = s.seed.value, s.journal, s.jobs
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
     pairs = None if games_cap is None else (games_cap // 2) * (len(opponents) if per_opponent_cap else 1)
     vs = opponents[0].name if len(opponents) == 1 else f"the field ({len(opponents)} bots)"
-    out.print(f"{info.name}: {new.name} vs {vs}, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
+    out.print(f"{info.name}: {new.name} vs {vs}, seed {seed}{s.seed.note()}, jobs {jobs}, journal {journal}",
+              markup=False)
     cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
     out.print(f"game pairs, each bot opening one game of a pair; {cap}"
               + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
@@ -152,8 +133,8 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
                   markup=False, highlight=False)
 
     try:
-        h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                   rules=dict(info.rules), functions_in_process=trusted, pairs=pairs, sprt=sprt, on_pair=show,
+        h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=s.limits,
+                                   rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs, sprt=sprt, on_pair=show,
                                    on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {journal}; run again to resume")
@@ -181,7 +162,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
     extra = f"; {h2h.extra} more finished past the decision, kept in the journal, not counted" if h2h.extra else ""
     out.print(f"games: {played} played, {reused} reused, {counted} counted{extra}", markup=False)
     if json_path is not None:
-        doc = {"game": info.name, "seed": seed, "bot": new.name, "journal": str(journal), "played": played,
+        doc: dict[str, Any] = {"game": info.name, "seed": seed, "bot": new.name, "journal": str(journal), "played": played,
                "reused": reused, "counted": counted, "past_decision": h2h.extra,
                "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
                "overall": h2h.overall.stats().to_json(),
@@ -190,8 +171,8 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
                                                   "lower": sprt.lower, "upper": sprt.upper,
                                                   "decision": h2h.decision}}
         if not info.draws:
-            for s in (*doc["opponents"].values(), doc["overall"]):
-                s.pop("draw_ratio")
+            for stats in (*doc["opponents"].values(), doc["overall"]):
+                stats.pop("draw_ratio")
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
                                         not math.isfinite(x) else x))
@@ -225,15 +206,13 @@ def match(
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
         fail("a match needs two bots: kothkit match GAME BOT_A BOT_B")
-    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
+                    limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
     a, b = _resolve(info, bot_a, ch), _resolve(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
-    journal = _journal(info, ch, db)
-    s, note = _seed(info.name, journal, seed, new_seed)
-    _run(info, a, [b], sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
-         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
-         per_opponent_cap=False)
+    _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False)
 
 
 @app.command()
@@ -257,7 +236,9 @@ def gauntlet(
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
-    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
+                    limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
     me = _resolve(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
@@ -267,8 +248,4 @@ def gauntlet(
         me = attrs.evolve(me, name=f"{me.name}#new")
     if not field:
         fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
-    journal = _journal(info, ch, db)
-    s, note = _seed(info.name, journal, seed, new_seed)
-    _run(info, me, field, sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
-         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
-         per_opponent_cap=True)
+    _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True)
