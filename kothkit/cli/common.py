@@ -4,6 +4,7 @@ loading of games and bots the way every command takes them."""
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -53,12 +54,16 @@ class _Group(TyperGroup):
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
-        if cmd is not None and not getattr(cmd, "_plain", False):
+        if cmd is not None and cmd not in _PLAIN:
             for param in cmd.params:
                 _plain(param, ctx)
             _plain(cmd.get_help_option(ctx), ctx)
-            cmd._plain = True  # type: ignore[attr-defined]  # a mark of ours on click's Command
+            _PLAIN.add(cmd)
         return cmd
+
+
+#: The commands whose parameters have their plain metavars.
+_PLAIN: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 T = TypeVar("T")
