@@ -106,25 +106,17 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
 
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
          per_opponent_cap: bool) -> None:
+    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
     from kothkit.playing.tournament import WorkerLost
-
-    seed, journal, jobs = s.seed.value, s.journal, s.jobs
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
     pairs = None if games_cap is None else (games_cap // 2) * (len(opponents) if per_opponent_cap else 1)
     vs = opponents[0].name if len(opponents) == 1 else f"the field ({len(opponents)} bots)"
-    out.print(f"{info.name}: {new.name} vs {vs}, seed {seed}{s.seed.note()}, jobs {jobs}, journal {journal}",
-              markup=False)
-    cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
-    out.print(f"game pairs, each bot opening one game of a pair; {cap}"
-              + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
-                 if sprt else ""), markup=False)
-    if not info.draws:
-        out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
+    _print_plan(info, new.name, vs, s, sprt, pairs)
     last = [0.0]
 
-    def show(h: HeadToHead) -> None:
+    def show(h: HeadToHead) -> None:  # at most once a second, and when the SPRT decides
         now = time.monotonic()
         if quiet or (now - last[0] < 1.0 and not h.decided):
             return
@@ -133,50 +125,73 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
                   markup=False, highlight=False)
 
     try:
-        h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=s.limits,
-                                   rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs, sprt=sprt, on_pair=show,
-                                   on_notice=lambda text: out.print(f"  {text}", markup=False))
+        h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
+                                   limits=s.limits, rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs,
+                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished games are in {journal}; run again to resume")
+        err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
         raise typer.Exit(130) from None
     except WorkerLost as e:
-        err.print(f"error: {e}; finished games are in {journal}", markup=False)
+        err.print(f"error: {e}; finished games are in {s.journal}", markup=False)
         raise typer.Exit(1) from None
+    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
+    if json_path is not None:
+        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
+
+
+def _print_plan(info: GameInfo, name: str, vs: str, s: Settings, sprt: SPRT | None, pairs: int | None) -> None:
+    out.print(f"{info.name}: {name} vs {vs}, seed {s.seed.value}{s.seed.note()}, jobs {s.jobs}, journal {s.journal}",
+              markup=False)
+    cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
+    out.print(f"game pairs, each bot opening one game of a pair; {cap}"
+              + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
+                 if sprt else ""), markup=False)
+    if not info.draws:
+        out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
+
+
+def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], h2h: HeadToHead, sprt: SPRT | None,
+                  played: int, reused: int) -> None:
+    """The statistics against each opponent (a gauntlet) and overall, the SPRT's verdict, the counts."""
     if len(opponents) > 1:
         for o in opponents:
-            out.print(block(f"{new.name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,
+            out.print(block(f"{name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,
                       highlight=False)
-    out.print(block(f"{new.name} vs {vs}", h2h.overall.stats(), info.draws, sprt, h2h.llr if sprt else None),
+    out.print(block(f"{name} vs {vs}", h2h.overall.stats(), info.draws, sprt, h2h.llr if sprt else None),
               markup=False, highlight=False)
     counted = 2 * h2h.counted
     if sprt is not None:
         if h2h.decision == "H1":
-            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {new.name} is stronger by "
+            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {name} is stronger by "
                        f"{sprt.elo1:g} {sprt.model} Elo or more, after {counted} games")
         elif h2h.decision == "H0":
-            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {new.name} is not stronger by "
+            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {name} is not stronger by "
                        f"{sprt.elo1:g} {sprt.model} Elo; after {counted} games")
         else:
             verdict = f"SPRT: no decision after {counted} games (LLR {h2h.llr:.2f}); the --games cap was reached"
         out.print(verdict, markup=False)
     extra = f"; {h2h.extra} more finished past the decision, kept in the journal, not counted" if h2h.extra else ""
     out.print(f"games: {played} played, {reused} reused, {counted} counted{extra}", markup=False)
-    if json_path is not None:
-        doc: dict[str, Any] = {"game": info.name, "seed": seed, "bot": new.name, "journal": str(journal), "played": played,
-               "reused": reused, "counted": counted, "past_decision": h2h.extra,
-               "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
-               "overall": h2h.overall.stats().to_json(),
-               "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
-                                                  "beta": sprt.beta, "model": sprt.model, "llr": h2h.llr,
-                                                  "lower": sprt.lower, "upper": sprt.upper,
-                                                  "decision": h2h.decision}}
-        if not info.draws:
-            for stats in (*doc["opponents"].values(), doc["overall"]):
-                stats.pop("draw_ratio")
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
-                                        not math.isfinite(x) else x))
-        out.print(f"results written to {json_path}", markup=False)
+
+
+def _write_json(path: Path, info: GameInfo, name: str, s: Settings, h2h: HeadToHead, sprt: SPRT | None, played: int,
+                reused: int) -> None:
+    """The statistics as JSON (a statistic that cannot be computed is null)."""
+    doc: dict[str, Any] = {
+        "game": info.name, "seed": s.seed.value, "bot": name, "journal": str(s.journal), "played": played,
+        "reused": reused, "counted": 2 * h2h.counted, "past_decision": h2h.extra,
+        "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
+        "overall": h2h.overall.stats().to_json(),
+        "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                                           "beta": sprt.beta, "model": sprt.model, "llr": h2h.llr,
+                                           "lower": sprt.lower, "upper": sprt.upper, "decision": h2h.decision}}
+    if not info.draws:
+        for stats in (*doc["opponents"].values(), doc["overall"]):
+            stats.pop("draw_ratio")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
+                               not math.isfinite(x) else x))
+    out.print(f"results written to {path}", markup=False)
 
 
 _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio of H1 (Elo = elo1) against H0 "
