@@ -81,3 +81,13 @@ def test_a_bad_setting_names_its_option_or_file(tmp_path):
     with pytest.raises(SettingsError, match="notes.sqlite: not a usable kothkit journal"):
         resolve("connect4_hidden", 1, Limits(), None, Options(db=not_a_journal))
     assert not_a_journal.read_text() == "my notes, not a journal\n"
+
+
+def test_match_and_play_take_the_challenge_files_seed_as_run_does(cli, tmp_path):
+    from tests.core.test_challenge_commands import _challenge
+
+    ch = _challenge(tmp_path, 'opening = "empty"')  # seed = 3
+    shown = cli("match", ch, "threat", "steady", "--games", "2", "--jobs", "1", "-q", check=True).stdout
+    assert f"seed 3 (from {ch / 'kothkit.toml'})" in shown, shown
+    left = cli("play", ch, "--against", "threat", "--db", tmp_path / "p.sqlite")
+    assert left.returncode == 0 and "game 0 of seed 3;" in left.stdout, left.stdout + left.stderr
