@@ -9,6 +9,7 @@ line received; ``tolerance`` is added to each limit before a bot is ruled late.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,32 @@ import attrs
 MAX_SECONDS = 7 * 24 * 3600.0
 #: The largest count or size (in its unit) a limit may give: caps go into kernel interfaces.
 MAX_COUNT = 1 << 31
+#: The process cap of a game's bot (and of a build) when the challenge sets none.
+DEFAULT_PROCESSES = 256
+#: An environment variable's name, as a bot.toml's or a challenge's ``env`` table may give it.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+#: Most variables, and longest value, an ``env`` table may give.
+MAX_ENV = 64
+MAX_ENV_VALUE = 4096
+
+
+def env_pairs(value: Any, what: str) -> tuple[tuple[str, str], ...]:
+    """An ``env`` table (a mapping of names to strings, or (name, value) pairs as a journal stores
+    them) as sorted pairs; a ValueError says what is wrong with it."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+        items = [(p[0], p[1]) for p in value]
+    else:
+        raise ValueError(f"{what} must be a table of names to strings, got {value!r:.100}")
+    if len(items) > MAX_ENV:
+        raise ValueError(f"{what} gives more than {MAX_ENV} variables")
+    for k, v in items:
+        if not isinstance(k, str) or not ENV_NAME.fullmatch(k):
+            raise ValueError(f"{what}: {k!r:.80} is not a variable name (letters, digits and '_', not first a digit)")
+        if not isinstance(v, str) or "\0" in v or len(v) > MAX_ENV_VALUE:
+            raise ValueError(f"{what}: {k} must be a string of at most {MAX_ENV_VALUE} characters, got {v!r:.80}")
+    return tuple(sorted(items))
 
 
 def _seconds(minimum_exclusive: bool) -> Callable[[object, attrs.Attribute[Any], Any], None]:
@@ -43,6 +70,10 @@ def _positive(inst: object, attribute: attrs.Attribute[Any], value: Any) -> None
         raise ValueError(f"{attribute.name} must be a whole number from 1 to {MAX_COUNT}, got {value!r}")
 
 
+def _env_limit(value: Any) -> tuple[tuple[str, str], ...]:
+    return env_pairs(value, "env")
+
+
 @attrs.frozen
 class Limits:
     #: Seconds for one reply (every wait has a deadline, so this is never unlimited).
@@ -59,7 +90,8 @@ class Limits:
     memory_mb: int | None = attrs.field(default=None, validator=_positive)
     #: Cap on a bot's CPU seconds over one game (RLIMIT_CPU); None: no cap.
     cpu_seconds: int | None = attrs.field(default=None, validator=_positive)
-    #: Cap on the processes (tasks) a bot may run at once; None: no cap.
+    #: Cap on the processes (tasks: threads count) a bot may run at once; None: :data:`DEFAULT_PROCESSES`
+    #: where a pids cgroup holds it (a fork bomb must not take the host's PID space).
     processes: int | None = attrs.field(default=None, validator=_positive)
     #: Cap on the size of any file a bot writes, in MiB; None: no cap.
     file_size_mb: int | None = attrs.field(default=None, validator=_positive)
@@ -79,6 +111,12 @@ class Limits:
     stderr_cap: int = attrs.field(default=32 * 1024, validator=_positive)
     #: Bind each running game's bots to one CPU core (core = job slot).
     pin_cpu: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    #: Bots may use the host's network.  Off: each bot runs in a network namespace of its own with
+    #: nothing but its own loopback (where the machine has network namespaces).
+    network: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    #: Environment variables every bot of the challenge gets (the challenge's ``[env]`` table), as
+    #: (name, value) pairs, on top of the jail's short list (kothkit.procs.contain.Jail.environment).
+    env: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_env_limit)
 
     @property
     def first_time(self) -> float:
@@ -90,3 +128,6 @@ class Limits:
 
 
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(Limits))
+#: Limits added after journals existed: left out of a game's identity while at their defaults
+#: (kothkit.playing.schedule.settings_of), so that the games played before keep their ids.
+LATER_LIMITS = ("network", "env")

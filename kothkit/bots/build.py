@@ -7,10 +7,14 @@ A failed build returns a :class:`BotError` carrying the compiler's output, and
 that bot sits out.
 
 A build is the bot's code too (and a stateful bot can rewrite its own build
-step): it runs jailed like the bot (:class:`kothkit.procs.contain.Jail`: its own
-namespaces, the bot's user, its folder the only one it can write), with a time
-limit, after which it is killed with everything it started; its output is read
-as it comes and kept up to :data:`OUTPUT_CAP`.
+step, or a submission be a compile bomb such as ``#include "/dev/zero"``): it
+runs jailed like the bot (:class:`kothkit.procs.contain.Jail`: its own
+namespaces, no network, the bot's user, its folder the only one it can write,
+an environment built from nothing), under caps of its own: a memory cgroup of
+:data:`BUILD_MEMORY_MB` (an OOM kill is said as such), a process cap of
+:data:`BUILD_PROCESSES` and a time limit, after which it is killed with
+everything it started; its output is read as it comes and kept up to
+:data:`OUTPUT_CAP`.
 """
 
 from __future__ import annotations
@@ -23,11 +27,17 @@ import subprocess
 import time
 from pathlib import Path
 
+import attrs
+
 from kothkit.bots.folders import BotError, BotSpec, printable, read_small
 from kothkit.limits import Limits
 from kothkit.procs.contain import Jail
 
 BUILD_TIMEOUT = 300.0
+#: Real memory (MiB) a build and all it starts may use; over it, the build fails with "memory".
+BUILD_MEMORY_MB = 1024
+#: Processes (tasks) a build may run at once (make -j, the compiler's passes).
+BUILD_PROCESSES = 256
 #: Bytes of a build's output (stdout and stderr) kept for its error message; the rest is counted.
 OUTPUT_CAP = 32 * 1024
 STAMP = Path(".kothkit-build") / "stamp"
@@ -74,15 +84,33 @@ def _found(cmd: str, folder: Path) -> bool:
         os.path.exists(cmd) if "/" in cmd else shutil.which(cmd) is not None
 
 
-def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | None, bytes, int]:
-    """Run ``argv`` in ``folder`` under the bot's jail (its folder writable): (exit code, or None
-    when it ran past ``timeout`` and was killed; its first OUTPUT_CAP bytes of output; the bytes
-    dropped).  Whatever it started is dead when this returns."""
-    jail = Jail(Limits(), writable=True)
+@attrs.frozen
+class Ran:
+    """How a jailed build ended."""
+
+    #: Its exit code, or None when it ran past its time and was killed.
+    code: int | None
+    #: Its first OUTPUT_CAP bytes of output (stdout and stderr).
+    output: bytes
+    #: Bytes of output dropped over the cap.
+    dropped: int
+    #: The kernel killed something of it for memory (its memory cgroup's cap).
+    oom: bool = False
+    #: The most real memory it used at once (bytes, its memory cgroup's peak), or None: no memory cgroup.
+    peak: int | None = None
+
+
+def run_jailed(argv: list[str], folder: Path, timeout: float, memory_mb: int = BUILD_MEMORY_MB,
+               processes: int = BUILD_PROCESSES, env: tuple[tuple[str, str], ...] = ()) -> Ran:
+    """Run ``argv`` in ``folder`` under the bot's jail (its folder writable), with ``memory_mb``
+    of real memory, ``processes`` tasks and ``timeout`` seconds.  Whatever it started is dead when
+    this returns."""
+    jail = Jail(Limits(memory_mb=memory_mb, processes=processes), writable=True, env=env)
     jail.setup()
     kept = bytearray()
     dropped = 0
     proc = None
+    code: int | None = None
     try:
         wrapped = jail.wrap(list(argv), folder)
         proc = subprocess.Popen(wrapped, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -94,20 +122,21 @@ def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | Non
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                return None, bytes(kept), dropped
+                break
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
+                try:
+                    code = proc.wait(timeout=max(0.0, end - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
                 break
             room = OUTPUT_CAP - len(kept)
             kept += chunk[:max(room, 0)]
             dropped += max(0, len(chunk) - max(room, 0))
-        try:
-            return proc.wait(timeout=max(0.0, end - time.monotonic())), bytes(kept), dropped
-        except subprocess.TimeoutExpired:
-            return None, bytes(kept), dropped
+        return Ran(code, bytes(kept), dropped, oom=jail.oom_killed(), peak=jail.memory_peak())
     finally:
         if proc is not None:
             try:
@@ -120,7 +149,8 @@ def run_jailed(argv: list[str], folder: Path, timeout: float) -> tuple[int | Non
         jail.teardown()  # every process left in its cgroups
 
 
-def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError | None]:
+def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT, memory_mb: int = BUILD_MEMORY_MB,
+          processes: int = BUILD_PROCESSES) -> tuple[bool, BotError | None]:
     """Build ``spec`` if needed: (built_now, error)."""
     if not spec.build or is_built(spec):
         return False, None
@@ -128,12 +158,16 @@ def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT) -> tuple[bool, BotError
     if not _found(spec.build[0], spec.path):
         return False, BotError(where, f"build command not found: {printable(spec.build[0])!r}")
     try:
-        code, output, dropped = run_jailed(list(spec.build), spec.path, timeout)
+        ran = run_jailed(list(spec.build), spec.path, timeout, memory_mb, processes, spec.env)
     except OSError as e:
         return False, BotError(where, f"cannot run the build: {e}")
-    text = printable(output.decode("utf-8", "replace").strip(), keep_newlines=True)
-    if dropped:
-        text += f"\n[... {dropped} more bytes of build output dropped]"
+    code = ran.code
+    text = printable(ran.output.decode("utf-8", "replace").strip(), keep_newlines=True)
+    if ran.dropped:
+        text += f"\n[... {ran.dropped} more bytes of build output dropped]"
+    if ran.oom:
+        return False, BotError(where, f"build failed (memory: it went over its {memory_mb} MiB, build_memory_mb; "
+                                      f"killed, with all it started)" + (f":\n{text}" if text else ""))
     if code is None:
         return False, BotError(where, f"build took longer than {timeout:g} s (killed, with all it started)"
                                       + (f":\n{text}" if text else ""))

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from kothkit.limits import env_pairs
+
 if TYPE_CHECKING:
     from kothkit.hookspecs import BotLoader
 
@@ -32,7 +34,7 @@ HASH_IGNORE = (".kothkit-build", ".kothkit-private", "state", "__pycache__", "*.
 #: (so the build's own outputs never change the hash).
 BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.rs",
                       "*.go", "*.java", "*.hs", "*.py", "*.js", "*.ts", "*.sh", "*.toml", "*.txt", "*.json")
-BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language"}
+BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language", "env"}
 
 # What the judge reads of a bot's folder, before any game, is bounded: bots are code from
 # strangers, and a stateful bot writes its own folder.  Over a cap, the bot sits out.
@@ -109,6 +111,9 @@ class BotSpec:
     hash: str = ""
     #: The file the bot was described by (bot.toml, meta or the .py file).
     origin: Path | None = None
+    #: Environment variables the bot (and its build) gets, as (name, value) pairs: its bot.toml's
+    #: ``env`` table, over the challenge's and the jail's short list (docs/tournaments.md).
+    env: tuple[tuple[str, str], ...] = ()
     #: An isolated function bot's folder, when not its file's folder: that one holds another
     #: bot's files too (or the same file serves two bots), so neither may write it (see
     #: :func:`private_folders`).
@@ -359,7 +364,14 @@ def load_bot_toml(path: Path) -> BotSpec:
     for key in ("stderr", "stateful"):
         if key in data and not isinstance(data[key], bool):
             raise BotError(path, f"{key} must be true or false, got {shown(repr(data[key]))}", _toml_line(text, key))
+    env: tuple[tuple[str, str], ...] = ()
+    if "env" in data:
+        try:
+            env = env_pairs(data["env"], "env")
+        except ValueError as e:
+            raise BotError(path, shown(str(e), 200), _toml_line(text, "env")) from None
     common = dict(
+        env=env,
         name=name,
         stderr=data.get("stderr", False),
         submitted=submitted,

@@ -18,6 +18,9 @@ key or value is reported with the file and line.  Example::
     [rules]                    # the game's own settings
     opening = "center4"
 
+    [env]                      # environment variables every bot gets (docs/tournaments.md)
+    GAME_DATA = "/data"
+
     [serve]                    # how `kothkit serve` hosts it: read and checked by kothkit.serve.settings
     kind = "submissions"
 """
@@ -32,7 +35,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.limits import LIMIT_KEYS, Limits
+from kothkit.limits import LIMIT_KEYS, Limits, env_pairs
 
 FILE = "kothkit.toml"
 #: Seeds are stored as SQLite integers (signed 64-bit).
@@ -40,7 +43,7 @@ MAX_SEED = (1 << 63) - 1
 MAX_ROUNDS = 1 << 31
 MAX_JOBS = 1024
 TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules",
-            "serve"}
+            "serve", "env"}
 
 
 class ChallengeError(Exception):
@@ -74,6 +77,14 @@ def _line(text: str, key: str, table: str | None = None) -> int | None:
         start = m.end()
     m = re.compile(rf"^\s*{re.escape(key)}\s*=", re.M).search(text, start)
     return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _env_ok(name: str, value: Any) -> bool:
+    try:
+        env_pairs({name: value}, "")
+        return True
+    except ValueError:
+        return False
 
 
 def load(path: str | Path) -> Challenge:
@@ -126,14 +137,23 @@ def load(path: str | Path) -> Challenge:
         raise err("[limits] must be a table", "limits")
     fields = {f.name: f for f in attrs.fields(Limits)}
     for k, v in limits.items():
+        if k == "env":
+            raise err("env is a table of its own: [env] NAME = \"value\"", k, "limits")
         if k not in LIMIT_KEYS:
-            raise err(f"unknown limit {k!r} (known: {', '.join(LIMIT_KEYS)})", k, "limits")
+            raise err(f"unknown limit {k!r} (known: {', '.join(n for n in LIMIT_KEYS if n != 'env')})", k, "limits")
         try:
             attrs.evolve(Limits(), **{k: v})
         except (TypeError, ValueError) as e:
             raise err(f"bad value for {k}: {e}", k, "limits") from None
         if v is not None and isinstance(v, bool) != (fields[k].type in ("bool", bool)):
             raise err(f"bad value for {k}: {v!r}", k, "limits")
+    if "env" in data:  # carried to the bots with the limits (Limits.env)
+        given = data["env"]
+        try:
+            limits = {**limits, "env": env_pairs(given, "[env]")}
+        except ValueError as e:
+            bad = next((k for k in given if not _env_ok(k, given[k])), None) if isinstance(given, dict) else None
+            raise (err(str(e), bad, "env") if bad is not None else err(str(e), "env")) from None
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise err("[rules] must be a table", "rules")

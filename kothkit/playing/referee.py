@@ -32,7 +32,7 @@ from kothkit.bots import overtime
 from kothkit.bots.folders import printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
-from kothkit.limits import Limits
+from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
     HOST_START_TIME,
     NO_EXIT,
@@ -450,6 +450,8 @@ class Referee:
         full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
         if full:  # the jail's init says so (kothkit.procs.contain.DISK_FULL)
             return Fault(s.index, Verdict.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
+        if s.jail is not None and s.jail.process_cap_hit():
+            what += f", over its process cap ({self.limits.processes or DEFAULT_PROCESSES} tasks, processes)"
         said = error_line(text, 120)
         if said is not None:
             what += f"{STDERR_MARK}{said!r}"

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from kothkit.bots.folders import BotSpec
-from kothkit.limits import Limits
+from kothkit.limits import LATER_LIMITS, Limits
 from kothkit.playing.seeding import derive, deriver
 from kothkit.store.records import GameTask
 
@@ -63,10 +63,15 @@ def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple[object, ...]) -
     return f
 
 
+_DEFAULT_LIMITS = attrs.asdict(Limits())
+
+
 def settings_of(limits: Limits, rules: Mapping[str, Any], code: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The settings that make up a game's identity: limits that can change a result, rules, and
     the game's code (:func:`kothkit.plugins.game_code`; absent in journals from before it was)."""
-    settings = {"limits": attrs.asdict(limits), "rules": dict(sorted(rules.items()))}
+    given, default = attrs.asdict(limits), _DEFAULT_LIMITS
+    kept = {k: v for k, v in given.items() if k not in LATER_LIMITS or v != default[k]}
+    settings = {"limits": kept, "rules": dict(sorted(rules.items()))}
     if code is not None:
         settings["game"] = dict(code)
     return settings

@@ -209,7 +209,7 @@ class ProgramSeat(Seat):
                           rules={**info.rules, **task.rules})
             argv += [str(a) for a in info.bot_args(setup, self.index, bot_seed(task.seed, self.index))]
         self.jail = jail = Jail(limits, cpu=ref.cpus[self.index % len(ref.cpus)], writable=spec.stateful,
-                                freezable=not info.pondering, reuse_root=True)
+                                freezable=not info.pondering, reuse_root=True, env=spec.env)
         proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
                                        stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
                                        aside_prefix=ref.prefix.encode() if ref.prefix else None,

@@ -23,13 +23,24 @@ Probed once per judge process (:func:`capabilities`), and said in the
   without any capability, with no_new_privs, under a seccomp filter (the
   Python init: the judge's user, a few capabilities, the same filter).
 * **CPU.**  Without pondering a waiting bot is frozen (:meth:`Jail.freeze`);
-  with it each bot may get its own core (:func:`fair_cpu`).
+  with it each bot may get its own core (:func:`fair_cpu`).  A pinned bot stays on its
+  core: a cpuset cgroup of that core alone, or, where none is writable, a seccomp filter
+  that refuses sched_setaffinity (``pinned=1``).
+* **Network.**  Each bot has a network namespace of its own with only its loopback
+  (``net=1``; made with its prepared root where there is one, :func:`prepared_root`), unless
+  its challenge sets ``network = true``.
+* **Environment.**  Built from nothing (:func:`environment`): the init clears it and sets
+  only what the judge names; without namespaces :meth:`Jail.preexec` does.
+* **The host in view.**  ``/etc/passwd`` and ``/etc/group`` of root and nobody; the init
+  blanks its arguments and environment (``/proc/1/cmdline``); a cgroup namespace rooted at
+  the bot's own groups hides their names.
 * **Disk.**  A bot's private /tmp and /dev/shm are tmpfs of ``disk_mb`` each;
   RLIMIT_FSIZE caps any one file at that size; the init says on the bot's
   stderr when the bot ended with its /tmp full (:data:`DISK_FULL`).
 * **Limits.**  A memory cgroup (v2, or v1 as on many container hosts) caps
   real memory and tells an OOM kill apart from a crash; a pids cgroup caps the
-  number of processes (threads count) and lets the jail kill every process of
+  number of processes (threads count; :data:`kothkit.limits.DEFAULT_PROCESSES` when the
+  challenge sets none) and lets the jail kill every process of
   a bot without racing PID reuse; CPU time, file size and open files are
   rlimits; each game's bots are pinned to the game's core.  A bot's pids and
   freezer groups, empty once its game is over, are kept for the process's next
@@ -61,7 +72,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.limits import Limits
+from kothkit.limits import DEFAULT_PROCESSES, Limits
 
 MiB = 1 << 20
 #: How the init's line on a bot's stderr starts when the bot ended with its /tmp or /dev/shm full.
@@ -103,6 +114,24 @@ class Capabilities:
     #: A writable freezer cgroup directory (v1: the freezer hierarchy; v2: as cgroup_dir), or None.
     freezer_dir: Path | None = None
     freezer_version: str | None = None
+    #: Each bot runs in a network namespace of its own, with nothing but its own loopback.
+    network: bool = False
+    #: A writable cpuset cgroup directory (v1: the cpuset hierarchy; v2: a group with the cpuset
+    #: controller), or None: a pinned bot's core is then held by nothing (it may widen its affinity).
+    cpuset_dir: Path | None = None
+    cpuset_version: str | None = None
+
+    def network_line(self) -> str:
+        if self.network:
+            return "no network (a network namespace per bot and build, with only its own loopback)"
+        return f"network NOT confined ({self.why or 'no network namespace'}): bots reach the host's network"
+
+    def cpu_line(self) -> str:
+        if self.cpuset_version:
+            return f"each bot held to its core by a cpuset cgroup {self.cpuset_version} (it cannot widen its affinity)"
+        if self.namespaces and self.seccomp:
+            return "no writable cpuset cgroup: the seccomp filter refuses a pinned bot's sched_setaffinity"
+        return "a bot's core NOT held (no writable cpuset cgroup, no seccomp filter): a bot may widen its affinity"
 
     def describe(self) -> list[str]:
         lines = []
@@ -136,7 +165,8 @@ class Capabilities:
         lines.append(f"privileges: {self.privileges()}")
         lines.append(f"waiting bots: frozen (freezer cgroup {self.freezer_version}) in games without pondering"
                      if self.freezer_version else "waiting bots: NOT frozen (no writable freezer cgroup)")
-        lines.append(f"cpu pinning: cores {list(self.cores)}")
+        lines.append(f"cpu pinning: cores {list(self.cores)}; {self.cpu_line()}")
+        lines.append(f"network: {self.network_line()}")
         return lines
 
     def privileges(self) -> str:
@@ -156,6 +186,10 @@ class Capabilities:
             parts.append(self.privileges())
         parts.append(f"memory cgroup {self.cgroup_version}" if self.cgroup_version else "memory by RLIMIT_DATA")
         parts.append(f"pids cgroup {self.pids_version}" if self.pids_version else "no pids cgroup")
+        parts.append("no network" if self.network else "network NOT confined")
+        parts.append(f"cores held by cpuset {self.cpuset_version}" if self.cpuset_version
+                     else "cores held by seccomp (sched_setaffinity refused)" if self.namespaces and self.seccomp
+                     else "cores NOT held")
         return ", ".join(parts)
 
 
@@ -292,7 +326,7 @@ def _sweep(d: Path) -> None:
 def sweep_cgroups() -> None:
     """:func:`_sweep` the cgroup folders kothkit uses here (a judge does at its start and end)."""
     caps = capabilities()
-    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir) if d is not None}:
+    for d in {d for d in (caps.cgroup_dir, caps.pids_dir, caps.freezer_dir, caps.cpuset_dir) if d is not None}:
         _sweep(d)
 
 
@@ -364,6 +398,7 @@ class _Probed:
     user: int | None = None
     no_caps: bool = False
     seccomp: bool = False
+    network: bool = False
 
 
 #: The uid bots run as when the judge is root (nobody): their folder is id-mapped to it.
@@ -377,7 +412,16 @@ def _probe_namespaces() -> _Probed:
         return _Probed(why="disabled by KOTHKIT_NO_NAMESPACE=1")
     if not sys.platform.startswith("linux"):
         return _Probed(why="not Linux")
+    probed = _probe_jail(net=True)
+    if probed.namespaces or os.environ.get("KOTHKIT_NO_NETNS") == "1":
+        return probed
+    # No network namespace here, maybe: the jail without one, said in the containment line.
+    return _probe_jail(net=False)
+
+
+def _probe_jail(net: bool) -> _Probed:
     userns = os.geteuid() != 0
+    net = net and os.environ.get("KOTHKIT_NO_NETNS") != "1"
     tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
     why = ""
     try:
@@ -393,6 +437,7 @@ def _probe_namespaces() -> _Probed:
             opts += ["fs=1", "folder_rw=1", f"hide={bots}"] if files else []
             opts += [f"user={BOT_UID}"] if as_user else []
             opts += ["seccomp=1"] if filtered else []
+            opts += ["net=1"] if net else []
             try:
                 done = subprocess.run(helper_command(opts, ["true"]), cwd=me, capture_output=True, text=True,
                                       timeout=20, stdin=subprocess.DEVNULL)
@@ -404,7 +449,7 @@ def _probe_namespaces() -> _Probed:
                 err = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
                 why = err.removeprefix("kothkit: ").removeprefix("cannot set up the bot's jail: ")
                 continue
-            got: dict[str, Any] = dict(namespaces=True, userns=userns,
+            got: dict[str, Any] = dict(namespaces=True, userns=userns, network=net,
                        user=int(report["uid"]) if as_user and report.get("uid") == str(BOT_UID) else None,
                        no_caps=report.get("caps", "?").strip("0") == "" and report.get("nnp") == "1",
                        seccomp=filtered and report.get("seccomp") == "2" and report.get("handle") == "EPERM")
@@ -425,7 +470,7 @@ def _probe_namespaces() -> _Probed:
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
-    mem = mem_v = pids = pids_v = frz = frz_v = None
+    mem = mem_v = pids = pids_v = frz = frz_v = cs = cs_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
         d2 = _own_cgroup_v2("memory")
         if d2 is not None and _probe_dir(d2):
@@ -448,14 +493,23 @@ def capabilities() -> Capabilities:
             f1 = _own_cgroup_v1("freezer")
             if f1 is not None and _probe_dir(f1):
                 frz, frz_v = f1, "v1"
-        for d in {d for d in (mem, pids, frz) if d is not None}:
+        cs = cs_v = None
+        c2 = _own_cgroup_v2("cpuset")
+        if c2 is not None and _probe_dir(c2):
+            cs, cs_v = c2, "v2"
+        else:
+            c1 = _own_cgroup_v1("cpuset")
+            if c1 is not None and _probe_dir(c1):
+                cs, cs_v = c1, "v1"
+        for d in {d for d in (mem, pids, frz, cs) if d is not None}:
             _sweep(d)
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
                         namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
                         helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
                         minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
-                        freezer_dir=frz, freezer_version=frz_v)
+                        freezer_dir=frz, freezer_version=frz_v, network=p.network, cpuset_dir=cs,
+                        cpuset_version=cs_v)
 
 
 def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
@@ -507,9 +561,9 @@ def hidden_parent(folder: Path) -> Path | None:
 MAX_PREPARED = 64
 #: Seconds a preparing helper may take to say it is ready.
 PREPARE_TIME = 20.0
-#: key -> (the fd of a prepared mount namespace, its inode), or None: preparing failed (the root is
-#: built per game).
-_PREPARED: dict[tuple[Any, ...], tuple[int, int] | None] = {}
+#: key -> (the fd of a prepared mount namespace, its inode, the fd of the bot's network namespace or
+#: None), or None: preparing failed (the root is built per game).
+_PREPARED: dict[tuple[Any, ...], tuple[int, int, int | None] | None] = {}
 
 
 def _identity(path: str) -> tuple[str, int, int]:
@@ -520,7 +574,7 @@ def _identity(path: str) -> tuple[str, int, int]:
     return (path, st.st_dev, st.st_ino)
 
 
-def _still(found: tuple[int, int]) -> bool:
+def _still(found: tuple[int, int, int | None]) -> bool:
     """Whether fd ``found[0]`` is still the namespace (inode ``found[1]``) it was opened on."""
     try:
         return os.fstat(found[0]).st_ino == found[1]
@@ -528,12 +582,15 @@ def _still(found: tuple[int, int]) -> bool:
         return False
 
 
-def prepared_root(options: list[str], paths: list[str]) -> int | None:
+def prepared_root(options: list[str], paths: list[str]) -> tuple[int, int | None] | None:
     """The fd of a mount namespace whose root is a bot's minimal root, built by the C init once
-    (``prepare=1``) for the files ``options`` name, or None where that fails (the bot's root is
-    then built for each game, as before).  Each game of the bot enters a copy of it (``mntns=FD``),
-    made read-only once and for all: the mounts, the pivot_root and the id-mapping of its folder
-    are paid once per bot and process, not once per game.
+    (``prepare=1``) for the files ``options`` name, and (``net=1``) the fd of the bot's network
+    namespace, made with it; or None where that fails (the bot's root is then built for each game,
+    as before).  Each game of the bot enters a copy of the root (``mntns=FD``), made read-only once
+    and for all, and its network namespace (``netns=FD``): the mounts, the pivot_root, the
+    id-mapping of its folder and the network namespace are paid once per bot and process, not once
+    per game.  (Nothing of a game is left in the network namespace for the next: sockets die with
+    the bot's processes, and /proc/sys is read-only to it.)
 
     Keyed by the options and the identity (device, inode) of the folders ``paths`` names: a folder
     removed and made again at the same path gets a new root."""
@@ -544,13 +601,15 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
             return None
         if _still(found):
             _PREPARED[key] = _PREPARED.pop(key)  # now the last used: the oldest goes first
-            return found[0]
+            return found[0], found[2]
         del _PREPARED[key]  # its fd was closed by someone else (and its number maybe reused): not ours
     while len(_PREPARED) >= MAX_PREPARED:
         old = _PREPARED.pop(next(iter(_PREPARED)))
         if old is not None and _still(old):
             os.close(old[0])
-    fd = None
+            if old[2] is not None:
+                os.close(old[2])
+    fd = net = None
     exe = compiled_helper()
     if exe is not None:
         try:
@@ -564,9 +623,14 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
             try:
                 ready, _, _ = select.select([p.stdout], [], [], PREPARE_TIME)
                 if ready and p.stdout.readline() == b"ready\n":
+                    if "net=1" in options:
+                        net = os.open(f"/proc/{p.pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
                     fd = os.open(f"/proc/{p.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 fd = None
+                if net is not None:
+                    os.close(net)
+                    net = None
             finally:
                 if fd is None:
                     p.kill()
@@ -577,8 +641,11 @@ def prepared_root(options: list[str], paths: list[str]) -> int | None:
                     p.kill()
                     p.wait()
                 p.stdout.close()
-    _PREPARED[key] = None if fd is None else (fd, os.fstat(fd).st_ino)
-    return fd
+    if fd is None:
+        _PREPARED[key] = None
+        return None
+    _PREPARED[key] = (fd, os.fstat(fd).st_ino, net)
+    return fd, net
 
 
 # -- cgroups kept for the next game ------------------------------------------------------
@@ -590,6 +657,11 @@ _POOL: dict[Path, list[Path]] = {}
 #: kept group is written only when the next bot's cap differs (a cgroup file's open costs ~20 us).
 #: Trusted only where no bot can reach the cgroup files (the C init's minimal root has no /sys).
 _PIDS_MAX: dict[Path, str] = {}
+#: The cpuset.cpus (and, v1, cpuset.mems) this process last wrote to each of its cpuset groups.
+_CPUSET: dict[Path, str] = {}
+_CPUSET_MEMS: dict[Path, str] = {}
+#: The forks each kept pids group had refused (pids.events' "max") when its last bot left.
+_PIDS_REFUSED: dict[Path, int] = {}
 _POOL_OWNER = [0]
 #: Most groups kept per cgroup folder.
 POOL_SIZE = 8
@@ -599,6 +671,9 @@ def _pool() -> dict[Path, list[Path]]:
     if _POOL_OWNER[0] != os.getpid():  # a forked worker: its parent's groups are its parent's
         _POOL.clear()
         _PIDS_MAX.clear()
+        _PIDS_REFUSED.clear()
+        _CPUSET.clear()
+        _CPUSET_MEMS.clear()
         _POOL_OWNER[0] = os.getpid()
         import atexit
         import multiprocessing.util
@@ -614,6 +689,8 @@ def release_cgroups() -> None:
     if _POOL_OWNER[0] != os.getpid():
         return
     _PIDS_MAX.clear()
+    _CPUSET.clear()
+    _CPUSET_MEMS.clear()
     for groups in _POOL.values():
         while groups:
             try:
@@ -626,6 +703,18 @@ def release_cgroups() -> None:
 _PRCTL: Callable[..., int] | None = None
 #: Jail.wrap's options by what they are made from (see there): (the capabilities, options, prepared root).
 _WRAPS: dict[tuple[Any, ...], tuple[Capabilities, list[str], tuple[list[str], list[str]] | None]] = {}
+
+
+def _refused_forks(g: Path) -> int:
+    """The forks pids group ``g`` refused at its cap so far (its pids.events' "max")."""
+    try:
+        for line in (g / "pids.events").read_text().splitlines():
+            k, _, v = line.partition(" ")
+            if k == "max":
+                return int(v)
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _write(path: str, text: str) -> None:
@@ -644,6 +733,18 @@ def _prctl() -> Callable[..., int]:
 
         _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
     return _PRCTL
+
+
+_CLEARENV: list[Callable[[], int]] = []
+
+
+def _clearenv() -> Callable[[], int]:
+    """The C library's clearenv (loaded before a fork: preexec only calls it)."""
+    if not _CLEARENV:
+        import ctypes
+
+        _CLEARENV.append(ctypes.CDLL(None).clearenv)
+    return _CLEARENV[0]
 
 
 def site_dirs() -> list[str]:
@@ -681,6 +782,35 @@ def _kept(argv: list[str], readable: tuple[Path, ...] = ()) -> list[str]:
 
 #: Where the system's programs live: shown to every bot by the init itself.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+
+
+#: A bot's PATH: the system's program folders (the folder of its command first, when the judge
+#: found it elsewhere on its own PATH: a venv's python3, node in /opt/node/bin).
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: The locale of a bot (LANG and LC_ALL): UTF-8, present in every C library kothkit runs on.
+LOCALE = "C.UTF-8"
+_COMMAND_DIR: dict[tuple[str, str], str | None] = {}
+
+
+def environment(argv: list[str], *tables: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """A bot's (or a build's, or a function host's) whole environment, built from nothing: PATH,
+    LANG and LC_ALL, HOME and TMPDIR (its private /tmp), then the ``tables`` in order (a
+    challenge's ``env``, then a bot's).  Nothing of the judge's environment."""
+    path = SYSTEM_PATH
+    if argv and "/" not in argv[0]:
+        key = (os.environ.get("PATH", ""), argv[0])
+        if key not in _COMMAND_DIR:
+            if len(_COMMAND_DIR) > 256:
+                _COMMAND_DIR.clear()
+            found = shutil.which(argv[0])
+            _COMMAND_DIR[key] = os.path.dirname(found) if found else None
+        where = _COMMAND_DIR[key]
+        if where and where not in SYSTEM_PATH.split(":"):
+            path = f"{where}:{path}"
+    env = {"PATH": path, "LANG": LOCALE, "LC_ALL": LOCALE, "HOME": "/tmp", "TMPDIR": "/tmp"}
+    for table in tables:
+        env.update(table)
+    return env
 
 
 _EXPOSED: dict[tuple[str, ...], list[str]] = {}
@@ -744,6 +874,10 @@ class Jail:
     pids_group: Path | None = None
     #: The bot's freezer cgroup (v1; in v2 the memory or pids group), or None.
     freezer_group: Path | None = None
+    #: The bot's cpuset cgroup holding it to its core ``cpu`` (v1; in v2 the memory or pids group), or None.
+    cpuset_group: Path | None = None
+    #: The bot's own environment variables (its bot.toml's ``env``), over the challenge's.
+    env: tuple[tuple[str, str], ...] = ()
     frozen: bool = False
     #: The command runs under kothkit's init (namespaces); ``preexec`` is then not used.
     wrapped: bool = False
@@ -757,6 +891,8 @@ class Jail:
     _keepable: list[Path] = attrs.field(factory=list)
     #: The command runs under the C init (see :meth:`kill_all`).
     c_init: bool = False
+    #: The environment :meth:`preexec` gives the command (without namespaces).
+    _start_env: dict[str, str] | None = attrs.field(default=None, init=False)
 
     def _mkgroup(self, base: Path) -> Path:
         g = base / _group_name()
@@ -817,13 +953,15 @@ class Jail:
                 self.pids_group = self.group
             else:
                 self.pids_group = self._take(caps.pids_dir)
-            if lim.processes is not None or self.pids_group in self._keepable:
-                # (a kept group's limit is the last bot's, or 0 if it was killed)
-                value, g = str(lim.processes) if lim.processes is not None else "max", self.pids_group
-                if not (caps.minimal and _PIDS_MAX.get(g) == value):
-                    _PIDS_MAX.pop(g, None)
-                    _write(f"{g}/pids.max", value)
-                    _PIDS_MAX[g] = value
+            # Always capped: a fork bomb must not take the host's PID space.  (A kept group's
+            # limit is the last bot's, or 0 if it was killed.)
+            value, g = str(lim.processes or DEFAULT_PROCESSES), self.pids_group
+            if not (caps.minimal and _PIDS_MAX.get(g) == value):
+                _PIDS_MAX.pop(g, None)
+                _write(f"{g}/pids.max", value)
+                _PIDS_MAX[g] = value
+        if self.cpu is not None and caps.cpuset_dir is not None:
+            self._hold_cpu(self.cpu)
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
         # process (cgroup v1) does not die of SIGKILL, and without the init nobody would thaw it.
         if self.freezable and caps.freezer_dir is not None and caps.namespaces:
@@ -833,9 +971,47 @@ class Jail:
                 self.freezer_group = self._take(caps.freezer_dir)
         if not self.caps.namespaces:
             _prctl()  # loaded before the fork: preexec only calls it
+            _clearenv()
+
+    def _hold_cpu(self, cpu: int) -> None:
+        """Put the bot in a cpuset of its core alone: sched_setaffinity cannot widen a cpuset."""
+        caps = self.caps
+        assert caps.cpuset_dir is not None
+        # (v2: one hierarchy, so the bot's memory or pids group where it lies in the cpuset's folder)
+        shared = [x for x in (self.group, self.pids_group) if x is not None and x.parent == caps.cpuset_dir]
+        g = shared[0] if caps.cpuset_version == "v2" and shared else self._take(caps.cpuset_dir)
+        if _CPUSET.get(g) == str(cpu):
+            self.cpuset_group = g
+            return
+        _CPUSET.pop(g, None)
+        try:
+            if caps.cpuset_version == "v1" and not _CPUSET_MEMS.get(g):
+                # (a v1 cpuset takes no process until it has memory nodes: its parent's)
+                mems = (g.parent / "cpuset.mems").read_text().strip()
+                _write(f"{g}/cpuset.mems", mems)
+                _CPUSET_MEMS[g] = mems
+            _write(f"{g}/cpuset.cpus", str(cpu))
+        except OSError:
+            # A core the cpuset may not take (a container's narrower cpuset, say): the bot is
+            # held by the seccomp filter instead (pinned=1), not left unable to start.
+            if g not in (self.group, self.pids_group):
+                self._keepable.remove(g)
+                try:
+                    g.rmdir()
+                except OSError:
+                    pass
+            return
+        _CPUSET[g] = str(cpu)
+        self.cpuset_group = g
+
+    def environment(self, argv: list[str]) -> dict[str, str]:
+        """The bot's whole environment, built from nothing (:func:`environment`) with the
+        challenge's ``env`` and then the bot's own."""
+        return environment(argv, self.limits.env, self.env)
 
     def _groups(self) -> list[Path]:
-        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group)) if g is not None]
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group, self.cpuset_group))
+                if g is not None]
 
     def freeze(self) -> None:
         """Stop every process of the bot until :meth:`thaw` (it waits for its turn)."""
@@ -870,8 +1046,9 @@ class Jail:
         if lim.open_files is not None:
             out.append(("RLIMIT_NOFILE", lim.open_files, lim.open_files))
         if lim.processes is not None and self.pids_group is None:
-            # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid;
-            # it still stops a fork bomb from taking the machine down.
+            # RLIMIT_NPROC counts the user's processes, so it is only meaningful per-uid (and so
+            # set only when the challenge asks: the default cap would count the judge's user's
+            # other processes); it still stops a fork bomb from taking the machine down.
             out.append(("RLIMIT_NPROC", lim.processes, lim.processes))
         return out
 
@@ -880,13 +1057,15 @@ class Jail:
 
         ``readable``: folders the bot must see (read-only) besides its own, even under /tmp."""
         if not self.caps.namespaces:
+            self._start_env = self.environment(list(argv))
             return list(argv)
         # Under the C init the options are the same for every game of a bot in this process but
         # the prepared root's fd (checked by prepared_root each time): built once, not per game.
         # (Of the command they depend on its program only (_exposed): not on a game's arguments.)
         key = (argv[0] if argv else None, folder, tuple(readable), self.writable, self.cpu, self.group, self.pids_group,
-               self.freezer_group, tuple(self._rlimits()), self.limits.disk_mb, self.reuse_root, os.getpid(),
-               os.environ.get("PATH", ""), os.environ.get("KOTHKIT_JAIL_REUSE"))
+               self.freezer_group, self.cpuset_group, tuple(self._rlimits()), self.limits.disk_mb, self.limits.env,
+               self.limits.network, self.env, self.reuse_root, os.getpid(), os.environ.get("PATH", ""),
+               os.environ.get("KOTHKIT_JAIL_REUSE"))
         hit = _WRAPS.get(key)
         if hit is None or hit[0] is not self.caps:
             hit = (self.caps, *self._options(argv, folder, readable))
@@ -896,10 +1075,11 @@ class Jail:
                 _WRAPS[key] = hit
         _, opts, reuse = hit
         if reuse is not None:
-            fd = prepared_root(*reuse)
-            if fd is not None:
-                opts = [*opts, f"mntns={fd}"]
-                self.pass_fds = (fd,)
+            found = prepared_root(*reuse)
+            if found is not None:
+                mnt, net = found
+                opts = [*opts, f"mntns={mnt}", *([f"netns={net}"] if net is not None else [])]
+                self.pass_fds = (mnt,) if net is None else (mnt, net)
         self.wrapped = True
         self.c_init = compiled_helper() is not None
         return helper_command(opts, list(argv))
@@ -923,9 +1103,15 @@ class Jail:
             opts.append(f"user={self.caps.user}")
         if self.caps.seccomp:
             opts.append("seccomp=1")
+        if self.caps.network and not self.limits.network:
+            opts.append("net=1")
+        if self.cpu is not None and self.cpuset_group is None and self.caps.seccomp:
+            opts.append("pinned=1")  # no cpuset holds it to its core: the filter refuses any change
+        # (TMPDIR and HOME are its private /tmp where files are confined)
+        opts += [f"env={k}={v}" for k, v in self.environment(argv).items()]
         reuse = None
         if self.caps.files:
-            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}", "env=TMPDIR=/tmp"]
+            opts += ["fs=1", f"tmp_mb={self.limits.disk_mb}", f"folder_rw={int(self.writable)}"]
             if self.caps.minimal:
                 # What the command needs outside the system folders, shown read-only (and the
                 # folders ``readable`` names: a function bot's shared source folder).
@@ -951,6 +1137,8 @@ class Jail:
         base = [f"folder={folder}", "fs=1", f"folder_rw={int(self.writable)}", *(f"keep={k}" for k in keeps)]
         if self.caps.user is not None:
             base.append(f"user={self.caps.user}")
+        if self.caps.network and not self.limits.network:
+            base.append("net=1")  # its network namespace, made once with its root
         return base, [str(folder), *keeps]
 
     def preexec(self) -> None:
@@ -966,6 +1154,12 @@ class Jail:
             os.sched_setaffinity(0, {self.cpu})
         for name, soft, hard in self._rlimits():
             resource.setrlimit(getattr(resource, name), (soft, hard))
+        # The environment built from nothing: the C library's, which the exec that follows passes
+        # on (the command is started with env=None); cleared there, since os.environ does not know
+        # what C code set after the interpreter started.
+        _clearenv()()
+        for k, v in (self._start_env or {}).items():
+            os.putenv(k, v)
 
     def needs_preexec(self) -> bool:
         # Under the helper nothing runs between fork and exec, so spawning can use vfork.
@@ -999,6 +1193,22 @@ class Jail:
             return int((self.group / "memory.failcnt").read_text()) > 0 and "under_oom 1" in text
         except (OSError, ValueError):
             return False
+
+    def process_cap_hit(self) -> bool:
+        """Whether the bot tried to run more processes than its cap (its pids cgroup refused a fork)."""
+        g = self.pids_group
+        return g is not None and _refused_forks(g) > _PIDS_REFUSED.get(g, 0)
+
+    def memory_peak(self) -> int | None:
+        """The most real memory the bot used at once (bytes), from its memory cgroup; None without one
+        (or a v2 kernel before 5.19, which keeps no peak)."""
+        if self.group is None:
+            return None
+        name = "memory.peak" if self.caps.cgroup_version == "v2" else "memory.max_usage_in_bytes"
+        try:
+            return int((self.group / name).read_text())
+        except (OSError, ValueError):
+            return None
 
     def kill_all(self, timeout: float = 2.0, reaped: bool = False) -> bool:
         """Kill every process left in the bot's cgroups; True once they are empty.
@@ -1078,9 +1288,14 @@ class Jail:
             return
         empty = self.kill_all(reaped=reaped)
         for g in groups:
+            if empty and g == self.pids_group and g in self._keepable:
+                _PIDS_REFUSED[g] = _refused_forks(g)  # the next bot's count starts there
             if empty and self._give(g):
                 continue
+            _PIDS_REFUSED.pop(g, None)
             _PIDS_MAX.pop(g, None)
+            _CPUSET.pop(g, None)
+            _CPUSET_MEMS.pop(g, None)
             for _ in range(200):
                 try:
                     g.rmdir()
@@ -1089,5 +1304,5 @@ class Jail:
                     break
                 except OSError:
                     time.sleep(0.005)
-        self.group = self.pids_group = self.freezer_group = None
+        self.group = self.pids_group = self.freezer_group = self.cpuset_group = None
         self._keepable.clear()

@@ -20,7 +20,8 @@
  * while the judge opens its mount namespace (/proc/PID/ns/mnt); each start of that bot then enters
  * a copy of that namespace (setns, unshare) and adds only what is the bot's own for the game: a
  * fresh /tmp and /dev/shm, and its PID namespace's /proc.  The mounts, the pivot_root and the
- * id-mapping are then paid once per bot and worker, not once per game.
+ * id-mapping are then paid once per bot and worker, not once per game; so is the bot's network
+ * namespace (net=1: only its own loopback), which each game enters (netns=FD).
  *
  * Usage: jailinit key=value... -- command args...
  */
@@ -31,6 +32,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
@@ -38,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -70,6 +74,12 @@
 #ifndef CLONE_NEWPID
 #define CLONE_NEWPID 0x20000000
 #endif
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
 
 struct mount_attr_ {
     uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -77,14 +87,17 @@ struct mount_attr_ {
 
 #define MAX_LIST 64
 static long parent;
-static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1;
+static int cpu = -1, fs, userns, probe, folder_rw = 1, seccomp_on, prepare, mntns_fd = -1, net;
+static int pinned; /* the filter refuses sched_setaffinity: no cpuset holds the bot to its core */
+static int netns_fd = -1; /* the bot's network namespace, made by its preparing helper (net=1, prepare=1) */
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
 static char *cgroups[MAX_LIST];
 static int ncgroups;
 static char *keeps[MAX_LIST]; /* paths the bot's command needs, shown read-only at their own place */
 static int nkeeps;
-static char *envs[MAX_LIST]; /* NAME=value set in the bot's environment */
+#define MAX_ENVS 192 /* the jail's five, a challenge's env table and a bot's (64 each: kothkit.limits.MAX_ENV) */
+static char *envs[MAX_ENVS]; /* NAME=value: the bot's whole environment (nothing of the judge's) */
 static int nenvs;
 static char *freezer; /* the bot's freezer file (v1 freezer.state, v2 cgroup.freeze): thawed as the init ends */
 static int freezer_fd = -1;
@@ -125,12 +138,15 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "folder_rw")) folder_rw = !strcmp(v, "1");
         else if (!strcmp(a, "user")) user = atol(v);
         else if (!strcmp(a, "seccomp")) seccomp_on = !strcmp(v, "1");
-        else if (!strcmp(a, "env") && nenvs < MAX_LIST) envs[nenvs++] = v;
+        else if (!strcmp(a, "env") && nenvs < MAX_ENVS) envs[nenvs++] = v;
         else if (!strcmp(a, "freezer")) freezer = v;
         else if (!strcmp(a, "userns")) userns = !strcmp(v, "1");
+        else if (!strcmp(a, "net")) net = !strcmp(v, "1");
+        else if (!strcmp(a, "pinned")) pinned = !strcmp(v, "1");
         else if (!strcmp(a, "probe")) probe = !strcmp(v, "1");
         else if (!strcmp(a, "prepare")) prepare = !strcmp(v, "1");
         else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
+        else if (!strcmp(a, "netns")) netns_fd = atoi(v);
         else if (!strcmp(a, "folder")) folder = v;
         else if (!strcmp(a, "outside")) outside = v;
         else if (!strcmp(a, "sibling")) sibling = v;
@@ -207,8 +223,21 @@ static void remount_each(const char *path, int readonly, int recursive) {
 }
 
 
+/* In a network namespace of its own (net=1) the bot has a loopback, down until brought up here. */
+static void loopback_up(void) {
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) fail("a socket for the bot's loopback");
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) fail("the bot's loopback");
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) fail("bringing up the bot's loopback");
+    close(s);
+}
+
 static void enter_namespaces(void) {
-    int flags = CLONE_NEWPID | CLONE_NEWNS;
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (net ? CLONE_NEWNET : 0);
     if (userns) {
         char map[64];
         uid_t uid = getuid();
@@ -223,6 +252,7 @@ static void enter_namespaces(void) {
         fail("unshare");
     }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (net) loopback_up();
 }
 
 /* -- the bot's root: built in a tmpfs, entered by the init with pivot_root -------------------- */
@@ -231,11 +261,21 @@ static void enter_namespaces(void) {
    programs need to start (the dynamic loader's cache, users and groups, name resolution...). */
 static const char *system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
 static const char *etc_entries[] = {
-    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "hosts", "host.conf",
+    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "hosts", "host.conf",
     "nsswitch.conf", "resolv.conf", "gai.conf", "localtime", "timezone", "ssl", "ca-certificates",
     "mime.types", "protocols", "services", "os-release", "debian_version", "java-17-openjdk",
     "java-21-openjdk", "python3", "npmrc"};
 static const char *devices[] = {"null", "zero", "urandom", "random", "full"};
+/* Users and groups: root and nobody, not the machine's (its users' names are nobody's business). */
+static const char passwd_text[] = "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                                  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+static const char group_text[] = "root:x:0:\nnobody:x:65534:\n";
+
+static void write_new(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) fail(path);
+    close(fd);
+}
 
 struct shown { char path[4096]; int fd; int dir; char link[4096]; int is_link; };
 static struct shown shown[128];
@@ -394,6 +434,8 @@ static void build_root(void) {
     if (chdir("/tmp") != 0) fail("/tmp");
     mkdir("proc", 0555);
     mkdir("etc", 0755);
+    write_new("etc/passwd", passwd_text);
+    write_new("etc/group", group_text);
     mkdir("dev", 0755);
     /* /dev: the harmless devices, bound from the machine's (read and write, as there) */
     if (mount("tmpfs", "dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=64k") != 0) fail("/dev");
@@ -464,8 +506,11 @@ static void mount_proc(void) {
 /* prepare=1: the root built, entered and made read-only; the judge opens this process's mount
    namespace (/proc/PID/ns/mnt) once told "ready", then closes our stdin, and we leave. */
 static void run_prepare(void) {
-    if (unshare(CLONE_NEWNS) != 0) fail("unshare");
+    /* net=1: the bot's network namespace too (its loopback up), entered by each game (netns=FD):
+       made and torn down once per bot and process, not once per game */
+    if (unshare(CLONE_NEWNS | (net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (net) loopback_up();
     build_root();
     if (syscall(SYS_pivot_root, ".", ".") != 0) fail("pivot_root");
     if (umount2(".", MNT_DETACH) != 0) fail("detaching the machine's root");
@@ -487,8 +532,14 @@ static int under_tmp(const char *p) { return strncmp(p, "/tmp/", 5) == 0; }
 static void enter_prepared(void) {
     if (setns(mntns_fd, CLONE_NEWNS) != 0) fail("entering the prepared root");
     close(mntns_fd);
-    if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) fail("unshare");
+    int own_net = net && netns_fd < 0;  /* else the namespace prepared for the bot (netns=FD) */
+    if (netns_fd >= 0) {
+        if (setns(netns_fd, CLONE_NEWNET) != 0) fail("entering the bot's network namespace");
+        close(netns_fd);
+    }
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS | (own_net ? CLONE_NEWNET : 0)) != 0) fail("unshare");
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("mount --make-rprivate /");
+    if (own_net) loopback_up();
     const char *paths[MAX_LIST + 1];
     int trees[MAX_LIST + 1], n = 0;
     for (int i = -1; i < nkeeps; i++) {
@@ -596,14 +647,16 @@ static int emit_tree(struct sock_filter *f, int *k, const struct special *s, int
 }
 #endif
 
-enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 20 };
+enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 24 };
 
 /* The filter's instructions in f[FILTER_MAX]; their number, or 0 where there is none. */
 static int build_seccomp(struct sock_filter *f) {
 #ifdef SECCOMP_ARCH
-    enum { N = N_REFUSED };
-    struct special s[N + 2];
+    int N = N_REFUSED;
+    struct special s[N_REFUSED + 3];
     for (int i = 0; i < N; i++) s[i] = (struct special){(uint32_t)refused_calls[i], ACT_EPERM};
+    /* pinned to a core that no cpuset holds: the affinity cannot be checked (a pointer), so no call may change it */
+    if (pinned) s[N++] = (struct special){__NR_sched_setaffinity, ACT_EPERM};
     /* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone, whose flags are checked */
     s[N] = (struct special){435 /* clone3 */, ACT_ENOSYS};
     s[N + 1] = (struct special){__NR_clone, ACT_CLONE};
@@ -735,6 +788,9 @@ __attribute__((noreturn)) static void start_bot(char **cmd, int *cgroup_fds) {
     setsid(); /* a bot signalling its process group reaches only its own processes */
     for (int i = 0; i < ncgroups; i++)
         if (write(cgroup_fds[i], "0", 1) < 0) fail(cgroups[i]);
+    /* Its cgroups become its /proc/self/cgroup's "/": their names (and the judge's) are not shown.
+       (Where the kernel has no cgroup namespace, they are, which tells nothing the bot can use.) */
+    if (ncgroups > 0) unshare(CLONE_NEWCGROUP);
     if (chdir(folder) != 0) fail(folder);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
@@ -742,6 +798,7 @@ __attribute__((noreturn)) static void start_bot(char **cmd, int *cgroup_fds) {
         struct rlimit rl = {rlimits[i].soft, rlimits[i].hard};
         if (setrlimit(rlimits[i].resource, &rl) != 0) fail("setrlimit");
     }
+    clearenv(); /* nothing of the judge's environment: only what the judge names */
     for (int i = 0; i < nenvs; i++) putenv(envs[i]);
     drop_privileges();
     if (probe) probe_report();
@@ -778,7 +835,29 @@ static void on_leader_death(int sig) {
     _exit(1);
 }
 
+/* The leader's arguments and environment as exec laid them out (the judge's paths, cgroup names and
+   environment): what /proc/1/cmdline and /proc/1/environ show of the init, blanked there. */
+static char *shown_start, *shown_end;
+
+static char **copy_arguments(int argc, char **argv) {
+    extern char **environ;
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    if (!copy) fail("malloc");
+    for (int i = 0; i < argc; i++)
+        if (!(copy[i] = strdup(argv[i]))) fail("strdup");
+    copy[argc] = NULL;
+    shown_start = argv[0];
+    shown_end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+    for (char **e = environ; e && *e; e++)  /* the environment's strings follow the arguments' */
+        if (*e == shown_end) shown_end += strlen(*e) + 1;
+    return copy;
+}
+
 static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
+    if (shown_start && shown_end > shown_start) {
+        memset(shown_start, 0, (size_t)(shown_end - shown_start));
+        snprintf(shown_start, (size_t)(shown_end - shown_start), "kothkit-init");
+    }
     if (freezer_fd >= 0) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -820,12 +899,14 @@ static void run_init(char **cmd, int status_w, int life_r, int *cgroup_fds) {
 
 int main(int argc, char **argv) {
 #ifdef KOTHKIT_DUMP_SECCOMP
-    if (argc == 2 && strcmp(argv[1], "dump-seccomp") == 0) {  /* the tests' build: the filter, raw */
+    if (argc >= 2 && strcmp(argv[1], "dump-seccomp") == 0) {  /* the tests' build: the filter, raw */
         struct sock_filter f[FILTER_MAX];
+        pinned = argc == 3 && strcmp(argv[2], "pinned=1") == 0;
         int k = build_seccomp(f);
         return fwrite(f, sizeof f[0], (size_t)k, stdout) == (size_t)k ? 0 : 1;
     }
 #endif
+    argv = copy_arguments(argc, argv); /* parsed and run from a copy: the original is blanked in the init */
     int first = parse(argc, argv);
     char **cmd = argv + first;
     if (!folder || (first >= argc && !probe && !prepare)) {

@@ -30,7 +30,8 @@ own folder shown again inside it), userns=1 (map the caller to root in a user
 namespace; for callers that are not root), tmp_mb, probe=1 (report what a
 bot sees instead of running a command), outside, sibling (paths the probe
 tries), seccomp=1, folder_rw=0 (the folder read-only), env (NAME=value;
-repeatable).  user= is the C init's only.
+repeatable: the bot's whole environment), net=1 (a network namespace of the bot's own, its
+loopback up), pinned=1 (the seccomp filter refuses sched_setaffinity too).  user= is the C init's only.
 """
 
 import ctypes
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWCGROUP = 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MOUNT_ATTR_RDONLY = 1
@@ -72,6 +75,8 @@ _X86_64 = (304, 303, 101, 310, 311, 165, 166, 272, 308, 155, 161, 250, 248, 249,
            167, 168, 169, 163, 103, 179, 323)
 _AARCH64 = (265, 264, 117, 270, 271, 40, 39, 97, 268, 41, 51, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 224,
             225, 142, 89, 116, 60, 282)
+#: machine -> sched_setaffinity's number: refused too when no cpuset holds a pinned bot to its core (pinned=1)
+SCHED_SETAFFINITY = {"x86_64": 203, "aarch64": 122}
 #: machine -> (AUDIT_ARCH, clone's number, the refused calls' numbers)
 SYSCALLS = {
     "x86_64": (0xC000003E, 56, _X86_64 + (172, 173)),  # + iopl, ioperm
@@ -139,8 +144,26 @@ def prctl(option, arg):
     return libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
+#: Users and groups in the jail: root and nobody, not the machine's (as jailinit.c's).
+PASSWD = ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+          "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+GROUP = "root:x:0:\nnobody:x:65534:\n"
+
+
+def loopback_up():
+    """The network namespace's loopback, down until brought up (SIOCGIFFLAGS, SIOCSIFFLAGS)."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sh22x", b"lo", 0)
+        flags = struct.unpack("16sh22x", fcntl.ioctl(s.fileno(), 0x8913, req))[1]
+        fcntl.ioctl(s.fileno(), 0x8914, struct.pack("16sh22x", b"lo", flags | 1))  # IFF_UP
+
+
 def enter_namespaces(cfg):
-    flags = CLONE_NEWPID | CLONE_NEWNS
+    flags = CLONE_NEWPID | CLONE_NEWNS | (CLONE_NEWNET if cfg.get("net") else 0)
     if cfg.get("userns"):
         uid, gid = os.getuid(), os.getgid()
         check(libc.unshare(flags | CLONE_NEWUSER), "unshare")
@@ -153,6 +176,8 @@ def enter_namespaces(cfg):
     else:
         check(libc.unshare(flags), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks back to the machine
+    if cfg.get("net"):
+        loopback_up()
 
 
 def confine_files(cfg, folder_fd):
@@ -165,6 +190,16 @@ def confine_files(cfg, folder_fd):
     for d in ("/tmp", "/dev/shm") if tmp_mb > 0 else ():  # tmp_mb=0: the machine's, read-only
         if os.path.isdir(d):
             mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, scratch)
+    if tmp_mb > 0:  # the machine's users and groups covered by root and nobody's
+        for name, text in (("passwd", PASSWD), ("group", GROUP)):
+            if not os.path.isfile(f"/etc/{name}"):
+                continue  # nothing of the machine's to cover
+            made = f"/tmp/.kothkit-{name}"
+            with open(made, "w") as f:
+                f.write(text)
+            mount(made, f"/etc/{name}", None, MS_BIND)
+            set_readonly(f"/etc/{name}", True, recursive=False)
+            os.unlink(made)
     for path, fd in keep_fds:  # what the judge needs from under /tmp, bound back read-only
         os.makedirs(path, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
@@ -205,15 +240,16 @@ def drop_privileges():
             prctl(PR_CAPBSET_DROP, cap)  # fails harmlessly for caps already gone
 
 
-def seccomp_program(machine):
-    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine.
+def seccomp_program(machine, pinned=False):
+    """The filter of jailinit.c as BPF instructions (code, jt, jf, k), or None for an unknown machine;
+    ``pinned``: sched_setaffinity refused too.
 
     The same answer to every call; jailinit.c looks the call's number up in a tree, cheaper for the
     kernel to install, this a chain of comparisons (tests/core/test_containment.py compares them)."""
     if machine not in SYSCALLS:
         return None
     arch, clone, calls = SYSCALLS[machine]
-    calls = calls + NEW_MOUNT_API
+    calls = calls + NEW_MOUNT_API + ((SCHED_SETAFFINITY[machine],) if pinned else ())
     n = len(calls)
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
@@ -228,11 +264,11 @@ def seccomp_program(machine):
     return prog
 
 
-def install_seccomp():
+def install_seccomp(pinned=False):
     import platform
     import struct
 
-    prog = seccomp_program(platform.machine())
+    prog = seccomp_program(platform.machine(), pinned)
     if prog is None:
         return False
     raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
@@ -260,6 +296,8 @@ def start_bot(cfg, argv, cgroup_fds):
         os.setsid()  # a bot signalling its process group reaches only its own processes
         for fd in cgroup_fds:
             os.write(fd, b"0")
+        if cgroup_fds:  # its cgroups become its "/": their names are not shown (as in jailinit.c)
+            libc.unshare(CLONE_NEWCGROUP)
         os.chdir(cfg["folder"])
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; the bot gets the defaults
             signal.signal(sig, signal.SIG_DFL)
@@ -267,11 +305,13 @@ def start_bot(cfg, argv, cgroup_fds):
 
         for name, soft, hard in cfg.get("rlimits", ()):
             resource.setrlimit(getattr(resource, name), (soft, hard))
+        libc.clearenv()  # nothing of the judge's environment: only what the judge names
+        os.environ.clear()
         for kv in cfg.get("envs", ()):
             key, _, value = kv.partition("=")
             os.environ[key] = value
         drop_privileges()
-        if cfg.get("seccomp") and not install_seccomp():
+        if cfg.get("seccomp") and not install_seccomp(bool(cfg.get("pinned"))):
             raise OSError(ctypes.get_errno(), "seccomp filter")
     except OSError as e:
         os.write(2, f"kothkit: cannot set up the bot's jail: {describe(e)}\n".encode())
@@ -313,8 +353,23 @@ def probe_report(cfg):
     os._exit(0)
 
 
+def blank_arguments():
+    """Blank this process's arguments and environment as exec laid them out (the judge's paths,
+    cgroup names and environment): what /proc/1/cmdline and /proc/1/environ show of the init."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        start, end = int(fields[45]), int(fields[48])  # arg_start ... env_end
+    except (OSError, ValueError, IndexError):
+        return
+    if 0 < start < end:
+        ctypes.memset(start, 0, end - start)
+        ctypes.memmove(start, b"kothkit-init", 12)
+
+
 def run_init(cfg, argv, status_w, life_r, cgroup_fds, freezer_fd=None):
     """PID 1 of the namespace: start the bot, reap everything, report the bot's status."""
+    blank_arguments()
     if freezer_fd is not None:
         # When the leader dies (with the judge), thaw the bot first: frozen (cgroup v1), it would
         # not die of the SIGKILL the kernel then sends.
@@ -372,7 +427,7 @@ def parse(args):
             cfg["rlimits"].append((name, int(soft), int(hard)))
         elif key in ("parent", "cpu", "tmp_mb"):
             cfg[key] = int(value)
-        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw"):
+        elif key in ("fs", "userns", "probe", "seccomp", "folder_rw", "net", "pinned"):
             cfg[key] = value == "1"
         else:
             cfg[key] = value

@@ -863,7 +863,8 @@ class Host:
                 if folder is None:
                     fut = pool.submit(slots.play, item, bool(c.info.pondering))
                 else:
-                    fut = pool.submit(slots.build, folder, c.settings.build_time)
+                    fut = pool.submit(slots.build, folder, c.settings.build_time, c.settings.build_memory_mb,
+                                      c.settings.build_processes)
             except RuntimeError:  # closed: the host is stopping
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())

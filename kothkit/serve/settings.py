@@ -10,6 +10,8 @@
     per_day = 20              # submissions per author in any 24 hours
     build_time = 60           # seconds a build may take (then it is killed: build failed)
     build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
+    build_memory_mb = 1024    # real memory a build may use (then it is killed: build failed, memory)
+    build_processes = 256     # processes (tasks) a build may run at once
 
     [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
     label = "C11 (gcc -O2)"
@@ -37,7 +39,8 @@ import attrs
 from kothkit.serve.views import Language
 
 KINDS = ("folder", "submissions")
-KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages"}
+KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
+        "build_memory_mb", "build_processes"}
 LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -65,6 +68,8 @@ class ServeSettings:
     per_day: int = 20
     build_time: float = 60.0
     build_seconds_per_day: float | None = None
+    build_memory_mb: int = 1024
+    build_processes: int = 256
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
 
     def language(self, lang_id: str) -> Language | None:
@@ -143,6 +148,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     min_interval = float(number("min_interval", 60, 0, 7 * 86400, False))
     per_day = number("per_day", 20, 1, 100_000, True)
     build_time = float(number("build_time", 60, 1, 3600, False))
+    build_memory_mb = number("build_memory_mb", 1024, 16, 1 << 20, True)
+    build_processes = number("build_processes", 256, 8, 1 << 20, True)
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
@@ -155,7 +162,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
         languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
     return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
-                         build_seconds_per_day=budget, languages=languages)
+                         build_seconds_per_day=budget, languages=languages, build_memory_mb=build_memory_mb,
+                         build_processes=build_processes)
 
 
 def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:

@@ -64,10 +64,13 @@ def play(task: GameTask, pondering: bool) -> list[tuple]:
     return play_batch([task], cpu=cpu, rows=True)
 
 
-def build(folder: str, timeout: float) -> tuple[bool, str, float]:
-    """Build the bot in ``folder`` (if it has a build step and is not built yet): (ok, why not,
-    seconds it took).  The message is the compiler's output, without the folder's path (it is
-    shown to the author)."""
+def build(folder: str, timeout: float, memory_mb: int | None = None, processes: int | None = None
+          ) -> tuple[bool, str, float]:
+    """Build the bot in ``folder`` (if it has a build step and is not built yet) with ``timeout``
+    seconds, ``memory_mb`` of real memory and ``processes`` tasks (None: the build's defaults,
+    kothkit.bots.build): (ok, why not, seconds it took).  The message is the compiler's output,
+    without the folder's path (it is shown to the author)."""
+    from kothkit.bots.build import BUILD_MEMORY_MB, BUILD_PROCESSES
     from kothkit.bots.build import build as build_bot
     from kothkit.bots.folders import BotError, load_folder, printable
 
@@ -78,9 +81,10 @@ def build(folder: str, timeout: float) -> tuple[bool, str, float]:
         return False, str(e), time.monotonic() - began
     if spec.kind == "function":
         assert spec.entry is not None  # a function bot names its file and function
-        ok, why = check_function(spec.path, spec.entry.rpartition(":")[2], timeout)
+        ok, why = check_function(spec.path, spec.entry.rpartition(":")[2], timeout, memory_mb or BUILD_MEMORY_MB,
+                                 processes or BUILD_PROCESSES)
         return ok, why, time.monotonic() - began
-    _, err = build_bot(spec, timeout)
+    _, err = build_bot(spec, timeout, memory_mb or BUILD_MEMORY_MB, processes or BUILD_PROCESSES)
     took = time.monotonic() - began
     if err is None:
         return True, "", took
@@ -112,21 +116,26 @@ _CHECK = ("import ast, sys, traceback\n"
           "    sys.exit(1)\n")
 
 
-def check_function(file: Path, func: str, timeout: float) -> tuple[bool, str]:
+def check_function(file: Path, func: str, timeout: float, memory_mb: int | None = None,
+                   processes: int | None = None) -> tuple[bool, str]:
     """A function bot's "build": its file compiles and defines ``func`` (else a failed build, its
     author told where, rather than a crash in every game).  Checked in the bot's jail, within the
-    challenge's build time, never run: a stranger's source is parsed nowhere else."""
+    challenge's build time and caps (None: the build's defaults), never run: a stranger's source
+    is parsed nowhere else."""
     import sys
 
-    from kothkit.bots.build import run_jailed
+    from kothkit.bots.build import BUILD_MEMORY_MB, BUILD_PROCESSES, run_jailed
     from kothkit.bots.folders import printable
 
     try:
-        code, output, _ = run_jailed([sys.executable, "-I", "-S", "-c", _CHECK, file.name, func], file.parent,
-                                     timeout)
+        ran = run_jailed([sys.executable, "-I", "-S", "-c", _CHECK, file.name, func], file.parent, timeout,
+                         memory_mb or BUILD_MEMORY_MB, processes or BUILD_PROCESSES)
     except OSError as e:
         return False, f"cannot check the file: {e}"
-    text = printable(output.decode("utf-8", "replace").strip(), keep_newlines=True)[:4000]
+    code = ran.code
+    if ran.oom:
+        return False, f"checking the file went over its {memory_mb or BUILD_MEMORY_MB} MiB (build_memory_mb)"
+    text = printable(ran.output.decode("utf-8", "replace").strip(), keep_newlines=True)[:4000]
     if code is None:
         return False, f"checking the file took longer than {timeout:g} s"
     if code != 0:

@@ -333,10 +333,13 @@ def test_run_says_what_is_not_enforced(cli, tmp_path):
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert "no PID namespace (disabled by KOTHKIT_NO_NAMESPACE=1)" in line
     assert "files NOT confined" in line
+    assert "network NOT confined" in line  # (a network namespace comes with the others)
     r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "1", "--jobs", "1", "--db", tmp_path / "j.sqlite",
             check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     assert line == f"containment: {CAPS.summary()}"
+    assert ("no network" if CAPS.network else "network NOT confined") in line
+    assert ("cores held by cpuset" if CAPS.cpuset_version else "cores NOT held") in line
 
 
 @pytest.mark.parametrize("mode", ["default", "python-init", "no-namespace"])
@@ -466,21 +469,26 @@ def test_the_c_inits_seccomp_filter_answers_as_the_python_inits(tmp_path):
     exe = tmp_path / "jailinit"
     subprocess.run([cc, "-O2", "-DKOTHKIT_DUMP_SECCOMP", "-o", str(exe), str(contain.HELPER_C)], check=True,
                    capture_output=True)
-    raw = subprocess.run([str(exe), "dump-seccomp"], check=True, capture_output=True).stdout
-    tree = [struct.unpack("HBBI", raw[i:i + 8]) for i in range(0, len(raw), 8)]
-    chain = jailinit.seccomp_program(platform.machine())
-    assert tree and chain
     arch, clone, refused = jailinit.SYSCALLS[platform.machine()]
     allow, eperm = 0x7FFF0000, 0x00050000 | 1
     numbers = [*range(1100), *range(0x40000000, 0x40000000 + 1100, 7), 0x7FFFFFFF, 0xFFFFFFFF]
     longest = 0
-    for abi in (arch, 0x40000003):  # the machine's, i386's
-        for nr in numbers:
-            for flags in ((0, 0x11, 0x10000000, 0x20000000, 0x00020000) if nr in (clone, jailinit.CLONE3) else (0,)):
-                data = {4: abi, 0: nr, 16: flags}
-                answer, steps = _run_bpf(tree, data)
-                assert answer == _run_bpf(chain, data)[0], (hex(abi), nr, hex(flags))
-                longest = max(longest, steps)
+    affinity = jailinit.SCHED_SETAFFINITY[platform.machine()]
+    for pinned in (False, True):  # pinned=1: sched_setaffinity refused too (no cpuset holds the core)
+        raw = subprocess.run([str(exe), "dump-seccomp", f"pinned={int(pinned)}"], check=True,
+                             capture_output=True).stdout
+        tree = [struct.unpack("HBBI", raw[i:i + 8]) for i in range(0, len(raw), 8)]
+        chain = jailinit.seccomp_program(platform.machine(), pinned)
+        assert tree and chain
+        for abi in (arch, 0x40000003):  # the machine's, i386's
+            for nr in numbers:
+                for flags in ((0, 0x11, 0x10000000, 0x20000000, 0x00020000) if nr in (clone, jailinit.CLONE3)
+                              else (0,)):
+                    data = {4: abi, 0: nr, 16: flags}
+                    answer, steps = _run_bpf(tree, data)
+                    assert answer == _run_bpf(chain, data)[0], (pinned, hex(abi), nr, hex(flags))
+                    longest = max(longest, steps)
+        assert _run_bpf(tree, {0: affinity, 4: arch, 16: 0})[0] == (eperm if pinned else allow)
     native = {0: 0, 4: arch, 16: 0}
     assert _run_bpf(tree, {**native, 0: refused[0]})[0] == eperm
     assert _run_bpf(tree, {**native, 0: clone, 16: 0x10000000})[0] == eperm  # clone(CLONE_NEWUSER)
