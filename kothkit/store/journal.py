@@ -216,7 +216,7 @@ class _Checkpointer:
 
     A checkpoint copies the log into the database file and syncs it: tens of
     milliseconds that the judge's thread, which hands games to the workers, must
-    not spend waiting (measured: workers then ran out of games to play).
+    not spend waiting, or the workers run out of games to play.
     SQLite leaves the interpreter lock while it works, so this costs the
     judge's thread nothing.
     """
