@@ -44,7 +44,7 @@ def play(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     against: Annotated[Optional[str], typer.Option(help="The bot to play: a bundled bot's name, a bot folder or file.py:function. Default: the first bundled bot.")] = None,
     seat: Annotated[int, typer.Option(help="Your seat: 0 opens the game, 1 answers.")] = 0,
-    seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the challenge file's seed, else the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal the game is stored in (default: .kothkit/GAME-play.sqlite).")] = None,
     name: Annotated[str, typer.Option(help="Your name in the game's record.")] = "you",
     web: Annotated[bool, typer.Option("--web", help="Play on a local web page, clicking on the board, instead of in the terminal.")] = False,

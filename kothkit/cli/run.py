@@ -42,8 +42,8 @@ def games() -> None:
 def run(
     target: Annotated[str, typer.Argument(help="A game name (see `kothkit games`) or a challenge folder / kothkit.toml.")],
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
-    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")] = False,
+    seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
+    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers (needs kothkit[cluster]; see docs/tournaments.md).")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
