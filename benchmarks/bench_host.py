@@ -89,15 +89,13 @@ def spec_of(root: Path, name: str, text: str):
 def plan_times(host, root: Path, repeat: int) -> dict[str, list[float]]:
     """The schedule of one change (a new brain, a replaced one), made as the host makes it and in
     full, alternately; each plan made and dropped (never applied: the host goes on as it was)."""
-    import sqlite3
-    from contextlib import closing
-
     import attrs
+
+    from kothkit.store.journal import Journal
 
     c = host._get("course")
     times: dict[str, list[float]] = {}
-    with closing(sqlite3.connect(f"file:{c.journal_path}?mode=ro", uri=True)) as db:
-        db.row_factory = sqlite3.Row
+    with Journal(c.journal_path, readonly=True) as reader:
         for i in range(repeat):
             with host._lock:
                 bots = dict(c.bots)
@@ -105,12 +103,12 @@ def plan_times(host, root: Path, repeat: int) -> dict[str, list[float]]:
             for change, extra in (("new brain", spec_of(root, f"a{i:03d}", f"print('a {i}')\n")),
                                   ("replaced brain", spec_of(root, first, f"print('again {i}')\n"))):
                 changed = tuple(sorted({**bots, extra.name: extra}.values(), key=lambda b: b.name))
-                for how, served in (("incremental", c), ("full", attrs.evolve(c, planned={}))):
+                for how, served in (("incremental", c), ("full", attrs.evolve(c, plan=None))):
                     gc.collect()  # (each plan starts clean: a full one leaves much to collect)
                     wall, cpu = time.perf_counter(), time.thread_time()
-                    plan = host._plan(served, changed, {extra.name}, set(), db)
+                    plan = host._plan(served, changed, {extra.name}, set(), reader)
                     cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
-                    assert plan is not None and len(plan.pairs) == len(changed) * (len(changed) - 1) // 2
+                    assert plan is not None and len(plan.plan.pairs) == len(changed) * (len(changed) - 1) // 2
                     times.setdefault(f"{change}, {how}", []).append(wall * 1000)
                     times.setdefault(f"{change}, {how}, CPU", []).append(cpu * 1000)
     return times

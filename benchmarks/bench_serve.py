@@ -128,7 +128,7 @@ def main() -> None:
         accounts.add(login, password, nickname=login.title(), must_change=False)
     accounts.close()
     proc = subprocess.Popen([sys.executable, "-m", "kothkit", "serve", str(course), "--state", str(state),
-                             "--port", "0",
+                             "--port", "0", "--no-access-log",  # (its stdout is not read after the start)
                              "--jobs", str(args.jobs)], stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         url = None

@@ -3,11 +3,13 @@
 The core runs bots, enforces limits, seeds, schedules, scores and stores;
 games come in as pluggy plugins (entry-point group ``kothkit``).
 
-This module declares the plugin API: what a game plugin may use.  The modules behind it
-(:mod:`kothkit.game`, :mod:`kothkit.limits`, :mod:`kothkit.scoring`, :mod:`kothkit.hookspecs`,
-:mod:`kothkit.picture`, :mod:`kothkit.human`, :mod:`kothkit.testing`) keep their import paths;
-everything else (``procs``, ``bots``, ``store``, ``playing``, ``results``, ``cli``) is the core's
-own and may change.  ``docs/internals.md`` maps the core.
+This module declares the plugin API: every type a game plugin sees.  They are defined in the
+API layer (:mod:`kothkit.game`, :mod:`kothkit.limits`, :mod:`kothkit.scoring`,
+:mod:`kothkit.people`, :mod:`kothkit.scenarios`, :mod:`kothkit.botspec`, :mod:`kothkit.formats`,
+:mod:`kothkit.hookspecs`), which imports nothing of the core above it; :mod:`kothkit.picture`,
+:mod:`kothkit.human` and :mod:`kothkit.testing` name them too.  Everything else (``procs``, ``bots``, ``store``,
+``playing``, ``results``, ``cli``, ``serve``) is the core's own and may change.
+``docs/internals.md`` maps the core.
 """
 
 from __future__ import annotations
@@ -20,17 +22,26 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     import pluggy
 
+    from kothkit.botspec import BotError, BotKind, BotSpec
     from kothkit.game import (
+        End,
+        Exporter,
         GameInfo,
+        GameReplay,
         Match,
         Message,
         Outcome,
         Prompt,
         Rejected,
+        Rule,
         Setup,
         Verdict,
+        integer,
+        one_of,
     )
     from kothkit.limits import Limits
+    from kothkit.people import CELLS, POINTS, STONES, Grid, Mistake, Svg, Turn
+    from kothkit.scenarios import Scenario
     from kothkit.scoring import Scoring
 
     #: Marker for plugin implementations: ``@kothkit.hookimpl def kothkit_games(): ...``
@@ -38,9 +49,13 @@ if TYPE_CHECKING:
 
 #: The module of each name of the plugin API.  They are imported when first asked for (PEP 562), so
 #: that ``kothkit --version``, which needs none of them, does not import pluggy, attrs and the game API.
-_FROM = {"GameInfo": "kothkit.game", "Match": "kothkit.game", "Message": "kothkit.game", "Outcome": "kothkit.game",
-         "Prompt": "kothkit.game", "Rejected": "kothkit.game", "Setup": "kothkit.game", "Verdict": "kothkit.game",
-         "Limits": "kothkit.limits", "Scoring": "kothkit.scoring"}
+_FROM = {
+    **dict.fromkeys(("End", "Exporter", "GameInfo", "GameReplay", "Match", "Message", "Outcome", "Prompt", "Rejected",
+                     "Rule", "Setup", "Verdict", "integer", "one_of"), "kothkit.game"),
+    **dict.fromkeys(("BotError", "BotKind", "BotSpec"), "kothkit.botspec"),
+    **dict.fromkeys(("CELLS", "POINTS", "STONES", "Grid", "Mistake", "Svg", "Turn"), "kothkit.people"),
+    "Limits": "kothkit.limits", "Scenario": "kothkit.scenarios", "Scoring": "kothkit.scoring",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -61,16 +76,33 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "CELLS",
+    "POINTS",
+    "STONES",
+    "BotError",
+    "BotKind",
+    "BotSpec",
+    "End",
+    "Exporter",
     "GameInfo",
+    "GameReplay",
+    "Grid",
     "Limits",
     "Match",
     "Message",
+    "Mistake",
     "Outcome",
     "Prompt",
     "Rejected",
+    "Rule",
+    "Scenario",
     "Scoring",
     "Setup",
+    "Svg",
+    "Turn",
     "Verdict",
     "__version__",
     "hookimpl",
+    "integer",
+    "one_of",
 ]

@@ -17,20 +17,31 @@ into one line with :meth:`Match.encode` and hands the reply line back as a
 ``str``.  For Python function bots (games that set ``GameInfo.function_bots``)
 a prompt payload is a tuple of positional arguments, the function is called as
 ``f(*payload, state)`` and its first return value is handed to ``play`` as is.
+
+What a game writes beyond its rules is little: name its codec (``codec = my_codec``), declare
+its rules once with their checks (``RULES = {"size": Rule(15, integer(5, 25))}``), start
+:meth:`Match.play` with ``if (no := self.not_due(seat)): return no``, end with
+:meth:`Match.win` or :meth:`Match.draw`, and set ``tells_result`` for the usual last line
+(:class:`End`).  What it offers people (:meth:`Match.picture`, :meth:`Match.human`) is on the
+match class; its exporters and check scenarios are in its :class:`GameInfo`.
 """
 
 from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 import attrs
 
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring, Standing
+
+if TYPE_CHECKING:
+    from kothkit.people import Grid, Svg, Turn
+    from kothkit.scenarios import Scenario
 
 
 class Verdict(enum.StrEnum):
@@ -108,6 +119,49 @@ class Setup:
     rules: Mapping[str, Any] = attrs.field(factory=dict)
 
 
+class End(enum.StrEnum):
+    """The result a seat is told once the game is over, by :meth:`Match.final` when the match
+    class sets ``tells_result`` (the codec writes it on the wire, e.g. ``END WIN``)."""
+
+    WIN = "WIN"
+    LOSS = "LOSS"
+    DRAW = "DRAW"
+
+    @classmethod
+    def of(cls, outcome: Outcome, seat: int) -> End:
+        """What ``seat`` is told of ``outcome``."""
+        return cls.DRAW if outcome.winner is None else cls.WIN if outcome.winner == seat else cls.LOSS
+
+
+@attrs.frozen
+class Rule:
+    """One rules setting, declared once in :attr:`Match.RULES`: its default and its check."""
+
+    default: Any
+    #: ``check(value)``: why ``value`` is wrong ("must be an integer from 5 to 25"), or None.
+    check: Callable[[Any], str | None] | None = None
+    #: What it means, for people reading the game (its docs, its README).
+    help: str = ""
+
+
+def integer(low: int, high: int) -> Callable[[Any], str | None]:
+    """A :attr:`Rule.check`: an ``int`` (not a bool) from ``low`` to ``high``."""
+    def check(value: Any) -> str | None:
+        if type(value) is int and low <= value <= high:
+            return None
+        return f"must be an integer from {low} to {high}, got {value!r}"
+    return check
+
+
+def one_of(*choices: Any) -> Callable[[Any], str | None]:
+    """A :attr:`Rule.check`: one of ``choices``."""
+    def check(value: Any) -> str | None:
+        if value in choices and type(value) in {type(c) for c in choices}:
+            return None
+        return f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+    return check
+
+
 class Match(abc.ABC):
     """One game in progress.  Subclass it; the core creates one per game.
 
@@ -118,6 +172,25 @@ class Match(abc.ABC):
 
     #: How the game ended, once it has (a game's last move sets it; so does :meth:`forfeit`).
     outcome: Outcome | None = None
+    #: The game's codec, named rather than wrapped: a module (or object) with ``encode(payload)``
+    #: and, optionally, ``decode(line)``, which become this class's :meth:`encode` and :meth:`decode`.
+    codec: ClassVar[Any] = None
+    #: The rules settings, declared once: name -> :class:`Rule` (or a plain default, unchecked).
+    #: The default :meth:`check_rules` fills the defaults in, refuses unknown names and runs each
+    #: check; :class:`GameInfo` takes its ``rules`` from here when it names none.
+    RULES: ClassVar[Mapping[str, Any]] = {}
+    #: Whether the default :meth:`final` tells each seat its :class:`End` (WIN, LOSS or DRAW).
+    tells_result: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        codec = cls.__dict__.get("codec")
+        if codec is not None:
+            # Bound as the class's own functions: the referee encodes every line, so no wrapper call.
+            if "encode" not in cls.__dict__:
+                cls.encode = staticmethod(codec.encode)  # type: ignore[method-assign]
+            if "decode" not in cls.__dict__ and hasattr(codec, "decode"):
+                cls.decode = staticmethod(codec.decode)  # type: ignore[method-assign]
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
@@ -132,9 +205,21 @@ class Match(abc.ABC):
 
         The one place a game checks its rules: the core calls it once for a run, before any game
         is played (a bad setting is then reported with the file it came from), and
-        ``Match.__init__`` calls it for each match.  The default takes any settings as they are.
+        ``Match.__init__`` calls it for each match.  The default checks them against
+        :attr:`RULES` (or, for a class that declares none, takes any settings as they are).
         """
-        return rules
+        if not cls.RULES:
+            return rules
+        declared = {k: v if isinstance(v, Rule) else Rule(v) for k, v in cls.RULES.items()}
+        unknown = sorted(set(rules) - set(declared))
+        if unknown:
+            raise ValueError(f"unknown rules setting {unknown[0]!r} (known: {', '.join(declared)})")
+        merged = {k: r.default for k, r in declared.items()} | dict(rules)
+        for key, rule in declared.items():
+            problem = rule.check(merged[key]) if rule.check is not None else None
+            if problem is not None:
+                raise ValueError(f"rules setting {key} {problem}")
+        return merged
 
     @abc.abstractmethod
     def next(self) -> Prompt | Outcome:
@@ -149,12 +234,37 @@ class Match(abc.ABC):
         """
 
     def encode(self, payload: Any) -> str:
-        """The line (without newline) that carries ``payload`` to a program bot."""
+        """The line (without newline) that carries ``payload`` to a program bot (:attr:`codec`'s
+        ``encode`` when the class names one)."""
         return str(payload)
 
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
-        """Lines sent to the seats once the game is over (e.g. ``EXIT NAME``)."""
-        return ()
+        """Lines sent to the seats once the game is over (e.g. ``EXIT NAME``).  By default none,
+        or with ``tells_result`` each seat's :class:`End`."""
+        if not self.tells_result:
+            return ()
+        return tuple(Message(seat, End.of(outcome, seat)) for seat in range(len(self.setup.players)))
+
+    # -- helpers for a game's play() ------------------------------------------------
+    def not_due(self, seat: int) -> Rejected | None:
+        """The standard guard: a :class:`Rejected` if the game is over or no reply is due from
+        ``seat`` (asked of :meth:`next`), else None.  ``if (no := self.not_due(seat)): return no``."""
+        now = self.next()
+        if isinstance(now, Outcome):
+            return Rejected(Verdict.ILLEGAL_MOVE, "the game is over")
+        if now.seat != seat:
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when seat {now.seat} was to")
+        return None
+
+    def win(self, seat: int, reason: str) -> Outcome:
+        """End the game, won by ``seat``: sets and returns :attr:`outcome`."""
+        self.outcome = Outcome(winner=seat, reason=reason)
+        return self.outcome
+
+    def draw(self, reason: str) -> Outcome:
+        """End the game drawn: sets and returns :attr:`outcome`."""
+        self.outcome = Outcome(winner=None, reason=reason)
+        return self.outcome
 
     def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
         """The outcome when ``seat`` loses by a fault (the core's or the game's verdict).
@@ -175,6 +285,21 @@ class Match(abc.ABC):
         position the game can reach.
         """
         raise NotImplementedError
+
+    # -- optional, for people: replay pages and play by a person -----------------
+    def picture(self) -> Grid | Svg | list[Grid | Svg] | None:
+        """The board as a :class:`kothkit.people.Grid` (the core draws it) or
+        :class:`kothkit.people.Svg` (escape any text in it), or a list of them drawn side by
+        side; optional (pages show :meth:`render` text without).  Read the match, never change
+        it: it is called after every move of every game a page shows."""
+        return None
+
+    def human(self, prompt: Prompt) -> Turn | None:
+        """What a person in ``prompt.seat`` sees and may type: a :class:`kothkit.people.Turn`
+        (only what the prompt shows a bot, in a hidden-information game); optional (without it
+        ``kothkit play`` refuses the game).  The core tries the parsed reply on a copy of the
+        match and asks again if the game rejects it.  Read the match, never change it."""
+        return None
 
     # -- optional, used by the conformance kit (kothkit.testing) -----------------
     def legal_replies(self) -> list[Any]:
@@ -201,9 +326,31 @@ class Match(abc.ABC):
         raise NotImplementedError
 
 
+class GameReplay(Protocol):
+    """What an exporter is handed: a game re-played from its record (the core's
+    ``Transcript``)."""
+
+    @property
+    def record(self) -> Any:
+        """The game's record: ``players``, ``seed``, ``index``, ``id``, ``winner``, ``reason``..."""
+
+    @property
+    def rules(self) -> Mapping[str, Any]:
+        """The rules settings the game was played with."""
+
+    @property
+    def steps(self) -> Sequence[Any]:
+        """Every reply in order: ``seat``, ``reply``, ``sent`` (the lines before it), ``board``..."""
+
+
+#: ``exporter(replay)``: a re-played game as the text of one file.
+Exporter = Callable[[GameReplay], str]
+
+
 @attrs.frozen
 class GameInfo:
-    """What a game plugin registers through ``kothkit_games``."""
+    """What a game plugin registers through ``kothkit_games``: the game's name, its match class
+    and settings, and what it offers besides (exporters, check scenarios)."""
 
     name: str
     summary: str
@@ -240,6 +387,18 @@ class GameInfo:
     #: ``codec`` and ``match`` modules and what of the package they import, so that pictures,
     #: exports and docs change no id (:func:`kothkit.plugins.outcome_modules`).
     outcome_modules: tuple[str, ...] = ()
+    #: Export formats for ``kothkit export --format NAME``: name -> exporter, or the exporter's
+    #: ``"module:function"`` name (imported when first used, so that registering stays cheap).
+    exporters: Mapping[str, Exporter | str] = attrs.field(factory=dict)
+    #: Scripted situations ``kothkit check`` puts a bot in (:class:`kothkit.scenarios.Scenario`).
+    scenarios: Sequence[Scenario] = ()
+
+    def __attrs_post_init__(self) -> None:
+        declared = getattr(self.match, "RULES", None)
+        if not self.rules and declared:
+            # The rules declared once, on the match class (frozen: set through object's own setter).
+            defaults = {k: v.default if isinstance(v, Rule) else v for k, v in declared.items()}
+            object.__setattr__(self, "rules", defaults)
 
     @property
     def renders(self) -> bool:

@@ -1,9 +1,17 @@
-"""Hook specifications: the whole contract between the kothkit core and its plugins.
+"""Hook specifications: how the kothkit core finds its plugins' games and bot loaders.
 
-Plugins implement these with ``@kothkit.hookimpl`` and are found through the
-``kothkit`` entry-point group (the bundled games too).  The core registers its
-own defaults (``kothkit.defaults``) as a plugin first, the way pluggy's
-eggsample, tox and datasette do.
+Plugins implement these with ``@kothkit.hookimpl`` and are found through the ``kothkit``
+entry-point group (the bundled games too).  The core registers its own defaults
+(``kothkit.defaults``) as a plugin first, the way pluggy's eggsample, tox and datasette do.
+
+Few hooks, behaviour on the registered object (as tox's): a game is a :class:`kothkit.game.GameInfo`
+from :func:`kothkit_games`, and everything it offers beyond its ``Match`` is reached through it:
+its picture and play by a person are methods of its match class (``Match.picture``,
+``Match.human``), its exporters and check scenarios are fields of its ``GameInfo``.  The four
+broadcast hooks a plugin answered for its own game (``kothkit_picture``, ``kothkit_human``,
+``kothkit_exporters``, ``kothkit_scenarios``) still work for this release: pluggy warns
+(DeprecationWarning) when a plugin implementing one is registered, saying what to use instead.
+Every type named here lives in the plugin API layer.
 """
 
 from __future__ import annotations
@@ -15,22 +23,23 @@ from typing import TYPE_CHECKING, TypeAlias
 import pluggy
 
 if TYPE_CHECKING:
-    # Names for the annotations only: the contract names the types the core hands a plugin wherever they
-    # live (tests/core/test_layers.py lets a TYPE_CHECKING import point up a layer).
-    from kothkit.bots.folders import BotSpec
-    from kothkit.game import GameInfo, Match, Prompt
-    from kothkit.human import Turn
-    from kothkit.picture import Grid, Svg
-    from kothkit.results.archive import Transcript
+    from kothkit.botspec import BotSpec
+    from kothkit.game import GameInfo, GameReplay, Match, Prompt
+    from kothkit.people import Grid, Svg, Turn
+    from kothkit.scenarios import Scenario
     from kothkit.scoring import Standing
-    from kothkit.testing.scenarios import Scenario
 
 hookspec = pluggy.HookspecMarker("kothkit")
 
 #: ``loader(entry)``: the bot(s) at ``entry`` (a path given to ``--bots``), or None if not this loader's.
 BotLoader: TypeAlias = "Callable[[Path], BotSpec | list[BotSpec] | None]"
-#: ``exporter(transcript)``: a re-played game as the text of one file.
-Exporter: TypeAlias = "Callable[[Transcript], str]"
+#: ``exporter(replay)``: a re-played game as the text of one file (:data:`kothkit.game.Exporter`).
+Exporter: TypeAlias = "Callable[[GameReplay], str]"
+
+
+def _moved(hook: str, instead: str) -> DeprecationWarning:
+    return DeprecationWarning(f"the {hook} hook is deprecated and will be removed in kothkit 0.2: {instead} "
+                              "(see docs/plugins.md), and drop the hook with its `if game.name != ...` guard")
 
 
 @hookspec
@@ -52,7 +61,7 @@ def kothkit_bot_loaders() -> list[BotLoader]:
 
     Called once when bots are loaded.  Each loader is tried in turn on every
     entry given to ``--bots``; the first that returns a ``BotSpec`` (or a list)
-    wins, one that returns None passes, one that raises ``kothkit.bots.folders.BotError``
+    wins, one that returns None passes, one that raises ``kothkit.botspec.BotError``
     reports a broken bot (that bot sits out).  pluggy calls the last registered
     plugin first, so a plugin's loaders are tried before the core's own, which
     read ``bot.toml``, the legacy ``meta`` file and ``file.py:function`` references.
@@ -71,13 +80,14 @@ def kothkit_tournament_finished(game: GameInfo, standings: list[Standing], journ
     """
 
 
-@hookspec
+# -- deprecated: answered by every plugin for every game; a game's registration says these now ---------
+@hookspec(warn_on_impl=_moved("kothkit_scenarios", "give GameInfo(scenarios=[...])"))
 def kothkit_scenarios(game: GameInfo) -> list[Scenario] | None:
     """Return scripted situations for ``kothkit check`` to put a bot in, for ``game``.
 
     :param game: the :class:`kothkit.game.GameInfo` being checked.  Every plugin is
         asked; return None for a game that is not yours.
-    :return: a list of :class:`kothkit.testing.Scenario`, or None.
+    :return: a list of :class:`kothkit.scenarios.Scenario`, or None.
     Called by ``kothkit check GAME BOT`` (and ``kothkit.testing.check_bot``) once per
     check, before its own exploration of the opening.  Scripted replies must stay
     legal whatever the bot does; a reply the game rejects is reported as the game's
@@ -85,15 +95,15 @@ def kothkit_scenarios(game: GameInfo) -> list[Scenario] | None:
     """
 
 
-@hookspec(firstresult=True)
+@hookspec(firstresult=True, warn_on_impl=_moved("kothkit_picture", "give the match class a picture(self) method"))
 def kothkit_picture(game: GameInfo, match: Match) -> Grid | Svg | list[Grid | Svg] | None:
     """Return a picture of ``match``'s board for replay pages, or None for another plugin's game.
 
     :param game: the :class:`kothkit.game.GameInfo` of the match.
     :param match: a match of that game, after some replies (or none) were played into it.
-    :return: a :class:`kothkit.picture.Grid` (a board the core draws: rows of piece characters,
+    :return: a :class:`kothkit.people.Grid` (a board the core draws: rows of piece characters,
         the last move, a winning line, hatched rows, in its style and colours) or
-        :class:`kothkit.picture.Svg` (an ``<svg>`` the game drew; escape any text in it), or a list
+        :class:`kothkit.people.Svg` (an ``<svg>`` the game drew; escape any text in it), or a list
         of them, drawn side by side (e.g. the true board and what each player saw).  Optional:
         without it a page shows the game's ``render`` text.  Called once per move of every game a
         page or report shows: read the match, never change it.  A hook that raises (or returns
@@ -102,21 +112,21 @@ def kothkit_picture(game: GameInfo, match: Match) -> Grid | Svg | list[Grid | Sv
     """
 
 
-@hookspec
+@hookspec(warn_on_impl=_moved("kothkit_exporters", "give GameInfo(exporters={name: function})"))
 def kothkit_exporters(game: GameInfo) -> dict[str, Exporter] | None:
     """Return this game's export formats for ``kothkit export --format NAME``, or None for another
     plugin's game.
 
     :param game: the :class:`kothkit.game.GameInfo` being exported.
     :return: ``{name: exporter}``; ``exporter(transcript)`` gets a
-        :class:`kothkit.results.archive.Transcript` (the record re-played: setup, rules, every step) and
+        a :class:`kothkit.game.GameReplay` (the record re-played: setup, rules, every step) and
         returns the file's text; the file is named ``<game>-<index>-<id>.<name>``.  Formats of
         all plugins are merged (``json`` is the core's own, for every game).  An exporter that
         raises fails ``kothkit export``, naming it; the conformance kit runs each on its games.
     """
 
 
-@hookspec(firstresult=True)
+@hookspec(firstresult=True, warn_on_impl=_moved("kothkit_human", "give the match class a human(self, prompt) method"))
 def kothkit_human(game: GameInfo, match: Match, prompt: Prompt) -> Turn | None:
     """Return what a person playing a seat sees and may type at ``prompt``, or None for another
     plugin's game.
@@ -124,10 +134,10 @@ def kothkit_human(game: GameInfo, match: Match, prompt: Prompt) -> Turn | None:
     :param game: the :class:`kothkit.game.GameInfo` of the match.
     :param match: the match, waiting for ``prompt``'s reply: read it, never change it.
     :param prompt: the :class:`kothkit.game.Prompt` the person's seat answers (``prompt.seat``).
-    :return: a :class:`kothkit.human.Turn`: the board as that seat may see it (in a
+    :return: a :class:`kothkit.people.Turn`: the board as that seat may see it (in a
         hidden-information game, only what the prompt shows a bot), what to type, the legal
         choices in words, and ``parse(text)``, the person's entry to the reply a bot would give,
-        raising :class:`kothkit.human.Mistake` with a helpful message for a bad entry; or a
+        raising :class:`kothkit.people.Mistake` with a helpful message for a bad entry; or a
         ``Turn`` with ``auto`` set to answer a handshake without asking.  Optional: without it
         ``kothkit play`` refuses the game.  The core tries a parsed reply on a copy of the match
         and asks again if the game rejects it, so ``parse`` need not check the rules.

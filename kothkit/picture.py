@@ -1,4 +1,4 @@
-"""Pictures of a game's board, for replay pages: what a game's ``kothkit_picture`` hook returns.
+"""Pictures of a game's board, for replay pages: the core's side of :meth:`kothkit.game.Match.picture`.
 
 A picture is a list of panels drawn side by side (Connect-4 with hidden rows shows
 the true board and each player's view).  A panel is either a :class:`Grid`, which
@@ -15,15 +15,16 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from kothkit.people import CELLS as CELLS
+from kothkit.people import POINTS as POINTS
+from kothkit.people import STONES as STONES
+from kothkit.people import STYLES as STYLES
+from kothkit.people import Grid as Grid
+from kothkit.people import Svg as Svg
 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo, Match
 
-#: Grid styles: pieces on the crossings of the lines (Go, Gomoku), inside holes of a board
-#: (Connect-4), or stones inside the squares of a lined board (Othello).
-POINTS, CELLS, STONES = "points", "cells", "stones"
-STYLES = (POINTS, CELLS, STONES)
 #: Each style's board, line and empty-cell colours where a Grid gives none (None: not drawn).
 DEFAULT_COLOURS: dict[str, tuple[str, str | None, str | None]] = {
     POINTS: ("#e3b868", "#5a3d14", None),
@@ -35,45 +36,8 @@ COLOUR = re.compile(r"^(?:#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,30}|(?:rgba?|hsla?)\([0-9
 
 
 class PictureError(Exception):
-    """A game's ``kothkit_picture`` hook raised, or returned what is not a picture; the message
+    """A game's picture (:meth:`Match.picture`) raised, or returned what is not a picture; the message
     names the game and what went wrong."""
-
-
-@attrs.frozen
-class Grid:
-    """A board for the core to draw."""
-
-    #: The rows, top to bottom, one character per cell; "." is an empty cell.
-    rows: tuple[str, ...]
-    #: Each piece character's CSS colour, e.g. ``{"X": "#111", "O": "#f4f4f4"}``.
-    pieces: Mapping[str, str]
-    #: POINTS, CELLS or STONES.
-    style: str = POINTS
-    #: The board's colour, its lines' colour (between the points or squares; CELLS draws none
-    #: unless given) and an empty cell's colour (the hole of a CELLS board; none for the others
-    #: unless given): CSS colours, each style's own (:data:`DEFAULT_COLOURS`) where None.
-    board_colour: str | None = None
-    line_colour: str | None = None
-    empty_colour: str | None = None
-    #: A caption above the board.
-    title: str = ""
-    #: (row, col) of the cells to ring: the last move.
-    last: tuple[tuple[int, int], ...] = ()
-    #: (row, col) of a winning line, drawn through in order.
-    line: tuple[tuple[int, int], ...] = ()
-    #: Rows drawn hatched (e.g. taped over: what a player cannot see).
-    shaded_rows: tuple[int, ...] = ()
-    #: Labels along the top (one per column) and down the left (one per row); none if empty.
-    col_labels: tuple[str, ...] = ()
-    row_labels: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Svg:
-    """A panel the game drew itself: an ``<svg>`` element as text (escape any text you put in it)."""
-
-    text: str
-    title: str = ""
 
 
 def grid_problem(g: Grid) -> str | None:
@@ -151,17 +115,20 @@ def board_js() -> str:
 
 
 def picture_of(info: GameInfo, match: Match) -> list[dict[str, Any]] | None:
-    """The picture of ``match`` (a game of ``info``) from its plugin's hook, as JSON panels; None if
-    the game draws none.  A hook that raises, or answers with what is not a picture, is a
-    :class:`PictureError` naming the game: the caller says so (a replay page shows its text board
-    and the error; ``kothkit export`` fails)."""
-    from kothkit.plugins import plugin_manager
+    """The picture of ``match`` (a game of ``info``), from its :meth:`Match.picture` (or a plugin's
+    deprecated ``kothkit_picture`` hook), as JSON panels; None if the game draws none.  One that
+    raises, or answers with what is not a picture, is a :class:`PictureError` naming the game: the
+    caller says so (a replay page shows its text board and the error; ``kothkit export`` fails)."""
+    from kothkit.game import Match
+    from kothkit.plugins import legacy_answer
 
+    own = type(match).picture is not Match.picture
+    what = f"{type(match).__name__}.picture()" if own else "kothkit_picture hook"
     try:
-        found = plugin_manager().hook.kothkit_picture(game=info, match=match)
+        found = match.picture() if own else legacy_answer("kothkit_picture", game=info, match=match)
         panels = panels_of(found)
     except PictureError as e:
-        raise PictureError(f"{info.name}'s kothkit_picture hook {e}") from None
+        raise PictureError(f"{info.name}'s {what} {e}") from None
     except Exception as e:  # noqa: BLE001 - any error of the plugin's, named
-        raise PictureError(f"{info.name}'s kothkit_picture hook raised {type(e).__name__}: {e}") from e
+        raise PictureError(f"{info.name}'s {what} raised {type(e).__name__}: {e}") from e
     return [to_json(p) for p in panels] if panels else None

@@ -15,7 +15,8 @@ import attrs
 import pluggy
 
 from kothkit import hookspecs
-from kothkit.game import GameInfo
+from kothkit.game import Exporter, GameInfo
+from kothkit.scenarios import Scenario
 
 #: The core's own hook implementations, registered before any entry point.
 DEFAULT_PLUGINS = ("kothkit.defaults",)
@@ -78,6 +79,59 @@ def installed_games(pm: pluggy.PluginManager | None = None) -> dict[str, Install
 @cache
 def _default_games() -> dict[str, InstalledGame]:
     return installed_games(plugin_manager())
+
+
+# -- what a game offers beyond its Match: read from its registration --------------------------------
+def legacy_answer(hook: str, **kwargs: Any) -> Any:
+    """The first answer that is not None of a plugin's deprecated broadcast hook (``kothkit_picture``,
+    ``kothkit_human``), in pluggy's order (the last registered plugin first); None if none answers.
+    pluggy warns when such a plugin is registered (the hook's ``warn_on_impl``)."""
+    return getattr(plugin_manager().hook, hook)(**kwargs)
+
+
+def _resolve(game: str, fmt: str, exporter: Exporter | str) -> Exporter:
+    """An exporter given by its ``"module:function"`` name, imported."""
+    if not isinstance(exporter, str):
+        return exporter
+    module, _, name = exporter.partition(":")
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise PluginError(f"game {game!r}: exporter {fmt!r} names {exporter!r}, which cannot be imported: {e}") from e
+    if not callable(found):
+        raise PluginError(f"game {game!r}: exporter {fmt!r} names {exporter!r}, which is not a function")
+    result: Exporter = found
+    return result
+
+
+def exporters_of(info: GameInfo) -> dict[str, Exporter]:
+    """``info``'s export formats: those its :attr:`GameInfo.exporters` name, then what plugins'
+    deprecated ``kothkit_exporters`` hooks give for it.  PluginError naming the plugin or name
+    that fails."""
+    found = {str(k): _resolve(info.name, str(k), v) for k, v in info.exporters.items()}
+    for impl in plugin_manager().hook.kothkit_exporters.get_hookimpls():
+        try:
+            extra = impl.function(*[{"game": info}[a] for a in impl.argnames])
+        except Exception as e:  # noqa: BLE001 - a plugin's error, named
+            raise PluginError(f"{info.name}: the kothkit_exporters hook of {impl.plugin_name} raised "
+                              f"{type(e).__name__}: {e}") from e
+        if extra is not None and not isinstance(extra, dict):
+            raise PluginError(f"{info.name}: the kothkit_exporters hook of {impl.plugin_name} returned "
+                              f"{extra!r:.80}, not a dict of exporters")
+        found.update({str(k): v for k, v in (extra or {}).items() if callable(v)})
+    return found
+
+
+def scenarios_of(info: GameInfo) -> list[Scenario]:
+    """The scenarios ``kothkit check`` plays for ``info``: its :attr:`GameInfo.scenarios`, then what
+    plugins' deprecated ``kothkit_scenarios`` hooks give for it."""
+    found = [s for s in info.scenarios if isinstance(s, Scenario)]
+    for result in plugin_manager().hook.kothkit_scenarios(game=info):
+        if isinstance(result, Scenario):
+            found.append(result)
+        elif result:
+            found.extend(s for s in result if isinstance(s, Scenario))
+    return found
 
 
 def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:

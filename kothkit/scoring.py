@@ -9,7 +9,7 @@ per-game scores (blindfold Connect-4: +1/0/-1 averaged).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
@@ -62,6 +62,28 @@ class Standing:
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+
+def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None) -> Callable[[Standing], list[object]]:
+    """The sort key of a ranking under ``scoring``: points, then its tie-breaks in order, then the
+    name (``submitted``: bot.toml dates, for the "submitted" tie-break).  Every ranking uses it
+    (the Tally's, the host's live scoreboard)."""
+    dates = submitted or {}
+
+    def key(s: Standing) -> list[object]:
+        k: list[object] = [-s.points]
+        for t in scoring.tiebreak:
+            if t == "wins":
+                k.append(-s.wins)
+            elif t == "submitted":
+                date = dates.get(s.bot)
+                k.append((date is None, date or ""))
+            else:
+                k.append(s.bot)
+        k.append(s.bot)
+        return k
+
+    return key
 
 
 @attrs.define
@@ -132,22 +154,7 @@ class Tally:
                                      match_losses=ml))
             else:
                 rows.append(Standing(bot=bot, points=pts, wins=w, draws=d, losses=lost))
-        submitted = submitted or {}
-
-        def key(s: Standing) -> list[object]:
-            k: list[object] = [-s.points]
-            for t in scoring.tiebreak:
-                if t == "wins":
-                    k.append(-s.wins)
-                elif t == "submitted":
-                    date = submitted.get(s.bot)
-                    k.append((date is None, date or ""))
-                else:
-                    k.append(s.bot)
-            k.append(s.bot)
-            return k
-
-        return sorted(rows, key=key)
+        return sorted(rows, key=rank_key(scoring, submitted))
 
 
 def standings(

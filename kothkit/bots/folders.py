@@ -23,6 +23,10 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from kothkit.botspec import BotError as BotError
+from kothkit.botspec import BotKind as BotKind
+from kothkit.botspec import BotSpec as BotSpec
+from kothkit.botspec import printable as printable
 from kothkit.limits import env_pairs
 
 if TYPE_CHECKING:
@@ -53,71 +57,11 @@ MAX_COMMAND = 64 * 1024
 NAME = re.compile(r"[\w.+-]{1,64}")
 
 
-def printable(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with control characters (terminal escapes, NUL, bidi overrides...) shown as escapes."""
-    if text.isprintable():
-        return text
-    out = []
-    for c in text:
-        if c.isprintable() or (keep_newlines and c in "\n\t"):
-            out.append(c)
-        else:
-            out.append(repr(c)[1:-1])
-    return "".join(out)
-
-
 def shown(text: str, n: int = 60) -> str:
     """A stranger's string for a message: escaped, quoted, and cut to ``n`` characters."""
     cut = text if len(text) <= n else text[:n]
     more = "" if len(text) <= n else f"... ({len(text)} characters)"
     return repr(cut) + more
-
-
-class BotError(Exception):
-    """A bot that cannot be loaded; ``str()`` names the file (and line) at fault."""
-
-    def __init__(self, where: str | Path, message: str, line: int | None = None):
-        self.where = str(where)
-        self.line = line
-        # A folder's name is a stranger's text too: printed escaped.
-        loc = printable(f"{where}:{line}" if line else str(where))
-        super().__init__(f"{loc}: {message}")
-
-
-@attrs.frozen
-class BotSpec:
-    """A loaded bot: everything needed to run it, and nothing about any game."""
-
-    name: str
-    #: The bot's folder (its working directory), or the .py file of a function bot.
-    path: Path
-    #: "process" (a program over stdin/stdout) or "function" (a Python callable).
-    kind: str = "process"
-    #: argv for a process bot; relative to ``path`` as working directory.
-    command: tuple[str, ...] = ()
-    #: "file.py:function" for a function bot.
-    entry: str | None = None
-    #: Show the bot's stderr live (the legacy meta flag); it is always kept in the game's log.
-    stderr: bool = False
-    #: ISO date of first submission, for the "submitted" tie-breaker.
-    submitted: str | None = None
-    #: Build command run once before a tournament, cached by the content hash.
-    build: tuple[str, ...] | None = None
-    #: Source globs whose content makes the bot's hash (default: every file but HASH_IGNORE).
-    sources: tuple[str, ...] | None = None
-    #: Keeps files between games: never plays two games at once, sees games in schedule order.
-    stateful: bool = False
-    #: Content hash (sha256 hex) of the bot's sources.
-    hash: str = ""
-    #: The file the bot was described by (bot.toml, meta or the .py file).
-    origin: Path | None = None
-    #: Environment variables the bot (and its build) gets, as (name, value) pairs: its bot.toml's
-    #: ``env`` table, over the challenge's and the jail's short list (docs/tournaments.md).
-    env: tuple[tuple[str, str], ...] = ()
-    #: An isolated function bot's folder, when not its file's folder: that one holds another
-    #: bot's files too (or the same file serves two bots), so neither may write it (see
-    #: :func:`private_folders`).
-    workdir: Path | None = None
 
 
 def _ignored(rel: str) -> bool:
@@ -383,7 +327,7 @@ def load_bot_toml(path: Path) -> BotSpec:
             raise BotError(path, "give either command (a program) or entry (a Python function), not both",
                            _toml_line(text, "entry"))
         file, func = _parse_entry(str(entry), path, _toml_line(text, "entry"), folder)
-        return BotSpec(path=file, kind="function", entry=f"{file}:{func}", hash=content_hash(file), **common)
+        return BotSpec(path=file, kind=BotKind.FUNCTION, entry=f"{file}:{func}", hash=content_hash(file), **common)
     if "command" not in data:
         raise BotError(path, "missing key 'command' (a list such as [\"python3\", \"bot.py\"])")
     command = _resolve_python(_split_command(data["command"], path, _toml_line(text, "command"), "command"))
@@ -445,14 +389,15 @@ def _parse_entry(ref: str, where: Path, line: int | None, base: Path) -> tuple[P
 
 def load_function_ref(ref: str) -> BotSpec:
     file, func = _parse_entry(ref, Path(ref), None, Path.cwd())
-    return BotSpec(name=func, path=file, kind="function", entry=f"{file}:{func}", hash=content_hash(file), origin=file)
+    return BotSpec(name=func, path=file, kind=BotKind.FUNCTION, entry=f"{file}:{func}", hash=content_hash(file),
+                   origin=file)
 
 
 def entry_of(b: BotSpec) -> str:
     """What :func:`load_bots` takes to load ``b`` again: its folder, or its ``file.py:function``."""
     if b.origin is not None and b.origin.name in ("bot.toml", "meta"):
         return str(b.origin.parent)
-    if b.kind == "function" and b.entry:
+    if b.kind == BotKind.FUNCTION and b.entry:
         return b.entry
     return str(b.origin or b.path)
 
@@ -544,14 +489,14 @@ def private_folders(bots: list[BotSpec]) -> list[BotSpec]:
     ``d/.kothkit-private/NAME-…`` instead, and ``d`` (its files included) is read-only to it.
     """
     def home(b: BotSpec) -> Path:
-        return (b.path.parent if b.kind == "function" else b.path).resolve()
+        return (b.path.parent if b.kind == BotKind.FUNCTION else b.path).resolve()
 
     homes = [home(b) for b in bots]
     out = []
     for i, b in enumerate(bots):
         mine = homes[i]
         shared = any(j != i and (h == mine or mine in h.parents or h in mine.parents) for j, h in enumerate(homes))
-        if b.kind == "function" and shared:
+        if b.kind == BotKind.FUNCTION and shared:
             safe = re.sub(r"[^A-Za-z0-9_.-]", "_", b.name).lstrip(".")[:40]
             tag = hashlib.sha256(b.name.encode()).hexdigest()[:8]
             b = attrs.evolve(b, workdir=mine / PRIVATE / f"{safe}-{tag}")

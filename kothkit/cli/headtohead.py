@@ -198,25 +198,40 @@ _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio 
               "(Elo = elo0) crosses a bound; alpha and beta default to 0.05.")
 
 
+# The options match and gauntlet share, declared once.
+GameArg = Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")]
+SprtModel = Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")]
+NewSeed = Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")]
+Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")]
+MoveTime = Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")]
+GameTime = Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")]
+MemoryMb = Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")]
+Trusted = Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")]
+Db = Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")]
+JsonPath = Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")]
+Rules = Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)]
+
+
 @app.command()
 def match(
-    game: Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")],
+    game: GameArg,
     bot_a: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
     bot_b: Annotated[Optional[str], typer.Argument(help="Its opponent, named the same ways.")] = None,
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP)] = None,
-    sprt_model: Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")] = "normalized",
+    sprt_model: SprtModel = "normalized",
     games: Annotated[Optional[int], typer.Option(help=f"At most this many games (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Match seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
-    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
-    move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
-    game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
-    memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
-    trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
-    db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
+    new_seed: NewSeed = False,
+    jobs: Jobs = None,
+    move_time: MoveTime = None,
+    game_time: GameTime = None,
+    memory_mb: MemoryMb = None,
+    trusted: Trusted = False,
+    db: Db = None,
+    json_path: JsonPath = None,
+    quiet: Quiet = False,
+    rules: Rules = None,
 ) -> None:
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
@@ -232,23 +247,23 @@ def match(
 
 @app.command()
 def gauntlet(
-    game: Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")],
+    game: GameArg,
     new: Annotated[str, typer.Argument(help="The bot under test: a bundled bot's name, a bot folder or file.py:function.")],
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="The field: a folder of bot folders, one bot folder, or file.py:function; repeatable. Default: the game's bundled bots.")] = None,
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP + " Tested on all games together.")] = None,
-    sprt_model: Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")] = "normalized",
+    sprt_model: SprtModel = "normalized",
     games: Annotated[Optional[int], typer.Option(help=f"At most this many games against each opponent (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
-    new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
-    move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
-    game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
-    memory_mb: Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")] = None,
-    trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
-    db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: .kothkit/GAME.sqlite).")] = None,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")] = False,
-    rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
+    new_seed: NewSeed = False,
+    jobs: Jobs = None,
+    move_time: MoveTime = None,
+    game_time: GameTime = None,
+    memory_mb: MemoryMb = None,
+    trusted: Trusted = False,
+    db: Db = None,
+    json_path: JsonPath = None,
+    quiet: Quiet = False,
+    rules: Rules = None,
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,

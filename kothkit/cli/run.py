@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from kothkit.botspec import BotKind
 from kothkit.cli.common import (
     RULES_HELP,
     app,
@@ -115,7 +116,7 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
     if jobs > cores and cluster is None:
         out.print(f"  jobs {jobs} on {cores} cores: games share cores, so bots lose time to each other "
                   f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
-    if any(b.kind != "function" for b in specs):
+    if any(b.kind != BotKind.FUNCTION for b in specs):
         out.print(f"cpu: {fair_cpu(info.pondering, jobs, s.limits.pin_cpu)[1]}", markup=False)
 
 

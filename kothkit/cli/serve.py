@@ -1,5 +1,6 @@
 """``kothkit serve`` (host challenges on the web) and ``kothkit users`` (the accounts of its submissions
-challenges: add a roster from a CSV, reset a password, make an admin, list)."""
+challenges: add a roster from a CSV, reset a password, make an admin, disable, list).  Every ``kothkit
+users`` command prints the state folder's absolute path, and its changes go to the admin log."""
 
 import os
 import signal
@@ -19,7 +20,9 @@ users_app = typer.Typer(cls=_Group, help="The accounts of `kothkit serve`'s subm
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(users_app, name="users")
 
-StateOption = Annotated[Path, typer.Option("--state", help="The host's state folder (host.sqlite, submissions).")]
+StateOption = Annotated[Path, typer.Option("--state", envvar="KOTHKIT_STATE",
+                                            help="The host's state folder (host.sqlite, submissions); made private "
+                                                 "to this user (0700).")]
 
 
 def _accounts(state: Path):
@@ -32,18 +35,36 @@ def _accounts(state: Path):
 
 
 @contextmanager
-def _users(state: Path) -> Iterator[Any]:
+def _users(state: Path, create: bool = False) -> Iterator[Any]:
     """The accounts of ``state`` for one ``kothkit users`` command: an AccountError is printed
-    (exit 1), and the database is closed whatever happens."""
-    from kothkit.serve.accounts import AccountError
+    (exit 1), and the database is closed whatever happens.  Only ``create`` (adding users) may
+    make a new state folder, and says so: another command on a folder with no state is an error
+    (a command run from the wrong folder would otherwise open an empty state unnoticed)."""
+    from kothkit.serve.accounts import DB_FILE, AccountError
 
+    if not (state / DB_FILE).is_file():
+        if not create:
+            fail(f"{state.resolve()}: no host state here (no {DB_FILE}): give --state DIR (or set KOTHKIT_STATE)")
+        err.print(f"a new state folder: {state.resolve()}", markup=False)
     accounts = _accounts(state)
+    # Said every time: a command run from another folder would otherwise write another state unnoticed.
+    err.print(f"state: {state.resolve()}", markup=False)
     try:
         yield accounts
     except AccountError as e:
         fail(str(e))
     finally:
         accounts.close()
+
+
+def _who() -> str:
+    """Who ran a ``kothkit users`` command, for the admin log."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return f"cli:uid {os.getuid()}"
 
 
 def _interrupt(signum, frame):
@@ -69,12 +90,15 @@ def _listen(host: str, port: int) -> socket.socket:
 
 @app.command()
 def serve(
-    challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml and its [serve] table).")],
+    challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml, whose serve table says how it is hosted).")],
     state: StateOption = DEFAULT_STATE,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
     jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
+    header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -83,6 +107,7 @@ def serve(
         from kothkit.serve.app import create_app
     except ImportError as e:
         fail(f"kothkit serve needs the serve extra ({e.name} is missing): pip install 'kothkit[serve]'")
+    from kothkit.playing.cluster import ClusterError
     from kothkit.serve.host import Host
     from kothkit.serve.settings import SettingsError
 
@@ -90,25 +115,43 @@ def serve(
         fail(f"--jobs {jobs}: at least 1")
     if not 0 <= port <= 65535:
         fail(f"--port {port}: 0 to 65535")
+    if not 0 < header_timeout <= 3600:
+        fail(f"--header-timeout {header_timeout}: more than 0, at most 3600 s")
     for c in challenges:
         if not c.is_dir():
             fail(f"{c}: not a challenge folder")
+    from kothkit.serve.accounts import private_folder
+
+    try:
+        private_folder(state)
+    except OSError as e:
+        fail(f"{state}: cannot make the state folder: {e.strerror or e}")
     try:
         h = Host([c.resolve() for c in challenges], state.resolve(),
-                 jobs or len(os.sched_getaffinity(0)))
+                 jobs or len(os.sched_getaffinity(0)), cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
     accounts = _accounts(state)
     sock = _listen(host, port)
     try:
-        h.start()
-        app_ = create_app(h, accounts, title=title)
+        try:
+            h.start()
+        except ClusterError as e:  # a cluster that cannot play the challenges, named
+            err.print(f"--cluster {cluster}: {e}", markup=False)
+            raise typer.Exit(1) from None
+        app_ = create_app(h, accounts, title=title, access_log=access_log)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
+        out.print(f"state: {state.resolve()}", markup=False)
         for info in h.challenges():
-            out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}) at {address}c/{info.name}/", markup=False)
+            phase = h.phase(info.name)
+            out.print(f"  {info.name}: {info.title} ({info.game}, {info.kind}, {phase.text}) at {address}c/{info.name}/",
+                      markup=False)
+        if any(info.kind == "submissions" for info in h.challenges()) and not accounts.users():
+            err.print(f"warning: {state.resolve()} has no accounts: nobody can sign in to submit "
+                      "(add a roster with `kothkit users add ROSTER.csv --state ...`)", markup=False)
         out.print(f"serving {len(challenges)} challenge{'s' * (len(challenges) != 1)} at {address} "
-                  f"(state in {state}); Ctrl-C to stop", markup=False)
+                  f"(state in {state.resolve()}); Ctrl-C to stop", markup=False)
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig, frame):
@@ -116,8 +159,10 @@ def serve(
                 app_.site.live.close_streams()
                 super().handle_exit(sig, frame)
 
+        from kothkit.serve.security import header_timeout_protocol
+
         server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                                       lifespan="on"))
+                                       lifespan="on", http=header_timeout_protocol(header_timeout)))
         # uvicorn stops on SIGINT or SIGTERM, then raises the signal again: either ends here, so the
         # host stops its games and builds (redone at the next start) before the command exits.
         signal.signal(signal.SIGTERM, _interrupt)
@@ -141,11 +186,13 @@ def users_add(
 
     Without a password column the first password is the login (the student number); every user
     must choose a new password and a nickname at first sign-in."""
-    with _users(state) as accounts:
+    with _users(state, create=True) as accounts:
         added, skipped = accounts.add_csv(csv_file)
+        accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],
+                     f"from {csv_file}; {len(skipped)} skipped")
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
-    out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state}", markup=False)
+    out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
 
 
 @users_app.command("reset")
@@ -157,6 +204,7 @@ def users_reset(
     """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
     with _users(state) as accounts:
         accounts.reset_password(login, password)
+        accounts.log(_who(), "reset", login)
     out.print(f"{login}: password reset; a new one is asked at the next sign-in", markup=False)
 
 
@@ -169,15 +217,30 @@ def users_admin(
     """Make a user an admin (sees every log and build output), or no longer one with --revoke."""
     with _users(state) as accounts:
         accounts.set_admin(login, not revoke)
+        accounts.log(_who(), "unadmin" if revoke else "admin", login)
     out.print(f"{login}: {'no longer ' if revoke else ''}an admin", markup=False)
+
+
+@users_app.command("disable")
+def users_disable(
+    login: Annotated[str, typer.Argument(help="The user's login.")],
+    enable: Annotated[bool, typer.Option("--enable", help="Enable the account again instead.")] = False,
+    state: StateOption = DEFAULT_STATE,
+) -> None:
+    """Disable an account (it cannot sign in; its sessions end; its brains stay), or enable it with --enable."""
+    with _users(state) as accounts:
+        accounts.set_disabled(login, not enable)
+        accounts.log(_who(), "enable" if enable else "disable", login)
+    out.print(f"{login}: {'enabled' if enable else 'disabled'}", markup=False)
 
 
 @users_app.command("list")
 def users_list(state: StateOption = DEFAULT_STATE) -> None:
-    """The users: login, nickname, admin, and whether the first password is still to be changed."""
+    """The users: login, nickname, admin, disabled, and whether the first password is still to be changed."""
     from kothkit.serve.accounts import MAX_NICKNAME
 
     with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
-                      f"{'first password' if u.must_change else ''}".rstrip(), markup=False)
+                      f"{'disabled' if u.disabled else '':<8} {'first password' if u.must_change else ''}".rstrip(),
+                      markup=False)

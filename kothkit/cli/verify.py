@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import attrs
 import typer
 
-from kothkit.bots.folders import BotSpec, entry_of, load_bots
+from kothkit.bots.folders import BotKind, BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
@@ -240,7 +240,7 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
             tally.differ.append(Difference(r, describe(r, replay)))
 
     # A person's games (kothkit play) are re-played here, the person's seat giving its recorded replies.
-    people = [t_ for t_ in tasks if any(b.kind == "human" for b in t_.players)]
+    people = [t_ for t_ in tasks if any(b.kind == BotKind.HUMAN for b in t_.players)]
     _replay(sorted((t_ for t_ in tasks if t_ not in people), key=lambda t_: t_.index), jobs, stateful, on_done)
     for t_ in sorted(people, key=lambda t_: t_.index):
         on_done(t_, _replay_person(t_, originals[t_.id], info))
@@ -268,7 +268,7 @@ def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], Bot
             continue
         if s.get("game") is not None:
             codes.add(json.dumps(s["game"], sort_keys=True))
-        players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind="human", hash=h)
+        players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
                         for n, h in zip(r.players, r.hashes))
         tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
                               rules=dict(s["rules"]), index=r.index, functions_in_process=trusted))

@@ -4,7 +4,7 @@ The bot plays real games through the core's referee (the same time limits,
 fault rules and process handling as a tournament), in three kinds of runs:
 
 1. the game's own scenarios (``kothkit_scenarios`` hook, see
-   :mod:`kothkit.playing.scenarios`), where the other seats follow a script;
+   :mod:`kothkit.scenarios`), where the other seats follow a script;
 2. an exploration, for each seat the bot can take, of every kind of reply the
    opponent can give at its first prompts, the opponent resigning afterwards
    (so the bot also gets the end-of-game message), plus one whole game per
@@ -36,11 +36,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from kothkit.bots.folders import BotSpec, load_bots
+from kothkit.bots.folders import BotKind, BotSpec, load_bots
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.referee import EventFn, Referee
-from kothkit.playing.scenarios import Scenario, shapes
 from kothkit.playing.seats import (
     EndGame,
     Fault,
@@ -52,6 +51,7 @@ from kothkit.playing.seats import (
     Stop,
     seat_class,
 )
+from kothkit.scenarios import Scenario, shapes
 from kothkit.store.records import GameRecord, GameTask
 
 if TYPE_CHECKING:
@@ -475,7 +475,7 @@ def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, sp
     if record.offender == record.players[me]:
         first_clock = ref.last_clock == "first"
         text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
-                       ref.partial, spec.kind == "function", ref.late, ref.slow)
+                       ref.partial, spec.kind == BotKind.FUNCTION, ref.late, ref.slow)
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
         return out
     if record.offender is not None:
@@ -487,7 +487,7 @@ def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, sp
         if ms > SLOW_SHARE * allowed:
             out.append(Finding(WARNING, f"slow start: the first reply took {ms:.0f} ms of the {allowed:.0f} ms "
                                         "allowed; on a busy tournament machine it may time out"))
-    if spec.kind != "function" and ref.exited is not None:
+    if spec.kind != BotKind.FUNCTION and ref.exited is not None:
         if not ref.exited:
             out.append(Finding(WARNING, f"your bot was still running {limits.grace:g} s after the end of the game "
                                         "(the end message and end of input); it was killed. "
@@ -543,19 +543,10 @@ def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = Non
 
 
 def game_scenarios(info: GameInfo) -> list[Scenario]:
-    """The scenarios the installed plugins give for ``info`` through the ``kothkit_scenarios`` hook."""
-    from kothkit.plugins import plugin_manager
+    """The scenarios ``info`` gives (:attr:`GameInfo.scenarios`, or a plugin's deprecated hook)."""
+    from kothkit.plugins import scenarios_of
 
-    hook = getattr(plugin_manager().hook, "kothkit_scenarios", None)
-    if hook is None:
-        return []
-    found: list[Scenario] = []
-    for result in hook(game=info):
-        if isinstance(result, Scenario):
-            found.append(result)
-        elif result:
-            found.extend(s for s in result if isinstance(s, Scenario))
-    return found
+    return scenarios_of(info)
 
 
 def _seat_name(info: GameInfo, seat: int) -> str:
@@ -611,7 +602,7 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         raise CheckError(str(e)) from None
     limits = limits or info.limits
     spec = bot if isinstance(bot, BotSpec) else _load(str(bot), plugin_manager())
-    if spec.kind == "function" and not info.function_bots:
+    if spec.kind == BotKind.FUNCTION and not info.function_bots:
         raise CheckError(f"{info.name} does not take Python function bots")
     built, errors = build_bots([spec])
     if errors:
@@ -674,7 +665,7 @@ def _bundled(info: GameInfo, spec: BotSpec) -> list[BotSpec]:
     from kothkit.playing.tournament import build_bots
 
     loaded = load_bots([info.bots])
-    candidates = [b for b in loaded.bots if b.kind != "function" or info.function_bots]
+    candidates = [b for b in loaded.bots if b.kind != BotKind.FUNCTION or info.function_bots]
     built, _ = build_bots(candidates)
     others = [b for b in built if b.hash != spec.hash] or built
     return others[:2]

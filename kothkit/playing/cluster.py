@@ -57,8 +57,6 @@ from kothkit.game import GameInfo
 LOCAL = "local:"
 #: Seconds to reach a scheduler, and for workers to show up.
 CONNECT_TIMEOUT = 30.0
-#: Seconds every worker has to answer the pre-flight check.
-CHECK_TIMEOUT = 120.0
 
 
 #: Batches on a cluster grow towards this many seconds of play (see kothkit.playing.tournament.dispatch):
@@ -538,3 +536,272 @@ def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | 
         pool.close()
         raise
     return pool
+
+
+# -- the host's executor on a cluster (kothkit serve --cluster) ---------------------------------------
+
+#: Seconds between two looks at the cluster's workers (who joined, who left), and between two
+#: lines of the host's log saying what each plays.
+WORKERS_EVERY = 1.0
+REPORT_EVERY = 60.0
+
+
+def _ensure(b: BotSpec, packed: bytes | None) -> None:
+    """On a worker: have ``b`` here (at its path, or a copy sent before), else unpack and build
+    the copy sent (``packed``); a bot that cannot be had here fails the task, naming the bot."""
+    if _place(b) is not None or Path(b.path).exists():
+        return
+    if packed is None:
+        raise ClusterError(f"bot {b.name} is not on this worker ({machine()}) and was not sent")
+    why = receive(b, packed)
+    if why is not None:
+        raise ClusterError(f"bot {b.name} sent to this worker: {why}")
+
+
+def play_game(task, packs: dict) -> tuple[list, float]:
+    """What a worker runs for one of the host's games: its bots had here (sent by content hash
+    where its folders are not), then :func:`play`, the worker's game player for ``run --cluster``."""
+    for b in task.players:
+        _ensure(b, packs.get(b.hash))
+    return play([task], rows=True)
+
+
+def build_bot(build, folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
+              packed: bytes) -> tuple[bool, str, float]:
+    """What a worker runs for one of the host's builds: ``build`` (the host's, which travels by its
+    name: :func:`kothkit.serve.slots.build`, contained, within the challenge's build limits), at the
+    folder's path where this worker sees the host's files, else in a copy of it sent by content
+    hash (built there, for this machine's games)."""
+    return build(_folder_here(folder, spec_hash, packed), timeout, memory_mb, processes)
+
+
+def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
+    """``folder`` where this worker sees the host's files, else the copy of it sent (``packed``),
+    unpacked once per machine under :func:`shipped_root` by the pack's hash."""
+    import fcntl
+    import io
+    import shutil
+    import tarfile
+
+    if Path(folder).exists():
+        return folder
+    root = shipped_root()
+    root.mkdir(mode=0o700, exist_ok=True)
+    home = root / f"build-{spec_hash}"
+    where = home / Path(folder).name
+    with open(root / f"build-{spec_hash}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not where.exists():
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir()
+            with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
+                tar.extractall(home, filter="data")
+    return str(where)
+
+
+def run_built(fn, build, folder: str, spec_hash: str, packed: bytes, *args):
+    """``fn(folder, *args)`` on a worker, the folder built here first (a brain's check before the
+    ladder, kothkit.serve.validation: the folder as :func:`build_bot` left it)."""
+    here = _folder_here(folder, spec_hash, packed)
+    if here != folder:
+        build(here, 60.0)  # (built already by build_bot on this machine: a no-op, else its build)
+    return fn(here, *args)
+
+
+def _pack_folder(folder: Path) -> bytes:
+    """A bot folder as a gzipped tar (its state and build output left out), as :func:`_pack`."""
+    from kothkit.bots.folders import BotSpec as Spec
+
+    return _pack(Spec(name=folder.name, path=folder, command=("x",)))
+
+
+class ClusterSlots:
+    """The host's games and builds on a Dask cluster (``kothkit serve --cluster``): the executor
+    :class:`kothkit.serve.slots.Slots` is on this machine, with the same methods.
+
+    Workers may join and leave while the host runs: each is checked when it first shows up (its
+    kothkit version and each served game's code, as ``run --cluster`` checks before any game) and
+    only checked workers get work; one that fails the check is named in the host's log and left
+    idle.  A bot travels by content hash: its folder is packed once and kept at the scheduler
+    (``scatter``), and a worker that does not see the host's folder unpacks and builds its copy
+    (:func:`_ensure`).  A worker lost mid-game: the scheduler plays the game elsewhere (Dask's
+    retries); once it has killed workers too often it fails, and the host plays it again.  A game
+    is stored once, by its id, whoever played it.
+    """
+
+    def __init__(self, address: str, games: Sequence[GameInfo], build, note=None) -> None:
+        """``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot (the host's
+        build, :func:`kothkit.serve.slots.build`)."""
+        self._build = build
+        self.pool = ClusterPool(address)
+        self.address = address
+        self._games = list(games)
+        self._note = note or (lambda text: None)
+        self._lock = threading.Lock()
+        self._packs: dict[str, bytes] = {}
+        self._checked: set[str] = set()
+        self._refused: set[str] = set()
+        self._seen_at = 0.0
+        self._reported = time.monotonic()
+        self._closed = False
+        #: Key -> what the task plays or builds (for the log and the admin page).
+        self._doing: dict[str, str] = {}
+        #: Never grows: the scheduler itself replaces a lost worker's tasks (see Slots.generation).
+        self.generation = 0
+        try:
+            self._look(force=True)
+        except BaseException:
+            self.pool.close()
+            raise
+        if not self._checked:
+            self.pool.close()
+            raise ClusterError(f"no worker of the Dask cluster at {address} can play the challenges")
+
+    # -- workers ---------------------------------------------------------------------------------
+    def _look(self, force: bool = False) -> None:
+        """Check the workers that joined since the last look (at most every WORKERS_EVERY s)."""
+        import kothkit
+        from kothkit.plugins import game_code
+
+        now = time.monotonic()
+        if not force and now - self._seen_at < WORKERS_EVERY:
+            return
+        self._seen_at = now
+        workers = set(self.pool.workers)
+        new = sorted(workers - self._checked - self._refused)
+        gone = self._checked - workers
+        if gone:
+            self._note(f"cluster: workers left: {', '.join(sorted(gone))}")
+            self._checked -= gone
+        if not new:
+            return
+        problems: dict[str, list[str]] = {w: [] for w in new}
+        for info in self._games:
+            seen = self.pool.client.run(probe, info.name, [], {}, workers=new, on_error="return")
+            code = game_code(info)
+            for w in new:
+                got = seen.get(w)
+                if got is None or isinstance(got, BaseException):
+                    problems[w].append(f"worker {w} failed the check: {got!r}")
+                else:
+                    problems[w] += _problems(w, got, kothkit.__version__, code, {})
+        for w in new:
+            if problems[w]:
+                self._refused.add(w)
+                self._note("cluster: worker left idle: " + "; ".join(problems[w]))
+            else:
+                self._checked.add(w)
+                self._note(f"cluster: worker {w} joined")
+
+    def capacity(self) -> int:
+        """Games or builds to keep in flight: one per checked worker (each plays one at a time)."""
+        with self._lock:
+            if not self._closed:
+                try:
+                    self._look()
+                except (OSError, TimeoutError) as e:
+                    self._note(f"cluster: cannot reach the scheduler: {e}")
+            n = max(1, len(self._checked))
+            report = not self._closed and time.monotonic() - self._reported >= REPORT_EVERY
+            if report:
+                self._reported = time.monotonic()
+        if report:
+            doing = self.workers()
+            self._note(f"cluster: {len(doing)} workers: " + "; ".join(
+                f"{w} {', '.join(what) if what else 'idle'}" for w, what in doing.items()))
+        return n
+
+    def workers(self) -> dict[str, list[str]]:
+        """Each checked worker and what it plays or builds now."""
+        try:
+            processing = self.pool.client.processing()
+        except Exception:  # noqa: BLE001 - a cluster going away has nothing to show
+            return {}
+        with self._lock:
+            doing = dict(self._doing)
+            return {w: [doing[k] for k in processing.get(w, ()) if k in doing] for w in sorted(self._checked)}
+
+    # -- work ------------------------------------------------------------------------------------
+    def _pack_of(self, b: BotSpec) -> bytes:
+        """``b``'s packed folder (packed once, by content hash).  It goes with each of its games
+        (a brain's sources: kilobytes), rather than kept on one worker, whose loss would lose it."""
+        with self._lock:
+            packed = self._packs.get(b.hash)
+        if packed is None:
+            packed = _pack(b)
+            with self._lock:
+                self._packs[b.hash] = packed
+        return packed
+
+    def _submit(self, fn, what: str, *args) -> cf.Future:
+        out: cf.Future = cf.Future()
+        key = f"kothkit-{fn.__name__}-{uuid.uuid4().hex}"
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the host's cluster is closed")
+            workers = sorted(self._checked)
+            self._doing[key] = what
+        fut = self.pool.client.submit(fn, *args, key=key, pure=False, workers=workers, allow_other_workers=False)
+
+        def done(f) -> None:
+            with self._lock:
+                self._doing.pop(key, None)
+            if not out.set_running_or_notify_cancel():
+                return
+            try:
+                out.set_result(f.result())
+            except BaseException as e:
+                from distributed import KilledWorker
+
+                # Workers died with it more often than the scheduler allows: the host plays it again.
+                out.set_exception(BrokenProcessPool(str(e)) if isinstance(e, KilledWorker) else e)
+
+        fut.add_done_callback(done)
+        return out
+
+    def play(self, task, pondering: bool) -> cf.Future:
+        """A future of ``task``'s journal rows (as :meth:`kothkit.serve.slots.Slots.play`)."""
+        from kothkit.playing.tournament import _isolated
+
+        packs = {b.hash: self._pack_of(b) for b in task.players}
+        rows: cf.Future = cf.Future()
+        inner = self._submit(play_game, " vs ".join(b.name for b in task.players), _isolated(task), packs)
+
+        def done(f: cf.Future) -> None:
+            if not rows.set_running_or_notify_cancel():
+                return
+            try:
+                rows.set_result(f.result()[0])
+            except BaseException as e:
+                rows.set_exception(e)
+
+        inner.add_done_callback(done)
+        return rows
+
+    def build(self, folder: str, timeout: float, memory_mb: int | None = None,
+              processes: int | None = None) -> cf.Future:
+        """A future of the build of ``folder`` on a worker, within the challenge's limits: (ok,
+        output, seconds)."""
+        import hashlib
+
+        packed = _pack_folder(Path(folder))
+        return self._submit(build_bot, f"build {Path(folder).parent.name}/{Path(folder).name}", self._build,
+                            folder, timeout, memory_mb, processes, hashlib.sha256(packed).hexdigest()[:32], packed)
+
+    def run_in(self, folder: str, fn, *args) -> cf.Future:
+        """A future of ``fn(folder, *args)`` on a worker, with the folder (built) there: a brain's
+        check before the ladder."""
+        import hashlib
+
+        packed = _pack_folder(Path(folder))
+        return self._submit(run_built, f"check {Path(folder).parent.name}/{Path(folder).name}", fn, self._build,
+                            folder, hashlib.sha256(packed).hexdigest()[:32], packed, *args)
+
+    def restart(self) -> None:
+        """Nothing to do: the scheduler replaces a lost worker's tasks itself."""
+
+    def close(self, timeout: float = 5.0) -> None:
+        with self._lock:
+            self._closed = True
+            self._packs.clear()
+        self.pool.close()

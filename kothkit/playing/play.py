@@ -16,11 +16,18 @@ a round robin's game; the person's seat is recorded with the content hash
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
+
+if TYPE_CHECKING:
+    from kothkit.bots.folders import BotSpec
+    from kothkit.limits import Limits
+    from kothkit.store.records import GameRecord, GameTask
 
 
 class Abandoned(Exception):
@@ -61,6 +68,10 @@ class Terminal:
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
         self.stdout.flush()
+
+    def note(self, text: str) -> None:
+        """A line about the command rather than the game (a web seat shows it in the terminal only)."""
+        self.say(text)
 
     def board(self, text: str) -> None:
         if text and text != self.last_board:
@@ -104,3 +115,65 @@ class Terminal:
             self.say(problem)
 
 
+
+
+def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limits: Limits,
+             rules: dict[str, Any], seed: int | None = None, *,
+             challenge_seed: int | None = None) -> tuple[GameTask, int, int]:
+    """The next game of the pair ``seats`` (a person's and a bot's) in the play journal ``journal``:
+    its task (slot ``k`` of the pair under the play seed: the first not in the journal), the run
+    started for it (given to :func:`store_game` or :func:`drop_game`) and the play seed.  ``seed``: the play seed
+    (default: ``challenge_seed``, a challenge file's, else the journal's last one, else a fresh one)."""
+    from kothkit.playing.schedule import game_key, id_maker, settings_of
+    from kothkit.playing.seeding import derive
+    from kothkit.playing.settings import choose_seed
+    from kothkit.playing.tournament import _where
+    from kothkit.plugins import game_code
+    from kothkit.store.journal import Journal
+    from kothkit.store.records import GameTask
+
+    game = info.name
+    names = (seats[0].name, seats[1].name)
+    settings = settings_of(limits, rules, game_code(info))
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    with Journal(journal) as j:
+        last = j.last_run(game)
+        seed = choose_seed(game, option=seed, challenge_seed=challenge_seed, journal=j).value
+        a, b = sorted(names)
+        make = id_maker(game_key(game, settings), seats, (a, b))
+        k = 0
+        while list(j.results([make(f"{k}\x1f{seed}")])):
+            k += 1
+        # The run names every bot of the earlier plays under this seed and settings too, so that
+        # their games still count as the journal's current games (kothkit verify, prune).
+        bots: dict[str, dict[str, Any]] = {}
+        same = last is not None and last["seed"] == seed
+        if same and last is not None and json.loads(last["settings"]) == json.loads(json.dumps(settings)):
+            for entry in json.loads(last["bots"]):
+                bots.setdefault(entry["name"], entry)
+        for spec in seats:
+            entry = {"name": spec.name, "hash": spec.hash}
+            if spec.kind != "human":
+                entry["where"] = _where(spec, journal)
+            bots[spec.name] = entry
+        run_id = j.start_run(game, seed, settings, list(bots.values()))
+    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
+                    limits=limits, rules=rules, index=k)
+    return task, run_id, seed
+
+
+def store_game(journal: Path, run_id: int, record: GameRecord) -> None:
+    """Store a finished play game in its journal, its run finished."""
+    from kothkit.store.journal import Journal, row_of
+
+    with Journal(journal) as j:
+        j.add_rows([row_of(record)])
+        j.finish_run(run_id, 1, 0)
+
+
+def drop_game(journal: Path, run_id: int) -> None:
+    """A play game left unfinished: its run is finished with no game stored."""
+    from kothkit.store.journal import Journal
+
+    with Journal(journal) as j:
+        j.finish_run(run_id, 0, 0)

@@ -65,9 +65,6 @@ FREEZE_AFTER = 0.005
 #: and with ``boards`` also board (the game's rendering of the match after ``seat``'s move).
 EventFn = Callable[[str, int, str, float | None], None]
 
-# Older names, still imported by tests.
-_Stop = Stop
-_function_cache = function_cache
 
 
 def _short(text: str, n: int = 80) -> str:

@@ -156,3 +156,176 @@ class Schedule:
             for _a, _b, orders, ids, game_seed in in_order:
                 for k in (2 * r, 2 * r + 1):
                     yield k, orders[k & 1], ids[k & 1], game_seed
+
+    def changed(self, bots: Iterable[BotSpec]) -> tuple[Schedule, Changes]:
+        """This schedule with ``bots`` instead (bots added, replaced by a new content, dropped), and
+        the games that adds and removes: what :meth:`Planned.change` gives, from scratch."""
+        before = Planned.of(self)
+        after, changes = before.change(bots)
+        return after.schedule, changes
+
+
+@attrs.frozen
+class _Pair:
+    """A pair's games: all of them but their places in the order, which depend on the pair
+    alone (see :func:`pair_plan`)."""
+
+    #: Game k: (seats, id, seed).
+    games: tuple[tuple[Seats, str, int], ...]
+    #: Per round: the pair's seeded order (derive(seed, "order", round, a, b)).
+    order: tuple[int, ...]
+
+
+@attrs.frozen
+class Changes:
+    """What a change of a schedule's bots adds and removes."""
+
+    #: The games new to the schedule (a new bot's, a replaced bot's new ones), in play order,
+    #: each with its id, seed and index in the new schedule.
+    added: tuple[GameTask, ...]
+    #: The ids of the games no longer in it (a dropped bot's, a replaced bot's old ones).
+    removed: frozenset[str]
+    #: Bots added or replaced, and bots dropped or replaced.
+    new: frozenset[str]
+    gone: frozenset[str]
+    #: Whether the games kept changed places (the bots' names changed: the pairs' order did).
+    moved: bool
+
+
+@attrs.frozen(eq=False)
+class Planned:
+    """A :class:`Schedule` kept pair by pair, so that a change of its bots works out only the
+    changed bots' pairs (their games' ids and seeds): for a new bot among 200, some milliseconds,
+    where the whole schedule takes seconds.  Immutable: :meth:`change` gives a new one, so a
+    planner may work on the next while the current one is read.
+
+    Its games and their places are exactly :class:`Schedule`'s (``tests/core/test_schedule.py``).
+    """
+
+    schedule: Schedule
+    #: (a, b) with a's name first -> its games.
+    pairs: Mapping[tuple[str, str], _Pair]
+    #: Per round: pair -> its place among the round's pairs.
+    ranks: tuple[Mapping[tuple[str, str], int], ...]
+    #: Game id -> (its pair, its number k in the pair).
+    where: Mapping[str, tuple[tuple[str, str], int]]
+
+    @classmethod
+    def empty(cls, schedule: Schedule) -> Planned:
+        """A plan of ``schedule``'s settings with no bots yet (changed to its bots by :meth:`change`)."""
+        return cls(schedule=attrs.evolve(schedule, bots=()), pairs={}, ranks=tuple({} for _ in range(schedule.rounds)),
+                   where={})
+
+    @classmethod
+    def of(cls, schedule: Schedule) -> Planned:
+        return cls.empty(schedule).change(schedule.bots)[0]
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self.where
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def index(self, game_id: str) -> int:
+        """The place of game ``game_id`` in the schedule (KeyError if it is not in it)."""
+        p, k = self.where[game_id]
+        return (k >> 1) * 2 * len(self.pairs) + 2 * self.ranks[k >> 1][p] + (k & 1)
+
+    def task(self, game_id: str) -> GameTask:
+        """Game ``game_id`` as a task, with its place now."""
+        p, k = self.where[game_id]
+        seats, gid, game_seed = self.pairs[p].games[k]
+        s = self.schedule
+        return GameTask(id=gid, game=s.game, players=seats, seed=game_seed, limits=s.limits, rules=dict(s.rules),
+                        index=self.index(gid), functions_in_process=s.functions_in_process)
+
+    def tasks(self, ids: Iterable[str]) -> list[GameTask]:
+        """The games ``ids`` as tasks, in play order."""
+        return sorted((self.task(i) for i in ids), key=lambda t: t.index)
+
+    def backlog(self, tasks: Iterable[GameTask], new: Iterable[str]) -> list[GameTask]:
+        """The games of ``new`` bots among ``tasks`` (the others left out) in the order a backlog
+        plays them: each new bot's opponents in a seeded random order, round by round (a pair's
+        two games of a round together), so that its games so far are a fair sample of the field
+        whenever its standing is read; the new bots taking turns, a game pair each, so that each
+        author's brain gets its share of the workers.  A game between two new bots comes once, in
+        the turn of the first to reach it.  The same schedule, tasks and bots give the same order."""
+        order = deriver(self.schedule.seed, "backlog")
+        fresh = sorted(set(new))
+        mine: dict[str, list[tuple[tuple[int, int, int], GameTask]]] = {b: [] for b in fresh}
+        for t in tasks:
+            (a, b), k = self.where[t.id]
+            for me, other in ((a, b), (b, a)):
+                if me in mine:
+                    mine[me].append(((k >> 1, order(f"{me}\x1f{other}\x1f{k >> 1}"), k), t))
+        queues = [[t for _key, t in sorted(mine[b], key=lambda e: e[0])] for b in fresh]
+        out: list[GameTask] = []
+        taken: set[str] = set()
+        at = [0] * len(queues)
+        left = True
+        while left:
+            left = False
+            for q, queue in enumerate(queues):
+                n = 0
+                while at[q] < len(queue) and n < 2:  # a game pair a turn
+                    t = queue[at[q]]
+                    at[q] += 1
+                    if t.id not in taken:
+                        taken.add(t.id)
+                        out.append(t)
+                        n += 1
+                left = left or at[q] < len(queue)
+        return out
+
+    def players(self, game_id: str) -> tuple[str, ...]:
+        """The names of game ``game_id``'s bots in seat order."""
+        p, k = self.where[game_id]
+        return tuple(b.name for b in self.pairs[p].games[k][0])
+
+    def change(self, bots: Iterable[BotSpec]) -> tuple[Planned, Changes]:
+        """The schedule of ``bots`` (each bot's name once), and what changed from this one."""
+        from kothkit.playing.seeding import derive
+
+        s = self.schedule
+        specs = {b.name: b for b in bots}
+        before = {b.name: b.hash for b in s.bots}
+        gone = {n for n, h in before.items() if n not in specs or specs[n].hash != h}
+        new = sorted(n for n, b in specs.items() if before.get(n) != b.hash)
+        pairs = dict(self.pairs)
+        where = dict(self.where)
+        removed: set[str] = set()
+        for p in [p for p in pairs if p[0] in gone or p[1] in gone]:
+            for _seats, gid, _seed in pairs.pop(p).games:
+                removed.add(gid)
+                del where[gid]
+        key = game_key(s.game, settings_of(s.limits, s.rules, s.code))
+        seed, rounds = s.seed, s.rounds
+        added_pairs = []
+        for n in new:
+            for m in specs:
+                p = (n, m) if n < m else (m, n)
+                if m == n or p in pairs:
+                    continue
+                a, b = specs[p[0]], specs[p[1]]
+                orders, ids, game_seed = pair_plan(key, seed, a, b)
+                games = tuple((orders[k & 1], ids[k & 1](f"{k}\x1f{seed}"), game_seed(k)) for k in range(2 * rounds))
+                pairs[p] = _Pair(games=games, order=tuple(derive(seed, "order", r, a.name, b.name)
+                                                          for r in range(rounds)))
+                where.update((g[1], (p, k)) for k, g in enumerate(games))
+                added_pairs.append(p)
+        moved = set(specs) != set(before)
+        if moved:  # the pairs' order changed: sorted again (the same key as Schedule's)
+            group = groups(specs)
+            ranks: list[Mapping[tuple[str, str], int]] = []
+            for r in range(rounds):
+                seq = sorted(pairs, key=lambda p: (block(group, *p), pairs[p].order[r], p))
+                ranks.append(dict(zip(seq, range(len(seq)))))
+            ranks_t: tuple[Mapping[tuple[str, str], int], ...] = tuple(ranks)
+        else:  # the same pairs in the same places (some with new games)
+            ranks_t = self.ranks
+        schedule = attrs.evolve(s, bots=tuple(sorted(specs.values(), key=lambda b: b.name)))
+        plan = Planned(schedule=schedule, pairs=pairs, ranks=ranks_t, where=where)
+        added = plan.tasks(g[1] for p in added_pairs for g in pairs[p].games)
+        return plan, Changes(added=tuple(added), removed=frozenset(removed), new=frozenset(new),
+                             gone=frozenset(gone), moved=moved)
+

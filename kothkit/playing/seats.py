@@ -28,9 +28,9 @@ import os
 import select
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import attrs
 
@@ -43,9 +43,7 @@ from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
 from kothkit.procs.fastjson import dumps_compact
 from kothkit.procs.pipes import LineProcess, LineTooLong
-
-if TYPE_CHECKING:
-    from kothkit.playing.referee import Referee
+from kothkit.store.records import GameTask, Move
 
 # A call request's line is this, the prompt's payload as a JSON array, and "}".
 _CALL_HEAD = '{"op":"call","args":'
@@ -107,6 +105,45 @@ def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[:n] + "..."
 
 
+class Judge(Protocol):
+    """What a seat uses of the referee that plays it (:class:`kothkit.playing.referee.Referee`),
+    named here so that the seats need not import the referee that imports them."""
+
+    @property
+    def task(self) -> GameTask: ...
+    @property
+    def info(self) -> GameInfo: ...
+    @property
+    def limits(self) -> Limits: ...
+    @property
+    def cpus(self) -> Sequence[int | None]: ...
+    @property
+    def cpu(self) -> int | None: ...
+    @property
+    def hosts(self) -> HostPool: ...
+    @property
+    def sel(self) -> select.epoll | None: ...
+    @property
+    def moves(self) -> list[Move]: ...
+    @property
+    def prefix(self) -> str | None: ...
+    @property
+    def idle(self) -> set[int]: ...
+    @property
+    def on_event(self) -> Callable[[str, int, str, float | None], None] | None: ...
+    @property
+    def seats(self) -> list[Seat]: ...
+    def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]: ...
+    def emit(self, kind: str, seat: int, text: str, ms: float | None = None) -> None: ...
+    def stderr_shower(self, s: Seat) -> Callable[[str], None] | None: ...
+    def wait_line(self, s: Seat, deadline: float, late_verdict: Verdict, late_why: str) -> str: ...
+    def watch(self, fd: int, seat: Seat, which: str) -> None: ...
+    def read_ready(self, fd: int) -> None: ...
+    def keep_aside(self, s: Seat, line: str) -> None: ...
+    def freeze_idle(self) -> None: ...
+    def overtime_slot(self) -> list[int]: ...
+
+
 @attrs.define(eq=False)
 class Seat:
     """One seat of one game.  The referee sets ``ref`` before :meth:`start`."""
@@ -121,7 +158,7 @@ class Seat:
 
     index: int
     spec: BotSpec
-    ref: Referee = attrs.field(default=None, repr=False)
+    ref: Judge = attrs.field(default=None, repr=False)
     #: The process whose pipes the referee watches (a program, or a function bot's host).
     proc: LineProcess | None = None
     jail: Jail | None = None
@@ -742,7 +779,7 @@ class HostPool:
                 folder.mkdir(parents=True, exist_ok=True)
             # (no prepared root: a host is started once per bot and worker, and serves many games)
             # A stateful bot writes its folder (its working directory), as a program bot does.
-            jail = Jail(limits, cpu=cpu, writable=spec.stateful)
+            jail = Jail(limits, cpu=cpu, writable=spec.stateful, env=spec.env)
             jail.setup()
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function

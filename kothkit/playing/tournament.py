@@ -102,9 +102,7 @@ def _init_worker(counter, cores: Sequence[CoreSlot] | None, judge: int) -> None:
     # Unwinding instead could hang in the pool's exit handlers, with nobody left to read.
     # Armed first, then the parent checked: a judge that died between the fork and the arming
     # sent no signal, and its worker would wait for tasks forever.
-    _set_parent_death_signal()
-    if os.getppid() != judge:
-        os._exit(143)
+    die_with(judge)
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
@@ -127,7 +125,9 @@ def _init_worker(counter, cores: Sequence[CoreSlot] | None, judge: int) -> None:
     multiprocessing.util.Finalize(None, close_hosts, exitpriority=10)
 
 
-def _set_parent_death_signal() -> None:
+def die_with(parent: int) -> None:
+    """Make this process (a pool worker) get SIGTERM when ``parent`` (its pid, read before the
+    fork) dies, and leave at once if it is dead already."""
     try:
         import ctypes
         import signal
@@ -136,6 +136,9 @@ def _set_parent_death_signal() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+    # Checked after arming: a parent that died between the fork and the arming sent no signal.
+    if os.getppid() != parent:
+        os._exit(143)
 
 
 def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: bool = False) -> list:

@@ -207,10 +207,6 @@ def _own_cgroup_v1(controller: str) -> Path | None:
     return None
 
 
-def _own_cgroup_v1_memory() -> Path | None:
-    return _own_cgroup_v1("memory")
-
-
 def _own_cgroup_v2(controller: str = "memory") -> Path | None:
     try:
         for line in Path("/proc/self/cgroup").read_text().splitlines():

@@ -470,7 +470,9 @@ def document(t: Transcript) -> dict:
                                                  "reply": _jsonable(late[1]), "ms": late[2]},
         "pending": [{"seat": seat, "line": line} for seat, line in t.pending],
         "final": [{"seat": seat, "line": line} for seat, line in t.final],
-        "outcome": {"winner": r.winner, "reason": r.reason, "fault": r.offender, "verdict": r.verdict},
+        # "fault" is the old name of "offender", kept for old readers.
+        "outcome": {"winner": r.winner, "reason": r.reason, "offender": r.offender, "verdict": r.verdict,
+                    "fault": r.offender},
         "logs": {bot: [{"move": ln.move, "stream": ln.stream, "text": ln.text} for ln in log_lines(r, bot)]
                  for bot in r.players},
         "problem": t.problem,

@@ -2,7 +2,7 @@
 
 ``json`` (the core's, for every game) is one document per game (see
 :func:`kothkit.results.archive.document`), ``html`` its replay page (kothkit.results.replay); games
-add their own formats through the ``kothkit_exporters`` hook (Gomoku: Piskvork ``psq`` and ``sgf``).
+add their own formats in their registration (``GameInfo.exporters``) (Gomoku: Piskvork ``psq`` and ``sgf``).
 A hook or exporter that raises, and a picture hook that fails on an ``html`` page, stop the
 export with an ArchiveError naming the game and the hook: its files are not written.
 """
@@ -34,23 +34,19 @@ def html_page(t: Transcript) -> str:
 
 
 def formats_of(game: str) -> dict[str, Exporter]:
-    """Every export format of ``game``: the core's json and html (its replay page), then those its
-    plugins give."""
-    from kothkit.plugins import PluginError, get_game, plugin_manager
+    """Every export format of ``game``: the core's json and html (its replay page), then those the
+    game offers (:func:`kothkit.plugins.exporters_of`)."""
+    from kothkit.plugins import PluginError, exporters_of, get_game
 
     found: dict[str, Exporter] = {"json": json_document, "html": html_page}
     try:
         info = get_game(game)
     except PluginError:
         return found
-    for impl in plugin_manager().hook.kothkit_exporters.get_hookimpls():
-        try:
-            extra = impl.function(*[{"game": info}[a] for a in impl.argnames])
-        except Exception as e:  # noqa: BLE001 - a plugin's error, named
-            raise ArchiveError(f"{game}: the kothkit_exporters hook of {impl.plugin_name} raised "
-                               f"{type(e).__name__}: {e}") from e
-        if isinstance(extra, dict):
-            found.update({str(k): v for k, v in extra.items() if callable(v)})
+    try:
+        found.update(exporters_of(info))
+    except PluginError as e:
+        raise ArchiveError(str(e)) from e
     return found
 
 

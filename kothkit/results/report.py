@@ -15,7 +15,8 @@ The JSON document (``kothkit run --json PATH``)::
                   "notes": []},
       "games": [{"id": "...", "index": 0, "players": ["opener", "other"], "seed": 99,
                  "winner": "opener" | null, "reason": "five in a row",
-                 "fault": null | "bot at fault", "verdict": null | "timeout",
+                 "offender": null | "bot at fault", "verdict": null | "timeout",
+                 "fault": null | "bot at fault",      # the old name of "offender", for old readers
                  "moves": ["(7,7)(7,8)(8,8)", "B", "(6,6)", ...], "times_ms": [0.8, 0.3, ...]}]
     }
 
@@ -84,7 +85,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
 def game_json(r: GameRecord) -> dict:
     return {
         "id": r.id, "index": r.index, "players": list(r.players), "seed": r.seed, "winner": r.winner,
-        "reason": r.reason, "fault": r.offender, "verdict": r.verdict,
+        "reason": r.reason, "offender": r.offender, "verdict": r.verdict, "fault": r.offender,
         "moves": [m.reply for m in r.moves], "times_ms": [m.ms for m in r.moves],
     }
 
@@ -99,7 +100,7 @@ def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None
         if players is not None:
             players[names] = seats
     head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
-                   "fault": fault, "verdict": verdict})[:-1]
+                   "offender": fault, "verdict": verdict, "fault": fault})[:-1]
     split = _split_moves(moves)
     if split is not None:
         return f'{head}, "moves": [{split[0]}], "times_ms": [{split[1]}]}}'

@@ -1,9 +1,11 @@
 """Accounts of ``kothkit serve``: users, sign-in sessions and the sign-in throttle.
 
-Four tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
-admin, must_change), ``sessions`` (the SHA-256 of each session cookie, never the cookie itself, with
-its login and CSRF token) and ``login_failures`` (recent failed sign-ins, by login and by address),
-and ``hashing``, empty but in the state folders of kothkit's tests (:class:`Hashing`).
+Five tables of the host's ``host.sqlite`` belong here: ``users`` (login, password hash, nickname,
+admin, must_change, disabled), ``sessions`` (the SHA-256 of each session cookie, never the cookie
+itself, with its login and CSRF token), ``login_failures`` (recent sign-in attempts not yet known
+right, by login and by address), ``admin_log`` (who did what, when, on the admin pages and with
+``kothkit users``), and ``hashing``, empty but in the state folders of kothkit's tests (:class:`Hashing`).
+The state folder is made private to the host's user (0700) and ``host.sqlite`` 0600.
 Passwords are hashed with Argon2id (pwdlib).  A roster comes from a CSV (``kothkit users add``):
 as in the course's platform, the first password is the student number (the login) unless the CSV
 gives one, and the first sign-in must set a new password and a nickname.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import os
 import re
 import secrets
 import sqlite3
@@ -21,6 +24,7 @@ import threading
 import time
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import attrs
 from pwdlib import PasswordHash
@@ -33,6 +37,8 @@ LOGIN_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 MAX_NICKNAME = 40
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
+#: The passwords refused as too common (compared without case), shipped with kothkit.
+COMMON_PASSWORDS_FILE = Path(__file__).with_name("common_passwords.txt")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -42,7 +48,8 @@ CREATE TABLE IF NOT EXISTS users (
     nickname_key TEXT UNIQUE,
     admin INTEGER NOT NULL DEFAULT 0,
     must_change INTEGER NOT NULL DEFAULT 1,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -54,6 +61,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_login ON sessions(login);
 CREATE TABLE IF NOT EXISTS login_failures (key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS login_failures_key ON login_failures(key, at);
+CREATE TABLE IF NOT EXISTS admin_log (at REAL NOT NULL, admin TEXT NOT NULL, action TEXT NOT NULL,
+                                      target TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS hashing (time_cost INTEGER NOT NULL, memory_cost INTEGER NOT NULL,
                                     parallelism INTEGER NOT NULL);
 """
@@ -77,6 +86,7 @@ class User:
     nickname: str | None
     admin: bool
     must_change: bool
+    disabled: bool = False
 
     @property
     def shown(self) -> str:
@@ -94,7 +104,8 @@ class Session:
 class Throttle:
     """At most ``per_login`` failed sign-ins for one login, and ``per_address`` from one address,
     within ``window`` seconds; past that every sign-in (right or wrong) is refused until the oldest
-    failure leaves the window."""
+    failure leaves the window.  An attempt counts as a failure from before its password is checked
+    (so that attempts at once cannot all be checked), and is taken back if the password was right."""
 
     per_login: int = 5
     per_address: int = 30
@@ -138,6 +149,42 @@ def clean_nickname(text: str) -> str:
     return text
 
 
+_common: frozenset[str] | None = None
+
+
+def common_passwords() -> frozenset[str]:
+    """The shipped list of passwords too common to be allowed (lower case)."""
+    global _common
+    if _common is None:
+        lines = COMMON_PASSWORDS_FILE.read_text(encoding="utf-8").splitlines()
+        _common = frozenset(x.strip().casefold() for x in lines if x.strip() and not x.startswith("#"))
+    return _common
+
+
+def check_password(login: str, password: str) -> None:
+    """An :class:`AccountError` if ``password`` may not be a new password of ``login``."""
+    if password.casefold() == login.casefold():
+        raise AccountError("choose a new password: not your login")
+    if len(password) < MIN_PASSWORD or len(password) > MAX_PASSWORD:
+        raise AccountError(f"a new password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    if password.casefold() in common_passwords() or len(set(password)) < 3:
+        raise AccountError("this password is among the most common ones (easily guessed): choose another")
+
+
+def private_folder(folder: Path) -> None:
+    """Make ``folder`` (made if missing) readable by the host's user only (0700)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
+
+
+def private_file(path: Path) -> None:
+    """Make the file ``path`` (made empty if missing) readable by the host's user only (0600)."""
+    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
+
+
 def check_login(login: str) -> str:
     if not LOGIN_RE.fullmatch(login or ""):
         raise AccountError(f"login {login!r}: use 1 to 64 letters, digits and . _ @ -")
@@ -160,12 +207,17 @@ class Accounts:
 
     def __attrs_post_init__(self) -> None:
         self.state_dir = Path(self.state_dir)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.state_dir)
+        # SQLite makes the -wal and -shm files with the database's own permissions.
+        private_file(self.state_dir / DB_FILE)
         self._db = sqlite3.connect(self.state_dir / DB_FILE, timeout=30, check_same_thread=False,
                                    isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(users)")}
+        if "disabled" not in columns:  # (a state folder from before accounts could be disabled)
+            self._db.execute("ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0")
         with self._db:
             if self.hashing is not None:
                 self._db.execute("DELETE FROM hashing")
@@ -187,13 +239,35 @@ class Accounts:
 
     # -- users ---------------------------------------------------------------------------------------
 
+    def _tx(self, steps) -> Any:
+        """``steps(db)`` in one write transaction (BEGIN IMMEDIATE: other writers, of this process or
+        another, wait): all of its changes are made, or none."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                result = steps(self._db)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            return result
+
     def user(self, login: str) -> User | None:
-        rows = self._q("SELECT login, nickname, admin, must_change FROM users WHERE login = ?", (login,))
-        return User(rows[0][0], rows[0][1], bool(rows[0][2]), bool(rows[0][3])) if rows else None
+        rows = self._q(f"SELECT {_USER_COLUMNS} FROM users WHERE login = ?", (login,))
+        return _user(rows[0]) if rows else None
 
     def users(self) -> list[User]:
-        return [User(r[0], r[1], bool(r[2]), bool(r[3]))
-                for r in self._q("SELECT login, nickname, admin, must_change FROM users ORDER BY login")]
+        return [_user(r) for r in self._q(f"SELECT {_USER_COLUMNS} FROM users ORDER BY login")]
+
+    def log(self, admin: str, action: str, target: str = "", detail: str = "") -> None:
+        """Keep one admin action (who, what, on whom) with its time."""
+        self._q("INSERT INTO admin_log (at, admin, action, target, detail) VALUES (?, ?, ?, ?, ?)",
+                (time.time(), admin, action, target, detail[:2000]))
+
+    def admin_log(self, limit: int = 500) -> list[tuple[float, str, str, str, str]]:
+        """The latest admin actions, newest first: (time, admin, action, target, detail)."""
+        return [tuple(r) for r in self._q("SELECT at, admin, action, target, detail FROM admin_log "
+                                          "ORDER BY rowid DESC LIMIT ?", (limit,))]
 
     def nicknames(self) -> dict[str, str]:
         """Every login with the name the pages show for it."""
@@ -204,6 +278,10 @@ class Accounts:
         """A new user; the password defaults to the login (the student number of the roster)."""
         check_login(login)
         nick = clean_nickname(nickname) if nickname else None
+        if self._q("SELECT 1 FROM users WHERE nickname_key = ? AND login != ?", (login.casefold(), login)):
+            raise AccountError(f"login {login!r} is another user's nickname")
+        if nick is not None and self._q("SELECT 1 FROM users WHERE lower(login) = ?", (nick.casefold(),)):
+            raise AccountError(f"the nickname {nick!r} is a login")
         digest = self._hasher.hash(password if password else login)
         try:
             self._q("INSERT INTO users (login, hash, nickname, nickname_key, admin, must_change, created) "
@@ -217,16 +295,18 @@ class Accounts:
         assert user is not None  # (just added)
         return user
 
-    def add_csv(self, path: Path) -> tuple[list[User], list[str]]:
+    def add_csv(self, path: Path, text: str | None = None) -> tuple[list[User], list[str]]:
         """Users from a CSV with a header naming the column ``login`` (or ``student_id``) and, if
         wanted, ``password``, ``nickname``, ``admin`` (1/yes/true).  Returns the users added and the
         rows skipped (existing logins), each as "file:line: why"; a wrong row is an error naming its
-        line, and then nothing is added."""
+        line, and then nothing is added.  ``text``: the CSV's text (an upload), ``path`` only names it."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as e:
-            raise AccountError(f"{path}: cannot read it: {e}") from None
+        if text is None:
+            try:
+                text = path.read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as e:
+                raise AccountError(f"{path}: cannot read it: {e}") from None
+        text = text.removeprefix("\ufeff")
         reader = csv.DictReader(io.StringIO(text))
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
         key = "login" if "login" in fields else "student_id" if "student_id" in fields else None
@@ -268,37 +348,69 @@ class Accounts:
         if self.user(login) is None:
             raise AccountError(f"no user {login!r}")
         digest = self._hasher.hash(password if password else login)
-        self._q("UPDATE users SET hash = ?, must_change = 1 WHERE login = ?", (digest, login))
-        self._q("DELETE FROM sessions WHERE login = ?", (login,))
-        self._q("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))
+
+        def steps(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE users SET hash = ?, must_change = 1 WHERE login = ?", (digest, login))
+            db.execute("DELETE FROM sessions WHERE login = ?", (login,))
+            db.execute("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))
+
+        self._tx(steps)
 
     def set_admin(self, login: str, admin: bool = True) -> None:
         if self.user(login) is None:
             raise AccountError(f"no user {login!r}")
         self._q("UPDATE users SET admin = ? WHERE login = ?", (int(admin), login))
 
-    def change(self, login: str, old_password: str, new_password: str, nickname: str) -> User:
-        """The account form: the current password, a new one (or the same one, once it is not the
-        first), and the nickname."""
+    def set_disabled(self, login: str, disabled: bool = True) -> None:
+        """A disabled user cannot sign in (their sessions end); their brains stay as they are."""
+        if self.user(login) is None:
+            raise AccountError(f"no user {login!r}")
+
+        def steps(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE users SET disabled = ? WHERE login = ?", (int(disabled), login))
+            if disabled:
+                db.execute("DELETE FROM sessions WHERE login = ?", (login,))
+
+        self._tx(steps)
+
+    def change(self, login: str, old_password: str, new_password: str, nickname: str,
+               keep_session: str | None = None) -> User:
+        """The account form: the current password, a new one (or none: keep it, once it is not the
+        first), and the nickname.  Every field is checked before anything is written, and then all
+        of it is written in one transaction: a refused form changes nothing.  A new password ends
+        every session of the account but ``keep_session`` (the cookie of the form's own)."""
         user = self.user(login)
         if user is None:
             raise AccountError(f"no user {login!r}")
         if not self._check_hash(login, old_password):
-            raise AccountError("the current password is wrong")
+            raise AccountError("the current password is wrong: nothing was changed")
         nick = clean_nickname(nickname)
         if new_password or user.must_change:
-            if new_password == login or new_password == old_password:
-                raise AccountError("choose a new password: not your login, not the old password")
-            if len(new_password) < MIN_PASSWORD or len(new_password) > MAX_PASSWORD:
-                raise AccountError(f"a new password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+            try:
+                check_password(login, new_password)
+            except AccountError as e:
+                raise AccountError(f"{e}: nothing was changed") from None
+            if new_password == old_password:
+                raise AccountError("choose a new password, not the current one: nothing was changed")
+        # Hashed before the transaction (a tenth of a second), so that it holds the database briefly.
+        digest = self._hasher.hash(new_password) if new_password else None
+        keep = _digest(keep_session) if keep_session else ""
+
+        def steps(db: sqlite3.Connection) -> None:
+            taken = db.execute("SELECT 1 FROM users WHERE login != ? AND (nickname_key = ? OR lower(login) = ?)",
+                               (login, nick.casefold(), nick.casefold())).fetchone()
+            if taken:
+                raise AccountError(f"the nickname {nick!r} is taken: choose another (nothing was changed)")
+            if digest is not None:
+                db.execute("UPDATE users SET hash = ? WHERE login = ?", (digest, login))
+                db.execute("DELETE FROM sessions WHERE login = ? AND token_hash != ?", (login, keep))
+            db.execute("UPDATE users SET nickname = ?, nickname_key = ?, must_change = 0 WHERE login = ?",
+                       (nick, nick.casefold(), login))
+
         try:
-            if new_password:
-                digest = self._hasher.hash(new_password)
-                self._q("UPDATE users SET hash = ? WHERE login = ?", (digest, login))
-            self._q("UPDATE users SET nickname = ?, nickname_key = ?, must_change = 0 WHERE login = ?",
-                    (nick, nick.casefold(), login))
+            self._tx(steps)
         except sqlite3.IntegrityError:
-            raise AccountError(f"the nickname {nick!r} is taken: choose another") from None
+            raise AccountError(f"the nickname {nick!r} is taken: choose another (nothing was changed)") from None
         user = self.user(login)
         assert user is not None  # (found above; users are never deleted)
         return user
@@ -315,31 +427,50 @@ class Accounts:
             self._q("UPDATE users SET hash = ? WHERE login = ?", (newer, login))
         return ok
 
-    def _throttled(self, keys: dict[str, int], now: float) -> float:
-        """Seconds until a sign-in is allowed for these keys (0: now)."""
-        wait = 0.0
-        since = now - self.throttle.window
-        for key, limit in keys.items():
-            rows = self._q("SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at DESC LIMIT ?",
-                           (key, since, limit))
-            if len(rows) >= limit:
-                wait = max(wait, rows[-1][0] + self.throttle.window - now)
-        return wait
+    def _attempt(self, keys: dict[str, int], now: float) -> tuple[float, list[int]]:
+        """Count one sign-in attempt for these keys, before its password is checked, in one
+        transaction: (0, the rows that count it) if it may go on, else (seconds to wait, [])."""
+
+        def steps(db: sqlite3.Connection) -> tuple[float, list[int]]:
+            since = now - self.throttle.window
+            db.execute("DELETE FROM login_failures WHERE at < ?", (since,))
+            wait = 0.0
+            for key, limit in keys.items():
+                rows = db.execute("SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at DESC LIMIT ?",
+                                  (key, since, limit)).fetchall()
+                if len(rows) >= limit:
+                    wait = max(wait, rows[-1][0] + self.throttle.window - now)
+            if wait > 0:
+                return wait, []
+            ids = []
+            for key in keys:
+                cur = db.execute("INSERT INTO login_failures (key, at) VALUES (?, ?)", (key, now))
+                ids.append(int(cur.lastrowid or 0))
+            return 0.0, ids
+
+        result: tuple[float, list[int]] = self._tx(steps)
+        return result
 
     def sign_in(self, login: str, password: str, address: str) -> User | None:
         """The user if the login and password are right, else None (which part was wrong is not
-        said).  Raises :class:`Throttled` after too many failures for the login or the address."""
+        said; a disabled account is refused the same way).  Raises :class:`Throttled` after too many
+        failures for the login or the address: each attempt counts before its password is checked."""
         now = time.time()
         keys = {"login:" + login[:200]: self.throttle.per_login, "addr:" + address: self.throttle.per_address}
-        wait = self._throttled(keys, now)
+        wait, ids = self._attempt(keys, now)
         if wait > 0:
             raise Throttled(wait)
         if self._check_hash(login, password):
-            self._q("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))
-            return self.user(login)
-        self._q("DELETE FROM login_failures WHERE at < ?", (now - self.throttle.window,))
-        for key in keys:
-            self._q("INSERT INTO login_failures (key, at) VALUES (?, ?)", (key, now))
+            user = self.user(login)
+            if user is None or user.disabled:
+                return None
+
+            def steps(db: sqlite3.Connection) -> None:
+                db.execute("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))
+                db.executemany("DELETE FROM login_failures WHERE rowid = ?", [(i,) for i in ids])
+
+            self._tx(steps)
+            return user
         return None
 
     def open_session(self, login: str) -> str:
@@ -354,17 +485,24 @@ class Accounts:
     def session(self, token: str | None) -> Session | None:
         if not token or len(token) > 200:
             return None
-        rows = self._q("SELECT s.csrf, u.login, u.nickname, u.admin, u.must_change FROM sessions s "
-                       "JOIN users u ON u.login = s.login WHERE s.token_hash = ? AND s.expires > ?",
+        rows = self._q("SELECT s.csrf, u.login, u.nickname, u.admin, u.must_change, u.disabled FROM sessions s "
+                       "JOIN users u ON u.login = s.login WHERE s.token_hash = ? AND s.expires > ? AND u.disabled = 0",
                        (_digest(token), time.time()))
         if not rows:
             return None
-        csrf, login, nick, admin, must = rows[0]
-        return Session(User(login, nick, bool(admin), bool(must)), csrf)
+        csrf, *user = rows[0]
+        return Session(_user(user), csrf)
 
     def close_session(self, token: str | None) -> None:
         if token:
             self._q("DELETE FROM sessions WHERE token_hash = ?", (_digest(token),))
+
+
+_USER_COLUMNS = "login, nickname, admin, must_change, disabled"
+
+
+def _user(row) -> User:
+    return User(row[0], row[1], bool(row[2]), bool(row[3]), bool(row[4]))
 
 
 def _digest(token: str) -> str:

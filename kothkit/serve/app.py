@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import traceback
+import urllib.parse
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -33,20 +34,28 @@ import jinja2
 import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from kothkit.serve import admin, playsite
 from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
+from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.feedback import feedback, status_label
+from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
+    FLASH_COOKIE,
+    FLASHES,
     HEADERS,
     PAGE_CSP,
     PRE_COOKIE,
+    REPLAY_CSP,
     SESSION_COOKIE,
     CSRFError,
     check_origin,
@@ -61,25 +70,34 @@ MAX_FORM = 64 * 1024
 MULTIPART_SLACK = 64 * 1024
 #: Seconds between two keep-alive comments on an open event stream.
 KEEPALIVE = 15.0
-REPLAY_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
-              "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 _NEXT_RE = re.compile(r"/(?![/\\])[\x21-\x7e]*")
-
-
-class _Refused(Exception):
-    """Ends a request with an error page: ``status`` and a message for the user."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
-        self.status, self.message, self.headers = status, message, headers or {}
-        super().__init__(message)
 
 
 def when(t: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
 
 
+def _elo_text(elo: float | None, error: float | None) -> str:
+    """A provisional row's Elo of its games so far: "+35 ± 120" ("?" where they do not tell yet)."""
+    if elo is None:
+        return "?"
+    return f"{elo:+.0f} ± {error:.0f}" if error is not None else f"{elo:+.0f} ± ?"
+
+
 def points(p: float) -> str:
     return f"{p:g}"
+
+
+def environment() -> jinja2.Environment:
+    """The pages' Jinja2 environment (the site's, and ``kothkit play --web``'s page)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.i18n"])
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+    env.filters["when"] = when
+    env.filters["points"] = points
+    env.filters["status"] = status_label
+    return env
 
 
 class Live:
@@ -172,19 +190,25 @@ class Live:
 
 
 class _Headers:
-    """ASGI middleware: the security headers on every response (a response's own CSP stays)."""
+    """ASGI middleware: the security headers on every response (a response's own CSP stays), and
+    the access log: a line per request (time, user, method, path, status, milliseconds) on stdout."""
 
-    def __init__(self, app: Starlette, site: Site):
+    def __init__(self, app: Starlette, site: Site, access_log: bool = True):
         self.app = app
         #: For the server: ``site.live.close_streams()`` when it is asked to stop.
         self.site = site
+        self.access_log = access_log
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        start = time.monotonic()
+        status = 0
 
         async def sending(message):
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()
                          if k.lower().encode() not in present]
@@ -193,7 +217,20 @@ class _Headers:
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
             await send(message)
 
-        await self.app(scope, receive, sending)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            if self.access_log:
+                self._log(scope, status, start)
+
+    @staticmethod
+    def _log(scope, status: int, start: float) -> None:
+        session = scope.get("state", {}).get("session")
+        who = session.user.login if session is not None else "-"
+        path = scope.get("path", "").encode("unicode_escape", "replace").decode("ascii", "replace")[:300]
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        ms = (time.monotonic() - start) * 1000
+        print(f"{stamp} {who} {scope.get('method', '?')} {path} {status or '-'} {ms:.0f}ms", flush=True)
 
 
 @attrs.define
@@ -205,19 +242,26 @@ class Site:
     title: str = "kothkit"
     templates: Jinja2Templates = attrs.field(init=False)
     live: Live = attrs.field(init=False)
+    #: The games in progress on the Play page (kothkit.serve.playsite).
+    play: PlayRoom = attrs.field(init=False)
     _nick_gen: int = attrs.field(init=False, default=0)
+    _can_play: dict = attrs.field(init=False, factory=dict)
     #: The key of the bots' public ids (kothkit.serve.privacy).
     _id_key: bytes = attrs.field(init=False, default=b"")
 
     def __attrs_post_init__(self) -> None:
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-        env.filters["when"] = when
-        env.filters["points"] = points
-        env.filters["status"] = status_label
-        self.templates = Jinja2Templates(env=env)
+        self.templates = Jinja2Templates(env=environment())
         self.live = Live(self.host, [c.name for c in self.host.challenges()], self._snapshot)
         self._id_key = load_key(self.host.state_dir)
+        self.play = PlayRoom(self.host.state_dir)
+        self.templates.env.globals["playable"] = self._playable
+
+    def _playable(self, c: Any) -> bool:
+        """Whether a person can play challenge ``c``'s game on its Play page (its navigation's link;
+        worked out once a challenge)."""
+        if c.name not in self._can_play:
+            self._can_play[c.name] = playsite.playable(self.host, c.name)
+        return self._can_play[c.name]
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -228,15 +272,23 @@ class Site:
 
     def page(self, request: Request, name: str, status: int = 200, headers: dict | None = None, **context) -> Response:
         s = self.session(request)
+        flash = FLASHES.get(request.cookies.get(FLASH_COOKIE, ""), "")
+        c = context.get("c")
+        # A challenge's page says its phase (and "final") in base.html's frame, for every page of it.
+        phase = self.host.phase(c.name) if c is not None and hasattr(c, "name") else None
         context = {"site": self.title, "me": s.user if s else None, "csrf": s.csrf if s else "",
-                   "path": request.url.path, **context}
-        return self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
+                   "path": request.url.path, "flash": flash, "phase": phase, **context}
+        r = self.templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
+        if flash:
+            r.delete_cookie(FLASH_COOKIE)
+        return r
 
     def _replay_nav(self, info: Any) -> str:
         """The links back to the site on a replay page (a page of its own, without base.html)."""
-        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info)
+        return self.templates.env.get_template("replay_nav.html").render(site=self.title, c=info,
+                                                                         phase=self.host.phase(info.name))
 
-    def refuse(self, request: Request, e: _Refused) -> Response:
+    def refuse(self, request: Request, e: _Refused | playsite.Refused) -> Response:
         return self.page(request, "error.html", status=e.status, headers=e.headers, message=e.message)
 
     def user_session(self, request: Request, *, allow_must_change: bool = False) -> Session:
@@ -248,7 +300,9 @@ class Site:
             raise _Refused(401, "sign in first")
         if s.user.must_change and not allow_must_change:
             if request.method == "GET":
-                raise _Refused(303, "choose a new password and a nickname first", {"location": "/account"})
+                there = urllib.parse.quote(request.url.path)
+                raise _Refused(303, "choose a new password and a nickname first",
+                               {"location": f"/account?next={there}"})
             raise _Refused(403, "choose a new password and a nickname first (Account)")
         return s
 
@@ -264,7 +318,13 @@ class Site:
         if int(length) > limit:
             raise _Refused(413, f"the form is {int(length):,} bytes; at most {limit:,} are taken here: "
                                 "nothing was stored")
-        form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
+        try:
+            form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
+        except (HTTPException, MultiPartException, ClientDisconnect, ValueError) as e:
+            why = getattr(e, "detail", None) or getattr(e, "message", None) or type(e).__name__
+            print(f"kothkit serve: 400 {request.method} {request.url.path}: a malformed form: {why}",
+                  file=sys.stderr, flush=True)
+            raise _Refused(400, f"the form could not be read ({why}): nothing was stored") from None
         try:
             given = form.get("csrf")
             check_token(token, given if isinstance(given, str) else None)
@@ -286,7 +346,8 @@ class Site:
         for s in self.host.standings(name):
             rows.append({"rank": s.rank, "name": names.show(s.bot), "bot": names.id(s.bot),
                          "points": points(s.points), "wins": s.wins, "draws": s.draws, "losses": s.losses,
-                         "games": s.games, "latest": when(s.latest)})
+                         "games": s.games, "latest": when(s.latest), "due": s.due, "provisional": s.provisional,
+                         "elo": _elo_text(s.elo, s.elo_error) if s.provisional else ""})
         data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
         # Rendered once a version, not once a visitor: 200 rows take most of a page's time.
         rows_html = self.templates.env.get_template("scoreboard_rows.html").render(c=info, board=data)
@@ -300,7 +361,8 @@ class Site:
 
     async def index(self, request: Request) -> Response:
         infos = await run_in_threadpool(self.host.challenges)
-        return self.page(request, "index.html", challenges=infos)
+        phases = {c.name: self.host.phase(c.name) for c in infos}
+        return self.page(request, "index.html", challenges=infos, phases=phases)
 
     async def login_page(self, request: Request) -> Response:
         # The same token while its cookie lasts, so that two sign-in tabs both work.
@@ -332,7 +394,9 @@ class Site:
             self._pre_cookie(request, r, token)
             return r
         token = await run_in_threadpool(self.accounts.open_session, user.login)
-        r = RedirectResponse("/account" if user.must_change else nxt, status_code=303)
+        if user.must_change:  # the forced form first, then where the user was going
+            nxt = "/account" if nxt == "/" else f"/account?next={urllib.parse.quote(nxt)}"
+        r = RedirectResponse(nxt, status_code=303)
         r.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", secure=request.url.scheme == "https",
                      max_age=14 * 24 * 3600)
         r.delete_cookie(PRE_COOKIE)
@@ -348,21 +412,30 @@ class Site:
 
     async def account_page(self, request: Request) -> Response:
         s = self.user_session(request, allow_must_change=True)
-        return self.page(request, "account.html", message="", nickname=s.user.nickname or "")
+        nxt = request.query_params.get("next", "/")
+        return self.page(request, "account.html", message="", nickname=s.user.nickname or "",
+                         next=nxt if _NEXT_RE.fullmatch(nxt) else "/")
 
     async def account(self, request: Request) -> Response:
+        """The account form, all or nothing (see Accounts.change); then back where the user was going."""
         s = self.user_session(request, allow_must_change=True)
         form = await self.form(request, s.csrf)
         old, new, again = (str(form.get(k, "")) for k in ("old", "new", "again"))
         nickname = str(form.get("nickname", ""))
+        nxt = str(form.get("next", "/"))
+        nxt = nxt if _NEXT_RE.fullmatch(nxt) and not nxt.startswith(("/login", "/logout")) else "/"
         try:
             if new != again:
-                raise AccountError("the two new passwords differ")
-            await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname)
+                raise AccountError("the two new passwords differ: nothing was changed")
+            await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname,
+                                    request.cookies.get(SESSION_COOKIE))
         except AccountError as e:
-            return self.page(request, "account.html", status=400, message=str(e), nickname=nickname)
+            return self.page(request, "account.html", status=400, message=str(e), nickname=nickname, next=nxt)
         self._nick_gen += 1
-        return RedirectResponse("/?changed=1", status_code=303)
+        r = RedirectResponse(nxt, status_code=303)
+        r.set_cookie(FLASH_COOKIE, "account", max_age=60, httponly=True, samesite="lax",
+                     secure=request.url.scheme == "https")
+        return r
 
     async def scoreboard(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -502,7 +575,10 @@ class Site:
             raise _Refused(403, "a build's output is shown to its author only")
         names = await run_in_threadpool(self.names, name)
         fb = await run_in_threadpool(self._feedback, name, [sub])
-        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id))
+        from kothkit.serve import validation
+
+        check = await run_in_threadpool(validation.load, self.host.state_dir, sub.id)
+        return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id), check=check)
 
     async def bot_games(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -638,15 +714,16 @@ class Site:
         return Response(data, media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{filename}"'})
 
-def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
-    """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads)."""
+def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: bool = True) -> _Headers:
+    """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads).
+    ``access_log``: a line per request on stdout."""
     site = Site(host, accounts, title)
 
     def wrap(handler):
         async def endpoint(request: Request) -> Response:
             try:
                 return await handler(request)
-            except _Refused as e:
+            except (_Refused, playsite.Refused) as e:
                 if e.status == 303:
                     return RedirectResponse(e.headers["location"], status_code=303)
                 return site.refuse(request, e)
@@ -665,6 +742,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
             yield
         finally:
             site.live.stop()
+            await run_in_threadpool(site.play.close)
 
     routes = [
         Route("/", wrap(site.index)),
@@ -688,7 +766,16 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit") -> _Headers:
         Route("/c/{name}/game/{gid}", wrap(site.game)),
         Route("/c/{name}/game/{gid}/log", wrap(site.game_log)),
         Route("/c/{name}/game/{gid}/replay", wrap(site.replay)),
+        Route("/c/{name}/play", wrap(lambda r: playsite.page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play", wrap(lambda r: playsite.start(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}", wrap(lambda r: playsite.game_page(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/state", wrap(lambda r: playsite.state(site, r)), methods=["GET"]),
+        Route("/c/{name}/play/{gid}/move", wrap(lambda r: playsite.move(site, r)), methods=["POST"]),
+        Route("/c/{name}/play/{gid}/quit", wrap(lambda r: playsite.leave(site, r)), methods=["POST"]),
+        Route("/c/{name}/played/{rid}", wrap(lambda r: playsite.replay(site, r)), methods=["GET"]),
+        Route("/static/board.js", playsite.board_script),
+        *admin.routes(site, wrap),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return _Headers(app, site)
+    return _Headers(app, site, access_log)

@@ -1,6 +1,7 @@
-"""Why the host refused a submission: each error's ``str()`` is a message fit to show its author.
+"""Why the host or the site refused something: each error's ``str()`` is a message fit to show its user.
 
-When :meth:`kothkit.serve.host.Host.submit` raises one of these, nothing was stored.
+When :meth:`kothkit.serve.host.Host.submit` raises a :class:`SubmitError`, nothing was stored;
+:class:`Refused` ends a web request with an error page (the site's modules raise it, the app answers it).
 """
 
 from __future__ import annotations
@@ -32,4 +33,12 @@ class RateLimited(SubmitError):
     def __init__(self, message: str, retry_after: float) -> None:
         #: Seconds until the author may submit again.
         self.retry_after = retry_after
+        super().__init__(message)
+
+
+class Refused(Exception):
+    """Ends a request with an error page: ``status`` and a message for the user."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        self.status, self.message, self.headers = status, message, headers or {}
         super().__init__(message)

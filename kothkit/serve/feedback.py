@@ -17,7 +17,8 @@ from kothkit.serve.views import GameSummary, Standing
 
 #: A submission's status as the pages spell it (the stored ids are the keys).
 STATUS_LABELS = {"queued": "queued", "building": "building", "build-failed": "build failed",
-                 "playing": "playing", "done": "done", "replaced": "replaced"}
+                 "playing": "playing", "done": "done", "replaced": "replaced",
+                 "checking": "checking", "check-failed": "check failed"}
 
 
 def status_label(status: str) -> str:

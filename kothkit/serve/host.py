@@ -6,9 +6,16 @@ holds both bots' content hashes, so the journal's incremental re-run does it).
 Submissions are stored as bot folders, built contained with the challenge's build
 time limit, and the author's newest brain that builds replaces their previous one:
 only its games are played, and the old brain's games drop out of the standings.
-All challenges share ``jobs`` slots (:mod:`kothkit.serve.slots`), builds first,
-then a new or changed bot's games, the challenges taking turns
-(:mod:`kothkit.serve.queue`).  Restart loses nothing: the work queue is what the
+All challenges share one executor: ``jobs`` slots on this machine
+(:mod:`kothkit.serve.slots`) or the workers of a Dask cluster
+(:class:`kothkit.playing.cluster.ClusterSlots`), builds first, then a new or changed
+bot's games, the challenges taking turns (:mod:`kothkit.serve.queue`).  The schedule
+is :mod:`kothkit.playing.schedule`'s (kept by :class:`~kothkit.playing.schedule.Planned`),
+the ranking :mod:`kothkit.scoring`'s, and every game is read and written through
+:class:`~kothkit.store.journal.Journal`.
+
+A brain goes through these states: submitted, built (on a worker, with a cluster), then
+playing (its games scheduled, :meth:`Host._reschedule`), done.  Restart loses nothing: the work queue is what the
 state says is not done yet (submissions not built, scheduled games not in the
 journal), so it is redone, and a game already stored is never played or counted
 twice.
@@ -21,6 +28,12 @@ planned in a thread of its own, and the dispatcher applies the plan.  The public
 the dispatcher keeps in memory under a lock, and never wait for a game, except
 :meth:`Host.wait`, which waits for the scoreboard to change.
 
+A challenge's ``[serve]`` table may give ``opens`` and ``closes``: submissions are taken only
+between them (:meth:`Host.phase`).  After ``closes`` the games still due are played (the builds
+of brains submitted in time too), and then the standings are final.  An admin may rejudge a
+submission (its games are deleted from the journal and played again) or disable a brain (it
+leaves the round robin); both are done by the dispatcher, which owns the journals.
+
 A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
 ``kothkit serve``'s command does): the workers are started with ``spawn``, which
 imports the script's module again in each of them.
@@ -30,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import concurrent.futures as cf
+import datetime as dt
 import itertools
 import json
 import os
@@ -42,7 +56,6 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Collection
-from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,9 +72,41 @@ from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, La
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
            "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
 
+
+
+class PhaseClosed(SubmitError):
+    """Submissions are not taken now: before the challenge's ``opens`` or after its ``closes``."""
+
+
+@attrs.frozen
+class Phase:
+    """Where a challenge is in its contest: ``open`` (submissions taken), ``before`` (``opens`` is
+    to come), ``closed`` (``closes`` passed, games still due) or ``final`` (closed, nothing due:
+    the standings are final).  ``text`` says it in a few words, with the date."""
+
+    name: str
+    opens: dt.datetime | None
+    closes: dt.datetime | None
+    text: str
+
+    @property
+    def final(self) -> bool:
+        return self.name == "final"
+
+    @property
+    def taking(self) -> bool:
+        return self.name == "open"
+
+
+def _date(d: dt.datetime) -> str:
+    return d.isoformat(sep=" ", timespec="minutes")
+
+
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
     from kothkit.limits import Limits
+    from kothkit.playing.cluster import ClusterSlots
+    from kothkit.playing.schedule import Changes, Planned
     from kothkit.serve.slots import Slots
     from kothkit.store.journal import Journal
 
@@ -106,13 +151,9 @@ class _Served:
     queue: GameQueue = attrs.field(factory=GameQueue)
     #: Bots whose games are played first (new or changed, until their games are all played).
     fresh: set = attrs.field(factory=set)
-    #: Every game of the current schedule: id -> (its pair, its number k in the pair); its index
-    #: (its place in the schedule) is worked out from those (Host._place).
-    index: dict = attrs.field(factory=dict)
-    #: The current schedule pair by pair (see _Plan), each round's order of the pairs (pair ->
-    #: its place), the bots it was made of (name -> hash), and its games not counted.
-    pairs: dict = attrs.field(factory=dict)
-    order: _Order | None = None
+    #: The current schedule (kothkit.playing.schedule.Planned: its games, their places), the bots
+    #: it was made of (name -> hash), and its games not counted.
+    plan: Planned | None = None
     planned: dict = attrs.field(factory=dict)
     unplayed: set = attrs.field(factory=set)
     #: Whether counted games may hold an index from before the pairs' order last changed.
@@ -123,8 +164,12 @@ class _Served:
     inflight: dict = attrs.field(factory=dict)
     #: Builds to start: ("submission", id) | ("rebuild", id) | ("folder", path, name, hash).
     builds: deque = attrs.field(factory=deque)
-    #: Folder bots being built or queued, by (name, hash).
+    #: Folder bots being built or queued, by (name, hash); and those built by a cluster's workers
+    #: (their build output is on the workers' machines, not necessarily here).
     building: set = attrs.field(factory=set)
+    built: set = attrs.field(factory=set)
+    #: Builds taken from ``builds`` and not finished (in a slot).
+    running_builds: int = 0
     #: The standings of the counted games, kept game by game.
     board: Board | None = None
     version: int = 0
@@ -156,45 +201,15 @@ class _Served:
 
 
 @attrs.frozen
-class _Pair:
-    """A pair's games in a challenge's schedule: all of them but their places in the order, which
-    depend on the pair alone (kothkit.playing.schedule.pair_plan)."""
-
-    #: Game k: (seats, id, seed).
-    games: tuple
-    #: Per round: the pair's seeded order in its block.
-    order: tuple
-
-
-@attrs.frozen
-class _Order:
-    """Each round's order of a schedule's pairs: by block, then by the pair's seeded order (see
-    kothkit.playing.schedule.block), then by names (as Schedule's stable sort of the pairs)."""
-
-    #: Bot -> its group (see kothkit.playing.schedule.BLOCK).
-    groups: dict
-    #: Per round: pair -> its sort key; the pairs in order; pair -> its place.
-    keys: list
-    pairs: list
-    ranks: list
-
-
-@attrs.frozen
 class _Plan:
     """A challenge's round robin as scheduled from its bots (see Host._plan): what changed since
     the schedule before it, or (``full``) the whole of it."""
 
-    bots: tuple
     fresh: set
     full: bool
-    #: (a, b) -> _Pair, for every pair (a's name first); each round's order of them.
-    pairs: dict
-    order: _Order
-    #: The new pairs' games: id -> (pair, k) (every game's, when ``full``).
-    added: dict
-    #: The previous schedule's games that are not in this one (of bots changed or gone).
-    dropped: list
-    #: The new pairs' games found in the journal (every game's, when ``full``).
+    plan: Planned
+    changes: Changes
+    #: The new games found in the journal (every game's, when ``full``).
     found: list
     #: The games not in the journal, a new bot's first.
     first: list
@@ -209,25 +224,17 @@ def _safe_name(text: str) -> str:
 
 
 def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (id, idx, players, winner, verdict, fault, reason, finished_at)."""
+    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, fault,
+    reason, finished_at)."""
     gid, idx, players, winner, verdict, fault, reason, finished = row
     return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
                        verdict=verdict, fault=fault, reason=reason, time=finished)
-
-
-_SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
 
 
 def _recent_key(s: GameSummary) -> tuple:
     """The order of the counted games: as they were stored (a game's index at the time it was
     counted settles a tie)."""
     return s.time, -s.index
-
-
-def _chunks(it, n):
-    it = iter(it)
-    while chunk := list(itertools.islice(it, n)):
-        yield chunk
 
 
 def _folder_time(folder: Path) -> float | None:
@@ -267,9 +274,16 @@ class Host:
     :class:`SettingsError` naming the file (and line), from the constructor.
     """
 
-    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1) -> None:
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
+        from kothkit.serve.accounts import DB_FILE, private_file, private_folder
+
         self.state_dir = Path(state_dir)
+        # Hashes, sessions, students' sources: the host's user's alone (0700, the database 0600).
+        private_folder(self.state_dir)
+        private_file(self.state_dir / DB_FILE)
         self.jobs = max(1, int(jobs))
+        #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
+        self.cluster = cluster
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._served: list[_Served] = []
@@ -284,7 +298,8 @@ class Host:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._ready = threading.Event()
-        self._slots: Slots | None = None
+        #: Where games and builds run: this machine's slots, or the cluster's workers (one interface).
+        self._slots: Slots | ClusterSlots | None = None
         self._inflight: dict[cf.Future, tuple] = {}
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
@@ -293,6 +308,8 @@ class Host:
         self._tries: dict = {}
         #: The last unexpected error of the dispatcher (it carries on), for the host's log.
         self.problem: str | None = None
+        #: Work for the dispatcher from the web's threads (an admin's rejudge, a brain disabled).
+        self._commands: queue.Queue = queue.Queue()
 
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
@@ -311,11 +328,17 @@ class Host:
             raise SettingsError(f"{ch.path}: {e}") from None
         try:
             challenges.check_rules(ch, dict(info.rules))
+            challenges.check_rule_values(ch, info.check_rules)
             limits = info.limits.replace(**ch.limits)
         except challenges.ChallengeError as e:
             raise SettingsError(str(e)) from None
         except (TypeError, ValueError) as e:
             raise SettingsError(f"{ch.path}: [limits]: {e}") from None
+        from kothkit.serve import validation
+
+        problem = validation.settings_problem(info, settings)
+        if problem is not None:
+            raise SettingsError(f"{ch.path}: [serve] {problem}")
         base = name = _safe_name(ch.folder.resolve().name)
         for k in itertools.count(2):
             if name not in taken:
@@ -346,6 +369,11 @@ class Host:
             return
         from kothkit.serve.slots import Slots
 
+        if self.cluster is not None:  # (a ClusterError, naming what is wrong, before anything starts)
+            from kothkit.playing.cluster import ClusterSlots
+            from kothkit.serve import slots
+
+            self._slots = ClusterSlots(self.cluster, [c.info for c in self._served], slots.build, note=self._log)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
@@ -355,7 +383,8 @@ class Host:
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
-        self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
+        if self._slots is None:
+            self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
         self._ready.wait(START_TIME)
@@ -385,6 +414,7 @@ class Host:
                     c.queue.done(t)
                 c.inflight.clear()
                 c.building.clear()
+                c.running_builds = 0
                 c.planner = c.again = c.stored_since = None
                 self._bump(c)
 
@@ -422,6 +452,7 @@ class Host:
                     else:
                         self._wake.wait(0.2)
                         self._wake.clear()
+                    self._take_commands()
                     self._take_plans()
                 except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
                     self._note(traceback.format_exc())
@@ -445,9 +476,29 @@ class Host:
                 fresh, c.again = c.again, None
                 self._reschedule(c, fresh)
 
+    def _take_commands(self) -> None:
+        while True:
+            try:
+                command = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                command()
+            except Exception:  # noqa: BLE001 - the host carries on; the error is kept for its log
+                self._note(traceback.format_exc())
+
     def _note(self, text: str) -> None:
         self.problem = text
+        self._log(text)
+
+    @staticmethod
+    def _log(text: str) -> None:
         print(f"kothkit host: {text}", file=sys.stderr, flush=True)
+
+    def workers(self) -> dict[str, list[str]]:
+        """The cluster's workers and what each plays or builds now (empty with this machine's slots)."""
+        pool = self._slots
+        return pool.workers() if pool is not None else {}
 
     def _open(self, c: _Served) -> None:
         """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
@@ -455,13 +506,18 @@ class Host:
         from kothkit.plugins import game_code
         from kothkit.store.journal import Journal
 
+        if c.kind == "submissions" and c.journal_path.parent == self.state_dir / "journals":
+            from kothkit.serve.accounts import private_file, private_folder
+
+            private_folder(c.journal_path.parent)
+            private_file(c.journal_path)
         c.journal = Journal(c.journal_path)
         c.code = game_code(c.info)
         with self._lock:  # (a host started again: what was queued is read again below)
             c.builds.clear()
             c.building.clear()
             c.active.clear()
-            c.planned, c.pairs = {}, {}  # (and its schedule is made afresh: the state may have changed)
+            c.plan, c.planned = None, {}  # (and its schedule is made afresh: the state may have changed)
         # The challenge file's seed (set when read), else the journal's last, else a fresh one.
         c.seed = choose_seed(c.info.name, challenge_seed=c.seed, journal=c.journal).value
         if c.kind == "folder":
@@ -514,7 +570,7 @@ class Host:
             elif b.name in c.info.reserved_names:
                 errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: "
                               f"{c.info.name}'s protocol uses it")
-            elif b.build and not is_built(b):
+            elif b.build and key not in c.built and not is_built(b):
                 if key in c.failed:
                     errors.append(c.failed[key])
                 elif key not in c.building:
@@ -527,6 +583,7 @@ class Host:
             changed = {n: b.hash for n, b in ready.items()} != {n: b.hash for n, b in c.bots.items()}
             fresh = {n for n, b in ready.items() if n not in c.bots or c.bots[n].hash != b.hash}
             if changed:
+                c.queue.drop({n for n, b in c.bots.items() if n not in ready or ready[n].hash != b.hash})
                 c.bots = ready
                 c.latest = {n: _folder_time(b.path if b.path.is_dir() else b.path.parent) for n, b in ready.items()}
             if tuple(errors) != c.errors:
@@ -555,7 +612,7 @@ class Host:
             wait = True
         if wait:
             assert c.journal is not None  # (opened by _open)
-            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal.db))
+            self._apply(c, self._plan(c, bots, fresh, inflight, c.journal))
             return
         if c.planner is not None:  # a plan is being made: another follows it, with these bots too
             c.again = (c.again or set()) | fresh
@@ -563,12 +620,12 @@ class Host:
         c.stored_since = []
 
         def plan() -> None:
+            from kothkit.store.journal import Journal
+
             result = None
             try:
-                uri = f"file:{c.journal_path.resolve()}?mode=ro"
-                with closing(sqlite3.connect(uri, uri=True, timeout=30)) as db:
-                    db.row_factory = sqlite3.Row
-                    result = self._plan(c, bots, fresh, inflight, db, stop=self._stopping.is_set)
+                with Journal(c.journal_path, readonly=True) as reader:
+                    result = self._plan(c, bots, fresh, inflight, reader, stop=self._stopping.is_set)
             except Exception:  # noqa: BLE001 - the host carries on with the schedule it has
                 self._note(f"{c.name}: scheduling failed: {traceback.format_exc()}")
             self._planned.put((c, result))
@@ -577,161 +634,56 @@ class Host:
         c.planner = threading.Thread(target=plan, name=f"kothkit-host-plan-{c.name}", daemon=True)
         c.planner.start()
 
-    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], db: sqlite3.Connection,
+    def _plan(self, c: _Served, bots: tuple, fresh: set[str], inflight: set[str], journal: Journal,
               stop=None) -> _Plan | None:
-        """The schedule of ``bots``, made from the one before it (None if ``stop()`` became true meanwhile).
+        """The schedule of ``bots``, changed from the one before it (None if ``stop()`` became true
+        meanwhile): kothkit.playing.schedule.Planned works out the changed bots' games alone; their
+        games stored in ``journal`` are found, the others queued.  The games of the other bots are
+        as they were, and those counted stay counted (the dispatcher counts each game of the
+        schedule it stores).  Reads the applied schedule (``c.plan``, ``c.unplayed``), which only
+        :meth:`_apply` replaces, and never while a plan is being made."""
+        from kothkit.playing.schedule import Planned, Schedule
 
-        Only the pairs of a bot added or changed are worked out (their games' ids and seeds) and
-        looked for in the journal (``db``); the other pairs' games are as they were, and those
-        counted stay counted (the dispatcher counts each game of the schedule it stores).  The
-        games' places in the order are worked out again only when the bots' names changed (a
-        sort of the pairs).  The result is the schedule kothkit.playing.schedule.Schedule gives
-        (``tests/serve/test_host.py`` compares them).  Reads the applied schedule (``c.pairs``,
-        ``c.index``...), which only :meth:`_apply` replaces, and never while a plan is being made."""
-        from kothkit.playing.schedule import game_key, pair_plan, settings_of
-        from kothkit.playing.seeding import derive
-        from kothkit.store.records import GameTask
-
-        seed, rounds = c.seed, c.rounds
-        assert seed is not None  # (the journal's or a fresh one: set by _open)
-        key = game_key(c.info.name, settings_of(c.limits, c.rules, c.code))
-        specs = {b.name: b for b in bots}
-        full = not c.planned
-        before = {} if full else c.planned
-        gone = {n for n, h in before.items() if n not in specs or specs[n].hash != h}
-        changed = sorted(n for n, b in specs.items() if before.get(n) != b.hash)
-        pairs: dict[tuple[str, str], _Pair] = {}
-        dropped: list[str] = []
-        removed: set[tuple[str, str]] = set()
-        if not full:
-            pairs = dict(c.pairs)
-            for n in gone:  # the pairs of a bot changed or gone
-                for m in before:
-                    g = pairs.pop(p := (n, m) if n < m else (m, n), None)
-                    if g is not None:
-                        removed.add(p)
-                        dropped.extend(gid for _seats, gid, _seed in g.games)
-        old = None if full else c.order
-        new = []
-        for n in changed:
-            for m in specs:
-                p = (n, m) if n < m else (m, n)
-                if m == n or p in pairs:
-                    continue
-                a, b = specs[p[0]], specs[p[1]]
-                orders, ids, game_seed = pair_plan(key, seed, a, b)
-                pairs[p] = _Pair(games=tuple((orders[k & 1], ids[k & 1](f"{k}\x1f{seed}"), game_seed(k))
-                                             for k in range(2 * rounds)),
-                                 order=tuple(derive(seed, "order", r, a.name, b.name) for r in range(rounds)))
-                new.append(p)
-        per_round = 2 * len(pairs)
-        if old is None or set(specs) != set(before):  # the pairs' order changed
-            order = self._order(old, specs, pairs, new, removed, rounds)
-        else:  # the same pairs (some with new games) in the same places
-            order = old
-        ranks = order.ranks
-
-        def place(p: tuple[str, str], k: int) -> int:
-            return (k >> 1) * per_round + 2 * ranks[k >> 1][p] + (k & 1)
-
-        added = {g[1]: (p, k) for p in new for k, g in enumerate(pairs[p].games)}
+        assert c.seed is not None  # (the journal's or a fresh one: set by _open)
+        full = c.plan is None
+        base = c.plan or Planned.empty(Schedule(game=c.info.name, bots=(), seed=c.seed, rounds=c.rounds,
+                                                limits=c.limits, rules=c.rules, code=c.code))
+        plan, changes = base.change(bots)
         found, unplayed = [], []
-        for chunk in _chunks(added.items(), 512):
+        added = [t.id for t in changes.added]
+        for i in range(0, len(added), 2048):
             if stop is not None and stop():
                 return None
-            q = (f"SELECT id, winner, verdict, fault, reason, finished_at FROM games "
-                 f"WHERE id IN ({','.join('?' * len(chunk))})")
-            rows = {row["id"]: row for row in db.execute(q, [gid for gid, _ in chunk])}
-            for gid, (p, k) in chunk:
+            chunk = added[i:i + 2048]
+            rows = {row[0]: row for row in journal.summaries(chunk)}
+            for gid in chunk:
                 row = rows.get(gid)
                 if row is None:
-                    unplayed.append((place(p, k), p, k))
-                else:
-                    # The same id: the same bots in the same seats (the id holds them in seat order).
-                    seats = pairs[p].games[k][0]
-                    found.append(GameSummary(id=gid, index=place(p, k), bots=tuple(b.name for b in seats),
-                                             winner=row["winner"], verdict=row["verdict"], fault=row["fault"],
-                                             reason=row["reason"], time=row["finished_at"]))
-        if not full:  # the other pairs' games not counted yet (a game stored meanwhile: left out by _apply)
-            gone_ids = set(dropped)
+                    unplayed.append(gid)
+                else:  # the same id: the same bots in the same seats (the id holds them in seat order)
+                    found.append(_summary(row, plan.index(gid)))
+        if not full:  # the other games not counted yet (a game stored meanwhile: left out by _apply)
             with self._lock:
-                left = [c.index[gid] for gid in c.unplayed if gid not in gone_ids]
-            unplayed.extend((place(p, k), p, k) for p, k in left)
-        unplayed.sort()
+                unplayed.extend(gid for gid in c.unplayed if gid not in changes.removed)
         first, rest, skipped = [], [], []
-        rules = dict(c.rules)
-        for i, p, k in unplayed:
-            seats, gid, game_seed = pairs[p].games[k]
-            t = GameTask(id=gid, game=c.info.name, players=seats, seed=game_seed, limits=c.limits, rules=rules,
-                         index=i, functions_in_process=False)
-            if gid in inflight:
+        for t in plan.tasks(unplayed):
+            if t.id in inflight:
                 skipped.append(t)
-            elif seats[0].name in fresh or seats[1].name in fresh:
+            elif t.players[0].name in fresh or t.players[1].name in fresh:
                 first.append(t)
             else:
                 rest.append(t)
-        return _Plan(bots=bots, fresh=fresh, full=full, pairs=pairs, order=order, added=added, dropped=dropped,
-                     found=found, first=first, rest=rest, skipped=skipped)
-
-    @staticmethod
-    def _order(old: _Order | None, specs: dict, pairs: dict, new: list, removed: set, rounds: int) -> _Order:
-        """Each round's order of ``pairs``: ``new`` the pairs not in ``old`` as they are (added or
-        changed), ``removed`` those of ``old`` that are gone.  A sort of the pairs, in which only
-        the new ones and those of a bot whose group changed (after a new name, one bot a group)
-        get new keys, and which comes in the old order: almost sorted."""
-        from kothkit.playing.schedule import block, groups
-
-        group = groups(specs)
-        moved = set() if old is None else {n for n, g in group.items() if old.groups.get(n) != g}
-        fresh = set(new)
-
-        def key(p: tuple[str, str], r: int) -> int:
-            # (block, seeded order) as one number (groups are < 2**19, the seeded order < 2**31).
-            i, j = block(group, *p)
-            return ((i << 20) + j + (1 << 19)) << 32 | pairs[p].order[r]
-
-        keys_of, lists, ranks = [], [], []
-        for r in range(rounds):
-            if old is None:
-                keys = {p: key(p, r) for p in pairs}
-                seq = list(pairs)
-            else:
-                keys = dict(old.keys[r])
-                for p in removed:
-                    keys.pop(p, None)
-                for n in moved:
-                    for m in specs:
-                        p = (n, m) if n < m else (m, n)
-                        if p in keys:
-                            keys[p] = key(p, r)
-                keys.update((p, key(p, r)) for p in new)
-                out = removed | fresh
-                seq = list(old.pairs[r]) if out.isdisjoint(old.ranks[r]) else [p for p in old.pairs[r] if p not in out]
-                seq.extend(new)
-            seq.sort(key=keys.__getitem__)
-            ks = [keys[p] for p in seq]
-            if any(map(int.__eq__, ks, itertools.islice(ks, 1, None))):
-                # Two pairs with the same key (rare): Schedule's stable sort of the pairs in name
-                # order puts them in name order.
-                seq.sort(key=lambda p: (keys[p], p))
-            keys_of.append(keys)
-            lists.append(seq)
-            ranks.append(dict(zip(seq, range(len(seq)))))
-        return _Order(groups=group, keys=keys_of, pairs=lists, ranks=ranks)
-
-    @staticmethod
-    def _place(c: _Served, game_id: str) -> int:
-        """The index (place in the schedule) of a game of ``c``'s schedule (with the lock held)."""
-        p, k = c.index[game_id]
-        assert c.order is not None  # (set with the index)
-        return (k >> 1) * 2 * len(c.pairs) + 2 * c.order.ranks[k >> 1][p] + (k & 1)
+        # A new brain's games in a seeded random order over its opponents, the new brains taking turns.
+        first = plan.backlog(first, fresh)
+        return _Plan(fresh=fresh, full=full, plan=plan, changes=changes, found=found, first=first, rest=rest,
+                     skipped=skipped)
 
     def _placed(self, c: _Served, games: list[GameSummary]) -> list[GameSummary]:
         """``games`` with their places in the schedule as it is now: a counted game keeps the index
         it had when it was counted, and a new bot's name moves the others (with the lock held)."""
         out = []
         for s in games:
-            if s.id in c.index and s.index != (i := self._place(c, s.id)):
+            if c.plan is not None and s.id in c.plan and s.index != (i := c.plan.index(s.id)):
                 s = attrs.evolve(s, index=i)
             out.append(s)
         return out
@@ -746,7 +698,7 @@ class Host:
             stored, c.stored_since = c.stored_since or [], None
         if plan is None:
             return
-        bots, j = plan.bots, c.journal
+        bots, j = plan.plan.schedule.bots, c.journal
         assert j is not None and c.seed is not None  # (set by _open)
         described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
@@ -766,32 +718,32 @@ class Host:
         names = [b.name for b in bots]
         with self._lock:
             if plan.full or c.board is None:
-                counted, board, index, unplayed = {}, Board(c.info.scoring, names), {}, set()
+                counted, board, unplayed = {}, Board(c.info.scoring, names), set()
                 recent: list[GameSummary] = []
             else:
-                counted, board, index, unplayed, recent = c.counted, c.board, c.index, c.unplayed, c.recent
-                for gid in plan.dropped:  # the games of the bots changed or gone
-                    del index[gid]
+                counted, board, unplayed, recent = c.counted, c.board, c.unplayed, c.recent
+                dropped = plan.changes.removed
+                for gid in dropped:  # the games of the bots changed or gone
                     unplayed.discard(gid)
                     s = counted.pop(gid, None)
                     if s is not None:
                         board.remove(s.bots, s.winner)
-                if plan.dropped:
+                if dropped:
                     recent = [s for s in recent if s.id in counted]
                 for n in set(board.bots).difference(names):
                     board.remove_bot(n)
                 for n in names:
                     board.add_bot(n)
-            index.update(plan.added)
-            unplayed.update(plan.added)
-            c.stale = not plan.full and (c.stale or bool(counted) and plan.order is not c.order)
-            c.index, c.counted, c.board, c.unplayed = index, counted, board, unplayed
-            c.pairs, c.order, c.planned = plan.pairs, plan.order, {b.name: b.hash for b in bots}
+            index = plan.plan
+            unplayed.update(t.id for t in plan.changes.added)
+            c.stale = not plan.full and (c.stale or bool(counted) and plan.changes.moved)
+            c.plan, c.counted, c.board, c.unplayed = index, counted, board, unplayed
+            c.planned = {b.name: b.hash for b in bots}
             # The new pairs' games found in the journal, and the games stored after the plan looked for them.
             new = []
             for s in itertools.chain(plan.found, stored):
                 if s.id in index and s.id not in counted:
-                    i = self._place(c, s.id)
+                    i = index.index(s.id)
                     s = counted[s.id] = s if s.index == i else attrs.evolve(s, index=i)
                     unplayed.discard(s.id)
                     board.add(s.bots, s.winner)
@@ -814,7 +766,8 @@ class Host:
         self._finish_run(c)
 
     def _finish_run(self, c: _Served) -> None:
-        if c.run_id is not None and not len(c.queue) and not any(gid in c.index for gid in c.inflight):
+        plan = c.plan
+        if c.run_id is not None and not len(c.queue) and not any(plan is not None and g in plan for g in c.inflight):
             assert c.journal is not None
             c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
 
@@ -829,9 +782,11 @@ class Host:
                 if c.builds:
                     self._turn = i + 1
                     item = c.builds.popleft()
-                    if item[0] in ("submission", "rebuild"):
+                    c.running_builds += 1
+                    if item[0] in ("submission", "rebuild", "check"):
                         row = self._store.get(item[1])
-                        if row is None:
+                        if row is None or row.status == "disabled":  # (an admin disabled it meanwhile)
+                            c.running_builds -= 1
                             continue
                         if item[0] == "submission":
                             self._store.set_status(row.id, "building")
@@ -849,22 +804,25 @@ class Host:
             return c, task, None
 
     def _fill(self) -> None:
-        from kothkit.serve import slots
-
         pool = self._slots
         if pool is None:  # stopped (stop() gave up waiting for this thread)
             return
-        while len(self._inflight) < self.jobs and not self._stopping.is_set():
+        while len(self._inflight) < pool.capacity() and not self._stopping.is_set():
             work = self._next()
             if work is None:
                 return
             c, item, folder = work
             try:
                 if folder is None:
-                    fut = pool.submit(slots.play, item, bool(c.info.pondering))
+                    fut = pool.play(item, bool(c.info.pondering))
+                elif item[0] == "check":
+                    from kothkit.serve import validation
+
+                    fut = pool.run_in(folder, validation.run, c.info.name, c.limits, dict(c.rules),
+                                      c.settings.check_against, c.seed or 0)
                 else:
-                    fut = pool.submit(slots.build, folder, c.settings.build_time, c.settings.build_memory_mb,
-                                      c.settings.build_processes)
+                    fut = pool.build(folder, c.settings.build_time, c.settings.build_memory_mb,
+                                     c.settings.build_processes)
             except RuntimeError:  # closed: the host is stopping
                 return
             self._inflight[fut] = (c, item, folder, self._slots_generation())
@@ -904,27 +862,31 @@ class Host:
         tries = self._tries
         tries[key] = tries.get(key, 0) + 1
         with self._lock:
+            if folder is not None:
+                c.running_builds = max(0, c.running_builds - 1)
             if folder is None:
                 c.inflight.pop(item.id, None)
                 c.queue.done(item)
-                if tries[key] <= RETRIES and item.id in c.index:
+                scheduled = c.plan is not None and item.id in c.plan
+                if tries[key] <= RETRIES and scheduled:
                     c.queue.push_back(item, not c.fresh.isdisjoint(b.name for b in item.players))
-                elif item.id in c.index:
+                elif scheduled:
                     self._note(f"{c.name}: game {item.id} ({' vs '.join(b.name for b in item.players)}) ended its "
                                f"worker {tries[key]} times: left unplayed until the host starts again")
             elif tries[key] <= RETRIES:
                 c.builds.appendleft(item)
             elif item[0] == "submission":
                 self._store.set_status(item[1], "build-failed", build_output="the build ended its worker (host error)")
+            elif item[0] == "check":
+                self._store.set_status(item[1], "check-failed")
             self._bump(c)
 
     def _stored(self, c: _Served, task, rows, error) -> None:
         if error is not None or not rows:
+            # Tried again like a game lost with its worker (a few times): never left out silently,
+            # which would leave its bots "playing" with a game due that nothing plays.
             self._note(f"{c.name}: game {task.id} could not be played: {error!r}")
-            with self._lock:
-                c.inflight.pop(task.id, None)
-                c.queue.done(task)
-                self._bump(c)
+            self._retry(c, task, None)
             return
         assert c.journal is not None
         c.journal.add_rows(rows)
@@ -932,9 +894,9 @@ class Host:
         with self._lock:
             c.inflight.pop(task.id, None)
             c.queue.done(task)
-            if task.id in c.index and task.id not in c.counted:  # (never counted twice)
+            if c.plan is not None and task.id in c.plan and task.id not in c.counted:  # (never counted twice)
                 c.unplayed.discard(task.id)
-                s = c.counted[task.id] = GameSummary(id=row[0], index=self._place(c, task.id),
+                s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
                                                      fault=row[8], reason=row[7], time=row[13])
                 assert c.board is not None  # (made with the index, by _apply)
@@ -949,11 +911,18 @@ class Host:
         self._finish_run(c)
 
     def _built(self, c: _Served, item, folder: str, result, error) -> None:
+        with self._lock:
+            c.running_builds = max(0, c.running_builds - 1)
+        if item[0] == "check":
+            self._checked(c, item, folder, result, error)
+            return
         ok, text, took = result if error is None else (False, f"the host could not run the build: {error}", 0.0)
         if item[0] == "folder":
             _, _, name, bot_hash = item
             with self._lock:
                 c.building.discard((name, bot_hash))
+                if ok and self.cluster is not None:
+                    c.built.add((name, bot_hash))
                 if not ok:
                     c.failed[(name, bot_hash)] = f"{folder}: {text}"
             self._scan(c)
@@ -962,7 +931,7 @@ class Host:
         from kothkit.bots.folders import BotError, load_folder
 
         row = self._store.get(item[1])
-        if row is None:
+        if row is None or row.status == "disabled":
             return
         spec = None
         if ok:
@@ -971,7 +940,8 @@ class Host:
             except (BotError, OSError) as e:
                 ok, text = False, f"the brain cannot be loaded: {e}"
             else:
-                if spec.build and not is_built(spec):
+                # (A cluster's worker built it on its own machine: the games find it built there.)
+                if spec.build and self.cluster is None and not is_built(spec):
                     ok, text = False, "the build left no brain to run"
         with self._lock:
             if not ok:
@@ -979,30 +949,74 @@ class Host:
                 if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
+                    c.queue.drop({row.bot})
                     self._bump(c)
-                    fresh = set()
+                    fresh: set = set()
                 else:
                     self._bump(c)
                     return
+            elif item[0] == "submission" and c.settings.check:
+                # The check before the ladder (kothkit.serve.validation): entered once it is done.
+                self._store.set_status(row.id, "checking", build_output=text, build_seconds=took)
+                c.builds.appendleft(("check", row.id))
+                self._bump(c)
+                return
             else:
-                before = c.active.get(row.bot)
-                if before is not None and before > row.id:
-                    # A newer brain of the same author built first: this one never plays.
-                    self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
-                    self._bump(c)
+                entered = self._enter(c, row, spec, text, took)
+                if entered is None:
                     return
-                if before is not None and before != row.id:
-                    played, total = self._progress(c, row.bot)
-                    self._store.set_status(before, "replaced", played=played, total=total)
-                self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
-                c.active[row.bot] = row.id
-                c.bots[row.bot] = spec
-                c.latest[row.bot] = row.time
-                c.logins[row.bot] = row.login
-                fresh = {row.bot}
+                fresh = entered
             # Scheduled once the builds that finished together are in (a burst of submissions
             # before a deadline would otherwise schedule the whole round robin again for each).
             c.changed = (c.changed or set()) | fresh
+
+    def _checked(self, c: _Served, item, folder: str, result, error) -> None:
+        """A brain's check is done: entered (if it passed, or the challenge enters brains that fail)."""
+        from kothkit.bots.folders import BotError, load_folder
+        from kothkit.serve import validation
+
+        row = self._store.get(item[1])
+        if row is None:
+            return
+        if error is not None:
+            result = (False, (), f"the host could not run the check: {error}", "")
+        check = validation.CheckResult(ok=bool(result[0]), games=tuple(result[1]), fault=result[2], log=result[3])
+        validation.save(self.state_dir, row.id, check)
+        spec = None
+        if check.ok or c.settings.check_failed_replaces:
+            try:
+                spec = load_folder(Path(folder))
+            except (BotError, OSError) as e:
+                check = attrs.evolve(check, ok=False, fault=f"the brain cannot be loaded: {e}")
+                validation.save(self.state_dir, row.id, check)
+        with self._lock:
+            if spec is None:
+                self._store.set_status(row.id, "check-failed")
+                self._bump(c)
+                return
+            fresh = self._enter(c, row, spec, None, 0.0)
+            if fresh is not None:
+                c.changed = (c.changed or set()) | fresh
+
+    def _enter(self, c: _Served, row, spec, text, took) -> set | None:
+        """Make the built brain of ``row`` its author's active one (the lock held): the bots whose
+        games are to be scheduled, or None (a newer brain of the author's is in already)."""
+        before = c.active.get(row.bot)
+        if before is not None and before > row.id:
+            # A newer brain of the same author built first: this one never plays.
+            self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
+            self._bump(c)
+            return None
+        if before is not None and before != row.id:
+            played, total = self._progress(c, row.bot)
+            self._store.set_status(before, "replaced", played=played, total=total)
+            c.queue.drop({row.bot})  # its old brain's games still queued: not played now
+        self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
+        c.active[row.bot] = row.id
+        c.bots[row.bot] = spec
+        c.latest[row.bot] = row.time
+        c.logins[row.bot] = row.login
+        return {row.bot}
 
     # -- reading ----------------------------------------------------------------------------
     def _progress(self, c: _Served, bot: str) -> tuple[int, int]:
@@ -1012,6 +1026,11 @@ class Host:
         if self._pending(c, bot):
             return 0, c.total_per_bot()
         return (c.board.games(bot) if c.board is not None else 0), c.total_per_bot()
+
+    @staticmethod
+    def _current(c: _Served) -> bool:
+        """Whether the applied schedule is of the bots as they are now (with the lock held)."""
+        return c.board is not None and c.planned == {n: b.hash for n, b in c.bots.items()}
 
     @staticmethod
     def _pending(c: _Served, bot: str) -> bool:
@@ -1024,16 +1043,21 @@ class Host:
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
         from kothkit.results.archive import iso_time
+        from kothkit.store.ratings import performance
 
         rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
         standings, rank, prev = [], 0, None
+        due = c.total_per_bot()
         for i, s in enumerate(rows):
             key = (s.points, s.wins)
             if key != prev:  # bots level on points and wins share a rank
                 rank, prev = i + 1, key
             owner = c.logins.get(s.bot) if c.kind == "submissions" else None
+            provisional = s.games < due or self._pending(c, s.bot)
+            elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
             standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
-                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot)))
+                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot), due=due,
+                                      provisional=provisional, elo=elo, elo_error=error))
         c.cache = (c.version, standings)
         return standings
 
@@ -1051,6 +1075,14 @@ class Host:
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
+
+    def play_setup(self, name: str) -> tuple:
+        """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
+        limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
+        c = self._get(name)
+        with self._lock:
+            brains = {bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()} if c.kind == "submissions" else {}
+        return c.info, c.limits, dict(c.rules), c.settings, brains
 
     def standings(self, name: str) -> list[Standing]:
         """The Scoreboard: every bot in the current round robin, best first."""
@@ -1087,7 +1119,7 @@ class Host:
             s = c.counted.get(game_id)
             if s is not None:
                 return self._placed(c, [s])[0]
-        row = self._read(c, f"SELECT {_SUMMARY_COLUMNS} FROM games WHERE id=?", game_id)
+        row = self._read(c, game_id)
         if row is None:
             raise KeyError(f"no game {game_id!r} in {name}")
         return _summary(row)
@@ -1101,16 +1133,18 @@ class Host:
         with self._lock:
             return {c.logins[b] for b in s.bots if b in c.logins}
 
-    def _read(self, c: _Served, query: str, game_id: str):
-        """One row of ``c``'s journal, read-only (the dispatcher may be writing it)."""
+    def _read(self, c: _Served, game_id: str):
+        """One game's summary row of ``c``'s journal (Journal.summaries), read-only (the dispatcher
+        may be writing it); None if it is not there."""
+        from kothkit.store.journal import Journal
+
         if not isinstance(game_id, str) or not re.fullmatch(r"[0-9a-f]{1,64}", game_id):
             return None
         try:
-            with closing(sqlite3.connect(f"file:{c.journal_path.resolve()}?mode=ro", uri=True, timeout=30)) as db:
-                row = db.execute(query, (game_id,)).fetchone()
+            with Journal(c.journal_path, readonly=True) as reader:
+                return next(reader.summaries([game_id]), None)
         except sqlite3.Error:
             return None
-        return None if row is None else tuple(row)
 
     def _transcript(self, name: str, game_id: str, pictures: bool):
         from kothkit.results.archive import read_game, transcript
@@ -1175,6 +1209,9 @@ class Host:
         :class:`UnknownLanguage` (also for a folder challenge), :class:`RateLimited` (with
         ``retry_after`` seconds), all :class:`SubmitError`; KeyError for an unknown challenge."""
         c = self._get(name)
+        phase = self.phase(name)
+        if not phase.taking and c.kind == "submissions":
+            raise PhaseClosed(f"submissions are not taken now: {phase.text}")
         row = self._store.add(c.name, c.settings, login, filename, language, data)
         with self._lock:
             c.logins[row.bot] = row.login
@@ -1187,9 +1224,11 @@ class Host:
         """The challenge's submissions (only ``login``'s, if given), newest first."""
         c = self._get(name)
         rows = self._store.list(c.name, login)
-        return [self._submission(c, r) for r in rows]
+        with self._lock:  # (the whole list of one moment; whether the schedule is current worked out once)
+            current = self._current(c)
+            return [self._submission(c, r, current) for r in rows]
 
-    def _submission(self, c: _Served, row: Row) -> Submission:
+    def _submission(self, c: _Served, row: Row, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
         if status == "active":
             with self._lock:
@@ -1197,12 +1236,129 @@ class Host:
                     played, total = self._progress(c, row.bot)
                     # Until its games are scheduled (milliseconds) it is playing none of them yet: never
                     # "done" with its previous brain's counts (statuses only go forward: no "queued" again).
-                    status = "playing" if self._pending(c, row.bot) or played < total else "done"
+                    # Done only with the schedule current (every bot in it as it is now: else a bot
+                    # just gone or come changes what is due) and each of its games counted.
+                    done = played >= total and (self._current(c) if current is None else current)
+                    status = "done" if done and not self._pending(c, row.bot) else "playing"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
         return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
                           language=row.language, filename=row.filename, size=row.size, status=status,
                           build_output=row.build_output, played=played, total=total)
+
+    # -- phases -----------------------------------------------------------------------------
+    def _due(self, c: _Served) -> bool:
+        """Whether ``c`` has work still to do: builds, games, a schedule (with the lock held)."""
+        if c.journal is None or c.board is None:
+            return True
+        if c.builds or c.running_builds or len(c.queue) or c.inflight or c.planner is not None or c.changed:
+            return True
+        if any(self._pending(c, b) for b in c.bots):
+            return True
+        return bool(self._store.with_status(c.name, "queued", "building")) if c.kind == "submissions" else False
+
+    def phase(self, name: str, now: dt.datetime | None = None) -> Phase:
+        """The challenge's phase now (or at ``now``): see :class:`Phase`."""
+        c = self._get(name)
+        opens, closes = c.settings.opens, c.settings.closes
+        now = now or dt.datetime.now(dt.UTC)
+        if opens is not None and now < opens:
+            return Phase("before", opens, closes, f"submissions open at {_date(opens)}")
+        if closes is not None and now >= closes:
+            with self._lock:
+                due = self._due(c)
+            if due:
+                return Phase("closed", opens, closes, f"closed at {_date(closes)}: the last games are being played")
+            return Phase("final", opens, closes, f"closed at {_date(closes)}: the standings are final")
+        if closes is not None:
+            return Phase("open", opens, closes, f"open until {_date(closes)}")
+        return Phase("open", opens, closes, "open")
+
+    # -- an admin's tools -------------------------------------------------------------------
+    def rejudge(self, name: str, sub_id: int) -> str:
+        """Judge submission ``sub_id`` again: an active brain's games are deleted from the journal
+        and played again (the standings drop them meanwhile); a brain whose build failed is built
+        again.  What was done, in words; KeyError if there is no such submission."""
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        if row.status == "build-failed":
+            self._store.set_status(row.id, "queued")
+            with self._lock:
+                c.builds.append(("submission", row.id))
+                self._bump(c)
+            self._wake.set()
+            return f"submission {row.id}: built again"
+        if row.status != "active":
+            raise SubmitError(f"submission {row.id} is {row.status}: only an active brain or a failed build "
+                              "is rejudged")
+
+        def replay() -> None:
+            with self._lock:
+                if c.active.get(row.bot) != row.id or row.bot not in c.planned or c.plan is None:
+                    return
+                ids = [gid for gid, (pair, _k) in c.plan.where.items() if row.bot in pair and gid not in c.inflight]
+                # Out of the schedule and in again: its games leave the board and are looked for afresh.
+                spec = c.bots.pop(row.bot)
+            assert c.journal is not None  # (opened by _open)
+            c.journal.delete(ids)
+            self._reschedule(c, set(), wait=True)
+            with self._lock:
+                if c.active.get(row.bot) == row.id:
+                    c.bots[row.bot] = spec
+            self._reschedule(c, {row.bot}, wait=True)
+
+        self._commands.put(replay)
+        self._wake.set()
+        return f"submission {row.id}: its games are played again"
+
+    def disable(self, name: str, sub_id: int) -> str:
+        """Take the active brain ``sub_id`` out of the round robin (its games leave the standings);
+        its author's next submission plays as usual.  KeyError if there is no such submission."""
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        if row.status not in ("active", "queued", "building"):
+            raise SubmitError(f"submission {row.id} is {row.status}: only an active or queued brain is disabled")
+        self._store.set_status(row.id, "disabled")
+
+        def leave() -> None:
+            with self._lock:
+                if c.active.get(row.bot) != row.id:
+                    return
+                del c.active[row.bot]
+                c.bots.pop(row.bot, None)
+            self._reschedule(c, set(), wait=True)
+
+        self._commands.put(leave)
+        self._wake.set()
+        return f"submission {row.id}: disabled"
+
+    def work(self) -> dict:
+        """The work queue and the slots, for the admin page: the slots' number and use, and per
+        challenge the games queued and in play (their bots) and the builds waiting and running."""
+        rows: list[dict] = []
+        pool = self._slots
+        # With a cluster: its workers (those checked) and what each plays or builds.
+        out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
+               "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers()}
+        for c in self._served:
+            with self._lock:
+                rows.append({
+                    "name": c.name, "queued": len(c.queue), "builds_waiting": len(c.builds),
+                    "builds_running": c.running_builds,
+                    "playing": sorted((t.id, tuple(b.name for b in t.players)) for t in c.inflight.values()),
+                })
+        return out
+
+    def brains(self, name: str) -> dict[str, tuple[str, int, float]]:
+        """Each active brain of a submissions challenge: bot -> (its hash, its submission's id, its time)."""
+        c = self._get(name)
+        with self._lock:
+            return {bot: (c.bots[bot].hash, sid, c.latest.get(bot) or 0.0) for bot, sid in c.active.items()
+                    if bot in c.bots}
 
     def stored_game(self, name: str, game_id: str):
         """(archive, record, game info) of one stored game, read-only: for the pages that re-play a

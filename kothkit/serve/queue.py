@@ -5,10 +5,13 @@ Nothing here is stored: the queue is what the state says is not done yet
 rebuilds it and redoes what was cut short.
 
 Order: builds first (a submission waits for nothing but its build), then the games
-of a new or changed bot (a new submission's), then the rest (games left over
+of a new or changed bot (a new submission's: in the order of
+:meth:`kothkit.playing.schedule.Planned.backlog`, its opponents in a seeded random
+order, the new bots taking turns), then the rest (games left over
 from a restart, or played again because the game's code changed).  At each level
 the challenges take turns (round robin), so that no challenge starves another
-however many games it has queued.  A stateful bot is in at most one game at a
+however many games it has queued.  A replaced brain's queued games are dropped at
+once (:meth:`GameQueue.drop`).  A stateful bot is in at most one game at a
 time, and gets its games in schedule order.
 """
 
@@ -47,6 +50,14 @@ class GameQueue:
     def push_back(self, task: GameTask, fresh: bool) -> None:
         """A game lost with its worker: first in line again."""
         (self.fresh if fresh else self.rest).appendleft(task)
+
+    def drop(self, bots: set[str]) -> int:
+        """Take out the queued games of ``bots`` (a brain replaced: its games are not played);
+        how many were dropped."""
+        before = len(self)
+        self.fresh = deque(t for t in self.fresh if bots.isdisjoint(b.name for b in t.players))
+        self.rest = deque(t for t in self.rest if bots.isdisjoint(b.name for b in t.players))
+        return before - len(self)
 
     def take(self, level: int) -> GameTask | None:
         """The next game at ``level`` (0: fresh, 1: rest) that can start now, or None."""

@@ -5,15 +5,15 @@ asked, in time that grows with the games (some 40,000 for 200 course bots).  The
 host's Scoreboard is asked for after every game, so :class:`Board` keeps each
 bot's wins, draws, losses and points as games come (for match scoring, each
 pair's games too, re-scoring only that pair's match), and a ranking is a sort of
-the bots.  It ranks exactly as the Tally does (``tests/serve/test_scoreboard.py``
-checks this on random results).
+the bots by the Tally's own key (:func:`kothkit.scoring.rank_key`).  It counts exactly
+as the Tally does (``tests/serve/test_scoreboard.py`` checks this on random results).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kothkit.scoring import Scoring, Standing
+from kothkit.scoring import Scoring, Standing, rank_key
 
 
 class Board:
@@ -144,19 +144,4 @@ class Board:
                                      match_losses=ml))
             else:
                 rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
-        submitted = submitted or {}
-
-        def key(row: Standing):
-            k: list = [-row.points]
-            for t in s.tiebreak:
-                if t == "wins":
-                    k.append(-row.wins)
-                elif t == "submitted":
-                    date = submitted.get(row.bot)
-                    k.append((date is None, date or ""))
-                else:
-                    k.append(row.bot)
-            k.append(row.bot)
-            return k
-
-        return sorted(rows, key=key)
+        return sorted(rows, key=rank_key(s, submitted))

@@ -12,6 +12,13 @@
     build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
     build_memory_mb = 1024    # real memory a build may use (then it is killed: build failed, memory)
     build_processes = 256     # processes (tasks) a build may run at once
+    check = true              # a brain that built plays a validation pair before the ladder (default: false)
+    check_against = "threat"  # the bundled bot it plays (default: the first by name)
+    check_failed_replaces = true  # a brain that fails the check still replaces the author's previous one
+    play_own = true           # a student may play their own latest brain on the Play page (default: true)
+    play_all = false          # anyone may play every author's latest brain there (default: false)
+    opens = 2026-02-01T09:00:00+01:00   # submissions taken from then (default: always; a time zone is needed)
+    closes = 2026-05-31T23:59:00+02:00  # and until then: then the games due are played, the standings final
 
     [serve.languages.c11]     # the build profiles offered (default: c11, cpp17, python3)
     label = "C11 (gcc -O2)"
@@ -28,6 +35,7 @@ A wrong key or value is a :class:`SettingsError` naming the file and line.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shlex
 import tomllib
@@ -40,7 +48,8 @@ from kothkit.serve.views import Language
 
 KINDS = ("folder", "submissions")
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
-        "build_memory_mb", "build_processes"}
+        "build_memory_mb", "build_processes", "check", "check_against", "check_failed_replaces", "play_own",
+        "play_all", "opens", "closes"}
 LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -71,6 +80,16 @@ class ServeSettings:
     build_memory_mb: int = 1024
     build_processes: int = 256
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
+    #: The check before the ladder (kothkit.serve.validation).
+    check: bool = False
+    check_against: str | None = None
+    check_failed_replaces: bool = True
+    #: Whom the Play page offers besides the bundled bots (kothkit.serve.playsite).
+    play_own: bool = True
+    play_all: bool = False
+    #: When submissions open and close (aware datetimes; None: no such date).
+    opens: dt.datetime | None = None
+    closes: dt.datetime | None = None
 
     def language(self, lang_id: str) -> Language | None:
         return next((lang for lang in self.languages if lang.id == lang_id), None)
@@ -153,6 +172,20 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
+    flags = {}
+    for k, default in (("check", False), ("check_failed_replaces", True), ("play_own", True), ("play_all", False)):
+        v = table.get(k, default)
+        if type(v) is not bool:
+            raise err(f"{k} must be true or false, got {v!r}", k)
+        flags[k] = v
+    against = table.get("check_against")
+    if against is not None and (not isinstance(against, str) or not LANGUAGE_ID.fullmatch(against)):
+        raise err(f"check_against must be the name of one of the game's bundled bots, got {against!r}",
+                  "check_against")
+    dates = {k: _date(table.get(k), k, err) for k in ("opens", "closes")}
+    if dates["opens"] and dates["closes"] and dates["opens"] >= dates["closes"]:
+        raise err(f"closes ({dates['closes'].isoformat()}) must come after opens ({dates['opens'].isoformat()})",
+                  "closes")
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
     if "languages" in table:
         given = table["languages"]
@@ -163,7 +196,24 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
                          build_seconds_per_day=budget, languages=languages, build_memory_mb=build_memory_mb,
-                         build_processes=build_processes)
+                         build_processes=build_processes, check_against=against, opens=dates["opens"],
+                         closes=dates["closes"], **flags)
+
+
+def _date(value: Any, key: str, err) -> dt.datetime | None:
+    """A date with its time and time zone: a TOML offset date-time, or such a string (ISO 8601)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise err(f"{key} must be a date and time with a time zone, such as 2026-05-31T23:59:00+02:00, "
+                      f"got {value!r}", key) from None
+    if not isinstance(value, dt.datetime) or value.tzinfo is None or value.utcoffset() is None:
+        raise err(f"{key} must be a date and time with a time zone (such as 2026-05-31T23:59:00+02:00 or "
+                  f"...Z), got {value!r}", key)
+    return value
 
 
 def _argv(value: Any, key: str, where: str, err, empty_ok: bool) -> tuple[str, ...]:

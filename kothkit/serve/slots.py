@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from kothkit.playing.tournament import die_with
 from kothkit.store.records import GameTask
 
 #: This worker's cores: one, or one per seat when the host gives games that allow pondering two
@@ -30,7 +31,7 @@ from kothkit.store.records import GameTask
 _CPUS: tuple[int, ...] = ()
 
 
-def _init_worker(counter, cores: list[tuple[int, ...]] | None) -> None:
+def _init_worker(counter, cores: list[tuple[int, ...]] | None, host: int) -> None:
     global _CPUS
     with counter.get_lock():
         slot = counter.value
@@ -41,12 +42,7 @@ def _init_worker(counter, cores: list[tuple[int, ...]] | None) -> None:
             os.sched_setaffinity(0, {_CPUS[0]})
         except OSError:  # pinning is for fair timing; a game plays the same without it
             pass
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: die with the host
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
+    die_with(host)  # the worker dies with the host, even one that died as the worker started
     # SIGTERM (the host's kill, or its death): leave at once; the bots' jails die with this process.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
     # Ctrl-C at the host's terminal reaches its whole process group: the host decides, not its workers.
@@ -169,7 +165,7 @@ class Slots:
     def _make(self) -> cf.ProcessPoolExecutor:
         ctx = multiprocessing.get_context("spawn")
         return cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
-                                      initargs=(ctx.Value("i", 0), self._cores))
+                                      initargs=(ctx.Value("i", 0), self._cores, os.getpid()))
 
     def submit(self, fn, *args) -> cf.Future:
         with self._lock:
@@ -183,6 +179,27 @@ class Slots:
                 lost: cf.Future = cf.Future()
                 lost.set_exception(e)
                 return lost
+
+    def play(self, task: GameTask, pondering: bool) -> cf.Future:
+        """A future of ``task``'s journal rows, played in a worker (see :func:`play`)."""
+        return self.submit(play, task, pondering)
+
+    def build(self, folder: str, timeout: float, memory_mb: int | None = None,
+              processes: int | None = None) -> cf.Future:
+        """A future of the build of ``folder`` in a worker: (ok, output, seconds) (see :func:`build`)."""
+        return self.submit(build, folder, timeout, memory_mb, processes)
+
+    def run_in(self, folder: str, fn, *args) -> cf.Future:
+        """A future of ``fn(folder, *args)`` in a worker (a brain's check, on its built folder)."""
+        return self.submit(fn, folder, *args)
+
+    def capacity(self) -> int:
+        """Games or builds to keep in flight."""
+        return self.jobs
+
+    def workers(self) -> dict[str, list[str]]:
+        """The workers by name and what each plays: the host's own slots are not named."""
+        return {}
 
     def restart(self) -> None:
         """After a worker died: kill what is left of the pool; the next submit makes a new one."""

@@ -254,7 +254,8 @@ class Store:
     def requeue_building(self) -> int:
         """At start: builds cut short by a stop or a crash are queued again; how many."""
         with self._lock:
-            return self.db.execute("UPDATE submissions SET status='queued' WHERE status='building'").rowcount
+            return self.db.execute("UPDATE submissions SET status='queued' "
+                                   "WHERE status IN ('building', 'checking')").rowcount
 
 
 def _write_bot(folder: Path, lang, bot: str, data: bytes) -> None:

@@ -71,6 +71,13 @@ class Standing:
     games: int
     #: Time of the bot's latest submission, or of its folder's latest change.
     latest: float | None
+    #: Games the bot has in the round robin; while fewer are counted the row is provisional: its
+    #: rank is by the games so far, and ``elo`` ± ``elo_error`` (kothkit.store.ratings.performance)
+    #: says how far they go (None where they do not tell yet).
+    due: int = 0
+    provisional: bool = False
+    elo: float | None = None
+    elo_error: float | None = None
 
 
 @attrs.frozen

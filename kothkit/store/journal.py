@@ -324,9 +324,21 @@ def check(path: str | Path) -> None:
         raise JournalError(f"{path}: not a usable kothkit journal ({e})") from None
 
 
+#: The columns of :meth:`Journal.summaries`.
+SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+
+
 class Journal:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, readonly: bool = False):
+        """``readonly``: a reader beside the journal's writer (another thread's or process's), which
+        never writes: the reads below work, the writes fail."""
         self.path = Path(path)
+        self._checkpointer: _Checkpointer | None = None
+        if readonly:
+            self.db = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=30,
+                                      isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
         try:
@@ -357,7 +369,7 @@ class Journal:
         # from the disk cache for every batch.  64 MB holds the index of about a million.
         self.db.execute("PRAGMA cache_size=-65536")
         self._checkpointed = time.monotonic()
-        self._checkpointer: _Checkpointer | None = None  # started by the first add_rows
+        # (the checkpointer is started by the first add_rows)
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -437,6 +449,15 @@ class Journal:
                 if names is None:
                     names = seats[players] = tuple(json.loads(players))
                 yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
+
+    def summaries(self, ids: Sequence[str]) -> Iterator[tuple[str, int, str, str | None, str | None, str | None, str,
+                                                             float | None]]:
+        """(id, idx, players (JSON), winner, verdict, fault, reason, finished_at) of the stored games
+        among ``ids``, in no particular order: what a scoreboard keeps of a game."""
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            yield from (tuple(r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

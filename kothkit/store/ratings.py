@@ -304,6 +304,25 @@ class SPRT:
         return None
 
 
+def performance(wins: int, draws: int, losses: int) -> tuple[float | None, float | None]:
+    """(Elo, half the width of its 95% interval) of a bot's games so far against the field it met,
+    relative to its average opponent: for a bot whose games are still being played (a provisional
+    row of a live scoreboard), met in a random order so that its games so far are a fair sample
+    of its opponents.  The games count as independent trials (win, draw, loss); (None, None)
+    without games, an open error (None) where the score is 0 or 1 or the interval reaches them."""
+    n = wins + draws + losses
+    if n == 0:
+        return None, None
+    score = (wins + draws / 2) / n
+    var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / n
+    sd_mean = math.sqrt(var / n)
+    hi, lo = score + Z95 * sd_mean, score - Z95 * sd_mean
+    if not 0 < score < 1:  # every game won (or lost): no finite Elo yet
+        return None, None
+    err = (elo_of(hi) - elo_of(lo)) / 2 if 0 < lo and hi < 1 else None
+    return elo_of(score), err
+
+
 # -- a field: Bradley–Terry ratings ---------------------------------------------------------
 
 

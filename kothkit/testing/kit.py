@@ -557,14 +557,14 @@ class Kit:
         except ConformanceError:
             raise
         except Exception as e:
-            raise where.fail(f"the {hook} hook raised {type(e).__name__}: {e}") from e
+            raise where.fail(f"{hook} raised {type(e).__name__}: {e}") from e
         after = (match.next(), match.legal_replies())
         if not (_same(before[0], after[0]) and _same(before[1], after[1])):
-            raise where.fail(f"the {hook} hook changed the match (it must only read it)")
+            raise where.fail(f"{hook} changed the match (it must only read it)")
         return found
 
     def check_pictures(self) -> None:
-        """The game's ``kothkit_picture`` hook, if it has one, draws every position of several games
+        """The game's picture (``Match.picture``), if it has one, draws every position of several games
         (before the first reply to the end) without raising, as a Grid the page can draw, an Svg or
         a list of them, and leaves the match as it was."""
         from kothkit.picture import PictureError, picture_of
@@ -575,7 +575,9 @@ class Kit:
                     return picture_of(self.info, match)
                 except PictureError as e:
                     raise where.fail(str(e)) from None
-            self._unchanged(match, "kothkit_picture", call, where)
+            own = type(match).picture is not Match.picture
+            self._unchanged(match, f"{type(match).__name__}.picture()" if own else "the kothkit_picture hook",
+                            call, where)
 
         for seed in self._few(3):
             p = self.playout(seed, visit=lambda match, prompt, legal, where: draw(match, where))
@@ -585,47 +587,53 @@ class Kit:
             draw(match, where)
 
     def check_play_by_a_person(self) -> None:
-        """The game's ``kothkit_human`` hook, if it has one, gives a Turn at every prompt of several
+        """The game's play by a person (``Match.human``), if it offers it, gives a Turn at every prompt of several
         games: a board and a question as text, a handshake's ``auto`` reply the game accepts, a
         ``parse`` that reads typing slips as a Mistake (never another exception), a picture the page
         can draw and a ``cell`` text for each of its cells; and it leaves the match as it was."""
         from kothkit.human import Mistake, Turn, judge
         from kothkit.picture import Grid, PictureError, panels_of
-        from kothkit.plugins import plugin_manager
+        from kothkit.plugins import legacy_answer
 
-        hook = plugin_manager().hook.kothkit_human
+        own = getattr(self.info.match, "human", Match.human) is not Match.human
+        hook = f"{getattr(self.info.match, '__name__', 'the match')}.human()" if own else "the kothkit_human hook"
+
+        def turn_at(match: Match, prompt: Prompt) -> Any:
+            if own:
+                return match.human(prompt)
+            return legacy_answer("kothkit_human", game=self.info, match=match, prompt=prompt)
+
         slips = ("", "?", "zzz", "-1", "99 99", "1,2,3,4,5,6,7,8,9", "x" * 300)
         offered: list[bool] = []
         picks: set[int] = set()
 
         def ask(match: Match, prompt: Prompt, where: Where) -> None:
-            turn = self._unchanged(match, "kothkit_human",
-                                   lambda: hook(game=self.info, match=match, prompt=prompt), where)
+            turn = self._unchanged(match, hook, lambda: turn_at(match, prompt), where)
             if turn is None:
                 if offered and offered[-1]:
-                    raise where.fail("the kothkit_human hook gave no Turn here, after Turns at earlier prompts: "
+                    raise where.fail(f"{hook} gave no Turn here, after Turns at earlier prompts: "
                                      "`kothkit play` would stop mid-game")
                 offered.append(False)
                 return
             if offered and not offered[-1]:
-                raise where.fail("the kothkit_human hook gave a Turn here, after None at an earlier prompt")
+                raise where.fail(f"{hook} gave a Turn here, after None at an earlier prompt")
             offered.append(True)
             if not isinstance(turn, Turn):
-                raise where.fail(f"the kothkit_human hook returned {short(turn)}, not a kothkit.human.Turn")
+                raise where.fail(f"{hook} returned {short(turn)}, not a kothkit.people.Turn")
             if turn.auto is not None:
                 rejected = judge(match, prompt.seat, turn.auto)
                 if rejected is not None:
-                    raise where.fail(f"the kothkit_human hook's auto reply {short(turn.auto)} is rejected: "
+                    raise where.fail(f"{hook}'s auto reply {short(turn.auto)} is rejected: "
                                      f"{rejected.reason}")
                 return
             if not isinstance(turn.board, str) or not isinstance(turn.asks, str) or not turn.asks.strip():
-                raise where.fail("the kothkit_human hook's Turn needs its board and what to type (asks) as text")
+                raise where.fail(f"{hook}'s Turn needs its board and what to type (asks) as text")
             if not callable(turn.parse):
-                raise where.fail("the kothkit_human hook's Turn has no parse(text) to read the person's entry")
+                raise where.fail(f"{hook}'s Turn has no parse(text) to read the person's entry")
             try:
                 panels = panels_of(turn.picture) or []
             except PictureError as e:
-                raise where.fail(f"the kothkit_human hook's Turn.picture {e}") from None
+                raise where.fail(f"{hook}'s Turn.picture {e}") from None
             if where.step not in picks:
                 return
             cell, grid = turn.cell, next((p for p in panels if isinstance(p, Grid)), None)
@@ -635,16 +643,16 @@ class Kit:
                         for c in range(len(row)):
                             text = cell(r, c)
                             if not isinstance(text, str):
-                                raise where.fail(f"the kothkit_human hook's Turn.cell({r}, {c}) returned "
+                                raise where.fail(f"{hook}'s Turn.cell({r}, {c}) returned "
                                                  f"{short(text)}, not the text it types")
-                self._unchanged(match, "kothkit_human Turn.cell", cells, where)
+                self._unchanged(match, f"{hook}'s Turn.cell", cells, where)
             for slip in slips:
                 try:
                     turn.parse(slip)
                 except Mistake:
                     pass
                 except Exception as e:
-                    raise where.fail(f"the kothkit_human hook's parse({short(slip)}) raised {type(e).__name__}: "
+                    raise where.fail(f"{hook}'s parse({short(slip)}) raised {type(e).__name__}: "
                                      f"{e}; a typing slip must raise kothkit.human.Mistake, saying what is "
                                      "wrong") from e
 
@@ -654,25 +662,17 @@ class Kit:
             self.playout(seed, visit=lambda match, prompt, legal, where: ask(match, prompt, where))
 
     def check_exporters(self) -> None:
-        """Every export format the game's plugins give (``kothkit_exporters``), and the core's json
-        and html (its replay page, with the game's pictures), writes several finished games as
-        text without raising."""
-        from kothkit.plugins import plugin_manager
+        """Every export format the game gives (``GameInfo.exporters``, or a plugin's deprecated
+        ``kothkit_exporters`` hook), and the core's json and html (its replay page, with the game's
+        pictures), writes several finished games as text without raising."""
+        from kothkit.plugins import PluginError, exporters_of
         from kothkit.results.export import html_page, json_document
 
         formats: dict[str, Any] = {"json": json_document, "html": html_page}
-        for impl in plugin_manager().hook.kothkit_exporters.get_hookimpls():
-            try:
-                extra = impl.function(*[{"game": self.info}[a] for a in impl.argnames])
-            except Exception as e:
-                raise ConformanceError(f"{self.name}: the kothkit_exporters hook of {impl.plugin_name} raised "
-                                       f"{type(e).__name__}: {e}") from e
-            if extra is None:
-                continue
-            if not isinstance(extra, dict) or not all(isinstance(k, str) and callable(v) for k, v in extra.items()):
-                raise ConformanceError(f"{self.name}: the kothkit_exporters hook of {impl.plugin_name} returned "
-                                       f"{short(extra)}, not {{format name: exporter(transcript) -> str}}")
-            formats.update(extra)
+        try:
+            formats.update(exporters_of(self.info))
+        except PluginError as e:
+            raise ConformanceError(f"{self.name}: {e}") from e
         for seed in self._few(3):
             t = _transcript(self.info, seed, self.rules, self.playout(seed))
             where = f"{self.name}, seed {seed} (the game of check_playouts)"

@@ -140,6 +140,17 @@ class Connect4Match(Match):
             return codec.encode_prompt(*payload)
         return str(payload)
 
+    # -- for people: drawn in views.py, so that a picture's edit changes no game's id --------------
+    def picture(self) -> Any:
+        from kothkit_connect4_hidden.views import picture
+
+        return picture(self)
+
+    def human(self, prompt: Prompt) -> Any:
+        from kothkit_connect4_hidden.views import human
+
+        return human(prompt)
+
     def legal_replies(self) -> list[int]:
         # Every column is legal (a full one is a pass) until the game is over.
         return [] if self.outcome is not None else list(range(COLS))

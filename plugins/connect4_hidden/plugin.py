@@ -29,21 +29,3 @@ INFO = GameInfo(
 @hookimpl
 def kothkit_games():
     return [INFO]
-
-
-@hookimpl
-def kothkit_picture(game, match):
-    if game.name != INFO.name:
-        return None
-    from kothkit_connect4_hidden.views import picture
-
-    return picture(match)
-
-
-@hookimpl
-def kothkit_human(game, match, prompt):
-    if game.name != INFO.name:
-        return None
-    from kothkit_connect4_hidden.views import human
-
-    return human(prompt)

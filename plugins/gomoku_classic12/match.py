@@ -15,15 +15,12 @@ ended it (a PLACE with no TURN after it) to the other seat, then ``END`` to both
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
 
 from . import codec
 from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
-
-DEFAULT_RULES = {"opening": "center4"}
 
 
 def colour_of(seat: int) -> int:
@@ -40,17 +37,7 @@ def _show(reply: Any) -> str:
 
 
 class ClassicMatch(Match):
-    @classmethod
-    def check_rules(cls, rules: Mapping[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(rules) - set(DEFAULT_RULES))
-        if unknown:
-            raise ValueError(f"gomoku_classic12: unknown rules setting {unknown[0]!r} "
-                             f"(known: {', '.join(DEFAULT_RULES)})")
-        merged = {**DEFAULT_RULES, **rules}
-        if merged["opening"] not in OPENINGS:
-            known = ", ".join(repr(k) for k in OPENINGS)
-            raise ValueError(f"gomoku_classic12: opening must be one of {known}, got {merged['opening']!r}")
-        return merged
+    RULES = {"opening": Rule("center4", one_of(*OPENINGS), "the stones on the board before the first move")}
 
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
@@ -106,10 +93,10 @@ class ClassicMatch(Match):
         self.board.put(row, col, self.to_move)
         self.moves.append((seat, row, col))
         if self.board.makes_five(row, col):
-            self.outcome = Outcome(winner=seat, reason=f"five in a row ending at {row} {col}")
+            self.win(seat, f"five in a row ending at {row} {col}")
             self._ended_by_move = True
         elif self.board.full():
-            self.outcome = Outcome(winner=None, reason="board full")
+            self.draw("board full")
             self._ended_by_move = True
         else:
             self.to_move = WHITE if self.to_move == BLACK else BLACK
@@ -127,6 +114,17 @@ class ClassicMatch(Match):
                 code = codec.END_WON if outcome.winner == seat else codec.END_LOST
             lines.append(Message(seat, codec.end(code)))
         return tuple(lines)
+
+    # -- for people: drawn in views.py, so that a picture's edit changes no game's id --------------
+    def picture(self) -> Any:
+        from .views import picture
+
+        return picture(self)
+
+    def human(self, prompt: Prompt) -> Any:
+        from .views import human
+
+        return human(self, prompt)
 
     # -- conformance helpers -----------------------------------------------------------
     def legal_replies(self) -> list[Any]:

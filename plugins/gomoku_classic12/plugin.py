@@ -12,14 +12,13 @@ from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-from .match import DEFAULT_RULES, ClassicMatch
+from .match import ClassicMatch
 
 INFO = GameInfo(
     name="gomoku_classic12",
     summary="The course's 12x12 Gomoku (five or more wins), persistent C/C++ brains over START/PLACE/TURN/END",
     match=ClassicMatch,
     limits=Limits(move_time=2.0, first_reply_time=1.0, game_time=90.0, memory_mb=350, grace=0.5),
-    rules=dict(DEFAULT_RULES),
     scoring=Scoring(unit="match", win=3, draw=1, loss=0, tiebreak=("wins", "name")),
     bots=Path(__file__).parent / "bots",
     bot_args=None,
@@ -27,36 +26,10 @@ INFO = GameInfo(
     seats=2,
     aside_prefix="DEBUG",
     pondering=True,  # the course's rules bind each brain to a core of its own and let it think on
+    exporters={"psq": "kothkit_gomoku_classic12.views:psq", "sgf": "kothkit_gomoku_classic12.views:sgf"},
 )
 
 
 @hookimpl
 def kothkit_games():
     return [INFO]
-
-
-@hookimpl
-def kothkit_picture(game, match):
-    if game.name != INFO.name:
-        return None
-    from .views import picture
-
-    return picture(match)
-
-
-@hookimpl
-def kothkit_exporters(game):
-    if game.name != INFO.name:
-        return None
-    from . import views
-
-    return {"psq": views.psq, "sgf": views.sgf}
-
-
-@hookimpl
-def kothkit_human(game, match, prompt):
-    if game.name != INFO.name:
-        return None
-    from .views import human
-
-    return human(match, prompt)

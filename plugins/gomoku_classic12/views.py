@@ -4,9 +4,9 @@ person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
+from kothkit import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
-from kothkit.results import formats
 
 from . import codec
 from .match import ClassicMatch

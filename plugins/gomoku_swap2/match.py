@@ -13,10 +13,9 @@ Seat 0 is the opener (player A), seat 1 the other player (B).  The phases:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from typing import Any
 
-from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
+from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
 
 from kothkit_gomoku_swap2.codec import CELL_TEXT, Ask, Cell, Exit, format_cell, format_entries, format_reply, read_reply
 from kothkit_gomoku_swap2.codec import decode as decode_line
@@ -27,7 +26,6 @@ FIVE = "five in a row"
 FULL = "board full"
 #: Rules a challenge file may override: the order stones are listed in BOARD.
 #: "placement" (the issue's rule) or "sorted" (by x then y, as the seed's examples show).
-DEFAULT_RULES = {"board_order": "placement"}
 BOARD_ORDERS = ("placement", "sorted")
 #: At most this many sampled replies from legal_replies() when the true set is huge.
 SAMPLE = 150
@@ -37,13 +35,7 @@ _PROMPT_REST = Prompt(0, None)[2:]
 
 
 class Swap2Match(Match):
-    @classmethod
-    def check_rules(cls, rules: Mapping[str, Any]) -> dict[str, Any]:
-        rules = {**DEFAULT_RULES, **rules}
-        if rules["board_order"] not in BOARD_ORDERS:
-            raise ValueError(f"rules.board_order must be one of {', '.join(map(repr, BOARD_ORDERS))}, "
-                             f"got {rules['board_order']!r}")
-        return rules
+    RULES = {"board_order": Rule("placement", one_of(*BOARD_ORDERS), "the order of BOARD's stones")}
 
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
@@ -207,6 +199,17 @@ class Swap2Match(Match):
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
         name = None if outcome.winner is None else self.setup.players[outcome.winner]
         return tuple(Message(seat, Exit(name)) for seat in range(len(self.setup.players)))
+
+    # -- for people: drawn in views.py, so that a picture's edit changes no game's id --------------
+    def picture(self) -> Any:
+        from kothkit_gomoku_swap2.views import picture
+
+        return picture(self)
+
+    def human(self, prompt: Prompt) -> Any:
+        from kothkit_gomoku_swap2.views import human
+
+        return human(self, prompt)
 
     # -- conformance helpers -----------------------------------------------------
     def legal_replies(self) -> list[str]:

@@ -7,7 +7,7 @@ from kothkit.game import GameInfo, Setup
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-from kothkit_gomoku_swap2.match import DEFAULT_RULES, Swap2Match
+from kothkit_gomoku_swap2.match import Swap2Match
 
 
 def bot_args(setup: Setup, seat: int, bot_seed: int) -> list[str]:
@@ -21,42 +21,15 @@ INFO = GameInfo(
     match=Swap2Match,
     # The seed only advises "below 500 ms"; the default is generous, hosts set --move-time.
     limits=Limits(move_time=5.0, grace=0.5),
-    rules=dict(DEFAULT_RULES),
     scoring=Scoring(unit="game", win=2, draw=1, loss=0, tiebreak=("submitted", "name")),
     bots=Path(__file__).parent / "bots",
     bot_args=bot_args,
     # "EXIT TIE" ends a drawn game: a bot named TIE would make every draw read as its win.
     reserved_names=frozenset({"TIE"}),
+    exporters={"psq": "kothkit_gomoku_swap2.views:psq", "sgf": "kothkit_gomoku_swap2.views:sgf"},
 )
 
 
 @hookimpl
 def kothkit_games():
     return [INFO]
-
-
-@hookimpl
-def kothkit_picture(game, match):
-    if game.name != INFO.name:
-        return None
-    from kothkit_gomoku_swap2.views import picture
-
-    return picture(match)
-
-
-@hookimpl
-def kothkit_exporters(game):
-    if game.name != INFO.name:
-        return None
-    from kothkit_gomoku_swap2 import views
-
-    return {"psq": views.psq, "sgf": views.sgf}
-
-
-@hookimpl
-def kothkit_human(game, match, prompt):
-    if game.name != INFO.name:
-        return None
-    from kothkit_gomoku_swap2.views import human
-
-    return human(match, prompt)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
+from kothkit import formats
 from kothkit.game import Setup
 from kothkit.picture import POINTS, Grid
-from kothkit.results import formats
 
 from kothkit_gomoku_swap2.codec import format_reply, read_reply
 from kothkit_gomoku_swap2.match import Swap2Match

@@ -254,13 +254,13 @@ def test_a_module_that_never_finishes_loading_is_interrupted():
     # Loaded in this (the main) thread, as a trusted bot is: the watchdog interrupts the
     # import past its allowance, and nothing of the module is left registered.
     from kothkit.bots import overtime
-    from kothkit.playing.referee import _function_cache
+    from kothkit.playing.referee import function_cache
 
     spec = load_bots([ref("endless_import.py", "endless")]).bots[0]
     before = set(sys.modules)
     t = time.monotonic()
     with pytest.raises(overtime.Overtime):
-        _function_cache(spec, 0.3)
+        function_cache(spec, 0.3)
     assert 0.3 <= time.monotonic() - t < 10
     assert not [m for m in set(sys.modules) - before if "endless_import" in m]
     assert overtime.deadline[0] == 0  # disarmed

@@ -88,11 +88,8 @@ def test_a_bot_sees_only_the_documented_environment(tmp_path, monkeypatch):
     assert "environ b'" in log
 
 
-@needs_namespaces
-def test_an_isolated_function_bots_host_sees_only_the_documented_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("KOTHKIT_TEST_SECRET", "judge-secret-9d0e")
-    bot = Path(shutil.copy(HOSTILE / "env_function.py", tmp_path / "env_function.py"))
-    spec = load_function_ref(f"{bot}:env_function")
+def _host_environment(spec) -> str:
+    """What ``spec``'s isolated host wrote of its environment as it loaded the bot."""
     pool = HostPool()
     try:
         proc = pool.get(spec, Limits())
@@ -103,7 +100,29 @@ def test_an_isolated_function_bots_host_sees_only_the_documented_environment(tmp
             time.sleep(0.01)
     finally:
         pool.close()
-    text = proc.stderr_text()
+    return proc.stderr_text()
+
+
+@needs_namespaces
+def test_an_isolated_function_bot_folder_gets_its_own_env_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOTHKIT_TEST_SECRET", "judge-secret-9d0e")
+    folder = tmp_path / "envbot"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "env_function.py", folder / "env_function.py")
+    (folder / "bot.toml").write_text('name = "envbot"\nentry = "env_function.py:env_function"\n'
+                                     'env = { BOT_MODE = "fast" }\n')
+    text = _host_environment(load_folder(folder))
+    names = {line[4:].split("=", 1)[0] for line in text.splitlines() if line.startswith("env ")}
+    assert names == DOCUMENTED | {"BOT_MODE"}
+    assert "env BOT_MODE=fast" in text and "judge-secret-9d0e" not in text
+
+
+@needs_namespaces
+def test_an_isolated_function_bots_host_sees_only_the_documented_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOTHKIT_TEST_SECRET", "judge-secret-9d0e")
+    bot = Path(shutil.copy(HOSTILE / "env_function.py", tmp_path / "env_function.py"))
+    spec = load_function_ref(f"{bot}:env_function")
+    text = _host_environment(spec)
     names = {line[4:].split("=", 1)[0] for line in text.splitlines() if line.startswith("env ")}
     assert names == DOCUMENTED
     assert "judge-secret-9d0e" not in text

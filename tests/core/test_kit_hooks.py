@@ -1,6 +1,8 @@
-"""The conformance kit calls every hook a game offers (its picture, play by a person, exporters) on
-its playthroughs and fails on an exception, naming the hook, the seed and the step; and kothkit
-itself reports a hook that fails instead of hiding it (``kothkit export`` exits 1 naming it)."""
+"""The conformance kit calls everything a game offers people (its picture, play by a person,
+exporters) on its playthroughs and fails on an exception, naming the method, the seed and the step;
+and kothkit itself reports one that fails instead of hiding it (``kothkit export`` exits 1 naming it).
+A plugin of the deprecated broadcast hooks is checked the same way (tests/thirdparty/test_legacy_hooks.py
+and the export test below)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from kothkit import hookimpl
+from kothkit.game import GameInfo, Prompt
 from kothkit.human import Mistake, Turn
 from kothkit.picture import CELLS, Grid
-from kothkit.plugins import plugin_manager
 from kothkit.testing import ConformanceError, Kit, conformance_tests
 from tests.core.test_conformance import Race, info_of
 
@@ -31,98 +32,69 @@ def read(text: str) -> str:
     return text.strip()
 
 
-class RaceHooks:
-    """The race game's optional hooks, each replaceable by a broken one."""
+def shown_race(picture: Any = board, parse: Any = read, exporter: Any = lambda t: f"{len(t.steps)} moves\n",
+               turn_picture: Any = board) -> GameInfo:
+    """The race game with a picture, play by a person and an exporter, each replaceable by a broken one."""
 
-    def __init__(self, picture=board, parse=read, exporter=lambda t: f"{len(t.steps)} moves\n",
-                 turn_picture=board) -> None:
-        self.picture, self.parse, self.exporter, self.turn_picture = picture, parse, exporter, turn_picture
+    class ShownRace(Race):
+        def picture(self) -> Any:
+            return picture(self)
 
-    @hookimpl
-    def kothkit_picture(self, game, match):
-        return self.picture(match) if game.name == "race" else None
+        def human(self, prompt: Prompt) -> Turn:
+            return Turn(board=f"total {self.total}", asks="add 1 or 2", parse=parse, choices="1 or 2",
+                        picture=turn_picture(self), cell=lambda r, c: "1")
 
-    @hookimpl
-    def kothkit_human(self, game, match, prompt):
-        if game.name != "race":
-            return None
-        return Turn(board=f"total {match.total}", asks="add 1 or 2", parse=self.parse, choices="1 or 2",
-                    picture=self.turn_picture(match), cell=lambda r, c: "1")
-
-    @hookimpl
-    def kothkit_exporters(self, game):
-        return {"txt": self.exporter} if game.name == "race" else None
+    return info_of(ShownRace, exporters={"txt": exporter})
 
 
-@pytest.fixture
-def race_hooks():
-    """Registers a RaceHooks with the plugin manager for the test, and removes it after."""
-    pm = plugin_manager()
-    registered: list[RaceHooks] = []
-
-    def register(**broken: Any) -> RaceHooks:
-        hooks = RaceHooks(**broken)
-        pm.register(hooks)
-        registered.append(hooks)
-        return hooks
-
-    yield register
-    for hooks in registered:
-        pm.unregister(hooks)
-
-
-def test_a_game_whose_hooks_work_passes_them_and_conformance_tests_include_them(race_hooks):
-    race_hooks()
-    assert Kit(info_of(Race), seeds=range(3)).run(checks=HOOKS) == []
+def test_a_game_whose_offers_work_passes_them_and_conformance_tests_include_them():
+    assert Kit(shown_race(), seeds=range(3)).run(checks=HOOKS) == []
     names = set(vars(conformance_tests("race")))
     assert {"test_pictures", "test_play_by_a_person", "test_exporters"} <= names
 
 
-def _fails(check: str) -> str:
+def _fails(check: str, info: GameInfo) -> str:
     with pytest.raises(ConformanceError) as e:
-        getattr(Kit(info_of(Race), seeds=range(3)), check)()
+        getattr(Kit(info, seeds=range(3)), check)()
     return str(e.value)
 
 
-def test_a_picture_that_raises_part_way_through_a_game_fails_the_kit(race_hooks):
+def test_a_picture_that_raises_part_way_through_a_game_fails_the_kit():
     def picture(match):
         if match.total >= 7:
             raise ZeroDivisionError("no room for the seventh")
         return board(match)
 
-    race_hooks(picture=picture)
-    text = _fails("check_pictures")
-    assert "race's kothkit_picture hook raised ZeroDivisionError: no room for the seventh" in text
+    text = _fails("check_pictures", shown_race(picture=picture))
+    assert "race's ShownRace.picture() raised ZeroDivisionError: no room for the seventh" in text
     assert "seed 0, step" in text
 
 
-def test_a_picture_the_page_cannot_draw_fails_the_kit(race_hooks):
-    race_hooks(picture=lambda match: Grid(rows=("X..", "X."), pieces={"X": "#111"}))
-    assert "rows must be equally long" in _fails("check_pictures")
+def test_a_picture_the_page_cannot_draw_fails_the_kit():
+    info = shown_race(picture=lambda match: Grid(rows=("X..", "X."), pieces={"X": "#111"}))
+    assert "rows must be equally long" in _fails("check_pictures", info)
 
 
-def test_a_picture_colour_that_is_no_css_colour_fails_the_kit(race_hooks):
-    race_hooks(picture=lambda match: Grid(rows=("X.",), pieces={"X": "#111"}, empty_colour="url(http://x)"))
-    assert "empty_colour's colour 'url(http://x)' is not a CSS colour" in _fails("check_pictures")
+def test_a_picture_colour_that_is_no_css_colour_fails_the_kit():
+    info = shown_race(picture=lambda match: Grid(rows=("X.",), pieces={"X": "#111"}, empty_colour="url(http://x)"))
+    assert "empty_colour's colour 'url(http://x)' is not a CSS colour" in _fails("check_pictures", info)
 
 
-def test_play_by_a_person_whose_parse_raises_on_a_slip_fails_the_kit(race_hooks):
-    race_hooks(parse=lambda text: str(int(text)))  # ValueError on "zzz", not a Mistake
-    text = _fails("check_play_by_a_person")
-    assert "parse('') raised ValueError" in text and "kothkit.human.Mistake" in text
+def test_play_by_a_person_whose_parse_raises_on_a_slip_fails_the_kit():
+    text = _fails("check_play_by_a_person", shown_race(parse=lambda text: str(int(text))))  # ValueError, not Mistake
+    assert "ShownRace.human()'s parse('') raised ValueError" in text and "kothkit.human.Mistake" in text
 
 
-def test_play_by_a_person_whose_picture_the_page_cannot_draw_fails_the_kit(race_hooks):
-    race_hooks(turn_picture=lambda match: Grid(rows=("X.",), pieces={"X": "#111"}, last=((3, 0),)))
-    assert "Turn.picture returned a Grid the page cannot draw: last has (3, 0)" in _fails("check_play_by_a_person")
+def test_play_by_a_person_whose_picture_the_page_cannot_draw_fails_the_kit():
+    info = shown_race(turn_picture=lambda match: Grid(rows=("X.",), pieces={"X": "#111"}, last=((3, 0),)))
+    assert "Turn.picture returned a Grid the page cannot draw: last has (3, 0)" in _fails("check_play_by_a_person", info)
 
 
-def test_an_exporter_that_raises_fails_the_kit(race_hooks):
+def test_an_exporter_that_raises_fails_the_kit():
     def exporter(t):
         raise KeyError("board")
 
-    race_hooks(exporter=exporter)
-    assert "the txt exporter raised KeyError" in _fails("check_exporters")
+    assert "the txt exporter raised KeyError" in _fails("check_exporters", shown_race(exporter=exporter))
 
 
 VIEWS = '''"""mnk's picture and text export, broken on purpose when BROKEN is set."""

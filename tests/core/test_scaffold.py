@@ -92,9 +92,9 @@ def test_the_default_folder_is_the_name(cli, tmp_path):
 def test_the_generated_game_passes_the_kit_and_its_bots_pass_the_check(tmp_path, monkeypatch):
     new_game("fresh_nim", tmp_path / "fresh_nim")
     monkeypatch.syspath_prepend(str(tmp_path / "fresh_nim" / "src"))
-    from kothkit_fresh_nim.plugin import INFO, kothkit_scenarios
+    from kothkit_fresh_nim.plugin import INFO
 
-    assert [s.description for s in kothkit_scenarios(INFO)] == [
+    assert [s.description for s in INFO.scenarios] == [
         "You move first from a pile of 21: answer TAKE 21 3 with 1, 2 or 3.",
         "Only 2 sticks are left after the opponent's move: do not take 3.",
         "The rules allow taking up to 5 sticks: read the limit from the prompt.",
@@ -118,7 +118,7 @@ def test_the_summary_and_the_check_scenarios_follow_the_rules(tmp_path, monkeypa
     from kothkit_nim_five import plugin
 
     assert plugin.INFO.summary.startswith("Nim Five: take 1 to 5 sticks, whoever takes the last one wins")
-    scenarios = plugin.kothkit_scenarios(plugin.INFO)
+    scenarios = list(plugin.INFO.scenarios)
     assert {s.name: s.description for s in scenarios} == {
         "first move": "You move first from a pile of 26: answer TAKE 26 5 with 1 to 5.",
         "a small pile": "Only 4 sticks are left after the opponent's move: do not take 5.",
@@ -177,3 +177,29 @@ def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit(pip_no_compile
         assert "perfect" in done.stdout and "random" in done.stdout  # `kothkit run`'s standings
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_generated_package_passes_its_own_tests_without_a_warning(tmp_path):
+    """The package's own tests (the conformance kit, the bot check) pass as written, with no
+    DeprecationWarning: the template uses the contract of today, not the old broadcast hooks.  The
+    package is made visible as pip would (a dist-info with its entry point on the path), without pip."""
+    import os
+    import subprocess
+    import sys
+
+    pkg = tmp_path / "own_nim"
+    new_game("own_nim", pkg)
+    site = tmp_path / "site"
+    info = site / "kothkit_own_nim-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kothkit-own-nim\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[kothkit]\nown_nim = kothkit_own_nim.plugin\n")
+    # (the outer run's PYTEST_ADDOPTS, CI's --durations say, would change the inner run's last line)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"},
+           "PYTHONPATH": os.pathsep.join([str(pkg / "src"), str(site)]), "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
+                           "error::DeprecationWarning", "tests"], cwd=pkg, env=env, capture_output=True,
+                          text=True, timeout=600)
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in summary and "warning" not in summary, summary

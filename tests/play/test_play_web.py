@@ -10,7 +10,8 @@ import signal
 
 from tests.play.screen import Screen
 
-SETTLED = "['waiting', 'over'].includes(document.body.dataset.state)"
+# Arrow functions: the page's Content-Security-Policy forbids evaluating a string.
+SETTLED = "() => ['waiting', 'over'].includes(document.body.dataset.state)"
 
 
 def click_through(page, pick, messages: list[str]) -> str:
@@ -25,7 +26,7 @@ def click_through(page, pick, messages: list[str]) -> str:
         for selector in pick(page.text_content("#asks")):
             page.click(selector)
         try:
-            page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=60_000)
+            page.wait_for_function("seq => document.body.dataset.seq !== seq", arg=seq, timeout=60_000)
         except Exception as e:
             raise AssertionError(f"the page did not move on: entry {page.input_value('#entry')!r}, asks "
                                  f"{page.text_content('#asks')!r}, log {page.text_content('#log')[-800:]!r}") from e
@@ -33,7 +34,8 @@ def click_through(page, pick, messages: list[str]) -> str:
     raise AssertionError("the game did not end after 300 entries")
 
 
-def run_page(browser, tmp_path, args, pick, mistype: str | None = None) -> tuple[str, list[str], Screen]:
+def run_page(browser, tmp_path, args, pick, mistype: str | None = None,
+             again: bool = False) -> tuple[str, list[str], Screen]:
     s = Screen(["play", *args, "--web", "--db", "p.sqlite"], tmp_path)
     page = browser.new_page()
     errors: list[str] = []
@@ -43,15 +45,27 @@ def run_page(browser, tmp_path, args, pick, mistype: str | None = None) -> tuple
         url = s.expect(r"open (http://127\.0\.0\.1:\d+/) to play", 60).group(1)
         page.goto(url)
         if mistype is not None:
-            page.wait_for_function("document.body.dataset.state === 'waiting'", timeout=60_000)
+            page.wait_for_function("() => document.body.dataset.state === 'waiting'", timeout=60_000)
             page.fill("#entry", mistype)
             page.press("#entry", "Enter")
-            page.wait_for_function("document.getElementById('message').textContent.includes('cannot read')",
+            page.wait_for_function("() => document.getElementById('message').textContent.includes('cannot read')",
                                    timeout=30_000)
         result = click_through(page, pick, messages)
         s.expect(r"stored as game [0-9a-f]+ in", 30)
         s.expect("Ctrl-C to stop", 30)
-        s.proc.send_signal(signal.SIGINT)
+        if again:
+            # New game on the page: the next game of the seed, on the same page; then left there.
+            page.click("#again")
+            s.expect(r"game 1 of seed", 30)
+            page.wait_for_function("() => document.body.dataset.state !== 'over'", timeout=30_000)
+            assert page.text_content("#result") == ""
+            page.wait_for_function("() => document.body.dataset.state === 'waiting'", timeout=60_000)
+            page.click("#quit")
+            s.expect("you left the game: nothing stored", 30)
+            assert page.wait_for_function("() => document.body.dataset.state === 'over'", timeout=30_000)
+            assert "nothing was stored" in page.text_content("#result")
+        else:
+            s.proc.send_signal(signal.SIGINT)
         assert s.wait() == 0
     finally:
         page.close()
@@ -64,7 +78,7 @@ def test_connect4_by_clicking(browser, cli, tmp_path):
     columns = itertools.cycle(range(7))
     result, messages, s = run_page(browser, tmp_path, ["connect4_hidden", "--against", "deducer"],
                             lambda asks: [f'rect.target[data-cell="0,{next(columns)}"]'], mistype="x")
-    assert result.startswith("result: ")
+    assert result.startswith("Result: ")
     assert "deducer moved" in s.text
     # While the game is on, the page shows only the person's own view, never the true board.
     boards = [m for m in messages if m.startswith("boards: ")]
@@ -85,7 +99,7 @@ def test_swap2_by_clicking(browser, cli, tmp_path):
         return [f'rect.target[data-cell="{r},{c}"]' for r, c in itertools.islice(cells, n)]
 
     result, messages, s = run_page(browser, tmp_path, ["gomoku_swap2", "--against", "threat"], pick)
-    assert result.startswith("result: ")
+    assert result.startswith("Result: ")
     assert any("not allowed: (7,7) is already taken" in m for m in messages), messages
     r = cli("verify", "p.sqlite", timeout=120)
     assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
@@ -95,8 +109,8 @@ def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
     # An opening stone first (occupied: explained, asked again), then the cells in order.
     cells = itertools.chain([(5, 5)], ((r, c) for r in range(12) for c in range(12)))
     result, messages, s = run_page(browser, tmp_path, ["gomoku_classic12", "--against", "threat", "--seat", "1"],
-                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))])
-    assert result.startswith("result: ")
+                                   lambda asks: ['rect.target[data-cell="{},{}"]'.format(*next(cells))], again=True)
+    assert result.startswith("Result: ")
     assert any("not allowed: (5, 5) is occupied" in m for m in messages), messages
     assert "threat played" in s.text
     r = cli("verify", "p.sqlite", timeout=120)

@@ -5,12 +5,13 @@ fails says so instead of hiding it."""
 from __future__ import annotations
 
 from kothkit.picture import CELLS, STONES, Grid, board_js
-from kothkit.playing.playweb import PAGE
+from kothkit.serve import playpage
 from kothkit.results.replay import page_of
 from kothkit.testing.kit import _transcript
 from kothkit.testing.playout import playout
-from tests.core.test_conformance import Race, info_of
-from tests.core.test_kit_hooks import race_hooks  # noqa: F401 - the fixture
+from kothkit.game import GameInfo
+from tests.core.test_conformance import Race
+from tests.core.test_kit_hooks import shown_race
 from tests.results.browser import Watched
 
 
@@ -21,8 +22,7 @@ def othello_like(match: Race) -> Grid:
                 board_colour="#0a7d3b", line_colour="#002200", last=((0, max(0, match.total - 1)),))
 
 
-def _page(tmp_path, name: str) -> str:
-    info = info_of(Race)
+def _page(tmp_path, name: str, info: GameInfo) -> str:
     t = _transcript(info, 1, {}, playout(info, 1))
     path = tmp_path / f"{name}.html"
     path.write_text(page_of(t), encoding="utf-8")
@@ -33,9 +33,8 @@ def _fill(w: Watched, selector: str) -> list[str]:
     return w.page.eval_on_selector_all(selector, "els => els.map(e => e.getAttribute('fill'))")
 
 
-def test_a_grid_is_drawn_in_its_colours_and_style(browser, race_hooks, tmp_path):  # noqa: F811
-    race_hooks(picture=othello_like)
-    stones = _page(tmp_path, "stones")
+def test_a_grid_is_drawn_in_its_colours_and_style(browser, tmp_path):
+    stones = _page(tmp_path, "stones", shown_race(picture=othello_like))
     w = Watched(browser)
     try:
         w.page.goto(stones)
@@ -51,12 +50,13 @@ def test_a_grid_is_drawn_in_its_colours_and_style(browser, race_hooks, tmp_path)
         w.close()
 
 
-def test_a_cells_grid_takes_its_board_and_hole_colours(browser, race_hooks, tmp_path):  # noqa: F811
-    race_hooks(picture=lambda m: Grid(rows=("X" * m.total + "." * (Race.GOAL - m.total),), pieces={"X": "#ffffff"},
-                                      style=CELLS, board_colour="#333333", empty_colour="#88aacc"))
+def test_a_cells_grid_takes_its_board_and_hole_colours(browser, tmp_path):
+    info = shown_race(picture=lambda m: Grid(rows=("X" * m.total + "." * (Race.GOAL - m.total),),
+                                             pieces={"X": "#ffffff"}, style=CELLS, board_colour="#333333",
+                                             empty_colour="#88aacc"))
     w = Watched(browser)
     try:
-        w.page.goto(_page(tmp_path, "cells"))
+        w.page.goto(_page(tmp_path, "cells", info))
         w.page.keyboard.press("End")
         assert _fill(w, "#boards svg .ground") == ["#333333"]
         assert set(_fill(w, "#boards svg .hole")) <= {"#88aacc"} and set(_fill(w, "#boards svg .piece")) == {"#ffffff"}
@@ -65,21 +65,25 @@ def test_a_cells_grid_takes_its_board_and_hole_colours(browser, race_hooks, tmp_
         w.close()
 
 
-def test_a_replay_page_whose_picture_hook_raises_says_so(browser, race_hooks, tmp_path):  # noqa: F811
+def test_a_replay_page_whose_picture_raises_says_so(browser, tmp_path):
     def broken(match):
         raise ValueError("no such stone")
 
-    race_hooks(picture=broken)
     w = Watched(browser)
     try:
-        w.page.goto(_page(tmp_path, "broken"))
+        w.page.goto(_page(tmp_path, "broken", shown_race(picture=broken)))
         note = w.page.locator("#picture-problem")
         assert note.is_visible()
-        assert "race's kothkit_picture hook raised ValueError: no such stone (at move 0)" in note.inner_text()
+        assert "race's ShownRace.picture() raised ValueError: no such stone (at move 0)" in note.inner_text()
         assert w.errors == []
     finally:
         w.close()
 
 
 def test_the_play_page_draws_with_the_replay_pages_script():
-    assert board_js() in PAGE and "kothkitBoard(" in PAGE
+    # The page (served by `kothkit play --web` and the host alike) loads board.js, which is the
+    # replay page's own script, and its play.js draws with it.
+    page = playpage.render_local("x", "token")
+    assert 'src="/static/board.js"' in page
+    assert "kothkitBoard(" in (playpage.STATIC / "play.js").read_text(encoding="utf-8")
+    assert "kothkitBoard" in board_js()

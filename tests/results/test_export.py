@@ -99,7 +99,8 @@ def test_json_is_one_document_per_game_with_prompts_replies_times_and_outcome(co
         assert [s["reply"] for s in doc["steps"]] == [m.reply for m in r.moves]
         assert [s["ms"] for s in doc["steps"]] == [m.ms for m in r.moves]
         assert all(s["sent"] and s["sent"][-1]["seat"] == s["seat"] for s in doc["steps"])
-        assert doc["outcome"] == {"winner": r.winner, "reason": r.reason, "fault": r.offender, "verdict": r.verdict}
+        assert doc["outcome"] == {"winner": r.winner, "reason": r.reason, "offender": r.offender,
+                                      "verdict": r.verdict, "fault": r.offender}  # "fault": the old name
     bad = kothkit("export", connect4, "-f", "psq", "-o", tmp_path / "nothing", cwd=tmp_path, check=False)
     assert bad.returncode == 1 and "do not export as 'psq' (formats: html, json)" in bad.stderr
     assert not (tmp_path / "nothing").exists()

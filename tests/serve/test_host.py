@@ -427,6 +427,9 @@ def test_wrong_settings_name_the_file_and_line(tmp_path):
     f.write_text('game = "connect4_hidden"\n[serve]\nmax_bytes = -1\n')
     with pytest.raises(SettingsError, match=rf"{f}:3: .*max_bytes must be an integer"):
         Host([d], tmp_path / "state")
+    f.write_text('game = "gomoku_swap2"\n[serve]\nkind = "folder"\n\n[rules]\nboard_order = "sideways"\n')
+    with pytest.raises(SettingsError, match=rf"{f}:6: bad \[rules\] value board_order"):
+        Host([d], tmp_path / "state")
     f.write_text('game = "no_such_game"\n')
     with pytest.raises(SettingsError, match="no_such_game"):
         Host([d], tmp_path / "state")
@@ -505,7 +508,7 @@ def test_default_languages_take_a_python_brain(tmp_path, hosts):
 
 # -- a change of bots schedules only what changed -------------------------------------------------
 # The host keeps its schedule pair by pair and, for a new, replaced or removed brain, works out
-# only that brain's pairs (Host._plan).  These tests drive the dispatcher's own steps in the test's
+# only that brain's pairs (kothkit.playing.schedule.Planned, through Host._plan).  These tests drive the dispatcher's own steps in the test's
 # thread (no slots, no games played: stored rows stand for finished games) and compare the host's
 # schedule, counted games and standings with a full one: kothkit.playing.schedule.Schedule, and a
 # second host that opens the same state afresh.
@@ -539,7 +542,7 @@ def _assert_as_full(host: Host, ch: Path, state: Path) -> None:
     """``host``'s schedule of ``course`` is what a full schedule of its bots gives."""
     c = host._get("course")
     tasks = list(_full_schedule(c))
-    assert {gid: host._place(c, gid) for gid in c.index} == {t.id: t.index for t in tasks}
+    assert {gid: c.plan.index(gid) for gid in c.plan.where} == {t.id: t.index for t in tasks}
     in_journal = set(stored_ids(c.journal_path))
     assert set(c.counted) == {t.id for t in tasks if t.id in in_journal}
     assert set(c.unplayed) == {t.id for t in tasks if t.id not in in_journal}
@@ -633,6 +636,9 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         c.changed = None
         assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
         assert c.fresh == {"a00"} and len(c.queue.fresh) == 2 * 2 * 20
+        # Its games in a seeded random order over its opponents: its first 20 meet 10 opponents of both groups.
+        early = {next(b.name for b in t.players if b.name != "a00") for t in list(c.queue.fresh)[:20]}
+        assert len(early) == 10 and {n < "s16" for n in early} == {True, False}
         _assert_as_full(host, ch, state)
         _play(host, c, 30, 4_000_000.0)
         _assert_as_full(host, ch, state)
@@ -640,6 +646,8 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         # s05 replaced: its old brain was done; the new one is never "done" with the old one's counts.
         second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
         _built(host, c, second.id)
+        # Its old brain's games still queued are dropped at once (before the new one is scheduled).
+        assert not any("s05" in (t.players[0].name, t.players[1].name) for t in [*c.queue.fresh, *c.queue.rest])
         assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
         status, played, total = _status(host, first_of["s05"])
         assert status == "replaced" and played == c.board.games("s05") >= 2 * 2 * 19 and total == 2 * 2 * 20
@@ -668,3 +676,39 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
     finally:
         if c.journal is not None:
             c.journal.close()
+
+
+def test_provisional_rows_become_final(tmp_path):
+    """While a brain's games are being played its row says so: games counted of due, the Elo of its
+    games so far with its error; its rank stays the challenge's scoring.  All played: final."""
+    from kothkit.scoring import rank_key
+
+    ch = tmp_path / "course"
+    ch.mkdir()
+    (ch / "kothkit.toml").write_text(PY_CHALLENGE)
+    state = tmp_path / "state"
+    host = Host([ch], state)
+    c = host._get("course")
+    try:
+        host._open(c)
+        for i in range(5):
+            sub = host.submit("course", f"s{i}", "brain.py", "python3", _py_brain(i))
+            _built(host, c, sub.id)
+        host._reschedule(c, c.changed, wait=True)
+        c.changed = None
+        due = 2 * 2 * 4
+        _play(host, c, 13, 1_000_000.0)
+        rows = host.standings("course")
+        assert all(r.provisional and r.due == due and r.games < due for r in rows)
+        assert sum(r.games for r in rows) == 2 * 13
+        rated = [r for r in rows if r.elo is not None]
+        assert rated and all(r.elo_error is None or r.elo_error > 0 for r in rated)
+        # ranked by the challenge's own scoring (connect4_hidden: its points), Elo aside
+        assert [r.bot for r in rows] == [s.bot for s in sorted(rows, key=rank_key(c.info.scoring))]
+        _play(host, c, len(c.queue), 2_000_000.0)
+        rows = host.standings("course")
+        assert all(not r.provisional and r.games == due and r.elo is None for r in rows)
+    finally:
+        if c.journal is not None:
+            c.journal.close()
+        host._store.close()

@@ -51,10 +51,10 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
         page.fill("#login", "20230001")
         page.fill("#password", "20230001")
         page.click("#signin-button")
-        page.wait_for_url("**/account")
+        page.wait_for_url(f"**/account?next=/c/{NAME}/submit")
         assert page.is_visible("#forced")
-        page.goto(f"{server.url}/c/{NAME}/submit")  # anything else sends back to the account page
-        assert page.url.endswith("/account")
+        page.goto(f"{server.url}/c/{NAME}/mine")  # anything else sends back to the account page
+        assert page.url.endswith(f"/account?next=/c/{NAME}/mine")
         page.fill("#old", "20230001")
         page.fill("#new", "20230001")
         page.fill("#again", "20230001")
@@ -66,7 +66,9 @@ def test_course_workflow_in_a_browser(browser, served, tmp_path):
         page.fill("#again", "correct horse 1")
         page.fill("#nickname", NICK)
         page.click("#save")
-        page.wait_for_url(f"{server.url}/?changed=1")
+        # Saved, and back where the student was going, told so once.
+        page.wait_for_url(f"{server.url}/c/{NAME}/mine")
+        assert "Saved" in page.text_content("#flash")
         assert page.text_content("#me") == NICK
 
         # Submit a C brain: it builds, plays, and is done.

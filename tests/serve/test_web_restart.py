@@ -41,11 +41,16 @@ def test_restart_in_the_middle_of_the_games_redoes_the_work_once(tmp_path):
                 assert mine.status_code == 200 and 'data-status="' in mine.text
 
             def both_done():
-                rows = {r["bot"]: r for r in c.get(f"/c/{NAME}/standings.json").json()["rows"]}
                 statuses = re.findall(r'data-status="([a-z-]+)"', c.get(f"/c/{NAME}/submissions").text)
-                return statuses == ["done", "done"] and len(rows) == 2 and rows
+                return statuses == ["done", "done"]
 
-            rows = wait_for(both_done, 240, every=0.3, message="both brains done after the restart")
+            # The statuses first, then the standings: a brain is done only once every game due is
+            # counted, so the standings read after "done" must hold all of them.  (Read the other way
+            # round, the standings of one moment were checked against the statuses of a later one: a
+            # game stored between the two reads showed "done" beside standings one game short.)
+            wait_for(both_done, 240, every=0.3, message="both brains done after the restart")
+            rows = {r["bot"]: r for r in c.get(f"/c/{NAME}/standings.json").json()["rows"]}
+            assert len(rows) == 2, rows
             # One pair, two games (each brain opens one): counted once each, whatever was cut short.
             assert [r["games"] for r in rows.values()] == [2, 2], rows
             assert sum(r["wins"] + r["draws"] + r["losses"] for r in rows.values()) == 4

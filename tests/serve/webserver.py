@@ -101,11 +101,12 @@ def roster(state: Path, cwd: Path, rows: list[str]) -> None:
 class Server:
     """``kothkit serve CHALLENGES --state STATE --port 0`` until :meth:`stop`."""
 
-    def __init__(self, challenges: list[Path], state: Path, cwd: Path, jobs: int = 1, timeout: float = 90):
+    def __init__(self, challenges: list[Path], state: Path, cwd: Path, jobs: int = 1, timeout: float = 90,
+                 args: tuple = ()):
         cheap_state(state)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kothkit", "serve", *map(str, challenges), "--state", str(state), "--port", "0",
-             "--jobs", str(jobs)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+             "--jobs", str(jobs), *map(str, args)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True, env={**os.environ, "COLUMNS": "200"})
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)

@@ -26,7 +26,13 @@
       a.textContent = r.name;
       name.appendChild(a);
       tr.appendChild(name);
-      [r.points, r.wins, r.draws, r.losses, r.games, r.latest].forEach(function (v) { cell(tr, v); });
+      var games = r.provisional ? r.games + " of " + r.due : r.games;
+      var sofar = r.provisional ? "provisional, Elo " + r.elo : "";
+      [r.points, r.wins, r.draws, r.losses, games, sofar, r.latest].forEach(function (v) { cell(tr, v); });
+      if (r.provisional) {
+        tr.className = "provisional";
+        tr.title = "provisional: " + r.games + " of " + r.due + " games counted";
+      }
       body.appendChild(tr);
     });
     table.replaceChild(body, table.tBodies[0]);

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
+from kothkit.game import End, Match, Message, Outcome, Prompt, Rejected, Setup, Verdict
 
 from kothkit_mnk import codec
 from kothkit_mnk.rules import EMPTY, O, X, check_rules, empty_board, empty_cells, makes_line, place
@@ -14,6 +14,7 @@ MARKS = (X, O)
 
 
 class MnkMatch(Match):
+    codec = codec  # encode and decode are the codec's
     check_rules = staticmethod(check_rules)
 
     def __init__(self, setup: Setup) -> None:
@@ -37,15 +38,9 @@ class MnkMatch(Match):
         seat = self.to_move()
         return Prompt(seat=seat, payload=codec.Turn(MARKS[seat], self.k, self.board))
 
-    def encode(self, payload: Any) -> str:
-        return codec.encode(payload)
-
-    def decode(self, line: str) -> Any:
-        return codec.decode(line)
-
     def play(self, seat: int, reply: Any) -> Rejected | None:
-        if self.outcome is not None or seat != self.to_move():
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} is not the one to move")
+        if no := self.not_due(seat):
+            return no
         cell = codec.parse_move(reply)
         if cell is None:
             return Rejected(Verdict.INVALID_REPLY, f"expected 'ROW COL' (two integers), got {codec.quote(reply)}")
@@ -59,16 +54,13 @@ class MnkMatch(Match):
         self.board = place(self.board, row, col, MARKS[seat])
         self.moves += 1
         if makes_line(self.board, row, col, self.k):
-            self.outcome = Outcome(winner=seat, reason=f"{self.k} in a row")
+            self.win(seat, f"{self.k} in a row")
         elif not empty_cells(self.board):
-            self.outcome = Outcome(winner=None, reason="board full")
+            self.draw("board full")
         return None
 
     def final(self, outcome: Outcome) -> tuple[Message, ...]:
-        def result(seat: int) -> str:
-            return "DRAW" if outcome.winner is None else "WIN" if outcome.winner == seat else "LOSS"
-
-        return tuple(Message(seat, codec.End(result(seat))) for seat in (0, 1))
+        return tuple(Message(seat, codec.End(End.of(outcome, seat))) for seat in (0, 1))
 
     def legal_replies(self) -> list[str]:
         if self.outcome is not None:

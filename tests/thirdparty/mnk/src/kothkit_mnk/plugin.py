@@ -1,4 +1,4 @@
-"""Registers the mnk game with kothkit, and the scripted situations ``kothkit check`` puts bots in."""
+"""Registers the mnk game with kothkit, with the scripted situations ``kothkit check`` puts bots in."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from kothkit import hookimpl
 from kothkit.game import GameInfo, Setup
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
-from kothkit.testing.scenarios import Scenario
+from kothkit.scenarios import Scenario
 
 from kothkit_mnk.match import MnkMatch
 from kothkit_mnk.rules import DEFAULT_RULES
@@ -28,6 +28,13 @@ INFO = GameInfo(
     scoring=Scoring(unit="game", win=1, draw=0.5, loss=0),
     bots=Path(__file__).parent / "bots",
     bot_args=bot_args,
+    scenarios=[
+        Scenario("X opens", "You play X on an empty board: answer TURN with ROW COL.", seat=0, bot_replies=1),
+        Scenario("O answers a corner", "You play O after X took the top left corner.", seat=1, script=("0 0",),
+                 bot_replies=1),
+        Scenario("a full game on 4x4, 3 in a row", "Other rules: a 4x4 board where three in a row wins.",
+                 seat=1, rules={"m": 4, "n": 4, "k": 3}),
+    ],
 )
 
 
@@ -35,15 +42,3 @@ INFO = GameInfo(
 def kothkit_games():
     return [INFO]
 
-
-@hookimpl
-def kothkit_scenarios(game):
-    if game.name != INFO.name:
-        return None
-    return [
-        Scenario("X opens", "You play X on an empty board: answer TURN with ROW COL.", seat=0, bot_replies=1),
-        Scenario("O answers a corner", "You play O after X took the top left corner.", seat=1, script=("0 0",),
-                 bot_replies=1),
-        Scenario("a full game on 4x4, 3 in a row", "Other rules: a 4x4 board where three in a row wins.",
-                 seat=1, rules={"m": 4, "n": 4, "k": 3}),
-    ]

@@ -1,15 +1,11 @@
 """Scenarios: scripted situations ``kothkit check`` puts a bot in, and reply shapes for exploring branches.
 
-A game lists its own scenarios through the ``kothkit_scenarios`` hook::
+A game lists its own in its registration (:attr:`kothkit.GameInfo.scenarios`)::
 
-    @kothkit.hookimpl
-    def kothkit_scenarios(game):
-        if game.name != "tictactoe":
-            return None
-        return [
-            Scenario("second to move", "You play O: answer the opponent's move in the corner.",
-                     seat=1, script=("0 0",), bot_replies=2),
-        ]
+    GameInfo(name="tictactoe", ..., scenarios=[
+        Scenario("second to move", "You play O: answer the opponent's move in the corner.",
+                 seat=1, script=("0 0",), bot_replies=2),
+    ])
 
 The bot under check takes ``seat``; every other seat is played by the check
 itself: first the replies in ``script`` (in the order those seats are
