@@ -56,7 +56,7 @@ def run(
     build_time: Annotated[Optional[float], typer.Option(help="Seconds a bot's build may take (default 300); then it is killed and the bot sits out.")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes (fast, no isolation).")] = False,
     db: Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (default: kothkit.sqlite in the challenge folder, else .kothkit/GAME.sqlite).")] = None,
-    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see README) here.")] = None,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the results document (see docs/results.md) here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
