@@ -18,8 +18,8 @@ TIEBREAKS = ("wins", "submitted", "name")
 
 def _names(items: Iterable[str]) -> tuple[str, ...]:
     # A function of ours, not the builtin ``tuple``: attrs reads a converter's signature, and a
-    # builtin's is parsed from its text by the tokenizer, whose regular expressions were compiled
-    # for that alone (5 ms of every command's start-up).
+    # builtin's is parsed from its text by the tokenizer, whose regular expressions would be
+    # compiled at every command's start for that alone.
     return tuple(items)
 
 

@@ -17,7 +17,7 @@ import shutil
 import stat
 import sys
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,8 +126,8 @@ def read_small(path: Path, root: Path | None = None, cap: int = MAX_DESCRIPTION)
     return data.decode("utf-8", errors="replace")
 
 
-def _hash_file(h: hashlib._Hash, path: str, root: Path | None, budget: int) -> int:
-    """Feed ``path`` to ``h`` in chunks (never whole); the bytes read, at most ``budget``."""
+def _hash_file(update: Callable[[bytes], object], path: str, root: Path | None, budget: int) -> int:
+    """Feed ``path`` to a hash's ``update`` in chunks (never whole); the bytes read, at most ``budget``."""
     fd = open_regular(Path(path), root)
     n = 0
     try:
@@ -135,7 +135,7 @@ def _hash_file(h: hashlib._Hash, path: str, root: Path | None, budget: int) -> i
             n += len(chunk)
             if n > budget:
                 raise BotError(path, f"the bot's sources are larger than {MAX_BYTES >> 20} MiB")
-            h.update(chunk)
+            update(chunk)
     finally:
         os.close(fd)
     return n
@@ -213,7 +213,7 @@ def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
     counts by where it points (inside the folder, else the bot is refused), never followed."""
     h = hashlib.sha256()
     if not folder.is_dir():
-        _hash_file(h, str(folder), None, MAX_BYTES)
+        _hash_file(h.update, str(folder), None, MAX_BYTES)
         return h.hexdigest()
     budget = MAX_BYTES
     for rel, path, link in sorted(_source_files(folder, sources)):
@@ -222,7 +222,7 @@ def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
             h.update(b"symlink:" + os.fsencode(os.readlink(path)))
         else:
             try:
-                budget -= _hash_file(h, path, folder, budget)
+                budget -= _hash_file(h.update, path, folder, budget)
             except OSError:
                 pass
         h.update(b"\0")

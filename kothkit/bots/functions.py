@@ -98,10 +98,8 @@ for _name in dir(_random_module):
         _value = getattr(_random_module, _name)
         setattr(BotRandom, _name, staticmethod(_value) if callable(_value) and not isinstance(_value, type) else _value)
 del _name, _value
-# The C generator's seed(), which Random.seed calls for an int.
-_BASE_SEED = getattr(getattr(_random_module, "_random", None), "Random", None)
-_BASE_SEED = (getattr(_BASE_SEED, "seed", None)
-              if _BASE_SEED is not None and _BASE_SEED in _random_module.Random.__mro__ else None)
+# The C generator's seed(), which Random.seed calls for an int: the seed of the class Random extends.
+_BASE_SEED = next((vars(c)["seed"] for c in _random_module.Random.__mro__[1:] if "seed" in vars(c)), None)
 _PUBLIC_METHODS = tuple(n for n in dir(_random_module.Random)
                         if not n.startswith("_") and callable(getattr(_random_module.Random, n))
                         and not isinstance(getattr(_random_module.Random, n), type))
@@ -194,7 +192,7 @@ def load_function(entry: str) -> tuple[Any, Any]:
 def install_random(module: Any, rng: _random_module.Random) -> bool:
     """Point ``module``'s uses of the shared random source at ``rng``; True if there were any."""
     ns = vars(module)
-    shared = getattr(_random_module, "_inst", None)
+    shared = getattr(_random_module.random, "__self__", None)  # the instance behind random's functions
     found = False
     for key, value in list(ns.items()):
         if value is _random_module:

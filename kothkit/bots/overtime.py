@@ -8,8 +8,8 @@ the main thread :data:`SIGNAL`, whose handler raises :class:`Overtime` inside th
 code, and the referee rules a timeout.  A blocking call (``time.sleep``, a read) is cut
 short too: the signal interrupts it.
 
-A process that calls trusted bots this way gives :data:`SIGNAL` over to it.  Limits (the
-README's "Function bots" tells users the same):
+A process that calls trusted bots this way gives :data:`SIGNAL` over to it.  Limits (docs/bots.md's
+"Function bots" tells users the same):
 
 * only the main thread can be interrupted (Python runs signal handlers there); the
   referee runs there in the judge and its workers.  Elsewhere :func:`watch` hands out a

@@ -3,8 +3,7 @@ helpers they share in :mod:`kothkit.cli.common`.
 
 The command modules have no ``from __future__ import annotations`` (but ``play``, whose signature is
 short): typer reads every command's signature twice when the command line is parsed, and string
-annotations are compiled and evaluated each time (13 ms of ``kothkit run``'s start-up, against 1 ms
-for evaluating them once at import)."""
+annotations would be compiled and evaluated each time instead of once at import."""
 
 from __future__ import annotations
 
@@ -20,9 +19,8 @@ __all__ = ["COMMANDS", "WHERE", "app", "main"]
 COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play", "serve")
 
 #: The module of each command (tests/core/test_cli_startup.py checks it against what the modules
-#: register): a command given on the command line imports its own module only.  Importing them all
-#: (the verify, report and serve modules pull in the web site's and archive's code) took a third of
-#: ``kothkit run``'s start-up.
+#: register): a command given on the command line imports its own module only, not every command's
+#: (the verify, report and serve modules pull in the web site's and archive's code).
 WHERE = {"games": "run", "run": "run", "debug": "run", "verify": "verify", "prune": "verify", "check": "check",
          "new-game": "scaffold", "show": "show", "export": "export", "report": "report", "match": "headtohead",
          "gauntlet": "headtohead", "play": "play", "serve": "serve", "users": "serve"}
@@ -51,7 +49,7 @@ def main() -> None:
 
     args = sys.argv[1:]
     if args == ["--version"]:
-        # What typer would print, without importing typer, rich and the core (a fifth of the time).
+        # What typer would print, without importing typer, rich and the core.
         from kothkit import __version__
 
         sys.stdout.write(f"kothkit {__version__}\n")
@@ -71,8 +69,8 @@ def main() -> None:
     try:
         app()
     finally:
-        # Python's exit collects the whole heap several times over (about 50 ms after a --jobs 2
-        # run, whose judge never froze its start-up as a --jobs 1 judge does in play_batch); frozen,
-        # it is freed with the process.  Cyclic garbage is then not finalized: what must reach a
+        # Python's exit collects the whole heap several times over (after a --jobs 2 run, whose
+        # judge never froze its start-up as a --jobs 1 judge does in play_batch); frozen, it is
+        # freed with the process.  Cyclic garbage is then not finalized: what must reach a
         # file (the journal, a document, the output streams) is closed or flushed before this.
         gc.freeze()

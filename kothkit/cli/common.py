@@ -4,8 +4,10 @@ loading of games and bots the way every command takes them."""
 from __future__ import annotations
 
 import os
+import weakref
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import attrs
 import typer
@@ -14,11 +16,8 @@ from typer.core import TyperGroup
 
 import kothkit
 from kothkit.bots.folders import BotError, BotKind, BotSpec, load_bots, printable
-from kothkit.cli import params
 from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
-
-params.install()  # plain values converted without importing pydantic (see kothkit.cli.params)
 
 
 def _plain(param, ctx):
@@ -55,13 +54,19 @@ class _Group(TyperGroup):
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
-        if cmd is not None and not getattr(cmd, "_plain", False):
+        if cmd is not None and cmd not in _PLAIN:
             for param in cmd.params:
                 _plain(param, ctx)
             _plain(cmd.get_help_option(ctx), ctx)
-            cmd._plain = True  # type: ignore[attr-defined]  # a mark of ours on click's Command
+            _PLAIN.add(cmd)
         return cmd
 
+
+#: The commands whose parameters have their plain metavars.
+_PLAIN: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+T = TypeVar("T")
 
 app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -99,6 +104,17 @@ def fail(message: str) -> NoReturn:
     err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
     err.print(message, markup=False, highlight=False)
     raise typer.Exit(1)
+
+
+def settled(resolve: Callable[[], T]) -> T:
+    """What ``resolve`` returns; a :class:`~kothkit.playing.settings.SettingsError` it raises is printed
+    and ends the command."""
+    from kothkit.playing.settings import SettingsError
+
+    try:
+        return resolve()
+    except SettingsError as e:
+        fail(str(e))
 
 
 def game_info(name: str):

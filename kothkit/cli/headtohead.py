@@ -4,7 +4,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import attrs
 import typer
@@ -19,11 +19,11 @@ from kothkit.cli.common import (
     game_target,
     load_and_build,
     out,
+    settled,
 )
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
-from kothkit.playing.seeding import fresh_seed
-from kothkit.store.journal import Journal
+from kothkit.playing.settings import Options, Settings, resolve
 from kothkit.store.ratings import (
     SPRT,
     MatchStats,
@@ -89,8 +89,10 @@ def _sprt(text: str | None, model: str) -> SPRT | None:
         fail(f"--sprt: {e}")
 
 
-def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move_time, game_time, memory_mb,
-           rules: list[str] | None):
+def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rules: list[str] | None,
+           given: Options):
+    """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
+    settled(given.check)
     info, ch = game_target(game, rules)
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
@@ -99,51 +101,22 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, move
     sprt = _sprt(sprt_text, model)
     if games is not None and games < 2:
         fail(f"--games: at least 2 (one game pair), got {games}")
-    try:
-        limits = info.limits.replace(move_time=move_time, game_time=game_time, memory_mb=memory_mb)
-    except (TypeError, ValueError) as e:
-        fail(f"bad limit: {e}")
-    return info, sprt, limits, ch
+    return info, sprt, ch, settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
 
 
-def _journal(info: GameInfo, ch, db: Path | None) -> Path:
-    """``--db``, else the challenge's journal (its games kept apart from the tournament's), else the game's."""
-    if db is not None:
-        return db
-    if ch is not None:
-        return ch.journal or ch.folder / "kothkit.sqlite"
-    return Path(".kothkit") / f"{info.name}.sqlite"
-
-
-def _seed(name: str, journal: Path, seed: int | None, new_seed: bool) -> tuple[int, str]:
-    if seed is not None:
-        return seed, ""
-    if not new_seed and journal.exists():
-        with Journal(journal) as j:
-            last = j.last_run(name)
-        if last is not None:
-            return last["seed"], " (the journal's last seed; --new-seed for a fresh one)"
-    return fresh_seed(), " (drawn)"
-
-
-def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_cap, seed, seed_note, journal,
-         jobs, limits, trusted, quiet, json_path, per_opponent_cap: bool) -> None:
+def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
+         per_opponent_cap: bool) -> None:
+    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
     from kothkit.playing.tournament import WorkerLost
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
     pairs = None if games_cap is None else (games_cap // 2) * (len(opponents) if per_opponent_cap else 1)
     vs = opponents[0].name if len(opponents) == 1 else f"the field ({len(opponents)} bots)"
-    out.print(f"{info.name}: {new.name} vs {vs}, seed {seed}{seed_note}, jobs {jobs}, journal {journal}", markup=False)
-    cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
-    out.print(f"game pairs, each bot opening one game of a pair; {cap}"
-              + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
-                 if sprt else ""), markup=False)
-    if not info.draws:
-        out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
+    _print_plan(info, new.name, vs, s, sprt, pairs)
     last = [0.0]
 
-    def show(h: HeadToHead) -> None:
+    def show(h: HeadToHead) -> None:  # at most once a second, and when the SPRT decides
         now = time.monotonic()
         if quiet or (now - last[0] < 1.0 and not h.decided):
             return
@@ -152,50 +125,73 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], *, sprt, games_
                   markup=False, highlight=False)
 
     try:
-        h2h, played, reused = play(info, new, opponents, seed=seed, journal=journal, jobs=jobs, limits=limits,
-                                   rules=dict(info.rules), functions_in_process=trusted, pairs=pairs, sprt=sprt, on_pair=show,
-                                   on_notice=lambda text: out.print(f"  {text}", markup=False))
+        h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
+                                   limits=s.limits, rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs,
+                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished games are in {journal}; run again to resume")
+        err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
         raise typer.Exit(130) from None
     except WorkerLost as e:
-        err.print(f"error: {e}; finished games are in {journal}", markup=False)
+        err.print(f"error: {e}; finished games are in {s.journal}", markup=False)
         raise typer.Exit(1) from None
+    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
+    if json_path is not None:
+        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
+
+
+def _print_plan(info: GameInfo, name: str, vs: str, s: Settings, sprt: SPRT | None, pairs: int | None) -> None:
+    out.print(f"{info.name}: {name} vs {vs}, seed {s.seed.value}{s.seed.note()}, jobs {s.jobs}, journal {s.journal}",
+              markup=False)
+    cap = "no cap: until the SPRT decides (--games N caps it)" if pairs is None else f"at most {2 * pairs} games"
+    out.print(f"game pairs, each bot opening one game of a pair; {cap}"
+              + (f"; SPRT [{sprt.elo0:g}, {sprt.elo1:g}] {sprt.model}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
+                 if sprt else ""), markup=False)
+    if not info.draws:
+        out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
+
+
+def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], h2h: HeadToHead, sprt: SPRT | None,
+                  played: int, reused: int) -> None:
+    """The statistics against each opponent (a gauntlet) and overall, the SPRT's verdict, the counts."""
     if len(opponents) > 1:
         for o in opponents:
-            out.print(block(f"{new.name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,
+            out.print(block(f"{name} vs {o.name}", h2h.tallies[o.name].stats(), info.draws), markup=False,
                       highlight=False)
-    out.print(block(f"{new.name} vs {vs}", h2h.overall.stats(), info.draws, sprt, h2h.llr if sprt else None),
+    out.print(block(f"{name} vs {vs}", h2h.overall.stats(), info.draws, sprt, h2h.llr if sprt else None),
               markup=False, highlight=False)
     counted = 2 * h2h.counted
     if sprt is not None:
         if h2h.decision == "H1":
-            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {new.name} is stronger by "
+            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {name} is stronger by "
                        f"{sprt.elo1:g} {sprt.model} Elo or more, after {counted} games")
         elif h2h.decision == "H0":
-            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {new.name} is not stronger by "
+            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {name} is not stronger by "
                        f"{sprt.elo1:g} {sprt.model} Elo; after {counted} games")
         else:
             verdict = f"SPRT: no decision after {counted} games (LLR {h2h.llr:.2f}); the --games cap was reached"
         out.print(verdict, markup=False)
     extra = f"; {h2h.extra} more finished past the decision, kept in the journal, not counted" if h2h.extra else ""
     out.print(f"games: {played} played, {reused} reused, {counted} counted{extra}", markup=False)
-    if json_path is not None:
-        doc = {"game": info.name, "seed": seed, "bot": new.name, "journal": str(journal), "played": played,
-               "reused": reused, "counted": counted, "past_decision": h2h.extra,
-               "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
-               "overall": h2h.overall.stats().to_json(),
-               "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
-                                                  "beta": sprt.beta, "model": sprt.model, "llr": h2h.llr,
-                                                  "lower": sprt.lower, "upper": sprt.upper,
-                                                  "decision": h2h.decision}}
-        if not info.draws:
-            for s in (*doc["opponents"].values(), doc["overall"]):
-                s.pop("draw_ratio")
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
-                                        not math.isfinite(x) else x))
-        out.print(f"results written to {json_path}", markup=False)
+
+
+def _write_json(path: Path, info: GameInfo, name: str, s: Settings, h2h: HeadToHead, sprt: SPRT | None, played: int,
+                reused: int) -> None:
+    """The statistics as JSON (a statistic that cannot be computed is null)."""
+    doc: dict[str, Any] = {
+        "game": info.name, "seed": s.seed.value, "bot": name, "journal": str(s.journal), "played": played,
+        "reused": reused, "counted": 2 * h2h.counted, "past_decision": h2h.extra,
+        "opponents": {o: t.stats().to_json() for o, t in h2h.tallies.items()},
+        "overall": h2h.overall.stats().to_json(),
+        "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha,
+                                           "beta": sprt.beta, "model": sprt.model, "llr": h2h.llr,
+                                           "lower": sprt.lower, "upper": sprt.upper, "decision": h2h.decision}}
+    if not info.draws:
+        for stats in (*doc["opponents"].values(), doc["overall"]):
+            stats.pop("draw_ratio")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, default=lambda x: None if isinstance(x, float) and
+                               not math.isfinite(x) else x))
+    out.print(f"results written to {path}", markup=False)
 
 
 _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio of H1 (Elo = elo1) against H0 "
@@ -205,7 +201,7 @@ _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio 
 # The options match and gauntlet share, declared once.
 GameArg = Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")]
 SprtModel = Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")]
-NewSeed = Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the journal has one.")]
+NewSeed = Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")]
 Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")]
 MoveTime = Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")]
 GameTime = Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")]
@@ -225,7 +221,7 @@ def match(
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP)] = None,
     sprt_model: SprtModel = "normalized",
     games: Annotated[Optional[int], typer.Option(help=f"At most this many games (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Match seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Match seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: NewSeed = False,
     jobs: Jobs = None,
     move_time: MoveTime = None,
@@ -240,15 +236,13 @@ def match(
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
         fail("a match needs two bots: kothkit match GAME BOT_A BOT_B")
-    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
+                    limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
     a, b = _resolve(info, bot_a, ch), _resolve(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
-    journal = _journal(info, ch, db)
-    s, note = _seed(info.name, journal, seed, new_seed)
-    _run(info, a, [b], sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
-         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
-         per_opponent_cap=False)
+    _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False)
 
 
 @app.command()
@@ -259,7 +253,7 @@ def gauntlet(
     sprt: Annotated[Optional[str], typer.Option("--sprt", help=_SPRT_HELP + " Tested on all games together.")] = None,
     sprt_model: SprtModel = "normalized",
     games: Annotated[Optional[int], typer.Option(help=f"At most this many games against each opponent (whole pairs). Default: {DEFAULT_GAMES}, or no cap with --sprt.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the journal's last seed for this game, else a fresh one, printed).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: NewSeed = False,
     jobs: Jobs = None,
     move_time: MoveTime = None,
@@ -272,7 +266,9 @@ def gauntlet(
     rules: Rules = None,
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
-    info, test, limits, ch = _setup(game, sprt, sprt_model, games, move_time, game_time, memory_mb, rules)
+    given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
+                    limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
     me = _resolve(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
@@ -282,8 +278,4 @@ def gauntlet(
         me = attrs.evolve(me, name=f"{me.name}#new")
     if not field:
         fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
-    journal = _journal(info, ch, db)
-    s, note = _seed(info.name, journal, seed, new_seed)
-    _run(info, me, field, sprt=test, games_cap=games, seed=s, seed_note=note, journal=journal,
-         jobs=jobs or os.cpu_count() or 1, limits=limits, trusted=trusted, quiet=quiet, json_path=json_path,
-         per_opponent_cap=True)
+    _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True)

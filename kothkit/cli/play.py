@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -11,6 +11,7 @@ from kothkit.cli.common import RULES_HELP, app, fail, game_target
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
+from kothkit.playing.settings import journal_path
 
 if TYPE_CHECKING:
     from kothkit.playing.playweb import WebSeat
@@ -34,7 +35,7 @@ def play(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     against: Annotated[Optional[str], typer.Option(help="The bot to play: a bundled bot's name, a bot folder or file.py:function. Default: the first bundled bot.")] = None,
     seat: Annotated[int, typer.Option(help="Your seat: 0 opens the game, 1 answers.")] = 0,
-    seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the challenge file's seed, else the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal the game is stored in (default: .kothkit/GAME-play.sqlite).")] = None,
     name: Annotated[str, typer.Option(help="Your name in the game's record.")] = "you",
     web: Annotated[bool, typer.Option("--web", help="Play on a local web page, clicking on the board, instead of in the terminal.")] = False,
@@ -47,30 +48,19 @@ def play(
 
     info, ch = game_target(game, rules)
     game = info.name
-    if not 0 <= seat < info.seats:
-        fail(f"--seat: 0 to {info.seats - 1} in {game}, got {seat}")
-    if info.seats != 2:
-        fail(f"{game} seats {info.seats} players; kothkit play seats one person against one bot")
-    if not NAME.fullmatch(name):
-        fail(f"--name: 1-64 letters, digits and _ . + -, got {name!r}")
     settings_rules = dict(info.rules)
-    probe = info.match(Setup(players=(name, "bot"), seed=0, rules=settings_rules))
-    first = probe.next()
-    try:
-        if isinstance(first, Prompt):
-            turn_of(info, probe, first)
-    except NoHumanPlay as e:
-        fail(str(e))
+    probe = _check_seat(info, seat, name)
     bot = _bot(info, against, ch)
     if bot.name == name:
         fail(f"the bot is called {name!r} too: give yourself another --name")
     me = BotSpec(name=name, path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
     seats = (me, bot) if seat == 0 else (bot, me)
     names = (seats[0].name, seats[1].name)
-    journal = db or Path(".kothkit") / f"{game}-play.sqlite"
+    journal = journal_path(game, option=db, suffix="-play")
     server = local = None
     while True:
-        task, run_id, seed = new_game(journal, info, seats, info.limits, settings_rules, seed)
+        task, run_id, seed = new_game(journal, info, seats, info.limits, settings_rules, seed,
+                                      challenge_seed=ch.seed if ch else None)
         k = task.index
         term: WebSeat | Terminal
         start = info.match(Setup(players=names, seed=task.seed, rules=settings_rules))
@@ -107,12 +97,7 @@ def play(
                 term.abandoned("you left the game")
                 server.shutdown()
             raise typer.Exit(0 if left else 130) from None
-        if term.match is not None and info.renders:
-            if term.hidden:
-                term.say("the game is over; the true board:")
-            term.board(term.match.render())
-        result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
-        term.say(f"result: {result}: {rec.reason}")
+        result = _show_end(info, term, rec, name)
         store_game(journal, run_id, rec)
         term.note(f"stored as game {rec.id[:12]} in {journal} (kothkit show {journal} {rec.id[:12]}; "
                   f"kothkit verify {journal})")
@@ -125,3 +110,32 @@ def play(
         term.publish(final=True)
         if not linger(server, local.again):
             return
+
+
+def _check_seat(info: GameInfo, seat: int, name: str) -> Any:
+    """A match of the game that probes that a person can play it from ``seat`` under ``name``."""
+    if not 0 <= seat < info.seats:
+        fail(f"--seat: 0 to {info.seats - 1} in {info.name}, got {seat}")
+    if info.seats != 2:
+        fail(f"{info.name} seats {info.seats} players; kothkit play seats one person against one bot")
+    if not NAME.fullmatch(name):
+        fail(f"--name: 1-64 letters, digits and _ . + -, got {name!r}")
+    probe = info.match(Setup(players=(name, "bot"), seed=0, rules=dict(info.rules)))
+    first = probe.next()
+    try:
+        if isinstance(first, Prompt):
+            turn_of(info, probe, first)
+    except NoHumanPlay as e:
+        fail(str(e))
+    return probe
+
+
+def _show_end(info: GameInfo, term: WebSeat | Terminal, rec: Any, name: str) -> str:
+    """The true board at the end (a game of hidden information shows it only now) and the result."""
+    if term.match is not None and info.renders:
+        if term.hidden:
+            term.say("the game is over; the true board:")
+        term.board(term.match.render())
+    result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
+    term.say(f"result: {result}: {rec.reason}")
+    return result

@@ -14,6 +14,7 @@ from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
 from kothkit.playing.progress import counted
+from kothkit.playing.settings import journal_path
 from kothkit.playing.verify import (
     Difference,
     _code_text,
@@ -54,14 +55,14 @@ def _target(target: str, db: Optional[Path]) -> _Target:
         except challenges.ChallengeError as e:
             fail(str(e))
         game = ch.game
-        journal = db or ch.journal or ch.folder / "kothkit.sqlite"
+        journal = journal_path(ch.game, ch, db)
     elif p.is_file():
         if db is not None:
             fail(f"give a journal or --db, not both ({target} and --db {db})")
         journal = p
     elif known:
         game = target
-        journal = db or Path(".kothkit") / f"{target}.sqlite"
+        journal = journal_path(target, None, db)
     else:
         fail(f"no such journal, challenge folder or game: {target}")
     if not journal.is_file():
@@ -166,10 +167,35 @@ def verify(
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
     """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
-    from kothkit.plugins import PluginError, game_code, get_game
+    t = _target(target, db)
+    runs, records = _read(t)
+    settings = _Settings(runs)
+    current, superseded = _counting(records, runs, settings)
+    chosen = records if all_games else current
+    tally = _Tally()
+    for game in sorted({r.game for r in chosen}):
+        left = 0 if all_games else sum(1 for r in superseded if r.game == game)
+        _verify_game(game, [r for r in chosen if r.game == game], t, runs, settings, bots, jobs or os.cpu_count() or 1,
+                     trusted, left, tally)
+    _report(tally, len(chosen), 0 if all_games else len(superseded))
+    if tally.differ or tally.problems:
+        raise typer.Exit(1)
+
+
+@attrs.define
+class _Tally:
+    """What verifying found so far: games identical, games that differ, and why others were not verified."""
+
+    same: int = 0
+    differ: list[Difference] = attrs.Factory(list)
+    problems: list[str] = attrs.Factory(list)
+    notes: list[str] = attrs.Factory(list)
+
+
+def _read(t: _Target) -> tuple[list[dict], list[GameRecord]]:
+    """The journal's runs and its games (of the target's game, if it names one)."""
     from kothkit.store.journal import Journal, JournalError, check
 
-    t = _target(target, db)
     try:
         check(t.journal)
         with Journal(t.journal) as j:
@@ -181,92 +207,107 @@ def verify(
         fail(f"{t.journal}: the journal cannot be read: {e}")
     if not records:
         fail(f"{t.journal} holds no games" + (f" of {t.game}" if t.game else ""))
-    settings = _Settings(runs)
-    current, superseded = _counting(records, runs, settings)
-    chosen = records if all_games else current
-    jobs = jobs or os.cpu_count() or 1
-    problems: list[str] = []
-    notes: list[str] = []
-    differ: list[Difference] = []
-    same = 0
-    for game in sorted({r.game for r in chosen}):
-        try:
-            info = get_game(game)
-        except PluginError as e:
-            problems.append(f"{game}: {e}")
+    return runs, records
+
+
+def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict], settings: _Settings,
+                 bots: Optional[list[str]], jobs: int, trusted: bool, left: int, tally: _Tally) -> None:
+    """Re-play ``games`` (all of ``game``) and add what is found to ``tally``; ``left``: how many of the
+    game's superseded games are left out."""
+    from kothkit.plugins import PluginError, get_game
+
+    try:
+        info = get_game(game)
+    except PluginError as e:
+        tally.problems.append(f"{game}: {e}")
+        return
+    usable, missing = _find_bots(games, info, t, runs, bots)
+    tasks, originals, codes = _tasks(games, game, usable, missing, settings, trusted, tally)
+    _note_code_changes(info, codes, tally)
+    stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
+    if stateful:
+        one = len(stateful) == 1
+        err.print(f"note: {', '.join(sorted(stateful))} {'keeps' if one else 'keep'} files between games; "
+                  f"{'its' if one else 'their'} replays start from the files as they are now", markup=False)
+    aside = f" ({counted(left, 'superseded game')} left out: --all to verify {'it' if left == 1 else 'them'} too)" if left else ""
+    out.print(f"{game}: re-playing {len(tasks)} of {counted(len(games), 'game')}{aside}, jobs {jobs}", markup=False)
+
+    def on_done(task: GameTask, replay: GameRecord) -> None:
+        r = originals[task.id]
+        if outcome_key(r) == outcome_key(replay):
+            tally.same += 1
+        else:
+            tally.differ.append(Difference(r, describe(r, replay)))
+
+    # A person's games (kothkit play) are re-played here, the person's seat giving its recorded replies.
+    people = [t_ for t_ in tasks if any(b.kind == BotKind.HUMAN for b in t_.players)]
+    _replay(sorted((t_ for t_ in tasks if t_ not in people), key=lambda t_: t_.index), jobs, stateful, on_done)
+    for t_ in sorted(people, key=lambda t_: t_.index):
+        on_done(t_, _replay_person(t_, originals[t_.id], info))
+
+
+def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], BotSpec],
+           missing: dict[tuple[str, str], str], settings: _Settings, trusted: bool, tally: _Tally
+           ) -> tuple[list[GameTask], dict[str, GameRecord], set[str]]:
+    """The task that re-plays each game whose bots and run are found, the games by id, and the game
+    codes the runs recorded (JSON); the others are added to ``tally`` with why."""
+    unusable: dict[str, list[GameRecord]] = defaultdict(list)
+    tasks: list[GameTask] = []
+    originals: dict[str, GameRecord] = {}
+    codes: set[str] = set()
+    for r in games:
+        why = [missing[n, h] for n, h in zip(r.players, r.hashes) if (n, h) in missing]
+        if why:
+            for w in dict.fromkeys(why):
+                unusable[w].append(r)
             continue
-        games = [r for r in chosen if r.game == game]
-        usable, missing = _find_bots(games, info, t, runs, bots)
-        unusable: dict[str, list[GameRecord]] = defaultdict(list)
-        tasks: list[GameTask] = []
-        originals: dict[str, GameRecord] = {}
-        codes: set[str] = set()
-        for r in games:
-            why = [missing[n, h] for n, h in zip(r.players, r.hashes) if (n, h) in missing]
-            if why:
-                for w in dict.fromkeys(why):
-                    unusable[w].append(r)
-                continue
-            s = settings.find(r)
-            if s is None:
-                differ.append(Difference(r, "its id matches no run of the journal: players, hashes, seed or "
-                                            "settings were altered"))
-                continue
-            if s.get("game") is not None:
-                codes.add(json.dumps(s["game"], sort_keys=True))
-            players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
-                            for n, h in zip(r.players, r.hashes))
-            tasks.append(GameTask(id=r.id, game=game, players=players,
-                                  seed=r.seed, limits=_limits(s["limits"]), rules=dict(s["rules"]), index=r.index,
-                                  functions_in_process=trusted))
-            originals[r.id] = r
-        for reason, rs in unusable.items():
-            problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")
-        now_code = game_code(info)
-        for c in sorted(codes):
-            then = json.loads(c)
-            if then != now_code:
-                notes.append(f"{game}'s code is not the tournament's ({_code_text(then)} then, {_code_text(now_code)} "
-                             "now): a game that differs may differ for that")
-        stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
-        if stateful:
-            one = len(stateful) == 1
-            err.print(f"note: {', '.join(sorted(stateful))} {'keeps' if one else 'keep'} files between games; "
-                      f"{'its' if one else 'their'} replays start from the files as they are now", markup=False)
-        left = sum(1 for r in superseded if r.game == game) if not all_games else 0
-        aside = f" ({counted(left, 'superseded game')} left out: --all to verify {'it' if left == 1 else 'them'} too)" if left else ""
-        out.print(f"{game}: re-playing {len(tasks)} of {counted(len(games), 'game')}{aside}, jobs {jobs}", markup=False)
+        s = settings.find(r)
+        if s is None:
+            tally.differ.append(Difference(r, "its id matches no run of the journal: players, hashes, seed or "
+                                              "settings were altered"))
+            continue
+        if s.get("game") is not None:
+            codes.add(json.dumps(s["game"], sort_keys=True))
+        players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
+                        for n, h in zip(r.players, r.hashes))
+        tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
+                              rules=dict(s["rules"]), index=r.index, functions_in_process=trusted))
+        originals[r.id] = r
+    for reason, rs in unusable.items():
+        tally.problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")
+    return tasks, originals, codes
 
-        def on_done(task: GameTask, replay: GameRecord) -> None:
-            nonlocal same
-            r = originals[task.id]
-            if outcome_key(r) == outcome_key(replay):
-                same += 1
-            else:
-                differ.append(Difference(r, describe(r, replay)))
 
-        # A person's games (kothkit play) are re-played here, the person's seat giving its recorded replies.
-        people = [t_ for t_ in tasks if any(b.kind == BotKind.HUMAN for b in t_.players)]
-        _replay(sorted((t_ for t_ in tasks if t_ not in people), key=lambda t_: t_.index), jobs, stateful, on_done)
-        for t_ in sorted(people, key=lambda t_: t_.index):
-            on_done(t_, _replay_person(t_, originals[t_.id], info))
-    for d in sorted(differ, key=lambda d: d.record.index):
+def _note_code_changes(info, codes: set[str], tally: _Tally) -> None:
+    """A note for each game code of the runs that is not the game's code now."""
+    from kothkit.plugins import game_code
+
+    now_code = game_code(info)
+    for c in sorted(codes):
+        then = json.loads(c)
+        if then != now_code:
+            tally.notes.append(f"{info.name}'s code is not the tournament's ({_code_text(then)} then, "
+                               f"{_code_text(now_code)} now): a game that differs may differ for that")
+
+
+def _report(tally: _Tally, chosen: int, superseded: int) -> None:
+    """The games that differ, those not verified and why, the notes, and the counts."""
+    for d in sorted(tally.differ, key=lambda d: d.record.index):
         r = d.record
         out.print(f"DIFFERS  game {r.id[:16]} (#{r.index}, {' vs '.join(r.players)}, seed {r.seed}): {d.what}",
                   markup=False, soft_wrap=True)
-    for p in problems:
+    for p in tally.problems:
         out.print(f"UNVERIFIED  {p}", markup=False, soft_wrap=True)
-    for n in notes:
+    for n in tally.notes:
         out.print(f"NOTE  {n}", markup=False, soft_wrap=True)
-    out.print(f"verified {counted(len(chosen), 'game')}: {same} identical, {len(differ)} {'differs' if len(differ) == 1 else 'differ'}, "
-              f"{len(chosen) - same - len(differ)} not verifiable", markup=False)
-    if superseded and not all_games:
-        one = len(superseded) == 1
-        out.print(f"{counted(len(superseded), 'superseded game')} (of earlier runs, no longer in the standings) "
+    differ = len(tally.differ)
+    out.print(f"verified {counted(chosen, 'game')}: {tally.same} identical, {differ} "
+              f"{'differs' if differ == 1 else 'differ'}, {chosen - tally.same - differ} not verifiable", markup=False)
+    if superseded:
+        one = superseded == 1
+        out.print(f"{counted(superseded, 'superseded game')} (of earlier runs, no longer in the standings) "
                   f"{'was' if one else 'were'} not verified: --all verifies {'it' if one else 'them'} too, kothkit "
                   f"prune deletes {'it' if one else 'them'}", markup=False)
-    if differ or problems:
-        raise typer.Exit(1)
 
 
 @app.command()

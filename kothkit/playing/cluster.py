@@ -60,7 +60,7 @@ CONNECT_TIMEOUT = 30.0
 
 
 #: Batches on a cluster grow towards this many seconds of play (see kothkit.playing.tournament.dispatch):
-#: a batch's round trip through a scheduler costs milliseconds, not the local pool's ~0.3 ms.
+#: a batch's round trip through a scheduler costs far more than through the local pool.
 BATCH_SECONDS = 0.5
 
 #: Dask settings of a local cluster (``local:N``; docs/tournaments.md gives them for ``dask scheduler``
@@ -71,8 +71,7 @@ LOCAL_SETTINGS = {
     "distributed.scheduler.worker-saturation": "inf",
     # Background work that game players do not need and that takes CPU time from their games: with
     # batches already queued on every worker, stealing only moves them about; a sampling profiler in
-    # each worker (every 10 ms of a batch); an event-loop watchdog every 20 ms and monitors every
-    # 0.1-0.5 s in every process.  Idle, they took 3-5% of a core a process.
+    # each worker; an event-loop watchdog and monitors ticking often in every process.
     "distributed.scheduler.work-stealing": False,
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",

@@ -118,13 +118,15 @@ class Terminal:
 
 
 def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limits: Limits,
-             rules: dict[str, Any], seed: int | None = None) -> tuple[GameTask, int, int]:
+             rules: dict[str, Any], seed: int | None = None, *,
+             challenge_seed: int | None = None) -> tuple[GameTask, int, int]:
     """The next game of the pair ``seats`` (a person's and a bot's) in the play journal ``journal``:
     its task (slot ``k`` of the pair under the play seed: the first not in the journal), the run
     started for it (given to :func:`store_game` or :func:`drop_game`) and the play seed.  ``seed``: the play seed
-    (default: the journal's last one, else a fresh one)."""
+    (default: ``challenge_seed``, a challenge file's, else the journal's last one, else a fresh one)."""
     from kothkit.playing.schedule import game_key, id_maker, settings_of
-    from kothkit.playing.seeding import derive, fresh_seed
+    from kothkit.playing.seeding import derive
+    from kothkit.playing.settings import choose_seed
     from kothkit.playing.tournament import _where
     from kothkit.plugins import game_code
     from kothkit.store.journal import Journal
@@ -136,8 +138,7 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limi
     journal.parent.mkdir(parents=True, exist_ok=True)
     with Journal(journal) as j:
         last = j.last_run(game)
-        if seed is None:
-            seed = last["seed"] if last is not None else fresh_seed()
+        seed = choose_seed(game, option=seed, challenge_seed=challenge_seed, journal=j).value
         a, b = sorted(names)
         make = id_maker(game_key(game, settings), seats, (a, b))
         k = 0

@@ -57,8 +57,8 @@ from kothkit.store import records as R
 from kothkit.store.records import STDERR_MARK, GameRecord, GameTask, Move
 
 #: A bot that replied is frozen once its opponent has thought this long (a game without
-#: pondering): a fast reply then costs no freezer write (a freeze and thaw take 0.2-0.3 ms on a
-#: cgroup v1 host), and a waiting bot can take at most this much of a long think.
+#: pondering): a fast reply then costs no freezer write (a freeze and thaw are slow on a cgroup v1
+#: host), and a waiting bot can take at most this much of a long think.
 FREEZE_AFTER = 0.005
 
 #: on_event(kind, seat, text, ms): kind is one of send, notice, reply, aside, stderr, final, verdict,
@@ -215,8 +215,7 @@ class Referee:
             seconds=round(time.monotonic() - t0, 4),
         )
         # Seats and referee point at each other: undone here, so that a game's objects go when it
-        # ends, not at a garbage collection (measured: with the cycle left, games of function bots in
-        # this process were 10-15% slower, from the collections it set off).
+        # ends, not at a garbage collection (the cycle would set collections off, game after game).
         for s in self.seats:
             del s.ref
         return record
@@ -251,8 +250,7 @@ class Referee:
         asks = [s.ask for s in seats]
         follows = True in [s.follows for s in seats]
         # The hot path's one shortcut: a FunctionSeat (not a subclass) is called here, inline, as
-        # FunctionSeat.ask would call it -- the method call and its returned tuple were 5% of the
-        # instructions of a whole in-process connect4 game (callgrind).
+        # FunctionSeat.ask would call it, saving a method call and a tuple a move.
         calls = [s.call if type(s) is FunctionSeat else None for s in seats]
         watch = self.overtime_slot() if any(calls) else []
         clock_ns = time.perf_counter_ns

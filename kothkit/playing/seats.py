@@ -395,9 +395,9 @@ class HostSeat(Seat):
         if spec.stateful and _over_disk(self, spec.workdir or spec.path.parent):
             return
         try:
-            # On the job's core, like a program bot: concurrent jobs' bots never share a core
-            # (measured: 5-10% more games/s at --jobs 2 than hosts left to roam).  The process
-            # playing the job runs there too (see kothkit.playing.tournament.make_pool).
+            # On the job's core, like a program bot: concurrent jobs' bots never share a core, so
+            # they never slow each other down.  The process playing the job runs there too (see
+            # kothkit.playing.tournament.make_pool).
             host = ref.hosts.get(spec, limits, cpu=ref.cpu, readable=plugin_folders(ref.info))
         except Exception as e:
             self.start_error = f"cannot start the function host: {e}"

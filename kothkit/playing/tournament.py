@@ -53,9 +53,9 @@ from kothkit.store.records import GameRecord, GameResult, GameTask
 #: Most games per unit of work when every bot is a function bot (games take microseconds).
 FAST_BATCH = 1000
 #: Most games per unit of work with program bots.  Their batches start at one game (a game may
-#: take minutes) and grow towards BATCH_SECONDS like any other: a game of instant bots takes
-#: about 10 ms, and sending each alone cost the judge about a millisecond of its own (a future,
-#: a wake-up, a row stored alone) on a core its workers need.
+#: take minutes) and grow towards BATCH_SECONDS like any other: a game of instant bots is short,
+#: and sending each alone costs the judge a future, a wake-up and a row stored alone, on a core
+#: its workers need.
 PROGRAM_BATCH = 64
 #: Batches grow or shrink towards taking this many seconds (see :func:`dispatch`).
 BATCH_SECONDS = 0.1
@@ -276,8 +276,8 @@ def dispatch(tasks: Iterable[GameTask], *, jobs: int, pin_cpu: bool, stateful: s
     window_size = max(64, jobs * batch * 4)
     size = max(1, min(batch, first))
     # Without stateful bots a second batch per worker waits queued, so that no worker
-    # idles while this process stores the last one's results.  (A measured alternative,
-    # this process playing batches too, was slower: it then stores results late.)
+    # idles while this process stores the last one's results.  This process plays none itself:
+    # it would then store results late.
     depth = max(jobs, 1) * (1 if stateful else 2)
     exhausted = False
     # After a worker died: the batches being played again, the ids of every game replayed, and

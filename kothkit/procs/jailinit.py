@@ -39,8 +39,8 @@ import os
 import signal
 import sys
 
-# typing's flag without importing typing, which a -S start has not loaded (3 ms a bot); annotations in
-# functions are never evaluated.
+# typing's flag without importing typing, which a -S start has not loaded (a cost at every bot's
+# start); annotations in functions are never evaluated.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

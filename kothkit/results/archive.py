@@ -24,6 +24,7 @@ import attrs
 import kothkit
 from kothkit.game import GameInfo, Match, Outcome, Setup, Verdict
 from kothkit.playing import challenge as challenges
+from kothkit.playing import settings as run_settings
 from kothkit.store.journal import JOURNAL_VERSION
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move
 
@@ -48,10 +49,10 @@ def journal_path(target: str) -> Path:
             ch = challenges.load(target)
         except challenges.ChallengeError as e:
             raise ArchiveError(str(e)) from None
-        return ch.journal or ch.folder / "kothkit.sqlite"
+        return run_settings.journal_path(ch.game, ch)
     if "/" in target or target.endswith((".sqlite", ".db")):
         raise ArchiveError(f"{target}: no such journal")
-    path = Path(".kothkit") / f"{target}.sqlite"
+    path = run_settings.journal_path(target)
     if not path.is_file():
         raise ArchiveError(f"{path}: no journal for {target!r} here (give the journal's path, a challenge "
                            "folder or the game that `kothkit run` played in this folder)")

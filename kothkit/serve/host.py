@@ -314,6 +314,7 @@ class Host:
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
         from kothkit.playing import challenge as challenges
+        from kothkit.playing.settings import journal_path
         from kothkit.plugins import PluginError, get_game
 
         try:
@@ -345,8 +346,8 @@ class Host:
             name = f"{base}-{k}"
         if settings.kind == "submissions":
             journal = ch.journal or self.state_dir / "journals" / f"{name}.sqlite"
-        else:
-            journal = ch.journal or ch.folder / "kothkit.sqlite"
+        else:  # where kothkit run keeps the challenge's games
+            journal = journal_path(info.name, ch)
         return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
                        rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
                        journal_path=Path(journal), entries=[str(b) for b in ch.bots],
@@ -501,7 +502,7 @@ class Host:
 
     def _open(self, c: _Served) -> None:
         """Read ``c``'s state: its journal (seed), its submissions or its bot folders; then schedule."""
-        from kothkit.playing.seeding import fresh_seed
+        from kothkit.playing.settings import choose_seed
         from kothkit.plugins import game_code
         from kothkit.store.journal import Journal
 
@@ -517,9 +518,8 @@ class Host:
             c.building.clear()
             c.active.clear()
             c.plan, c.planned = None, {}  # (and its schedule is made afresh: the state may have changed)
-        if c.seed is None:
-            last = c.journal.last_run(c.info.name)
-            c.seed = last["seed"] if last is not None else fresh_seed()
+        # The challenge file's seed (set when read), else the journal's last, else a fresh one.
+        c.seed = choose_seed(c.info.name, challenge_seed=c.seed, journal=c.journal).value
         if c.kind == "folder":
             self._scan(c, force=True)
             return

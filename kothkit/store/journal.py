@@ -130,8 +130,8 @@ _new_tuple = tuple.__new__
 
 
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
-#: distinct milliseconds), and encoding each anew was a tenth of the instructions of a game of
-#: function bots in this process (callgrind).  Only moves of an int seat, an int reply and a
+#: distinct milliseconds), and encoding each anew costs more than the game of function bots that
+#: made them.  Only moves of an int seat, an int reply and a
 #: positive finite float are kept: for those, equal tuples are written alike (not so for a bool
 #: reply equal to 1, -0.0 equal to 0.0, or a NaN found by its identity).
 _MOVE_JSON: dict[Move, str] = {}
@@ -199,8 +199,8 @@ def stored_count(path: str | Path) -> int:
 
 #: Seconds between checkpoints of the write-ahead log while games are being added.
 #: SQLite's automatic checkpoint (every 1,000 pages, inside a commit, waiting for
-#: two fsyncs) was half the cost of storing games that take microseconds; one a
-#: second costs little.  Committed games are durable in the log either way.
+#: two fsyncs) costs as much as storing many fast games; one a second costs little.
+#: Committed games are durable in the log either way.
 CHECKPOINT_EVERY = 1.0
 #: Bytes the write-ahead log may reach before a checkpoint that empties it (a TRUNCATE one, which
 #: holds the next commit back for as long as it takes).  The passive checkpoints alone rarely
@@ -216,7 +216,7 @@ class _Checkpointer:
 
     A checkpoint copies the log into the database file and syncs it: tens of
     milliseconds that the judge's thread, which hands games to the workers, must
-    not spend waiting (measured: workers then ran out of games to play).
+    not spend waiting, or the workers run out of games to play.
     SQLite leaves the interpreter lock while it works, so this costs the
     judge's thread nothing.
     """

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import attrs
 
 # numpy and scipy are imported where they are used (the head-to-head statistics and the SPRT), not
-# here: importing them takes 0.4-0.9 s on the development VM (scipy.optimize most of it), and every
+# here: importing them (scipy.optimize most of all) takes longer than most commands, and every
 # kothkit command imports this module.  The ratings of a field (:func:`rate`) need neither.
 if TYPE_CHECKING:
     import numpy as np
@@ -555,9 +555,9 @@ def _fit(edges: dict[tuple[str, str], list[float]], games: dict[str, int], names
                    games=int(sum(e[0] for _, _, e in used)))
 
 
-# The fit is pure Python: a field has a few bots, and numpy with scipy.optimize took 0.6-0.9 s to
-# import on the development VM, more than the ratings of any tournament take to compute.  Past
-# NUMPY_FROM bots, the matrix work (cubic in the bots) goes to numpy.
+# The fit is pure Python: a field has a few bots, and importing numpy with scipy.optimize takes
+# longer than the ratings of such a field take to compute.  Past NUMPY_FROM bots, the matrix work
+# (cubic in the bots) goes to numpy.
 NUMPY_FROM = 24
 
 

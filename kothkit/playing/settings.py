@@ -1,0 +1,159 @@
+"""A run's settings resolved in one place: what the command line gave, over the challenge file, over
+the journal, over the game's defaults.
+
+Every command that plays games (``run``, ``match``, ``gauntlet``, ``play``), ``verify`` (which journal)
+and the host take their seed, journal, jobs, rounds, limits and ``trusted`` from here, so that the
+order of precedence is written once.  The seed's order is the one users rely on to resume: a seed
+given as an option, else the challenge file's ``seed``, else the journal's last run of the game (a run
+again resumes it), else a fresh one; ``--new-seed`` skips the file and the journal.  Errors are
+:class:`SettingsError` naming the option or the file, for the command to print.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+
+from kothkit.limits import Limits
+from kothkit.playing.challenge import MAX_JOBS, MAX_ROUNDS, MAX_SEED, Challenge
+
+if TYPE_CHECKING:
+    from kothkit.store.journal import Journal
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the option or file it came from."""
+
+
+#: Where a seed came from, in the order of precedence.
+Origin = Literal["option", "challenge", "journal", "fresh"]
+
+
+@attrs.frozen
+class Seed:
+    """A run's seed and where it came from (printed beside it, so that a user sees why)."""
+
+    value: int
+    origin: Origin
+    #: The challenge file or journal it was read from.
+    where: Path | None = None
+
+    def note(self, new_seed_option: bool = True) -> str:
+        """The words after the seed in a command's first line: none for a seed given as an option."""
+        if self.origin == "challenge":
+            return f" (from {self.where})"
+        if self.origin == "journal":
+            return " (the journal's last seed; --new-seed for a fresh one)" if new_seed_option else \
+                " (the journal's last seed)"
+        return " (drawn)" if self.origin == "fresh" else ""
+
+
+def choose_seed(game: str, *, option: int | None = None, challenge_seed: int | None = None,
+                challenge_path: Path | None = None, journal: Path | Journal | None = None,
+                new: bool = False) -> Seed:
+    """The seed of a run of ``game``: ``option``, else the challenge file's ``challenge_seed``, else
+    the journal's last run of ``game`` (a path is read only if the file exists; an open journal is
+    asked as it is), else a fresh one.  ``new`` (``--new-seed``) skips the file and the journal."""
+    from kothkit.playing.seeding import fresh_seed
+
+    if option is not None:
+        return Seed(option, "option")
+    if not new and challenge_seed is not None:
+        return Seed(challenge_seed, "challenge", challenge_path)
+    if not new and journal is not None:
+        last = _last_seed(game, journal)
+        if last is not None:
+            return Seed(last, "journal", journal if isinstance(journal, Path) else None)
+    return Seed(fresh_seed(), "fresh")
+
+
+def _last_seed(game: str, journal: Path | Journal) -> int | None:
+    from kothkit.store.journal import Journal
+
+    if isinstance(journal, Path):
+        if not journal.exists():
+            return None
+        with Journal(journal) as j:
+            last = j.last_run(game)
+    else:
+        last = journal.last_run(game)
+    return None if last is None else int(last["seed"])
+
+
+def journal_path(game: str, challenge: Challenge | None = None, option: Path | None = None, *,
+                 suffix: str = "") -> Path:
+    """The journal of a run: ``--db``, else the challenge file's ``journal``, else kothkit.sqlite in
+    the challenge's folder, else .kothkit/GAME.sqlite (``suffix`` after GAME: ``play`` keeps a
+    person's games apart, in GAME-play.sqlite)."""
+    if option is not None:
+        return option
+    if challenge is not None and not suffix:
+        return challenge.journal or challenge.folder / "kothkit.sqlite"
+    return Path(".kothkit") / f"{game}{suffix}.sqlite"
+
+
+@attrs.frozen
+class Options:
+    """What a command line gave; None (False) where an option was left out."""
+
+    seed: int | None = None
+    new_seed: bool = False
+    jobs: int | None = None
+    rounds: int | None = None
+    trusted: bool = False
+    db: Path | None = None
+    #: Limits by their key (``move_time``, ...): the options ``--move-time`` and so on.
+    limits: dict[str, Any] = attrs.field(factory=dict)
+
+    def check(self) -> None:
+        """The options' own ranges, checked before anything is loaded."""
+        for flag, value, least, most in (("--seed", self.seed, 0, MAX_SEED), ("--jobs", self.jobs, 1, MAX_JOBS),
+                                         ("--rounds", self.rounds, 1, MAX_ROUNDS)):
+            if value is not None and not least <= value <= most:
+                raise SettingsError(f"{flag} must be an integer from {least} to {most}, got {value}")
+
+
+@attrs.frozen
+class Settings:
+    """A run's settings, resolved (see the module's docstring for the order)."""
+
+    journal: Path
+    seed: Seed
+    jobs: int
+    rounds: int
+    trusted: bool
+    limits: Limits
+
+
+def resolve(game: str, default_rounds: int, default_limits: Limits, challenge: Challenge | None, given: Options,
+            *, journal_suffix: str = "") -> Settings:
+    """The settings of a run of ``game`` from the options ``given``, the ``challenge`` file (or None)
+    and the game's defaults.  The journal is checked, and read for its last seed when no seed is given."""
+    given.check()
+    limits = default_limits
+    if challenge is not None and challenge.limits:
+        try:
+            limits = limits.replace(**challenge.limits)
+        except (TypeError, ValueError) as e:
+            raise SettingsError(f"{challenge.path}: [limits]: {e}") from None
+    for key, value in given.limits.items():
+        try:
+            limits = limits.replace(**{key: value})
+        except (TypeError, ValueError) as e:
+            raise SettingsError(f"--{key.replace('_', '-')}: {e}") from None
+    journal = journal_path(game, challenge, given.db, suffix=journal_suffix)
+    from kothkit.store.journal import JournalError, check
+
+    try:  # read-only: a file that is not a journal is reported, not turned into one
+        check(journal)
+    except JournalError as e:
+        raise SettingsError(str(e)) from None
+    seed = choose_seed(game, option=given.seed, challenge_seed=challenge.seed if challenge else None,
+                       challenge_path=challenge.path if challenge else None, journal=journal, new=given.new_seed)
+    return Settings(journal=journal, seed=seed,
+                    jobs=given.jobs or (challenge.jobs if challenge else None) or os.cpu_count() or 1,
+                    rounds=given.rounds or (challenge.rounds if challenge else None) or default_rounds,
+                    trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits)
