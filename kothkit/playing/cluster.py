@@ -193,8 +193,16 @@ _WHERE: dict[str, Path | None] = {}
 def _place(b: BotSpec) -> Path | None:
     if b.hash not in _WHERE:
         sent = shipped_root() / b.hash / Path(b.path).name
-        _WHERE[b.hash] = sent if not Path(b.path).exists() and sent.exists() else None
+        # Only a copy that :func:`receive` finished (unpacked, checked and built): another worker
+        # of this machine may be unpacking or building it right now.
+        done = _ready(b.hash).exists() and sent.exists()
+        _WHERE[b.hash] = sent if not Path(b.path).exists() and done else None
     return _WHERE[b.hash]
+
+
+def _ready(bot_hash: str) -> Path:
+    """The mark :func:`receive` leaves once a sent bot is unpacked, checked and built here."""
+    return shipped_root() / f"{bot_hash}.ready"
 
 
 def shipped_root() -> Path:
@@ -253,19 +261,22 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
     root.mkdir(mode=0o700, exist_ok=True)
     home = root / b.hash
     where = home / Path(b.path).name
+    moved = _moved(b, where)
+    # The whole of it under the machine's lock for this bot, and marked ready last: the other
+    # workers of this machine play it only once it is built (:func:`_place`).
     with open(root / f"{b.hash}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not where.exists():
+        if not _ready(b.hash).exists():
             shutil.rmtree(home, ignore_errors=True)
             home.mkdir()
             with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
                 tar.extractall(home, filter="data")
-    moved = _moved(b, where)
-    if _bot_hash(moved) != b.hash:
-        return "the copy sent has other content"
-    failed = _build_here(moved) if b.build else None
-    if failed:
-        return failed
+            if _bot_hash(moved) != b.hash:
+                return "the copy sent has other content"
+            failed = _build_here(moved) if b.build else None
+            if failed:
+                return failed
+            _ready(b.hash).touch()
     _WHERE[b.hash] = where
     return None
 

@@ -351,3 +351,40 @@ def test_workers_of_a_machine_play_on_different_cores_even_when_they_must_share(
             p.kill()
         for p in procs:
             p.wait(timeout=10)
+
+
+def test_a_sent_bot_is_played_here_only_once_it_is_unpacked_checked_and_built(tmp_path, monkeypatch):
+    """Two workers of one machine share the copies they were sent: while one unpacks and builds a
+    bot, the other must not start it (it would find no program yet: a crash that is nobody's)."""
+    import pickle
+    import tempfile
+
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import _pack, receive, shipped_root
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    shutil.copytree(ROOT / "benchmarks" / "bots" / "instant", tmp_path / "judge" / "instant",
+                    ignore=shutil.ignore_patterns(".kothkit-build", "bot"))
+    (b,) = load_bots([tmp_path / "judge" / "instant"]).bots
+    packed = _pack(b)
+    (tmp_path / "judge").rename(tmp_path / "elsewhere")  # this "worker" does not see the judge's folder
+    spec = tmp_path / "spec.pickle"
+    spec.write_bytes(pickle.dumps(b))
+
+    def place_in_a_fresh_worker() -> str:
+        done = subprocess.run([sys.executable, "-c", "import pickle, sys; from kothkit.playing.cluster import _place; "
+                               "print(_place(pickle.load(open(sys.argv[1], 'rb'))))", str(spec)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    # Another worker has unpacked the copy and not built it yet.
+    sent = shipped_root() / b.hash / Path(b.path).name
+    shutil.copytree(tmp_path / "elsewhere" / "instant", sent)
+    assert place_in_a_fresh_worker() == "None"
+    assert receive(b, packed) is None
+    assert (sent / "bot").exists()
+    assert place_in_a_fresh_worker() == str(sent)
