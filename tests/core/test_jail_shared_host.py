@@ -29,6 +29,7 @@ from kothkit.playing.seats import HostPool
 from kothkit.plugins import get_game
 from kothkit.procs.contain import Jail, capabilities
 from kothkit.testing.procs import processes_touching
+from tests.core.test_hostile_folders import PLAYER
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "bots" / "hostile_host"
@@ -38,22 +39,8 @@ needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason=f"no PID names
 #: bot.toml's and its challenge's ``env`` tables give.
 DOCUMENTED = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR"}
 
-PLAIN = '''
-import re, sys
-for raw in iter(sys.stdin.readline, ""):
-    tag, _, rest = raw.strip().partition(" ")
-    if tag == "EXIT":
-        break
-    if tag == "A":
-        out = "(0,0) (2,0) (1,0)"
-    elif tag in ("B", "C"):
-        out = "B"
-    else:
-        taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
-        out = "(%d,%d)" % next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
-    sys.stdout.write(out + "\\n")
-    sys.stdout.flush()
-'''
+#: A plain Swap2 player: the first free cell (the hostile folders' tests' own).
+PLAIN = PLAYER
 
 
 def play(tmp_path: Path, hostile: str, cpu: int | None = None, **limits):
