@@ -112,9 +112,15 @@ if TYPE_CHECKING:
 
 #: Seconds between two scans of a folder challenge's bots.
 SCAN_EVERY = 2.0
-#: Times a game or build is tried again after its worker died, before the host gives up on it
-#: (until its next start).
+#: Times a game or build is tried again at once after its worker died (or the game failed in
+#: it), before the host gives up on it: a build until the host's next start, a game for a while.
 RETRIES = 2
+#: Seconds a game that failed RETRIES + 1 times in a row waits before it is tried again (a worker
+#: or a judge failing for a while, not a game that fails every time), doubling each time it
+#: fails again up to LATER_MAX; after LATER_ROUNDS waits it is left unplayed until the host's next start.
+LATER = 30.0
+LATER_MAX = 600.0
+LATER_ROUNDS = 5
 #: Seconds start() waits for the challenges' state (journals read, folders scanned).
 START_TIME = 120.0
 #: Bots added, changed or gone at most for a new schedule to be made in the dispatcher's thread
@@ -162,6 +168,8 @@ class _Served:
     counted: dict = attrs.field(factory=dict)
     #: Games being played: id -> task.
     inflight: dict = attrs.field(factory=dict)
+    #: Games that failed again and again, waiting to be tried again: id -> (monotonic time, task).
+    later: dict = attrs.field(factory=dict)
     #: Builds to start: ("submission", id) | ("rebuild", id) | ("folder", path, name, hash).
     builds: deque = attrs.field(factory=deque)
     #: Folder bots being built or queued, by (name, hash); and those built by a cluster's workers
@@ -304,8 +312,10 @@ class Host:
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
         self._turn = 0
-        #: Times each game or build was lost with its worker (see RETRIES).
+        #: Times each game or build was lost with its worker (see RETRIES), and the times a game
+        #: was put off since the host started (see LATER).
         self._tries: dict = {}
+        self._waits: dict[str, int] = {}
         #: The last unexpected error of the dispatcher (it carries on), for the host's log.
         self.problem: str | None = None
         #: Work for the dispatcher from the web's threads (an admin's rejudge, a brain disabled).
@@ -441,6 +451,7 @@ class Host:
                             if c.kind == "folder" and c.journal is not None:
                                 self._scan(c)
                         next_scan = time.monotonic() + SCAN_EVERY
+                    self._release()
                     self._fill()
                     if self._inflight:
                         done, _ = cf.wait(list(self._inflight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
@@ -755,10 +766,11 @@ class Host:
                 recent = sorted(recent + new, key=_recent_key)
             c.recent = recent
             inflight = c.inflight
-            first = [t for t in plan.first if t.id not in counted and t.id not in inflight]
-            rest = [t for t in plan.rest if t.id not in counted and t.id not in inflight]
+            # (A game put off waits its turn: _release queues it.)
+            first = [t for t in plan.first if t.id not in counted and t.id not in inflight and t.id not in c.later]
+            rest = [t for t in plan.rest if t.id not in counted and t.id not in inflight and t.id not in c.later]
             for t in plan.skipped:  # in play when planned, and lost since (its worker died)
-                if t.id not in counted and t.id not in inflight:
+                if t.id not in counted and t.id not in inflight and t.id not in c.later:
                     (first if not plan.fresh.isdisjoint(b.name for b in t.players) else rest).insert(0, t)
             c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
             c.fresh = {b for b in plan.fresh if any(b in (p.name for p in t.players) for t in first)}
@@ -871,8 +883,7 @@ class Host:
                 if tries[key] <= RETRIES and scheduled:
                     c.queue.push_back(item, not c.fresh.isdisjoint(b.name for b in item.players))
                 elif scheduled:
-                    self._note(f"{c.name}: game {item.id} ({' vs '.join(b.name for b in item.players)}) ended its "
-                               f"worker {tries[key]} times: left unplayed until the host starts again")
+                    self._put_off(c, item, tries.pop(key))
             elif tries[key] <= RETRIES:
                 c.builds.appendleft(item)
             elif item[0] == "submission":
@@ -880,6 +891,35 @@ class Host:
             elif item[0] == "check":
                 self._store.set_status(item[1], "check-failed")
             self._bump(c)
+
+    def _put_off(self, c: _Served, task, tries: int) -> None:
+        """``task`` failed ``tries`` times in a row: it waits (LATER seconds, doubling) and is then
+        queued again by :meth:`_release`, unless it failed so LATER_ROUNDS times (with the lock held)."""
+        waits = self._waits.get(task.id, 0)
+        what = f"{c.name}: game {task.id} ({' vs '.join(b.name for b in task.players)}) failed {tries} times"
+        if waits >= LATER_ROUNDS:
+            self._note(f"{what}: left unplayed until the host starts again")
+            return
+        delay = min(LATER * 2 ** waits, LATER_MAX)
+        self._waits[task.id] = waits + 1
+        c.later[task.id] = (time.monotonic() + delay, task)
+        self._note(f"{what}: tried again in {delay:g} s")
+
+    def _release(self) -> None:
+        """Queue again the games put off whose wait is over, where they are still due: in the
+        schedule (their bots not replaced meanwhile), neither counted nor in play."""
+        now = time.monotonic()
+        for c in self._served:
+            if not c.later:
+                continue
+            with self._lock:
+                due = [gid for gid, (at, _) in c.later.items() if at <= now]
+                for gid in due:
+                    task = c.later.pop(gid)[1]
+                    if c.plan is not None and gid in c.plan and gid not in c.counted and gid not in c.inflight:
+                        c.queue.push_back(task, not c.fresh.isdisjoint(b.name for b in task.players))
+                if due:
+                    self._bump(c)
 
     def _stored(self, c: _Served, task, rows, error) -> None:
         if error is not None or not rows:
@@ -1011,6 +1051,8 @@ class Host:
             played, total = self._progress(c, row.bot)
             self._store.set_status(before, "replaced", played=played, total=total)
             c.queue.drop({row.bot})  # its old brain's games still queued: not played now
+            for gid in [gid for gid, (_, t) in c.later.items() if row.bot in (b.name for b in t.players)]:
+                del c.later[gid]
         self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
         c.active[row.bot] = row.id
         c.bots[row.bot] = spec
@@ -1072,7 +1114,7 @@ class Host:
         with self._lock:
             return ChallengeInfo(name=c.name, title=s.title or c.folder.resolve().name, game=c.info.name, kind=s.kind,
                                  languages=s.languages if s.kind == "submissions" else (), max_bytes=s.max_bytes,
-                                 min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue),
+                                 min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue) + len(c.later),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
 
@@ -1356,6 +1398,9 @@ class Host:
                     "name": c.name, "queued": len(c.queue), "builds_waiting": len(c.builds),
                     "builds_running": c.running_builds,
                     "playing": sorted((t.id, tuple(b.name for b in t.players)) for t in c.inflight.values()),
+                    # Games that failed again and again: their ids, bots and seconds until they are tried again.
+                    "later": sorted((t.id, tuple(b.name for b in t.players), max(0.0, at - time.monotonic()))
+                                    for at, t in c.later.values()),
                 })
         return out
 
