@@ -651,7 +651,8 @@ class ClusterSlots:
         self._lock = threading.Lock()
         self._packs: dict[str, bytes] = {}
         self._checked: set[str] = set()
-        self._refused: set[str] = set()
+        #: The workers that failed the check, and why (for the log and the admin page).
+        self._refused: dict[str, str] = {}
         self._seen_at = 0.0
         self._reported = time.monotonic()
         self._closed = False
@@ -679,11 +680,13 @@ class ClusterSlots:
             return
         self._seen_at = now
         workers = set(self.pool.workers)
-        new = sorted(workers - self._checked - self._refused)
+        new = sorted(workers - self._checked - self._refused.keys())
         gone = self._checked - workers
         if gone:
             self._note(f"cluster: workers left: {', '.join(sorted(gone))}")
             self._checked -= gone
+        for w in self._refused.keys() - workers:
+            del self._refused[w]
         if not new:
             return
         problems: dict[str, list[str]] = {w: [] for w in new}
@@ -698,8 +701,8 @@ class ClusterSlots:
                     problems[w] += _problems(w, got, kothkit.__version__, code, {})
         for w in new:
             if problems[w]:
-                self._refused.add(w)
-                self._note("cluster: worker left idle: " + "; ".join(problems[w]))
+                self._refused[w] = "; ".join(problems[w])
+                self._note(f"cluster: worker {w} left idle: " + self._refused[w])
             else:
                 self._checked.add(w)
                 self._note(f"cluster: worker {w} joined")
@@ -731,6 +734,11 @@ class ClusterSlots:
         with self._lock:
             doing = dict(self._doing)
             return {w: [doing[k] for k in processing.get(w, ()) if k in doing] for w in sorted(self._checked)}
+
+    def refused(self) -> dict[str, str]:
+        """The workers that failed the check (left idle while they stay), and why."""
+        with self._lock:
+            return dict(self._refused)
 
     # -- work ------------------------------------------------------------------------------------
     def _pack_of(self, b: BotSpec) -> bytes:

@@ -1391,7 +1391,8 @@ class Host:
         pool = self._slots
         # With a cluster: its workers (those checked) and what each plays or builds.
         out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
-               "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers()}
+               "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers(),
+               "refused": pool.refused() if pool is not None else {}}
         for c in self._served:
             with self._lock:
                 rows.append({

@@ -201,6 +201,10 @@ class Slots:
         """The workers by name and what each plays: the host's own slots are not named."""
         return {}
 
+    def refused(self) -> dict[str, str]:
+        """The workers that failed the check, and why: the host's own slots need none."""
+        return {}
+
     def restart(self) -> None:
         """After a worker died: kill what is left of the pool; the next submit makes a new one."""
         with self._lock:

@@ -107,13 +107,10 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
                                       env={**os.environ, **(scheduler_env or {})}))
         started, named = [], []
         for kind in kinds:
-            cmd, env = _worker_cmd(tmp, kind, hide)
-            wport = _free_port()
-            named.append(f"tcp://127.0.0.1:{wport}")
-            started.append(subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                             "--host", "127.0.0.1", "--worker-port", str(wport)],
-                                            stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL))
-            procs.append(started[-1])
+            proc, name = _start_worker(tmp, address, kind, hide, log)
+            procs.append(proc)
+            started.append(proc)
+            named.append(name)
         _wait_workers(address, len(kinds))
         yield address, started, named
     finally:
@@ -122,6 +119,38 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
         for p in procs:
             p.wait(timeout=30)
         log.close()
+
+
+def _start_worker(tmp: Path, address: str, kind: str, hide: Path | None, log) -> tuple[subprocess.Popen, str]:
+    """A single-threaded worker of ``kind`` (see :data:`KINDS`) for the scheduler at ``address``:
+    its process and its address."""
+    cmd, env = _worker_cmd(tmp, kind, hide)
+    wport = _free_port()
+    proc = subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                             "--host", "127.0.0.1", "--worker-port", str(wport)],
+                            stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL)
+    return proc, f"tcp://127.0.0.1:{wport}"
+
+
+@contextlib.contextmanager
+def late_worker(tmp: Path, address: str, kind: str = "plain", hide: Path | None = None):
+    """One more worker of ``kind`` joining the running cluster at ``address`` (started here,
+    killed and reaped at the end): yields its address once the scheduler has it."""
+    from distributed import Client
+
+    with open(tmp / "dask-late.log", "ab") as log:
+        proc, name = _start_worker(tmp, address, kind, hide, log)
+        try:
+            with Client(address, timeout=STARTUP) as client:
+                end = time.monotonic() + STARTUP
+                while name not in client.scheduler_info(n_workers=-1)["workers"]:
+                    assert proc.poll() is None, f"the {kind} worker ended: see {tmp / 'dask-late.log'}"
+                    assert time.monotonic() < end, f"the {kind} worker did not join within {STARTUP} s"
+                    time.sleep(0.1)
+            yield name
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def _games(db: Path) -> list[tuple]:

@@ -112,6 +112,37 @@ def test_a_cluster_plays_both_kinds_of_challenge_as_the_local_slots_do(cluster, 
     assert len(workers) == 2 and all(isinstance(v, list) for v in workers.values())
 
 
+def test_a_worker_that_joins_later_is_checked_and_left_idle_when_it_differs(cluster, root, hosts, tmp_path):
+    """Workers joining a running host: one with another kothkit is named in the log's last note
+    and the admin's work queue, and gets no game; a plain one joins and plays."""
+    import kothkit
+    from distributed import Client
+
+    from tests.core.test_cluster import OTHER_VERSION, late_worker
+
+    address, _ = cluster
+    where = root / "late"
+    where.mkdir()
+    koth = folder_challenge(where, {"alpha": 0, "beta": 2, "gamma": 5, "delta": 3})
+    host = hosts([koth], where / "state", cluster=address)
+    host.start()
+    with late_worker(tmp_path, address, "other-kothkit", hide=root) as other, \
+            late_worker(tmp_path, address, "plain", hide=root) as plain:
+        refused = until(host, "koth", lambda: host.work()["refused"])
+        assert list(refused) == [other]
+        assert f"worker {other} runs kothkit {OTHER_VERSION}, the judge {kothkit.__version__}" in refused[other]
+        until(host, "koth", lambda: plain in host.workers())
+        assert other not in host.workers()
+        until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 4 * 3, timeout=180)
+        with Client(address, timeout=30) as client:
+            # Each worker's tasks, from its log of task transitions (the host's keys: kothkit-...).
+            ran = client.run(lambda dask_worker: {str(entry[0]) for entry in dask_worker.state.log
+                                                  if str(entry[0]).startswith("kothkit-")})
+        assert not ran[other], "the refused worker was given work"
+        assert any(ran[w] for w in ran if w != other)
+    assert all(s.games == 2 * 3 for s in host.standings("koth"))
+
+
 SLOW = ("import sys, time\nk = {offset}\nfor line in sys.stdin:\n    time.sleep(0.01)\n"
         "    print(k % 7, flush=True)\n    k += 1\n")
 
