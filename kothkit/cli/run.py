@@ -71,7 +71,7 @@ def run(
     specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
     pool = _connect(cluster, info, specs)
-    jobs = len(pool.workers) if pool is not None else s.jobs
+    jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
     result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every)
     _print_results(info, s, result, faults, errors)

@@ -1,12 +1,14 @@
 """Games played on a Dask distributed cluster (``kothkit run --cluster ADDRESS`` or ``local:N``).
 
 The judge stays where it is started: it builds the schedule, hands batches of games to the
-cluster through :func:`kothkit.playing.tournament.dispatch` (a :class:`ClusterPool` stands in for
-its process pool: submit a batch, get a future of its journal rows) and stores every game in
-its journal as the rows come back.  Resume, incremental re-runs, ``verify`` and determinism
-are therefore those of ``--jobs``: a game's id and outcome do not depend on where it ran.
+cluster through :func:`kothkit.playing.tournament.dispatch` (a :class:`ClusterExecutor` is the
+executor, :mod:`kothkit.playing.executor`, the local pool's counterpart: play a batch, get a
+future of its journal rows) and stores every game in its journal as the rows come back.  The
+host (``kothkit serve --cluster``) plays and builds on the same executor.  Resume, incremental
+re-runs, ``verify`` and determinism are therefore those of ``--jobs``: a game's id and outcome
+do not depend on where it ran.
 
-A worker plays a batch with :func:`kothkit.playing.tournament.play_batch`, the function the local
+A worker plays a batch with :func:`kothkit.playing.executor.play_batch`, the function the local
 pool's workers run: same referee, limits and containment.  What travels to a worker is the
 batch's :class:`~kothkit.store.records.GameTask` list (game name, seeds, limits, rules, and each
 bot's spec: its name, command, *path* and content hash); what comes back is journal rows.
@@ -16,7 +18,8 @@ folders through a shared file system at the same paths).  A worker that finds no
 sent the bot as a tar (:func:`receive`: unpacked once per machine under :func:`shipped_root`
 by hash, checked, built there) and plays that copy.  A worker with other content at the path,
 another kothkit version, or without the game's plugin (or with other code for it), is named in
-a :class:`ClusterError`.
+a :class:`ClusterError`; one that joins later and fails the same check is named in the log and
+left idle.
 
 Differences from ``--jobs``, and why:
 
@@ -84,29 +87,28 @@ LOCAL_SETTINGS = {
 _CLAIM = None
 
 
-def play(tasks, rows: bool = False) -> tuple[list, float]:
-    """What a worker runs for a batch: :func:`kothkit.playing.tournament.play_batch`, on this worker's own
-    core when the games' limits pin (claimed at the first batch, held while the worker lives).
-    Returns its results and the seconds it took to play them."""
-    from kothkit.playing import tournament
+def play(tasks, rows: bool = False, pondering: bool | None = None) -> tuple[list, float]:
+    """What a worker runs for a batch: :func:`kothkit.playing.executor.play_batch`, on this worker's
+    own core when the games' limits pin (claimed at the first batch, held while the worker lives;
+    two, one a seat, for a game that allows pondering).  Returns its results and the seconds it
+    took to play them."""
+    from kothkit.playing import executor
 
     global _CLAIM
+    cpu = None
     if tasks and tasks[0].limits.pin_cpu:
         if _CLAIM is None:
             from kothkit.plugins import get_game
 
             # A game that allows pondering: each seat's bot gets a core of its own, as with --jobs.
-            if get_game(tasks[0].game).pondering:
-                _CLAIM = _claim(2)
-                tournament._CPU = tuple(_CLAIM.cores)
-            else:
-                _CLAIM = _claim(1)
-                tournament._CPU = _CLAIM.cores[0]
+            _CLAIM = _claim(2 if get_game(tasks[0].game).pondering else 1)
+        cores = tuple(_CLAIM.cores)
+        cpu = executor.slot_for(tasks, cores if len(cores) > 1 else cores[0], pondering)
         # Dask runs tasks in an executor thread: pin that thread (its bots inherit the core).
-        cpu = tournament._CPU
-        tournament._pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
+        if cpu is not None:
+            executor.pin_self(cpu[0] if isinstance(cpu, tuple) else cpu)
     started = time.perf_counter()
-    out = tournament.play_batch([_here(t) for t in tasks], rows=rows)
+    out = executor.play_batch([_here(t) for t in tasks], cpu=cpu, rows=rows)
     return out, time.perf_counter() - started
 
 
@@ -373,10 +375,8 @@ def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str,
 
 
 class ClusterPool:
-    """Where a tournament's batches run on a Dask cluster: ``submit(play_batch, tasks, rows=...)``
-    gives a :class:`concurrent.futures.Future`, as :func:`kothkit.playing.tournament.dispatch` expects."""
-
-    batch_seconds = BATCH_SECONDS
+    """A connection to a Dask cluster (a scheduler at an address, or a ``local:N`` cluster started
+    here): :class:`ClusterExecutor` hands it its work."""
 
     def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
         try:
@@ -421,106 +421,7 @@ class ClusterPool:
     def workers(self) -> list[str]:
         return sorted(self.client.scheduler_info(n_workers=-1)["workers"]) if hasattr(self, "client") else []
 
-    def check(self, info: GameInfo, bots: Sequence[BotSpec], code: dict) -> int:
-        """Refuse what the cluster cannot play, naming the worker: run :func:`probe` on every
-        worker and compare with this process.  Returns the number of workers."""
-        import kothkit
-
-        # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
-        # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
-        want = {b.name: b.hash or _bot_hash(b) for b in bots}
-        try:
-            seen = self.client.run(probe, info.name, list(bots), want, on_error="return")
-        except (OSError, TimeoutError) as e:
-            raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
-        if not seen:
-            raise ClusterError(f"the Dask cluster at {self.address} has no workers")
-        problems = self._ship(seen, bots, want)
-        for worker, got in sorted(seen.items()):
-            if isinstance(got, BaseException):
-                problems.append(f"worker {worker} failed the check: {type(got).__name__}: {got}")
-            else:
-                problems += _problems(worker, got, kothkit.__version__, code, want)
-        stateful = sorted(b.name for b in bots if b.stateful)
-        away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
-        if stateful and away and not problems:
-            problems.append(f"stateful bots ({', '.join(stateful)}) keep their state in their folder, so all "
-                            f"their games must run on one machine, and workers {', '.join(away[:5])} run on "
-                            f"another than the judge's: run them with --jobs, or with workers on this machine")
-        if problems:
-            shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
-            raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))
-        return len(seen)
-
-    def _ship(self, seen: dict, bots: Sequence[BotSpec], want: dict[str, str]) -> list[str]:
-        """Send each bot a worker lacks (no such path there) as a tar; what went wrong, by worker."""
-        problems = []
-        for b in bots:
-            lacking = sorted(w for w, got in seen.items()
-                             if isinstance(got, dict) and got.get("bots", {}).get(b.name) == "missing")
-            if not lacking:
-                continue
-            if b.stateful:
-                problems.append(f"workers {', '.join(lacking[:5])} lack stateful bot {b.name}, whose state "
-                                f"cannot travel")
-                continue
-            packed = _pack(b)
-            got = self.client.run(receive, b, packed, workers=lacking, on_error="return")
-            for w, why in sorted(got.items()):
-                if why is not None:
-                    problems.append(f"worker {w} could not take bot {b.name} sent there: {why}")
-                else:
-                    seen[w]["bots"][b.name] = want[b.name]
-        return problems
-
-    def submit(self, fn, tasks, **kwargs) -> cf.Future:
-        from kothkit.playing.tournament import _isolated, play_batch
-
-        tasks = [_isolated(t) for t in tasks]
-        out: cf.Future = cf.Future()
-        key = f"kothkit-batch-{uuid.uuid4().hex}"
-        timed = fn is play_batch
-        if timed:
-            fn = play
-        fut = self.client.submit(fn, tasks, key=key, pure=False, **kwargs)
-        with self._lock:
-            self._futures[key] = fut
-
-        def done(f) -> None:
-            with self._lock:
-                self._futures.pop(key, None)
-            if not out.set_running_or_notify_cancel():
-                return
-            try:
-                result = f.result()
-                if timed:
-                    # How long the batch played, for dispatch to size batches by: not its wait in a
-                    # queue or its round trip (nor a new worker's start).
-                    result, out.played = result  # type: ignore[attr-defined]  # read by dispatch, see tournament.py
-                out.set_result(result)
-            except BaseException as e:
-                from distributed import KilledWorker
-
-                # Workers died playing this batch more times than the scheduler allows: the judge
-                # plays it again with its bots isolated, as for a local worker that died.
-                out.set_exception(BrokenProcessPool(str(e)) if isinstance(e, KilledWorker) else e)
-
-        fut.add_done_callback(done)
-        return out
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        """Cancel the batches still queued or running (the cluster itself stays up: :meth:`close`)."""
-        with self._lock:
-            pending = list(self._futures.values())
-            self._futures.clear()
-        if pending and hasattr(self, "client"):
-            try:
-                self.client.cancel(pending)
-            except Exception:  # a cluster already gone has nothing left to cancel
-                pass
-
     def close(self) -> None:
-        self.shutdown()
         client = getattr(self, "client", None)
         if client is not None:
             try:
@@ -535,21 +436,14 @@ class ClusterPool:
             self.cluster = None
 
 
-def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None) -> ClusterPool:
-    """A checked :class:`ClusterPool` on ``address`` for a tournament of ``info`` between ``bots``
-    (close it when done); :class:`ClusterError` names what is wrong."""
-    from kothkit.plugins import game_code
-
-    pool = ClusterPool(address)
-    try:
-        pool.check(info, bots, code if code is not None else game_code(info))
-    except BaseException:
-        pool.close()
-        raise
-    return pool
+def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None) -> ClusterExecutor:
+    """A checked :class:`ClusterExecutor` on ``address`` for a tournament of ``info`` between ``bots``
+    (close it when done): :class:`ClusterError` names each worker that cannot play it, and why."""
+    return ClusterExecutor(address, [info], bots=bots, codes=None if code is None else {info.name: code},
+                           strict=True)
 
 
-# -- the host's executor on a cluster (kothkit serve --cluster) ---------------------------------------
+# -- on a worker: the host's games and builds, with the bots sent ---------------------------------
 
 #: Seconds between two looks at the cluster's workers (who joined, who left), and between two
 #: lines of the host's log saying what each plays.
@@ -569,18 +463,18 @@ def _ensure(b: BotSpec, packed: bytes | None) -> None:
         raise ClusterError(f"bot {b.name} sent to this worker: {why}")
 
 
-def play_game(task, packs: dict) -> tuple[list, float]:
-    """What a worker runs for one of the host's games: its bots had here (sent by content hash
-    where its folders are not), then :func:`play`, the worker's game player for ``run --cluster``."""
-    for b in task.players:
+def play_sent(tasks, packs: dict, rows: bool, pondering: bool | None) -> tuple[list, float]:
+    """What a worker runs for a batch of games: their bots had here (at their paths, or sent by
+    content hash where its folders are not: ``packs``, by hash), then :func:`play`."""
+    for b in {b.hash: b for t in tasks for b in t.players}.values():
         _ensure(b, packs.get(b.hash))
-    return play([task], rows=True)
+    return play(tasks, rows=rows, pondering=pondering)
 
 
 def build_bot(build, folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
               packed: bytes) -> tuple[bool, str, float]:
     """What a worker runs for one of the host's builds: ``build`` (the host's, which travels by its
-    name: :func:`kothkit.serve.slots.build`, contained, within the challenge's build limits), at the
+    name: :func:`kothkit.playing.executor.build`, contained, within the challenge's build limits), at the
     folder's path where this worker sees the host's files, else in a copy of it sent by content
     hash (built there, for this machine's games)."""
     return build(_folder_here(folder, spec_hash, packed), timeout, memory_mb, processes)
@@ -626,27 +520,46 @@ def _pack_folder(folder: Path) -> bytes:
     return _pack(Spec(name=folder.name, path=folder, command=("x",)))
 
 
-class ClusterSlots:
-    """The host's games and builds on a Dask cluster (``kothkit serve --cluster``): the executor
-    :class:`kothkit.serve.slots.Slots` is on this machine, with the same methods.
+class ClusterExecutor:
+    """Games and builds on the workers of a Dask cluster: the :class:`kothkit.playing.executor.Executor`
+    of ``run --cluster`` and ``serve --cluster``, as :class:`~kothkit.playing.executor.LocalExecutor`
+    is on this machine.
 
-    Workers may join and leave while the host runs: each is checked when it first shows up (its
-    kothkit version and each served game's code, as ``run --cluster`` checks before any game) and
-    only checked workers get work; one that fails the check is named in the host's log and left
-    idle.  A bot travels by content hash: its folder is packed once and kept at the scheduler
-    (``scatter``), and a worker that does not see the host's folder unpacks and builds its copy
-    (:func:`_ensure`).  A worker lost mid-game: the scheduler plays the game elsewhere (Dask's
-    retries); once it has killed workers too often it fails, and the host plays it again.  A game
-    is stored once, by its id, whoever played it.
+    Each worker is checked before it gets work: its kothkit version and each game's code, and
+    the tournament's ``bots`` (their content at their paths; a bot a worker lacks is sent there by
+    content hash and built, :func:`receive`).  ``strict`` (``run``): a worker present at the start
+    that fails the check is a :class:`ClusterError` naming it, before any game.  Workers that join
+    later (and with ``strict`` false, all of them) are checked when they first show up; one that
+    fails is named in the log (``note``) and by :meth:`refused`, and left idle.  Only checked
+    workers get work.
+
+    With ``build`` (the host), what a game or build needs travels with it: a bot's folder is packed
+    once by content hash and sent with each of its games (a brain's sources: kilobytes, rather
+    than kept on one worker, whose loss would lose it), and a worker that does not see the host's
+    folder unpacks and builds its copy (:func:`_ensure`).  A worker lost mid-game: the scheduler
+    plays the game elsewhere (Dask's retries); once it has killed workers too often it fails with
+    ``BrokenProcessPool``, and the caller plays it again.  A game is stored once, by its id,
+    whoever played it.
     """
 
-    def __init__(self, address: str, games: Sequence[GameInfo], build, note=None) -> None:
-        """``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot (the host's
-        build, :func:`kothkit.serve.slots.build`)."""
+    batch_seconds = BATCH_SECONDS
+
+    def __init__(self, address: str, games: Sequence[GameInfo], *, bots: Sequence[BotSpec] = (),
+                 codes: dict[str, dict] | None = None, build=None, note=None, strict: bool = False) -> None:
+        """``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
+        ``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot
+        (:func:`kothkit.playing.executor.build`)."""
+        from kothkit.plugins import game_code
+
         self._build = build
         self.pool = ClusterPool(address)
         self.address = address
         self._games = list(games)
+        self._codes = {info.name: (codes or {}).get(info.name) or game_code(info) for info in self._games}
+        self._bots = list(bots)
+        # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
+        # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
+        self._want = {b.name: b.hash or _bot_hash(b) for b in self._bots}
         self._note = note or (lambda text: None)
         self._lock = threading.Lock()
         self._packs: dict[str, bytes] = {}
@@ -656,12 +569,16 @@ class ClusterSlots:
         self._seen_at = 0.0
         self._reported = time.monotonic()
         self._closed = False
-        #: Key -> what the task plays or builds (for the log and the admin page).
+        #: Key -> the Dask future, and what the task plays or builds (for the log and the admin page).
+        self._futures: dict[str, object] = {}
         self._doing: dict[str, str] = {}
-        #: Never grows: the scheduler itself replaces a lost worker's tasks (see Slots.generation).
+        #: Never grows: the scheduler itself replaces a lost worker's tasks.
         self.generation = 0
         try:
-            self._look(force=True)
+            if strict:
+                self._check_all()
+            else:
+                self._look(force=True)
         except BaseException:
             self.pool.close()
             raise
@@ -669,12 +586,77 @@ class ClusterSlots:
             self.pool.close()
             raise ClusterError(f"no worker of the Dask cluster at {address} can play the challenges")
 
+    def __enter__(self) -> ClusterExecutor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # -- workers ---------------------------------------------------------------------------------
+    def _check(self, workers: list[str] | None) -> dict[str, list[str]]:
+        """Check ``workers`` (None: all): what each lacks, by worker."""
+        import kothkit
+
+        problems: dict[str, list[str]] = {}
+        for info in self._games:
+            try:
+                seen = self.pool.client.run(probe, info.name, self._bots, self._want, workers=workers,
+                                            on_error="return")
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None
+            for w, why in self._ship(seen).items():
+                problems.setdefault(w, []).extend(why)
+            for w, got in sorted(seen.items()):
+                found = problems.setdefault(w, [])
+                if got is None or isinstance(got, BaseException):
+                    found.append(f"worker {w} failed the check: {type(got).__name__}: {got}")
+                else:
+                    found += _problems(w, got, kothkit.__version__, self._codes[info.name], self._want)
+            stateful = sorted(b.name for b in self._bots if b.stateful)
+            away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
+            if stateful and away:
+                for w in away:
+                    problems[w].append(_away(stateful, [w]))
+        return problems
+
+    def _check_all(self) -> None:
+        """Check every worker there now; a :class:`ClusterError` naming those that fail."""
+        problems = self._check(None)
+        if not problems:
+            raise ClusterError(f"the Dask cluster at {self.address} has no workers")
+        found = [p for w in sorted(problems) for p in problems[w] if not p.startswith("stateful bots")]
+        stateful = sorted(b.name for b in self._bots if b.stateful)
+        away = sorted(w for w, why in problems.items() if any(p.startswith("stateful bots") for p in why))
+        if away and not found:
+            found.append(_away(stateful, away))
+        if found:
+            shown = found[:10] + ([f"... and {len(found) - 10} more"] if len(found) > 10 else [])
+            raise ClusterError("the cluster cannot play this tournament:\n  " + "\n  ".join(shown))
+        self._checked = set(problems)
+
+    def _ship(self, seen: dict) -> dict[str, list[str]]:
+        """Send each bot a worker lacks (no such path there) as a tar; what went wrong, by worker."""
+        problems: dict[str, list[str]] = {}
+        for b in self._bots:
+            lacking = sorted(w for w, got in seen.items()
+                             if isinstance(got, dict) and got.get("bots", {}).get(b.name) == "missing")
+            if not lacking:
+                continue
+            if b.stateful:
+                for w in lacking:
+                    problems.setdefault(w, []).append(f"worker {w} lacks stateful bot {b.name}, whose state "
+                                                      f"cannot travel")
+                continue
+            got = self.pool.client.run(receive, b, self._pack_of(b), workers=lacking, on_error="return")
+            for w, why in sorted(got.items()):
+                if why is not None:
+                    problems.setdefault(w, []).append(f"worker {w} could not take bot {b.name} sent there: {why}")
+                else:
+                    seen[w]["bots"][b.name] = self._want[b.name]
+        return problems
+
     def _look(self, force: bool = False) -> None:
         """Check the workers that joined since the last look (at most every WORKERS_EVERY s)."""
-        import kothkit
-        from kothkit.plugins import game_code
-
         now = time.monotonic()
         if not force and now - self._seen_at < WORKERS_EVERY:
             return
@@ -689,34 +671,25 @@ class ClusterSlots:
             del self._refused[w]
         if not new:
             return
-        problems: dict[str, list[str]] = {w: [] for w in new}
-        for info in self._games:
-            seen = self.pool.client.run(probe, info.name, [], {}, workers=new, on_error="return")
-            code = game_code(info)
-            for w in new:
-                got = seen.get(w)
-                if got is None or isinstance(got, BaseException):
-                    problems[w].append(f"worker {w} failed the check: {got!r}")
-                else:
-                    problems[w] += _problems(w, got, kothkit.__version__, code, {})
+        problems = self._check(new)
         for w in new:
-            if problems[w]:
+            if problems.get(w):
                 self._refused[w] = "; ".join(problems[w])
                 self._note(f"cluster: worker {w} left idle: " + self._refused[w])
-            else:
+            elif w in problems:
                 self._checked.add(w)
                 self._note(f"cluster: worker {w} joined")
 
     def capacity(self) -> int:
-        """Games or builds to keep in flight: one per checked worker (each plays one at a time)."""
+        """Work to keep in flight: one per checked worker (each plays one batch at a time)."""
         with self._lock:
             if not self._closed:
                 try:
                     self._look()
-                except (OSError, TimeoutError) as e:
+                except (OSError, TimeoutError, ClusterError) as e:
                     self._note(f"cluster: cannot reach the scheduler: {e}")
             n = max(1, len(self._checked))
-            report = not self._closed and time.monotonic() - self._reported >= REPORT_EVERY
+            report = not self._closed and self._build is not None and time.monotonic() - self._reported >= REPORT_EVERY
             if report:
                 self._reported = time.monotonic()
         if report:
@@ -742,8 +715,7 @@ class ClusterSlots:
 
     # -- work ------------------------------------------------------------------------------------
     def _pack_of(self, b: BotSpec) -> bytes:
-        """``b``'s packed folder (packed once, by content hash).  It goes with each of its games
-        (a brain's sources: kilobytes), rather than kept on one worker, whose loss would lose it."""
+        """``b``'s packed folder (packed once, by content hash)."""
         with self._lock:
             packed = self._packs.get(b.hash)
         if packed is None:
@@ -757,14 +729,17 @@ class ClusterSlots:
         key = f"kothkit-{fn.__name__}-{uuid.uuid4().hex}"
         with self._lock:
             if self._closed:
-                raise RuntimeError("the host's cluster is closed")
+                raise RuntimeError("the cluster executor is closed")
             workers = sorted(self._checked)
             self._doing[key] = what
         fut = self.pool.client.submit(fn, *args, key=key, pure=False, workers=workers, allow_other_workers=False)
+        with self._lock:
+            self._futures[key] = fut
 
         def done(f) -> None:
             with self._lock:
                 self._doing.pop(key, None)
+                self._futures.pop(key, None)
             if not out.set_running_or_notify_cancel():
                 return
             try:
@@ -772,30 +747,25 @@ class ClusterSlots:
             except BaseException as e:
                 from distributed import KilledWorker
 
-                # Workers died with it more often than the scheduler allows: the host plays it again.
+                # Workers died with it more often than the scheduler allows: the caller plays it
+                # again (with its bots isolated, as for a local worker that died).
                 out.set_exception(BrokenProcessPool(str(e)) if isinstance(e, KilledWorker) else e)
 
         fut.add_done_callback(done)
         return out
 
-    def play(self, task, pondering: bool) -> cf.Future:
-        """A future of ``task``'s journal rows (as :meth:`kothkit.serve.slots.Slots.play`)."""
+    def play(self, tasks, rows: bool = True, pondering: bool | None = None) -> cf.Future:
+        """A future of ``tasks`` played on a worker: (rows or records, seconds played).  Trusted
+        function bots play isolated: a Dask worker runs tasks in a thread, where an in-process
+        bot that overran could not be interrupted."""
         from kothkit.playing.tournament import _isolated
 
-        packs = {b.hash: self._pack_of(b) for b in task.players}
-        rows: cf.Future = cf.Future()
-        inner = self._submit(play_game, " vs ".join(b.name for b in task.players), _isolated(task), packs)
-
-        def done(f: cf.Future) -> None:
-            if not rows.set_running_or_notify_cancel():
-                return
-            try:
-                rows.set_result(f.result()[0])
-            except BaseException as e:
-                rows.set_exception(e)
-
-        inner.add_done_callback(done)
-        return rows
+        tasks = [_isolated(t) for t in tasks]
+        packs = {}
+        if self._build is not None:
+            packs = {b.hash: self._pack_of(b) for t in tasks for b in t.players}
+        what = " vs ".join(b.name for b in tasks[0].players) + (f" (+{len(tasks) - 1})" if len(tasks) > 1 else "")
+        return self._submit(play_sent, what, tasks, packs, rows, pondering)
 
     def build(self, folder: str, timeout: float, memory_mb: int | None = None,
               processes: int | None = None) -> cf.Future:
@@ -819,8 +789,29 @@ class ClusterSlots:
     def restart(self) -> None:
         """Nothing to do: the scheduler replaces a lost worker's tasks itself."""
 
-    def close(self, timeout: float = 5.0) -> None:
+    def interrupt(self) -> None:
+        """Ctrl-C: the batches on the workers are dropped (see :meth:`cancel`)."""
+
+    def cancel(self) -> None:
+        """Cancel the work still queued or running (the cluster itself stays up: :meth:`close`)."""
+        with self._lock:
+            pending = list(self._futures.values())
+            self._futures.clear()
+        if pending:
+            try:
+                self.pool.client.cancel(pending)
+            except Exception:  # noqa: BLE001 - a cluster already gone has nothing left to cancel
+                pass
+
+    def close(self, timeout: float | None = None) -> None:
         with self._lock:
             self._closed = True
             self._packs.clear()
+        self.cancel()
         self.pool.close()
+
+
+def _away(stateful: list[str], away: list[str]) -> str:
+    return (f"stateful bots ({', '.join(stateful)}) keep their state in their folder, so all their games must "
+            f"run on one machine, and workers {', '.join(away[:5])} run on another than the judge's: run them "
+            f"with --jobs, or with workers on this machine")

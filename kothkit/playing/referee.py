@@ -177,7 +177,7 @@ class Referee:
         match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
         fault: Fault | None = None
         outcome: Outcome | None = None
-        # Once a game, not once a call (once a batch, in kothkit.playing.tournament.play_batch, where this
+        # Once a game, not once a call (once a batch, in kothkit.playing.executor.play_batch, where this
         # finds it done): what trusted function bots print goes to their logs.
         saved = capture_output() if self.captures else None
         writes = WRITES[0]

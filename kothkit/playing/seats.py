@@ -397,7 +397,7 @@ class HostSeat(Seat):
         try:
             # On the job's core, like a program bot: concurrent jobs' bots never share a core, so
             # they never slow each other down.  The process playing the job runs there too (see
-            # kothkit.playing.tournament.make_pool).
+            # kothkit.playing.executor.LocalExecutor).
             host = ref.hosts.get(spec, limits, cpu=ref.cpu, readable=plugin_folders(ref.info))
         except Exception as e:
             self.start_error = f"cannot start the function host: {e}"

@@ -6,9 +6,9 @@ holds both bots' content hashes, so the journal's incremental re-run does it).
 Submissions are stored as bot folders, built contained with the challenge's build
 time limit, and the author's newest brain that builds replaces their previous one:
 only its games are played, and the old brain's games drop out of the standings.
-All challenges share one executor: ``jobs`` slots on this machine
-(:mod:`kothkit.serve.slots`) or the workers of a Dask cluster
-(:class:`kothkit.playing.cluster.ClusterSlots`), builds first, then a new or changed
+All challenges share one executor (:mod:`kothkit.playing.executor`, as ``kothkit run``'s):
+``jobs`` slots on this machine or the workers of a Dask cluster
+(:class:`kothkit.playing.cluster.ClusterExecutor`), builds first, then a new or changed
 bot's games, the challenges taking turns (:mod:`kothkit.serve.queue`).  The schedule
 is :mod:`kothkit.playing.schedule`'s (kept by :class:`~kothkit.playing.schedule.Planned`),
 the ranking :mod:`kothkit.scoring`'s, and every game is read and written through
@@ -105,9 +105,8 @@ def _date(d: dt.datetime) -> str:
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
     from kothkit.limits import Limits
-    from kothkit.playing.cluster import ClusterSlots
+    from kothkit.playing.executor import Executor
     from kothkit.playing.schedule import Changes, Planned
-    from kothkit.serve.slots import Slots
     from kothkit.store.journal import Journal
 
 #: Seconds between two scans of a folder challenge's bots.
@@ -307,7 +306,7 @@ class Host:
         self._wake = threading.Event()
         self._ready = threading.Event()
         #: Where games and builds run: this machine's slots, or the cluster's workers (one interface).
-        self._slots: Slots | ClusterSlots | None = None
+        self._slots: Executor | None = None
         self._inflight: dict[cf.Future, tuple] = {}
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
@@ -377,13 +376,13 @@ class Host:
         journal, its submissions, its folders scanned), so that the first page is right."""
         if self._thread is not None:
             return
-        from kothkit.serve.slots import Slots
+        from kothkit.playing import executor
 
         if self.cluster is not None:  # (a ClusterError, naming what is wrong, before anything starts)
-            from kothkit.playing.cluster import ClusterSlots
-            from kothkit.serve import slots
+            from kothkit.playing.cluster import ClusterExecutor
 
-            self._slots = ClusterSlots(self.cluster, [c.info for c in self._served], slots.build, note=self._log)
+            self._slots = ClusterExecutor(self.cluster, [c.info for c in self._served], build=executor.build,
+                                          note=self._log)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
@@ -394,7 +393,9 @@ class Host:
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
         if self._slots is None:
-            self._slots = Slots(self.jobs, pin_cpu=pin, cores_per_job=per_job)
+            # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
+            self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
+                                                 interrupts=False, on_notice=self._log)
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
         self._ready.wait(START_TIME)
@@ -569,14 +570,14 @@ class Host:
         """Load ``c``'s bot folders again: queue the builds that are needed, and schedule again if a
         bot was added, changed or removed."""
         from kothkit.bots.build import is_built
-        from kothkit.bots.folders import load_bots
+        from kothkit.bots.folders import BotKind, load_bots
 
         loaded = load_bots(c.entries, self._loaders())
         errors = [str(e) for e in loaded.errors]
         ready = {}
         for b in loaded.bots:
             key = (b.name, b.hash)
-            if b.kind == "function" and not c.info.function_bots:
+            if b.kind == BotKind.FUNCTION and not c.info.function_bots:
                 errors.append(f"{b.origin or b.path}: {c.info.name} does not take Python function bots")
             elif b.name in c.info.reserved_names:
                 errors.append(f"{b.origin or b.path}: the name {b.name!r} is reserved: "
@@ -826,7 +827,7 @@ class Host:
             c, item, folder = work
             try:
                 if folder is None:
-                    fut = pool.play(item, bool(c.info.pondering))
+                    fut = pool.play([item], True, bool(c.info.pondering))
                 elif item[0] == "check":
                     from kothkit.serve import validation
 
@@ -858,7 +859,7 @@ class Host:
             except Exception as e:  # noqa: BLE001 - a game or build that fails in its worker
                 result, error = None, e
             if folder is None:
-                self._stored(c, item, result, error)
+                self._stored(c, item, None if result is None else result[0], error)
             else:
                 self._built(c, item, folder, result, error)
         if lost and not self._stopping.is_set():

@@ -79,37 +79,15 @@ def _always_dies(tasks, cpu=None, rows=False):
 def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monkeypatch):
     # No bot can do this (a replayed bot is isolated, and its host is jailed): the pool's
     # workers are forked from this process, so they run this play_batch, which always dies.
+    import kothkit.playing.executor as executor
     import kothkit.playing.tournament as tournament
 
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,
                         rules=dict(info.rules), functions_in_process=True)
-    monkeypatch.setattr(tournament, "play_batch", _always_dies)
+    monkeypatch.setattr(executor, "play_batch", _always_dies)
     done = []
     with pytest.raises(tournament.WorkerLost, match="a worker died twice while playing games #") as lost:
         dispatch(iter(schedule), jobs=2, pin_cpu=False, stateful=set(), batch=4,
                  on_done=lambda picked, records: done.append(picked))
     assert not done and lost.value.tasks and all(not t.functions_in_process for t in lost.value.tasks)
-
-
-def test_a_local_workers_batch_says_how_long_it_played():
-    # Batches are sized by how long they played: measured from submission, a batch queued behind
-    # another would look twice as long, and batches of program bots' games would stay tiny.
-    import time
-
-    import kothkit.playing.tournament as tournament
-
-    info = get_game("connect4_hidden")
-    schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=2, rounds=1, limits=info.limits,
-                        rules=dict(info.rules), functions_in_process=True)
-    tasks = list(schedule)[:3]
-    pool = tournament.make_pool(2, None)
-    try:
-        t0 = time.monotonic()
-        fut = tournament._submit(pool, tasks, rows=False)
-        records, played = tournament._outcome(fut)
-        waited = time.monotonic() - t0
-    finally:
-        pool.shutdown(wait=True)
-    assert [r.id for r in records] == [t.id for t in tasks]
-    assert played is not None and 0 < played <= waited

@@ -2,7 +2,7 @@
 
 The hostile builds of tests/bots/hostile_build_caps/ are built for real (gcc, Python) in the
 build's jail, directly (:func:`kothkit.bots.build.build`) and as a submission to ``kothkit serve``
-(its builds go through kothkit.serve.slots' workers).
+(its builds go through the host's executor, kothkit.playing.executor).
 """
 
 from __future__ import annotations
