@@ -64,7 +64,7 @@ def rate(info, bots, rounds: int, tmp: Path, tag: str, pool=None) -> tuple[float
     if pool is not None:
         from distributed import get_task_stream
 
-        stream = get_task_stream(client=pool.client)
+        stream = get_task_stream(client=pool.pool.client)
         stream.__enter__()
     t = time.perf_counter()
     start = time.time()
@@ -79,7 +79,7 @@ def rate(info, bots, rounds: int, tmp: Path, tag: str, pool=None) -> tuple[float
     if stream is not None:
         busy = batches = 0
         for r in stream.data:
-            if str(r["key"]).startswith("kothkit-batch"):
+            if str(r["key"]).startswith("kothkit-play_sent"):
                 batches += 1
                 busy += sum(s["stop"] - max(s["start"], start) for s in r["startstops"] if s["action"] == "compute")
         costs = {"batches": batches, "busy": busy / (took * WORKERS),
@@ -87,14 +87,12 @@ def rate(info, bots, rounds: int, tmp: Path, tag: str, pool=None) -> tuple[float
     return res.played / took, res.played, costs
 
 
-def empty_batches(pool, n: int) -> float:
-    """Seconds per empty batch sent and answered, one at a time."""
-    from kothkit.playing.tournament import play_batch
-
-    pool.submit(play_batch, [], rows=True).result()  # warm up (imports on the worker)
+def empty_batches(executor, n: int) -> float:
+    """Seconds per empty batch sent and answered, one at a time, on ``executor`` (kothkit.playing.executor)."""
+    executor.play([], True).result()  # warm up (imports on the worker)
     t = time.perf_counter()
     for _ in range(n):
-        pool.submit(play_batch, [], rows=True).result()
+        executor.play([], True).result()
     return (time.perf_counter() - t) / n
 
 
@@ -112,7 +110,8 @@ def main() -> None:
 
     from kothkit.bots.folders import load_bots
     from kothkit.playing.cluster import connect
-    from kothkit.playing.tournament import make_pool, run_tournament
+    from kothkit.playing.executor import LocalExecutor
+    from kothkit.playing.tournament import run_tournament
     from kothkit.plugins import get_game
 
     starts = []
@@ -151,11 +150,8 @@ def main() -> None:
             cluster_batch = empty_batches(pool, 200)
         finally:
             pool.close()
-        local = make_pool(WORKERS, None)
-        try:
+        with LocalExecutor(WORKERS, pin_cpu=False) as local:
             local_batch = empty_batches(local, 200)
-        finally:
-            local.shutdown()
         print(f"an empty batch's round trip: cluster {cluster_batch * 1e3:.2f} ms, local process pool "
               f"{local_batch * 1e3:.2f} ms; local:{WORKERS} started in {span(starts, '{:.1f}')} s")
 

@@ -140,15 +140,15 @@ def busy_jiffies() -> int:
 
 def _free_play(tasks, cpu: int, out) -> None:
     """A process of the machine baseline: play ``tasks`` as a pinned worker does, nothing else."""
-    import kothkit.playing.tournament as tournament
+    import kothkit.playing.executor as executor
 
     os.sched_setaffinity(0, {cpu})
-    tournament._HOSTS = None  # this process's own function hosts
+    executor._HOSTS = None  # this process's own function hosts
     t = time.perf_counter()
     for i in range(0, len(tasks), 1000):
-        tournament.play_batch(tasks[i : i + 1000], cpu=cpu, rows=True)
+        executor.play_batch(tasks[i : i + 1000], cpu=cpu, rows=True)
     out.put(time.perf_counter() - t)
-    tournament.close_hosts()
+    executor.close_hosts()
 
 
 def free_rate(tasks, procs: int) -> float:

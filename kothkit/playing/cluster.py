@@ -764,7 +764,8 @@ class ClusterExecutor:
         packs = {}
         if self._build is not None:
             packs = {b.hash: self._pack_of(b) for t in tasks for b in t.players}
-        what = " vs ".join(b.name for b in tasks[0].players) + (f" (+{len(tasks) - 1})" if len(tasks) > 1 else "")
+        what = " vs ".join(b.name for b in tasks[0].players) if tasks else "nothing"
+        what += f" (+{len(tasks) - 1})" if len(tasks) > 1 else ""
         return self._submit(play_sent, what, tasks, packs, rows, pondering)
 
     def build(self, folder: str, timeout: float, memory_mb: int | None = None,
