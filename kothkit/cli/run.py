@@ -99,7 +99,7 @@ def _connect(cluster: str | None, info, specs):
     from kothkit.playing.cluster import ClusterError, connect
 
     try:
-        return connect(cluster, info, specs)
+        return connect(cluster, info, specs, note=lambda text: out.print(f"  {text}", markup=False))
     except ClusterError as e:
         fail(str(e))
 

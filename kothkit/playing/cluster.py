@@ -49,7 +49,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -436,11 +436,13 @@ class ClusterPool:
             self.cluster = None
 
 
-def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None) -> ClusterExecutor:
+def connect(address: str, info: GameInfo, bots: Sequence[BotSpec], code: dict | None = None,
+            note: Callable[[str], None] | None = None) -> ClusterExecutor:
     """A checked :class:`ClusterExecutor` on ``address`` for a tournament of ``info`` between ``bots``
-    (close it when done): :class:`ClusterError` names each worker that cannot play it, and why."""
+    (close it when done): :class:`ClusterError` names each worker that cannot play it, and why.
+    ``note(text)`` hears of the workers that join or leave later."""
     return ClusterExecutor(address, [info], bots=bots, codes=None if code is None else {info.name: code},
-                           strict=True)
+                           note=note, strict=True)
 
 
 # -- on a worker: the host's games and builds, with the bots sent ---------------------------------
@@ -561,7 +563,8 @@ class ClusterExecutor:
         # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
         self._want = {b.name: b.hash or _bot_hash(b) for b in self._bots}
         self._note = note or (lambda text: None)
-        self._lock = threading.Lock()
+        # Reentrant: checking a worker that joined (under the lock) packs the bots it lacks.
+        self._lock = threading.RLock()
         self._packs: dict[str, bytes] = {}
         self._checked: set[str] = set()
         #: The workers that failed the check, and why (for the log and the admin page).

@@ -417,3 +417,36 @@ def test_a_sent_bot_is_played_here_only_once_it_is_unpacked_checked_and_built(tm
     assert receive(b, packed) is None
     assert (sent / "bot").exists()
     assert place_in_a_fresh_worker() == str(sent)
+
+
+@needs_mount_namespace
+def test_workers_that_join_a_running_tournament_are_checked_before_any_batch(tmp_path):
+    """A worker with another kothkit that joins is named and left idle; one that joins without the
+    bots' folder is sent them, checked, and plays the same games."""
+    import kothkit
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import connect
+    from kothkit.playing.tournament import run_tournament
+    from kothkit.plugins import get_game
+
+    here = tmp_path / "here"
+    for name in ("random_player", "deducer"):
+        shutil.copytree(ROOT / "plugins" / "connect4_hidden" / "bots" / name, here / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    bots = load_bots([here / "random_player", here / "deducer"]).bots
+    info = get_game("connect4_hidden")
+    local = run_tournament(info, bots, seed=5, journal=tmp_path / "local.sqlite", jobs=1, rounds=3)
+    notes: list[str] = []
+    with dask_cluster(tmp_path, 1) as (address, _, (first,)), connect(address, info, bots, note=notes.append) as ex, \
+            late_worker(tmp_path, address, "other-kothkit") as other, \
+            late_worker(tmp_path, address, "plain", hide=here) as away:
+        end = time.monotonic() + STARTUP
+        while ex.capacity() < 2 or other not in ex.refused():  # (each look at most every second)
+            assert time.monotonic() < end, notes
+            time.sleep(0.2)
+        assert f"worker {other} runs kothkit {OTHER_VERSION}, the judge {kothkit.__version__}" in ex.refused()[other]
+        assert any(f"worker {other} left idle" in n for n in notes) and f"cluster: worker {away} joined" in notes
+        assert sorted(ex.workers()) == sorted([first, away])
+        remote = run_tournament(info, bots, seed=5, journal=tmp_path / "remote.sqlite", rounds=3, cluster=ex)
+    assert remote.played == local.played == 6
+    assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
