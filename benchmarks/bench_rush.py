@@ -14,10 +14,12 @@ can stand in for many workers: a game costs its workers time, not CPU.
 
 Printed for each N, from one run: the time from a submission to its first standing (its first
 game counted) and to its last game (p50, p95), games per hour, the host's CPU per game (this
-process, less the Scoreboard reader's own thread), the Scoreboard's p99 during the rush (a reader
-asking for it every 50 ms), and throughput (games per hour while games wait for a worker) at N
+process, less the Scoreboard reader's own thread), the machine's cores busy (all processes: the
+workers and their bots too), the Scoreboard's p99 during the rush (a reader asking for it every
+50 ms), throughput (games per hour while games wait for a worker) at N
 workers against 1 (the target: at least 0.8 N
-while the host is not the bottleneck; the host's CPU share says whether it is).
+while the host is not the bottleneck; the host's CPU share says whether it is), and the host's
+CPU by thread (its dispatcher, Dask's event loop with the local cluster's scheduler, ...).
 """
 
 from __future__ import annotations
@@ -93,6 +95,36 @@ def stored(root: Path) -> int:
         return j.count()
 
 
+def busy_jiffies() -> tuple[int, int]:
+    """Clock ticks the whole machine spent busy and in all so far (/proc/stat): the workers' CPU
+    (their bots are their grandchildren) is in no process's own usage."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return sum(fields) - fields[3] - fields[4], sum(fields)
+
+
+def thread_cpu() -> dict[str, float]:
+    """Seconds of CPU of each thread of this process so far, by its Python name (threads of the
+    same name added up; a thread Python did not start is named by the kernel's name for it)."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out: dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+            comm = Path(f"/proc/self/task/{tid}/comm").read_text().strip()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        name = names.get(int(tid)) or f"({comm})"
+        # Dask's and asyncio's threads are numbered: one line for each kind.
+        name = name.rstrip("0123456789-_ ") or name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def rush(root: Path, workers: int, args) -> dict:
     from kothkit.serve.host import Host
 
@@ -115,6 +147,7 @@ def rush(root: Path, workers: int, args) -> dict:
     try:
         stored0 = stored(root)
         cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+        machine0, threads0 = busy_jiffies(), thread_cpu()
         began = time.perf_counter()
         watcher = threading.Thread(target=reader, daemon=True)
         watcher.start()
@@ -147,6 +180,7 @@ def rush(root: Path, workers: int, args) -> dict:
         stop.set()
         watcher.join(5)
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        machine1, threads1 = busy_jiffies(), thread_cpu()
         played = stored(root) - stored0  # (the games of brains replaced during the rush too)
         cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime) - reader_cpu[0]
     finally:
@@ -155,7 +189,10 @@ def rush(root: Path, workers: int, args) -> dict:
     backlog = [(t, n) for t, n, queued in samples if queued > 0]
     rate = (backlog[-1][1] - backlog[0][1]) / (backlog[-1][0] - backlog[0][0]) if len(backlog) > 1 else float("nan")
     return {"workers": workers, "wall": wall, "games": played, "rate": rate, "first": list(first.values()),
-            "last": list(last.values()), "missing": len(sent) - len(last), "cpu": cpu, "board": board}
+            "last": list(last.values()), "missing": len(sent) - len(last), "cpu": cpu, "board": board,
+            # The machine's cores busy (all of them: the workers, their bots, this process, others' jobs).
+            "machine": (machine1[0] - machine0[0]) / max(1, machine1[1] - machine0[1]),
+            "threads": {k: v - threads0.get(k, 0.0) for k, v in threads1.items() if v - threads0.get(k, 0.0) > 0.05}}
 
 
 def main() -> None:
@@ -180,16 +217,21 @@ def main() -> None:
     print()
     print(f"{args.brains} brains, {args.submissions} submissions over {args.minutes:g} min, {args.move:g} s a move")
     print("| workers | games/h | first standing p50 / p95 | last game p50 / p95 | host CPU/game | "
-          "host CPU share | Scoreboard p99 | throughput vs 1 |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "host CPU share | machine busy | Scoreboard p99 | throughput vs 1 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         rate = r["rate"]
         target = 0.8 * r["workers"] / results[0]["workers"]
         per_game = r["cpu"] / r["games"] * 1000 if r["games"] else float("nan")
         print(f"| {r['workers']} | {rate * 3600:,.0f} | {pct(r['first'], .5):.1f} / {pct(r['first'], .95):.1f} s | "
               f"{pct(r['last'], .5):.1f} / {pct(r['last'], .95):.1f} s | {per_game:.1f} ms | "
-              f"{r['cpu'] / r['wall']:.0%} | {pct(r['board'], .99) * 1000:.1f} ms | "
+              f"{r['cpu'] / r['wall']:.0%} | {r['machine']:.0%} | {pct(r['board'], .99) * 1000:.1f} ms | "
               f"{rate / base if base else float('nan'):.2f} (target {target:.1f}) |")
+    print()
+    print("The host's CPU by thread (seconds over the rush; the Scoreboard reader is the bench's own):")
+    for r in results:
+        top = sorted(r["threads"].items(), key=lambda kv: -kv[1])
+        print(f"  local:{r['workers']}: " + ", ".join(f"{name} {sec:.1f} s" for name, sec in top[:6]))
 
 
 if __name__ == "__main__":
