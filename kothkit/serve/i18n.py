@@ -50,7 +50,8 @@ DOMAIN = "kothkit"
 SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
 #: The core's modules that write texts for people with :func:`kothkit.messages.say` (a verdict's
 #: reason): their messages are in the site's catalogs too, and are what :func:`reason` fits a text to.
-SAY_SOURCES = ("game.py", "human.py", "playing/referee.py", "playing/seats.py", "procs/pipes.py", "serve/validation.py")
+SAY_SOURCES = ("game.py", "human.py", "bots/functions.py", "playing/referee.py", "playing/seats.py",
+               "procs/pipes.py", "serve/validation.py")
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("kothkit_language", default=DEFAULT)
 

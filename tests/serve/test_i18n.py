@@ -187,6 +187,9 @@ def test_the_cores_reasons_in_chinese_and_old_journals_too():
         assert i18n.reason(f"crash: {describe_exit(-11)}; stderr: 'Segmentation fault'") == \
             "崩溃：被 SIGSEGV 信号终止；标准错误输出：'Segmentation fault'"
         assert i18n.reason(f"crash: {describe_exit(3)}") == "崩溃：以退出码 3 退出"
+        # A function bot's: the exception is its own words.
+        assert i18n.reason("crash: raised ValueError: boom (bot.py, line 3, in play)", "connect4_hidden") == \
+            "崩溃：抛出了异常 ValueError: boom (bot.py, line 3, in play)"
         # A reason no message fits (a journal of another version) is shown as it is.
         assert i18n.reason("timeout: the bot was abducted") == "超时：the bot was abducted"
         assert i18n.reason("something else entirely") == "something else entirely"
