@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 _FIELD = re.compile(r"\{([a-z_]+)\}")
+#: Characters of a text :func:`match` looks at, at most.
+MAX_TEXT = 2000
 
 
 def say(msgid: str, **values: object) -> str:
@@ -53,7 +55,10 @@ def ordered(msgids: Iterable[str]) -> tuple[str, ...]:
 
 def match(text: str, msgids: Iterable[str]) -> tuple[str, dict[str, str]] | None:
     """The message id (of ``msgids``, as :func:`ordered` gives them) that ``text`` is made of,
-    and its values; None if none fits."""
+    and its values; None if none fits (nor for a text longer than any the core writes: a page
+    never spends long on a stranger's text)."""
+    if len(text) > MAX_TEXT:
+        return None
     for msgid in msgids:
         found = _pattern(msgid).fullmatch(text)
         if found is not None:
