@@ -483,14 +483,14 @@ async def replay(site: Any, request: Request) -> Response:
             shown = p
             logs_of.add(p)
         else:  # the person (their login is in the name: shown to them and admins only, but not needed)
-            shown = "you" if p == me else "player"
+            shown = _("you") if p == me else _("player")
         rename[p] = shown if shown not in rename.values() else f"{shown}~{len(rename)}"
 
     nav = site._replay_nav(info_c, request)
 
     def render() -> str:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), current())
+        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name))
 
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})
