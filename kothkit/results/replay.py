@@ -29,6 +29,9 @@ from kothkit.results.archive import Archive, Transcript, document, transcript
 from kothkit.results.look import render
 from kothkit.store.records import GameRecord
 
+#: A replay page runs its own inline script and draws with data: images; it loads nothing.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
 
 def _script_json(value) -> str:
     """JSON safe inside a <script> element (no "</script>", no "<!--")."""
@@ -53,8 +56,9 @@ def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None
     if words:
         data["words"] = dict(words)
     # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
-    return render("replay.html", lang=lang.replace("_", "-"), title=f"{r.game} #{r.index}: {' vs '.join(r.players)}",
-                  nav=Markup(nav), board_js=Markup(board_js()), data=Markup(_script_json(data)))
+    return render("replay.html", csp=CSP, lang=lang.replace("_", "-"),
+                  title=f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
+                  board_js=Markup(board_js()), data=Markup(_script_json(data)))
 
 
 #: The page's own words (its script's), each the key of its translation in ``page_of``'s ``words``;
