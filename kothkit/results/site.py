@@ -112,16 +112,21 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
     return out_
 
 
+def bots_of(archive: Archive, games: Iterable[GameRecord] | None = None) -> list[str]:
+    """Every bot of ``games`` (default: all the journal's) and of the journal's runs, sorted."""
+    bots = {p for r in (archive.records if games is None else games) for p in r.players}
+    for run in archive.runs:
+        with contextlib.suppress(KeyError, TypeError, AttributeError):  # (a damaged run names nobody)
+            bots.update(str(b["name"]) for b in run["bots"])
+    return sorted(bots)
+
+
 def _every_bot(archive: Archive, games: Iterable[GameRecord], rename: Mapping[str, str]) -> dict[str, str]:
     """``rename`` for every bot of ``games`` and of the runs: a bot it does not name gets ``bot-<n>``
     (never its own name: that may be a login), and no two bots get one name."""
-    bots = {p for r in games for p in r.players}
-    for run in archive.runs:
-        with contextlib.suppress(KeyError, TypeError, AttributeError):
-            bots.update(b["name"] for b in run["bots"])
     out: dict[str, str] = {}
     taken: set[str] = set()
-    for n, bot in enumerate(sorted(bots), 1):
+    for n, bot in enumerate(bots_of(archive, games), 1):
         name = rename.get(bot) or f"bot-{n}"
         while name in taken:
             name = f"{name}~{n}"

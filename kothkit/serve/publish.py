@@ -9,7 +9,6 @@ report`` pointed at a host's state folder both make it here.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import tempfile
 import zipfile
@@ -21,11 +20,9 @@ from kothkit.serve.privacy import Names, load_key
 
 def public_names(names: Names, archive: Archive) -> dict[str, str]:
     """Every bot of ``archive`` (its games' and its runs') -> its name in the published report."""
-    bots = {p for r in archive.records for p in r.players}
-    for run in archive.runs:
-        with contextlib.suppress(KeyError, TypeError, AttributeError):  # (a damaged run names nobody)
-            bots.update(str(b["name"]) for b in run["bots"])
-    return names.in_game(sorted(bots))
+    from kothkit.results.site import bots_of
+
+    return names.in_game(bots_of(archive))
 
 
 def state_names(state_dir: Path, challenge: str) -> Names:
