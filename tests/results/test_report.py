@@ -121,6 +121,24 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
     assert evil.replace("|", "\\|") in [r[1] for r in rows]
 
 
+def test_a_public_report_holds_no_bots_output(classic12, tmp_path):
+    """``--public``: the same site, the bots by their own names, and none of their stderr or DEBUG lines."""
+    full, public = tmp_path / "full", tmp_path / "public"
+    kothkit("report", classic12, "--out", full, cwd=tmp_path)
+    done = kothkit("report", classic12, "--out", public, "--public", cwd=tmp_path)
+    assert done.stdout.startswith("public report")
+
+    def texts(site):
+        return {p.relative_to(site).as_posix(): p.read_text() for p in site.rglob("*.html")}
+
+    shown, kept = texts(full), texts(public)
+    assert shown.keys() == kept.keys() and "bots/tardy.html" in kept
+    assert any("tardy stderr at turn" in t for t in shown.values())
+    for marks in ("tardy stderr at turn", "DEBUG turn"):
+        assert not [n for n, t in kept.items() if marks in t], marks
+    assert shown["index.html"] == kept["index.html"]  # (no reason here quotes a bot's stderr)
+
+
 def test_a_bad_journal_writes_no_site(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)

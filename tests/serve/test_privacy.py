@@ -318,6 +318,11 @@ def test_the_report_a_ta_publishes_names_nobody_by_login(site, tmp_path):
         assert r.status_code == 200 and r.headers["content-type"] == "application/zip", r.text[-500:]
         assert "report download" in root.get("/admin").text  # the admin log keeps it
         board = root.get(f"/c/{NAME}/standings.json").json()["rows"]
+        # A folder challenge's report: its bots by their own (public) names, no output of theirs either.
+        folder = root.post("/admin/c/koth/report.zip", data={"csrf": token})
+        assert folder.status_code == 200 and "koth-report/bots/nopass.html" in zipfile.ZipFile(
+            io.BytesIO(folder.content)).namelist()
+        assert leaks({"koth": folder}, ("FOLDER-STDERR",)) == []
     # No login and no stderr marker in any file's name or text.
     assert leaks({path: r}, forbidden) == []
     z = zipfile.ZipFile(io.BytesIO(r.content))
