@@ -1,5 +1,6 @@
 """Replay pages: one self-contained HTML file per game (no network, works from ``file://``).
 
+The page is the Jinja2 template ``kothkit/templates/replay.html`` (:mod:`kothkit.results.look`).
 The page embeds the game's JSON document (:func:`kothkit.results.archive.document`) and
 one frame per move: the game's picture (``kothkit_picture``: grids the page's
 own script draws as SVG, or the game's SVG) or, for a game without one, its
@@ -18,21 +19,18 @@ forbids any request.
 
 from __future__ import annotations
 
-import html
 import json
-from collections.abc import Mapping
-from importlib import resources
+from collections.abc import Callable, Mapping
+
+from markupsafe import Markup
 
 from kothkit.picture import board_js
 from kothkit.results.archive import Archive, Transcript, document, transcript
-from kothkit.results.look import header, style
+from kothkit.results.look import render
 from kothkit.store.records import GameRecord
 
-
-def _template() -> str:
-    page = resources.files("kothkit").joinpath("templates/replay.html").read_text(encoding="utf-8")
-    # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
-    return page.replace("{{STYLE}}", style()).replace("{{BOARD_JS}}", board_js())
+#: A replay page runs its own inline script and draws with data: images; it loads nothing.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
 def _script_json(value) -> str:
@@ -50,17 +48,21 @@ def frames(t: Transcript) -> list[dict]:
     return [frame(t.start_picture, t.start_board)] + [frame(s.picture, s.board) for s in t.steps]
 
 
-def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en") -> str:
+def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en",
+            said: Callable[[str], str] | None = None) -> str:
     """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML;
-    ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`)."""
+    ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`);
+    ``said``: the game's and the core's texts (the reason, a rejection, a board's title) in it."""
     r = t.record
     data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
     if words:
         data["words"] = dict(words)
-    title = f"{r.game} #{r.index}: {' vs '.join(r.players)}"
-    return (_template().replace("{{LANG}}", html.escape(lang.replace("_", "-")))
-            .replace("{{TITLE}}", html.escape(title)).replace("{{HEADER}}", header(nav))
-            .replace("{{DATA}}", _script_json(data)))
+    if said is not None:
+        _translate(data, said)
+    # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
+    return render("replay.html", csp=CSP, lang=lang.replace("_", "-"),
+                  title=f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
+                  board_js=Markup(board_js()), data=Markup(_script_json(data)))
 
 
 #: The page's own words (its script's), each the key of its translation in ``page_of``'s ``words``;
@@ -72,6 +74,23 @@ WORDS = ("move {at} of {last}", "Before the first move. {players} ({bot} opens).
          "No picture: {problem} (the board is shown as text)", "{game} game #{index}: {players}", "id {id}",
          "seed {seed}", "round {round}", "move", "Logs", "first (Home)", "previous (\u2190)", "play / pause (space)",
          "next (\u2192)", "last (End)")
+
+
+def _translate(data: dict, said: Callable[[str], str]) -> None:
+    """The page's texts from the game and the core (English in the record) through ``said``."""
+    game = data["game"]
+    outcome = game.get("outcome") or {}
+    for key in ("reason", "verdict"):
+        if isinstance(outcome.get(key), str):
+            outcome[key] = said(outcome[key])
+    for step in game.get("steps") or ():
+        if isinstance(step, dict) and isinstance(step.get("rejected"), str):
+            step["rejected"] = said(step["rejected"])
+    for frame in data["frames"]:
+        pictures = (frame or {}).get("picture")
+        for panel in pictures if isinstance(pictures, list) else [pictures] if pictures else ():
+            if isinstance(panel, dict) and isinstance(panel.get("title"), str):
+                panel["title"] = said(panel["title"])
 
 
 def page_name(r: GameRecord) -> str:

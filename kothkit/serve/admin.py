@@ -3,8 +3,10 @@
 ``/admin``: each challenge's phase, the work queue and the slots, the users (add a roster from a
 CSV upload, reset a password, disable or enable, make or unmake an admin) and the log of admin
 actions.  ``/admin/c/<name>``: every submission with its build output and its games (the logs),
-to rejudge (its games played again) or disable (the brain leaves the standings); and
-``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with each author's login.
+to rejudge (its games played again) or disable (the brain leaves the standings);
+``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with each author's login; and
+``/admin/c/<name>/report.zip`` (a POST, as it is an action the log keeps), the report a TA may
+publish (:mod:`kothkit.serve.publish`: bots by nickname, no logs, no stderr quotes).
 
 Every action is a POST that passes the site's CSRF checks, and is kept in the ``admin_log`` table
 (who, what, on whom, when) and printed on the server's output.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +97,8 @@ class Admin:
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped")
-        return RedirectResponse(f"/admin?done=added+{len(added)}+users,+{len(skipped)}+skipped", status_code=303)
+        done = _("added %(added)s users, %(skipped)s skipped", added=len(added), skipped=len(skipped))
+        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
 
     async def user_action(self, request: Request) -> Response:
 
@@ -116,7 +120,11 @@ class Admin:
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, action, login)
-        return RedirectResponse(f"/admin?done={action}+{login}", status_code=303)
+        done = {"reset": _("reset the password of %(login)s", login=login),
+                "disable": _("disabled %(login)s", login=login), "enable": _("enabled %(login)s", login=login),
+                "admin": _("made %(login)s an admin", login=login),
+                "unadmin": _("%(login)s is no longer an admin", login=login)}[action]
+        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
 
     async def challenge(self, request: Request) -> Response:
         self.admin(request)
@@ -147,7 +155,7 @@ class Admin:
         except SubmitError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, action, f"{name} submission {sid}")
-        return RedirectResponse(f"/admin/c/{name}?done={said}", status_code=303)
+        return RedirectResponse(f"/admin/c/{name}?done={urllib.parse.quote_plus(said)}", status_code=303)
 
     async def grades(self, request: Request) -> Response:
         s = self.admin(request)
@@ -176,6 +184,34 @@ class Admin:
                         headers={"content-disposition": f'attachment; filename="{name}-grades.csv"',
                                  "cache-control": "no-store"})
 
+    async def report(self, request: Request) -> Response:
+        s = self.admin(request)
+        await (await self.site.form(request, s.csrf)).close()
+        name = request.path_params["name"]
+        self.site.challenge(name)
+
+        def build() -> bytes | None:
+            from kothkit.results.archive import ArchiveError, open_journal
+            from kothkit.serve.publish import public_names, report_zip
+
+            try:
+                archive = open_journal(self.site.host.journal_of(name))
+            except ArchiveError:  # (no game stored yet: the journal is not made)
+                return None
+            if not archive.records:
+                return None
+            # A folder challenge's bots keep their names (they are public), made one word the same way.
+            return report_zip(archive, public_names(self.site.names(name), archive), f"{name}-report")
+
+        data = await run_in_threadpool(build)
+        if data is None:
+            raise _Refused(409, _("No game of %(challenge)s is stored yet: there is nothing to report.",
+                                  challenge=name))
+        self._done(s, "report download", name)
+        return Response(data, media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="{name}-report.zip"',
+                                 "cache-control": "no-store"})
+
 
 def routes(site: Any, wrap) -> list[Route]:
     a = Admin(site)
@@ -185,5 +221,6 @@ def routes(site: Any, wrap) -> list[Route]:
         Route("/admin/users/{login}/{action}", wrap(a.user_action), methods=["POST"]),
         Route("/admin/c/{name}", wrap(a.challenge), methods=["GET"]),
         Route("/admin/c/{name}/grades.csv", wrap(a.grades), methods=["GET"]),
+        Route("/admin/c/{name}/report.zip", wrap(a.report), methods=["POST"]),
         Route("/admin/c/{name}/{sid}/{action}", wrap(a.brain_action), methods=["POST"]),
     ]

@@ -63,6 +63,7 @@ import attrs
 
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
+from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
@@ -1125,6 +1126,11 @@ class Host:
         c = self._get(name)
         return c.limits, c.settings, c.info
 
+    def journal_of(self, name: str) -> Path:
+        """The journal of challenge ``name`` (read-only for others: kothkit.serve.publish reads it);
+        KeyError if there is none."""
+        return self._get(name).journal_path
+
     def play_setup(self, name: str) -> tuple:
         """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
         limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
@@ -1338,10 +1344,10 @@ class Host:
                 c.builds.append(("submission", row.id))
                 self._bump(c)
             self._wake.set()
-            return f"submission {row.id}: built again"
+            return _("submission %(id)s: built again", id=row.id)
         if row.status != "active":
-            raise SubmitError(f"submission {row.id} is {row.status}: only an active brain or a failed build "
-                              "is rejudged")
+            raise SubmitError(_("submission %(id)s is %(status)s: only an active brain or a failed build is rejudged",
+                                id=row.id, status=row.status))
 
         def replay() -> None:
             with self._lock:
@@ -1360,7 +1366,7 @@ class Host:
 
         self._commands.put(replay)
         self._wake.set()
-        return f"submission {row.id}: its games are played again"
+        return _("submission %(id)s: its games are played again", id=row.id)
 
     def disable(self, name: str, sub_id: int) -> str:
         """Take the active brain ``sub_id`` out of the round robin (its games leave the standings);
@@ -1370,7 +1376,8 @@ class Host:
         if row is None or row.challenge != c.name:
             raise KeyError(f"no submission {sub_id} in {name}")
         if row.status not in ("active", "queued", "building"):
-            raise SubmitError(f"submission {row.id} is {row.status}: only an active or queued brain is disabled")
+            raise SubmitError(_("submission %(id)s is %(status)s: only an active or queued brain is disabled",
+                                id=row.id, status=row.status))
         self._store.set_status(row.id, "disabled")
 
         def leave() -> None:
@@ -1383,7 +1390,7 @@ class Host:
 
         self._commands.put(leave)
         self._wake.set()
-        return f"submission {row.id}: disabled"
+        return _("submission %(id)s: disabled", id=row.id)
 
     def work(self) -> dict:
         """The work queue and the slots, for the admin page: the slots' number and use, and per
