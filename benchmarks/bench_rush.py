@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import tempfile
@@ -97,7 +98,7 @@ def stored(root: Path) -> int:
 
 def busy_jiffies() -> tuple[int, int]:
     """Clock ticks the whole machine spent busy and in all so far (/proc/stat): the workers' CPU
-    (their bots are their grandchildren) is in no process's own usage."""
+    (their bots are their grandchildren) is in no process's own usage; others' jobs are in it."""
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     return sum(fields) - fields[3] - fields[4], sum(fields)
@@ -106,8 +107,6 @@ def busy_jiffies() -> tuple[int, int]:
 def thread_cpu() -> dict[str, float]:
     """Seconds of CPU of each thread of this process so far, by its Python name (threads of the
     same name added up; a thread Python did not start is named by the kernel's name for it)."""
-    import os
-
     tick = os.sysconf("SC_CLK_TCK")
     names = {t.native_id: t.name for t in threading.enumerate()}
     out: dict[str, float] = {}
@@ -192,6 +191,7 @@ def rush(root: Path, workers: int, args) -> dict:
             "last": list(last.values()), "missing": len(sent) - len(last), "cpu": cpu, "board": board,
             # The machine's cores busy (all of them: the workers, their bots, this process, others' jobs).
             "machine": (machine1[0] - machine0[0]) / max(1, machine1[1] - machine0[1]),
+            "machine_cpu": (machine1[0] - machine0[0]) / os.sysconf("SC_CLK_TCK"),
             "threads": {k: v - threads0.get(k, 0.0) for k, v in threads1.items() if v - threads0.get(k, 0.0) > 0.05}}
 
 
@@ -217,15 +217,16 @@ def main() -> None:
     print()
     print(f"{args.brains} brains, {args.submissions} submissions over {args.minutes:g} min, {args.move:g} s a move")
     print("| workers | games/h | first standing p50 / p95 | last game p50 / p95 | host CPU/game | "
-          "host CPU share | machine busy | Scoreboard p99 | throughput vs 1 |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "host CPU share | machine CPU/game | machine busy | Scoreboard p99 | throughput vs 1 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         rate = r["rate"]
         target = 0.8 * r["workers"] / results[0]["workers"]
         per_game = r["cpu"] / r["games"] * 1000 if r["games"] else float("nan")
         print(f"| {r['workers']} | {rate * 3600:,.0f} | {pct(r['first'], .5):.1f} / {pct(r['first'], .95):.1f} s | "
               f"{pct(r['last'], .5):.1f} / {pct(r['last'], .95):.1f} s | {per_game:.1f} ms | "
-              f"{r['cpu'] / r['wall']:.0%} | {r['machine']:.0%} | {pct(r['board'], .99) * 1000:.1f} ms | "
+              f"{r['cpu'] / r['wall']:.0%} | {r['machine_cpu'] / max(1, r['games']) * 1000:.0f} ms | "
+              f"{r['machine']:.0%} | {pct(r['board'], .99) * 1000:.1f} ms | "
               f"{rate / base if base else float('nan'):.2f} (target {target:.1f}) |")
     print()
     print("The host's CPU by thread (seconds over the rush; the Scoreboard reader is the bench's own):")
