@@ -126,7 +126,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs,
+                                   limits=s.limits, rules=dict(info.rules), trusted=s.trusted, pairs=pairs,
                                    sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")

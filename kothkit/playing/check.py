@@ -326,7 +326,7 @@ class CheckGame:
     def run(self) -> GameRecord:
         task, me = self.task, self.me
         spec = task.players[me]
-        bot = _LISTENING[seat_class(spec, task.functions_in_process)](me, spec)
+        bot = _LISTENING[seat_class(spec, task.trusted)](me, spec)
         bot.check = self
         seats: dict[int, Seat] = {me: bot}
         if self.scenario is not None:

@@ -112,7 +112,7 @@ class HeadToHead:
 
 
 def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
-               rules: dict[str, Any], functions_in_process: bool,
+               rules: dict[str, Any], trusted: bool,
                pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
@@ -130,12 +130,12 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
         game_seed = derive(seed, "game", a, b, slot)
         first, second = (GameTask(id=ids[g](f"{slot}\x1f{seed}"), game=info.name, players=seats[g], seed=game_seed,
                                   limits=limits, rules=rules, index=2 * k + g,
-                                  functions_in_process=functions_in_process) for g in (0, 1))
+                                  trusted=trusted) for g in (0, 1))
         yield first, second
 
 
 def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
-         limits: Limits, rules: dict[str, Any], functions_in_process: bool, pairs: int | None, sprt: SPRT | None,
+         limits: Limits, rules: dict[str, Any], trusted: bool, pairs: int | None, sprt: SPRT | None,
          on_pair: Callable[[HeadToHead], None] | None = None,
          on_notice: Callable[[str], None] | None = None) -> tuple[HeadToHead, int, int]:
     """Play (or reuse from ``journal``) the pairs until ``pairs`` are done or the SPRT decides.
@@ -158,7 +158,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            schedule = pair_tasks(info, new, opponents, seed, limits, rules, functions_in_process, pairs)
+            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs)
             while not h2h.decided:
                 chunk = [t for pair in itertools.islice(schedule, CHUNK) for t in pair]
                 if not chunk:

@@ -162,7 +162,7 @@ def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: boo
     cpu = _CPU if cpu is None else cpu
     # What trusted function bots print goes to their logs: the streams are swapped once a batch
     # (swapping sys.stdout costs about a microsecond, a good part of a game of microseconds).
-    saved = capture_output() if tasks and tasks[0].functions_in_process else None
+    saved = capture_output() if tasks and tasks[0].trusted else None
     # Ctrl-C cuts the game in play short (its bots are killed) and ends the batch: the games
     # that finished are returned, to be stored, and none starts after it.
     records = []
@@ -487,7 +487,7 @@ _ENDS_WORKERS = (Verdict.CRASH, Verdict.TIMEOUT)
 
 def _isolated(task: GameTask) -> GameTask:
     """``task`` with its function bots in hosts of their own (a no-op for program bots)."""
-    return attrs.evolve(task, functions_in_process=False) if task.functions_in_process else task
+    return attrs.evolve(task, trusted=False) if task.trusted else task
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
@@ -603,7 +603,7 @@ def run_tournament(
     limits: Limits | None = None,
     rules: dict | None = None,
     rounds: int = 1,
-    functions_in_process: bool = False,
+    trusted: bool = False,
     on_record: Callable[[GameResult, bool], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
     cluster=None,
@@ -619,7 +619,7 @@ def run_tournament(
     rules = {**info.rules, **(rules or {})}
     code = game_code(info)
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, functions_in_process=functions_in_process, code=code)
+                        rules=rules, trusted=trusted, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
