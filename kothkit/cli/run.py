@@ -234,6 +234,6 @@ def debug(
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
     rec = play_game(task, on_event=show, info=info, boards=boards)
-    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
+    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; offender: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
     if rec.offender == me.name:
         raise typer.Exit(2)

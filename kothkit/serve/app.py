@@ -718,7 +718,7 @@ class Site:
             raise _Refused(303, "moved", {"location": f"/c/{name}/bot/{names.id(bot)}"})
         games = await run_in_threadpool(self.host.games, name, bot)
         mine = await self._own_bots(name, login)
-        reasons = {g.id: self._reason(info, g.reason, g.fault, mine, admin) for g in games}
+        reasons = {g.id: self._reason(info, g.reason, g.offender, mine, admin) for g in games}
         # A log link where the visitor may read the log: a folder's bots, one's own, every bot for admins.
         logs = info.kind == "folder" or admin or bot in mine
         return self.page(request, "games.html", c=info, bot=bot, games=games, names=names, reasons=reasons, logs=logs)
@@ -729,10 +729,10 @@ class Site:
         return {x.bot for x in await run_in_threadpool(self.host.submissions, name, login)}
 
     @staticmethod
-    def _reason(info, reason: str, fault: str | None, mine: set[str], admin: bool) -> str:
+    def _reason(info, reason: str, offender: str | None, mine: set[str], admin: bool) -> str:
         """A game's reason for this visitor: the quote of a bot's stderr for its author (and admins,
         and everyone in a folder challenge) only."""
-        if info.kind == "folder" or admin or (fault is not None and fault in mine):
+        if info.kind == "folder" or admin or (offender is not None and offender in mine):
             return reason
         return neutral(reason)
 
@@ -765,7 +765,7 @@ class Site:
             return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
         mine = sorted(rights)
         log = await run_in_threadpool(self._log, info, names, game_id, mine[0], rights) if mine else ""
-        reason = self._reason(info, game.reason, game.fault, rights, False)
+        reason = self._reason(info, game.reason, game.offender, rights, False)
         return self.page(request, "game.html", c=info, game=game, names=names, mine=mine, log=log, reason=reason)
 
     def _replay_page(self, info, names: Names, game_id: str, logs_of, nav: str) -> str:

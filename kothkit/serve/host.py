@@ -224,11 +224,11 @@ def _safe_name(text: str) -> str:
 
 
 def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, fault,
+    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, offender,
     reason, finished_at)."""
-    gid, idx, players, winner, verdict, fault, reason, finished = row
+    gid, idx, players, winner, verdict, offender, reason, finished = row
     return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
-                       verdict=verdict, fault=fault, reason=reason, time=finished)
+                       verdict=verdict, offender=offender, reason=reason, time=finished)
 
 
 def _recent_key(s: GameSummary) -> tuple:
@@ -898,13 +898,13 @@ class Host:
                 c.unplayed.discard(task.id)
                 s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
-                                                     fault=row[8], reason=row[7], time=row[13])
+                                                     offender=row[8], reason=row[7], time=row[13])
                 assert c.board is not None  # (made with the index, by _apply)
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
             if c.stored_since is not None:
                 c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
-                                                  winner=row[6], verdict=row[9], fault=row[8], reason=row[7],
+                                                  winner=row[6], verdict=row[9], offender=row[8], reason=row[7],
                                                   time=row[13]))
                 c.run_stored += 1
             self._bump(c)

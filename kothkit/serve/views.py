@@ -143,9 +143,10 @@ class GameSummary:
     bots: tuple[str, ...]
     #: The winner's name; None for a draw.
     winner: str | None
-    #: The verdict kind when the game ended on a fault (crash, timeout...), and the bot at fault.
+    #: The verdict kind when the game ended on a fault (crash, timeout...), and the bot that lost
+    #: by it (the journal's ``fault`` column).
     verdict: str | None
-    fault: str | None
+    offender: str | None
     reason: str
     #: When the game was stored.
     time: float
