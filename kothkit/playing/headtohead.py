@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_key, id_maker, settings_of
@@ -185,7 +185,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                 note(h2h.add(row.idx, result_of(row, seatings).winner))
 
         # Under an SPRT, small batches: games already handed out when it decides are played for nothing.
-        batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == "function" for b in bots) else 1
+        batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
                  stop=lambda: h2h.decided)

@@ -40,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
@@ -133,7 +133,8 @@ class PlayRoom:
         with self._lock:
             if info.name not in self._bundled:
                 loaded = load_bots([info.bots]) if info.bots is not None else None
-                bots = [] if loaded is None else [b for b in loaded.bots if b.kind != "function" or info.function_bots]
+                bots = [] if loaded is None else [b for b in loaded.bots
+                                                  if b.kind != BotKind.FUNCTION or info.function_bots]
                 self._bundled[info.name] = sorted(bots, key=lambda b: b.name)
             return self._bundled[info.name]
 
@@ -178,7 +179,7 @@ class PlayRoom:
                               {"retry-after": "60"})
             starts.append(now)
         me = person_name(login)
-        human = BotSpec(name=me, path=Path("."), kind="human", hash=HUMAN_HASH)
+        human = BotSpec(name=me, path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
         seats = (human, opponent.spec) if seat == 0 else (opponent.spec, human)
         names = (seats[0].name, seats[1].name)
         probe = info.match(_setup(names, rules))
