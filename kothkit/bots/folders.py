@@ -402,6 +402,20 @@ def entry_of(b: BotSpec) -> str:
     return str(b.origin or b.path)
 
 
+def journal_entry(b: BotSpec, journal: Path) -> str:
+    """Where ``b`` was loaded from, as a journal's run records it for ``kothkit verify``: its
+    :func:`entry_of`, relative to the journal's folder when inside it (so that a challenge folder
+    can be moved or published whole), else absolute."""
+    entry = entry_of(b)
+    path, sep, func = entry.rpartition(":") if b.kind == BotKind.FUNCTION and ".py:" in entry else (entry, "", "")
+    full = Path(path).resolve()
+    try:
+        path = full.relative_to(journal.resolve().parent).as_posix()
+    except ValueError:
+        path = str(full)
+    return f"{path}{sep}{func}"
+
+
 def is_bot_folder(p: Path) -> bool:
     # lexists: a bot.toml that is a symlink to a device is a bot refused by name, not no bot
     return os.path.lexists(p / "bot.toml") or os.path.lexists(p / "meta")

@@ -247,3 +247,30 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
         err.print(str(e), markup=False, highlight=False)
     return built, errors
 
+
+def resolve_bot(info, arg: str, ch=None) -> BotSpec:
+    """A bot named on the command line: a bot folder, file.py:function, or the name of one of the
+    challenge's bots (``ch``) or of the game's bundled bots."""
+    file = arg.rpartition(":")[0] if ":" in arg and arg.rpartition(":")[0].endswith(".py") else arg
+    if os.sep in arg or file.endswith(".py") or Path(file).exists():
+        if not Path(file).exists():
+            fail(f"unknown bot {arg!r}: no such file or folder")
+        specs, _ = load_and_build([arg], info)
+        if not specs:
+            fail(f"cannot load the bot {arg!r} (see above)")
+        return specs[0]
+    places = [*(str(b) for b in ch.bots if b.exists()), *([str(info.bots)] if info.bots else [])] if ch else (
+        [str(info.bots)] if info.bots else [])
+    loaded = load_bots(places, bot_loaders()) if places else None
+    found = [b for b in loaded.bots if b.name == arg] if loaded else []
+    if not found:
+        names = ", ".join(sorted({b.name for b in loaded.bots})) if loaded and loaded.bots else "none"
+        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bot of "
+             f"{ch.path if ch else info.name} (its bots: {names})" if ch else
+             f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
+             f"{info.name} (bundled: {names})")
+    folder = found[0].path if found[0].path.is_dir() else found[0].path.parent
+    specs, _ = load_and_build([str(folder)], info)
+    if not specs:
+        fail(f"cannot load the bot {arg!r} (see above)")
+    return specs[0]

@@ -37,7 +37,7 @@ import attrs
 
 from kothkit.bots import overtime
 from kothkit.bots.build import build
-from kothkit.bots.folders import BotError, BotSpec, entry_of
+from kothkit.bots.folders import BotError, BotSpec, journal_entry
 from kothkit.bots.functions import capture_output, release_output
 from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
@@ -557,19 +557,6 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
     return ok, errors
 
 
-def _where(b: BotSpec, journal: Path) -> str:
-    """Where ``b`` was loaded from, for ``kothkit verify``: relative to the journal's folder when
-    inside it (so that a challenge folder can be moved or published whole), else absolute."""
-    entry = entry_of(b)
-    path, sep, func = entry.rpartition(":") if b.kind == "function" and ".py:" in entry else (entry, "", "")
-    full = Path(path).resolve()
-    try:
-        path = full.relative_to(journal.resolve().parent).as_posix()
-    except ValueError:
-        path = str(full)
-    return f"{path}{sep}{func}"
-
-
 def _notice_changed_code(j: Journal, schedule: Schedule, on_notice: Callable[[str], None] | None) -> None:
     """Tell the host when games are played again because the game's code (or version) is not the
     one the journal's last run of it had: the journal's games under the old code no longer count."""
@@ -625,7 +612,7 @@ def run_tournament(
     with Journal(jpath) as j:
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath),
+                             [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
                                **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH
