@@ -55,7 +55,6 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -1151,47 +1150,6 @@ class Host:
                 return next(reader.summaries([game_id]), None)
         except sqlite3.Error:
             return None
-
-    def _transcript(self, name: str, game_id: str, pictures: bool):
-        from kothkit.results.archive import read_game, transcript
-
-        c = self._get(name)
-        self.game(name, game_id)  # KeyError if unknown
-        archive = read_game(c.journal_path, game_id)
-        if archive is None:
-            raise KeyError(f"no game {game_id!r} in {name}")
-        return transcript(archive, archive.records[0], info=c.info, pictures=pictures)
-
-    def game_log(self, name: str, game_id: str, bot: str | None = None) -> str:
-        """The game's full log as text: every line sent and reply with its time, DEBUG lines and
-        stderr of both bots, the outcome.  With ``bot``: only what that bot was sent and said, and
-        its own stderr (``kothkit show --log``), never a line of its opponent's.  KeyError if unknown
-        (or if ``bot`` did not play it)."""
-        from kothkit.results.gametext import game_text, log_text
-
-        t = self._transcript(name, game_id, pictures=False)
-        if bot is None:
-            return game_text(t)
-        if bot not in t.record.players:
-            raise KeyError(f"{bot!r} did not play game {game_id!r}")
-        return log_text(t, bot)
-
-    def replay_html(self, name: str, game_id: str, logs_of: Collection[str] | None = None, nav: str = "") -> str:
-        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown.
-        With ``logs_of``, the page holds the logs (stderr, DEBUG lines) of those bots only: the moves
-        are everyone's, a bot's log is its author's.  ``nav`` is trusted HTML (links back to the site)."""
-        from kothkit.results.replay import page_of
-        from kothkit.store.records import LOG_MOVES
-
-        t = self._transcript(name, game_id, pictures=True)
-        if logs_of is not None:
-            keep = set(logs_of)
-            logs = {k: v for k, v in t.record.logs.items() if k in keep or (" " in k and k != LOG_MOVES)}
-            moves = t.record.logs.get(LOG_MOVES)
-            if isinstance(moves, dict):
-                logs[LOG_MOVES] = {b: v for b, v in moves.items() if b in keep}
-            t = attrs.evolve(t, record=attrs.evolve(t.record, logs=logs))
-        return page_of(t, nav)
 
     def version(self, name: str) -> int:
         """A number that grows each time something on the challenge's scoreboard (standings,
