@@ -299,7 +299,6 @@ class CheckGame:
     quiet_replies: int = QUIET_REPLIES
     opponent: _Opponent | None = None
     bot_replies: int = 0
-    resigned: bool = False
     #: After the final message: whether the bot exited within the grace period, and its exit code.
     exited: bool | None = None
     exit_code: int | None = None
@@ -316,7 +315,6 @@ class CheckGame:
 
     def resign(self, match: Match, seat: int) -> Outcome:
         """``seat`` (scripted) resigns: the game ends, and the bot gets the end message as the winner."""
-        self.resigned = True
         assert self.ref is not None  # set before the game starts
         self.ref.emit("resign", seat, "resigns")
         # Not a fault: the check borrows forfeit (which a game may override) to end the game the

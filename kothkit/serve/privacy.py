@@ -30,7 +30,6 @@ from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, split_reaso
 
 #: The file of the state folder holding the key of the public ids.
 KEY_FILE = "public-ids.key"
-_ID = re.compile(r"b[0-9a-f]{16}")
 
 
 def load_key(state_dir: Path) -> bytes:
@@ -166,6 +165,3 @@ def private_transcript(archive: Any, r: GameRecord, info: Any, rename: Mapping[s
     stored: Any = _AsStored(archive, r)
     return transcript(stored, private_record(r, rename, logs_of), info=info, pictures=pictures)
 
-
-def is_public_id(text: str) -> bool:
-    return bool(_ID.fullmatch(text))
