@@ -46,7 +46,7 @@ def _plain(param, ctx):
 _METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
 
 
-class _Group(TyperGroup):
+class PlainGroup(TyperGroup):
     """The command group: every command's options get plain metavars (see :func:`_plain`)."""
 
     def get_params(self, ctx):
@@ -68,7 +68,7 @@ _PLAIN: weakref.WeakSet[Any] = weakref.WeakSet()
 
 T = TypeVar("T")
 
-app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
+app = typer.Typer(cls=PlainGroup, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 # emoji=False: ":x:" in a bot's name or a path is text, not an emoji.
 out = Console(highlight=False, soft_wrap=True, emoji=False)
