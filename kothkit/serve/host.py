@@ -65,7 +65,7 @@ from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge
 from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
-from kothkit.serve.submissions import Row, Store
+from kothkit.serve.submissions import Store
 from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
@@ -1192,7 +1192,7 @@ class Host:
             current = self._current(c)
             return [self._submission(c, r, current) for r in rows]
 
-    def _submission(self, c: _Served, row: Row, current: bool | None = None) -> Submission:
+    def _submission(self, c: _Served, row: Submission, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
         if status == "active":
             with self._lock:
@@ -1206,9 +1206,7 @@ class Host:
                     status = "done" if done and not self._pending(c, row.bot) else "playing"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
-        return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
-                          language=row.language, filename=row.filename, size=row.size, status=status,
-                          build_output=row.build_output, played=played, total=total)
+        return attrs.evolve(row, status=status, played=played, total=total)
 
     # -- phases -----------------------------------------------------------------------------
     def _due(self, c: _Served) -> bool:
