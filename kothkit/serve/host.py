@@ -46,7 +46,6 @@ import concurrent.futures as cf
 import datetime as dt
 import itertools
 import json
-import os
 import queue
 import re
 import sqlite3
@@ -238,30 +237,9 @@ def _recent_key(s: GameSummary) -> tuple:
 
 def _folder_time(folder: Path) -> float | None:
     """The latest change among a bot folder's files (build output and state left out)."""
-    import fnmatch
+    from kothkit.bots.folders import HASH_IGNORE, stats_below
 
-    from kothkit.bots.folders import HASH_IGNORE
-
-    latest, seen = None, 0
-    stack = [folder]
-    while stack and seen < 2000:
-        try:
-            it = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                seen += 1
-                if any(fnmatch.fnmatch(e.name, pat) for pat in HASH_IGNORE):
-                    continue
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if e.is_dir(follow_symlinks=False):
-                    stack.append(Path(e.path))
-                latest = st.st_mtime if latest is None else max(latest, st.st_mtime)
-    return latest
+    return max((st.st_mtime for st in stats_below(folder, 2000, HASH_IGNORE)), default=None)
 
 
 class Host:
