@@ -9,17 +9,7 @@ import attrs
 import typer
 
 from kothkit.bots.folders import BotSpec
-from kothkit.cli.common import (
-    RULES_HELP,
-    app,
-    err,
-    fail,
-    game_target,
-    load_and_build,
-    out,
-    resolve_bot,
-    settled,
-)
+from kothkit.cli.common import RULES_HELP, app, err, fail, game_target, load_and_build, out, resolve_bot, settled
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
 from kothkit.playing.settings import Options, Settings, resolve
