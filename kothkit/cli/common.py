@@ -50,6 +50,7 @@ class PlainGroup(TyperGroup):
     """The command group: every command's options get plain metavars (see :func:`_plain`)."""
 
     def get_params(self, ctx):
+        _absent_is_false(self.get_help_option(ctx))
         return [_plain(param, ctx) for param in super().get_params(ctx)]
 
     def get_command(self, ctx, name):
@@ -57,9 +58,18 @@ class PlainGroup(TyperGroup):
         if cmd is not None and cmd not in _PLAIN:
             for param in cmd.params:
                 _plain(param, ctx)
-            _plain(cmd.get_help_option(ctx), ctx)
+            _plain(_absent_is_false(cmd.get_help_option(ctx)), ctx)
             _PLAIN.add(cmd)
         return cmd
+
+
+def _absent_is_false(option):
+    """``--help`` with the default a flag has when it is not given: False.  typer leaves it None,
+    and converts each value that is not a bool with pydantic, which it imports for that alone: a
+    command without options (``games``), and any ``--help``, then never import it."""
+    if option is not None and option.default is None:
+        option.default = False
+    return option
 
 
 #: The commands whose parameters have their plain metavars.
