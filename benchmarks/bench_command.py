@@ -9,8 +9,8 @@ Everything is timed in this one run, as wall time of a subprocess, start-up incl
 
 1. start-up: ``kothkit --version``, ``kothkit games``, ``kothkit run --help`` and a run of one round
    (``kothkit run connect4_hidden --rounds 1 --trusted --jobs 1 -q``, a fresh journal each);
-   with ``--before REV``, the same commands of kothkit as it was at the git revision REV too,
-   alternating with today's, and their ratios (both run as ``python -m kothkit``, the game
+   with ``--before REV`` (repeatable), the same commands of kothkit as it was at the git revision
+   REV too, alternating with today's, and their ratios (both run as ``python -m kothkit``, the game
    plugins being the installed ones);
 2. connect4_hidden on the seed's four example bots, ``--rounds`` rounds (12 games each):
    the seed's controller (tests/connect4_hidden/seed_controller.py, a faithful copy, run
@@ -127,26 +127,25 @@ def checkout(rev: str, into: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(into)}
 
 
-def bench_startup(repeat: int, tmp: Path, before: str | None = None) -> None:
-    k = kothkit_cmd() if before is None else [sys.executable, "-m", "kothkit"]
-    old = None if before is None else checkout(before, tmp / "before")
-    print("1. start-up, wall time of the command" + ("" if before is None else f", now and at {before}"))
+def bench_startup(repeat: int, tmp: Path, before: list[str] | None = None) -> None:
+    revs = before or []
+    k = kothkit_cmd() if not revs else [sys.executable, "-m", "kothkit"]
+    envs: list[dict[str, str] | None] = [None] + [checkout(rev, tmp / f"before-{i}") for i, rev in enumerate(revs)]
+    print("1. start-up, wall time of the command" + (f", now and at {', '.join(revs)}, alternating" if revs else ""))
     for args in STARTUP:
-        now: list[float] = []
-        then: list[float] = []
+        times: list[list[float]] = [[] for _ in envs]
         for _ in range(repeat):
-            for times, env in ((now, None), *(((then, old),) if old is not None else ())):
+            for got, env in zip(times, envs):
                 for f in tmp.glob("one.sqlite*"):
                     f.unlink()
-                times.append(timed(k + args, tmp, env))
-        best, med = summary(now)
+                got.append(timed(k + args, tmp, env))
+        best, med = summary(times[0])
         shown = " ".join(args[:2]) + (" ..." if len(args) > 2 else "")
-        print(f"   kothkit {shown:22}  best {best * 1000:7.0f} ms   median {med * 1000:7.0f} ms", end="")
-        if then:
+        print(f"   kothkit {shown:22}  best {best * 1000:7.0f} ms   median {med * 1000:7.0f} ms")
+        for rev, then in zip(revs, times[1:]):
             b0, m0 = summary(then)
-            print(f"   before: best {b0 * 1000:7.0f} ms   median {m0 * 1000:7.0f} ms;  "
-                  f"now/before {best / b0:.2f}x best, {med / m0:.2f}x median", end="")
-        print()
+            print(f"     at {rev:12}  best {b0 * 1000:7.0f} ms   median {m0 * 1000:7.0f} ms;  "
+                  f"now/then {best / b0:.2f}x best, {med / m0:.2f}x median")
     times = [timed([sys.executable, "-c", "pass"], tmp) for _ in range(repeat)]
     print(f"   (python -c pass: best {min(times) * 1000:.0f} ms)")
 
@@ -238,7 +237,8 @@ def main() -> None:
     ap.add_argument("--swap2-rounds", type=int, default=40, help="gomoku_swap2 rounds (12 games each)")
     ap.add_argument("--games", type=int, default=20, help="single Swap2 games for the per-move figures, a run")
     ap.add_argument("--only", choices=("startup", "connect4", "swap2"), help="run one part only")
-    ap.add_argument("--before", metavar="REV", help="also time the start-up of kothkit at this git revision")
+    ap.add_argument("--before", metavar="REV", action="append",
+                    help="also time the start-up of kothkit at this git revision (repeatable)")
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     print(f"byte-compiled {byte_compile()} packages (kothkit and its game plugins), as pip install does")
