@@ -15,7 +15,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 import kothkit
-from kothkit.bots.folders import BotError, BotKind, BotSpec, load_bots, printable
+from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
 from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
 
@@ -242,7 +242,7 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
     errors = unknown + list(loaded.errors)
     bots = []
     for b in loaded.bots:
-        if b.kind == BotKind.FUNCTION and not info.function_bots:
+        if not info.takes(b):
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
         elif b.name in info.reserved_names:
             errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))

@@ -600,7 +600,7 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         raise CheckError(str(e)) from None
     limits = limits or info.limits
     spec = bot if isinstance(bot, BotSpec) else _load(str(bot), plugin_manager())
-    if spec.kind == BotKind.FUNCTION and not info.function_bots:
+    if not info.takes(spec):
         raise CheckError(f"{info.name} does not take Python function bots")
     built, errors = build_bots([spec])
     if errors:
@@ -663,7 +663,7 @@ def _bundled(info: GameInfo, spec: BotSpec) -> list[BotSpec]:
     from kothkit.playing.tournament import build_bots
 
     loaded = load_bots([info.bots])
-    candidates = [b for b in loaded.bots if b.kind != BotKind.FUNCTION or info.function_bots]
+    candidates = [b for b in loaded.bots if info.takes(b)]
     built, _ = build_bots(candidates)
     others = [b for b in built if b.hash != spec.hash] or built
     return others[:2]

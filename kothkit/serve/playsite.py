@@ -133,8 +133,7 @@ class PlayRoom:
         with self._lock:
             if info.name not in self._bundled:
                 loaded = load_bots([info.bots]) if info.bots is not None else None
-                bots = [] if loaded is None else [b for b in loaded.bots
-                                                  if b.kind != BotKind.FUNCTION or info.function_bots]
+                bots = [] if loaded is None else [b for b in loaded.bots if info.takes(b)]
                 self._bundled[info.name] = sorted(bots, key=lambda b: b.name)
             return self._bundled[info.name]
 

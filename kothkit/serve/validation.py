@@ -42,12 +42,12 @@ class CheckResult:
 def reference(info: Any, name: str | None):
     """The challenge's reference bot: the bundled bot ``name`` (default: the first by name), or None
     when the game bundles none."""
-    from kothkit.bots.folders import BotKind, load_bots
+    from kothkit.bots.folders import load_bots
 
     if info.bots is None:
         return None
     loaded = load_bots([info.bots])
-    bots = sorted((b for b in loaded.bots if b.kind != BotKind.FUNCTION or info.function_bots), key=lambda b: b.name)
+    bots = sorted((b for b in loaded.bots if info.takes(b)), key=lambda b: b.name)
     if name is not None:
         bots = [b for b in bots if name in (b.name, b.path.name)]
     return bots[0] if bots else None

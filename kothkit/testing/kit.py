@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kothkit.botspec import BotKind
 from kothkit.game import (
     GameInfo,
     Match,
@@ -213,7 +212,7 @@ class Kit:
             if not loaded.bots:
                 raise ConformanceError(f"{where}: {info.bots} holds no bots")
             for b in loaded.bots:
-                if b.kind == BotKind.FUNCTION and not info.function_bots:
+                if not info.takes(b):
                     raise ConformanceError(f"{where}: bundled bot {b.name} is a function bot, but "
                                            "GameInfo.function_bots is False")
         try:
