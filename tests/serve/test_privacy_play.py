@@ -6,46 +6,11 @@ the full reason in their own game; another student and a visitor see nothing of 
 
 from __future__ import annotations
 
-import re
-import time
-
-import httpx
-
 from tests.serve.test_privacy import ALICE_MARKS, crash_brain
-from tests.serve.webserver import Server, challenge, client, csrf_of, roster, submit, user, wait_for
+from tests.serve.webserver import Server, challenge, client, play, roster, submit, user, wait_for
 
 NAME = "g12"
 ALICE, BOB, CAROL = "20240001", "20240002", "20240003"
-
-
-def play(c: httpx.Client, opponent_label: str, seat: str = "0", timeout: float = 90) -> tuple[str, dict, str]:
-    """A whole Play game over HTTP against the opponent whose label holds ``opponent_label``, each
-    move the next free cell: its live URL, its last state and its replay's path."""
-    page = c.get(f"/c/{NAME}/play").text
-    options = dict((label.strip(), value) for value, label in
-                   re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', page))
-    key = next(v for label, v in options.items() if opponent_label in label)
-    r = c.post(f"/c/{NAME}/play", data={"csrf": csrf_of(page), "opponent": key, "seat": seat})
-    assert r.status_code == 303, r.text[-1000:]
-    live = r.headers["location"]
-    token = csrf_of(c.get(live).text)
-    cells = iter([(r_, c_) for r_ in range(12) for c_ in range(12)])
-    until = time.monotonic() + timeout
-    seen = -1
-    while time.monotonic() < until:
-        st = c.get(f"{live}/state").json()
-        if st["over"]:
-            assert st.get("final") or st.get("abandoned"), st
-            wait_for(lambda: c.get(f"{live}/state").json().get("replay"), 30, message="the replay's link")
-            st = c.get(f"{live}/state").json()
-            return live, st, st["replay"]
-        if st.get("waiting") and st["seq"] != seen:
-            seen = st["seq"]
-            r_, c_ = next(cells)
-            assert c.post(f"{live}/move", data={"csrf": token, "text": f"{r_} {c_}"}).status_code == 200
-        time.sleep(0.05)
-    raise AssertionError(f"the Play game did not end within {timeout} s")
-
 
 
 def test_a_play_game_against_anothers_brain_shows_its_fault_neutrally(tmp_path):
@@ -60,10 +25,10 @@ def test_a_play_game_against_anothers_brain_shows_its_fault_neutrally(tmp_path):
             assert submit(alice, NAME, crash_brain("alice")).status_code == 303
             wait_for(lambda: "Alice" in alice.get(f"/c/{NAME}/standings.json").text, 120, message="alice's brain in")
             # Her own brain's fault, in full, for her.
-            _live, st, _replay = play(alice, "your latest brain")
+            _live, st, _replay = play(alice, NAME, "your latest brain")
             assert "MARK-alice-stderr" in st["result"] and any("MARK-alice-stderr" in x for x in st["log"]), st
         with user(server, BOB, "Bob") as bob:
-            live, st, replay = play(bob, "Alice")
+            live, st, replay = play(bob, NAME, "Alice")
             seen = {"state": repr(st), "list": bob.get(f"/c/{NAME}/play").text, "replay": bob.get(replay).text,
                     "live page": bob.get(live).text}
             assert "crash: killed by SIGSEGV" in st["result"], st
