@@ -512,7 +512,11 @@ class Site:
             if new != again:
                 raise AccountError(_("the two new passwords differ: nothing was changed"))
             await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname,
-                                    request.cookies.get(SESSION_COOKIE))
+                                    request.cookies.get(SESSION_COOKIE),
+                                    request.client.host if request.client else "?")
+        except Throttled as e:
+            return self.page(request, "account.html", status=429, message=str(e), nickname=nickname, next=nxt,
+                             headers={"retry-after": str(math.ceil(e.retry_after))})
         except AccountError as e:
             return self.page(request, "account.html", status=400, message=str(e), nickname=nickname, next=nxt)
         self._nick_gen += 1
