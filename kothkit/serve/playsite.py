@@ -44,6 +44,7 @@ from kothkit.bots.folders import BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
 from kothkit.serve.privacy import neutral
 from kothkit.serve.security import REPLAY_CSP
@@ -222,7 +223,10 @@ class PlayRoom:
                 return
             seats = tuple(built[0] if i != seat else s for i, s in enumerate(seats))
             with self._lock:  # (two games of one journal pick their slots one after the other)
+                # Private to the host's user, as the ladder's journals (a seat is named after a login).
+                private_folder(journal.parent)
                 task, run_id, _seed = new_game(journal, info, seats, limits, rules)
+                private_file(journal)
             # The game as it starts: a bot's handshake before the person's first turn is no move.
             web.start = info.match(_setup((seats[0].name, seats[1].name), rules, task.seed))
             def event(kind: str, who: int, text: str, ms: float | None) -> None:

@@ -46,5 +46,8 @@ def test_a_play_game_against_anothers_brain_shows_its_fault_neutrally(tmp_path):
         with client(server) as anon:
             r = anon.get(replay)
             assert r.status_code == 303 and r.headers["location"].startswith("/login")
+        # The Play page's journal (a seat named after its login) is the host's user's alone.
+        assert (state / "play").stat().st_mode & 0o777 == 0o700
+        assert {f.stat().st_mode & 0o777 for f in (state / "play").iterdir()} == {0o600}
     finally:
         assert server.stop() == 0, server.text
