@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import re
 
-from tests.serve.webserver import Server, brain, challenge, client, roster, submit, user, wait_for
+from tests.serve.webserver import Server, brain, challenge, client, roster, submit, user, wait_for, watched_page
 
 NAME = "g12"
 LOGINS = ("20240001", "20240002", "20240003")
 
 
 def test_provisional_rows_become_final_on_the_live_scoreboard(tmp_path, browser):
-    ch = challenge(tmp_path / NAME)
-    state = tmp_path / "state"
-    roster(state, tmp_path, list(LOGINS))
-    server = Server([ch], state, tmp_path)
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    roster(tmp_path / "state", tmp_path, list(LOGINS))
+    server = Server([challenge(tmp_path / NAME)], tmp_path / "state", tmp_path)
+    page, errors = watched_page(browser)
     try:
         page.goto(f"{server.url}/c/{NAME}/")
         for k, login in enumerate(LOGINS):

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -247,3 +248,11 @@ def play(c: httpx.Client, name: str, opponent_label: str, seat: str = "0", timeo
             assert c.post(f"{live}/move", data={"csrf": token, "text": f"{r_} {c_}"}).status_code == 200
         time.sleep(0.05)
     raise AssertionError(f"the Play game did not end within {timeout} s")
+
+
+def watched_page(browser) -> tuple[Any, list[str]]:
+    """A new page of the session's Chromium, and the list its script errors are added to."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, errors
