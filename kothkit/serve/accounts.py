@@ -281,6 +281,8 @@ class Accounts:
         """A new user; the password defaults to the login (the student number of the roster)."""
         check_login(login)
         nick = clean_nickname(nickname) if nickname else None
+        if nick == login:
+            raise AccountError(f"the nickname {nick!r} is the login itself (a login is private, a nickname everyone's)")
         if self._q("SELECT 1 FROM users WHERE nickname_key = ? AND login != ?", (login.casefold(), login)):
             raise AccountError(f"login {login!r} is another user's nickname")
         if nick is not None and self._q("SELECT 1 FROM users WHERE lower(login) = ?", (nick.casefold(),)):
@@ -412,6 +414,10 @@ class Accounts:
         # Hashed before the transaction (a tenth of a second), so that it holds the database briefly.
         digest = self._hasher.hash(new_password) if new_password else None
         keep = _digest(keep_session) if keep_session else ""
+
+        if nick == login:  # (the login is private: the nickname is everyone's)
+            raise AccountError(_("a nickname is shown to everyone: choose one that is not your login "
+                                 "(nothing was changed)"))
 
         def steps(db: sqlite3.Connection) -> None:
             now = db.execute("SELECT hash FROM users WHERE login = ?", (login,)).fetchone()

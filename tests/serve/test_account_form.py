@@ -65,6 +65,22 @@ def test_a_form_of_a_session_ended_meanwhile_changes_nothing(tmp_path):
         accounts.close()
 
 
+def test_a_nickname_is_never_the_login_itself(tmp_path):
+    """A login (a student number) is private, a nickname is on every page: a student who types
+    their own login as nickname is refused, and so is a roster that gives one."""
+    accounts = Accounts(tmp_path, hashing=TEST_HASHING)
+    try:
+        accounts.add("20240009")
+        with pytest.raises(AccountError, match="not your login .nothing was changed"):
+            accounts.change("20240009", "20240009", "a-fine-password", " 20240009 ")
+        assert accounts.user("20240009").must_change and accounts.sign_in("20240009", "20240009", "10.0.0.4")
+        with pytest.raises(AccountError, match="is the login itself"):
+            accounts.add("20240010", nickname="20240010")
+        assert accounts.user("20240010") is None
+    finally:
+        accounts.close()
+
+
 def test_the_account_form_answers_429_after_too_many_wrong_current_passwords(tmp_path):
     state = tmp_path / "state"
     roster(state, tmp_path, ["20240007"])
