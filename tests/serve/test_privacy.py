@@ -271,6 +271,16 @@ def test_the_author_and_admins_read_everything(site):
     assert ALICE in shown.stdout and "crash: killed by SIGSEGV; stderr: 'MARK-alice-stderr" in shown.stdout
 
 
+def test_an_admins_crawl_meets_no_error(site, played):
+    """Every page, as the one visitor who may see all of them: none fails (the crawls above meet
+    refusals, this one the admin's pages and every log)."""
+    server, _ = site
+    with user(server, ADMIN, NICKS[ADMIN]) as root:
+        pages = crawl(root, server.url, extra=(played,))
+    assert pages["/admin"].status_code == 200 and pages[played].status_code == 200
+    assert [p for p, r in pages.items() if r.status_code >= 500] == []
+
+
 def test_a_folder_challenges_logs_are_public_and_a_verdict_is_said_once(site):
     server, _ = site
     with client(server) as anon:
