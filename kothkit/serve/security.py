@@ -121,7 +121,8 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
             self.inner: asyncio.Protocol = H11Protocol(*args, **kwargs)
             self.transport: asyncio.BaseTransport | None = None
             self.timer: asyncio.TimerHandle | None = None
-            #: The last bytes seen (a header block's end may come split over two reads).
+            #: The last bytes seen since the request began (a header block's end may come split over
+            #: two reads).
             self.tail = b""
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -141,7 +142,8 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
 
         def data_received(self, data: bytes) -> None:
             if self.timer is not None:
-                seen = self.tail + data
+                # (Blank lines before the request line are no header block's end.)
+                seen = self.tail + data if self.tail else data.lstrip(b"\r\n")
                 if b"\r\n\r\n" in seen:  # the end of the header block
                     self._stop()
                 self.tail = seen[-3:]
