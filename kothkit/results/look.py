@@ -2,13 +2,19 @@
 served by ``kothkit serve``) inlined into the pages that stand alone (``kothkit report``'s pages,
 replay pages, the play page), whose Content-Security-Policy lets them load nothing, and the page
 frame they share with the site: a header bar with the navigation, then the page in ``<main>``.
+
+The pages standing alone are Jinja2 templates under ``kothkit/templates/`` (autoescaped: a bot's
+name is a stranger's text) that extend ``frame.html``, as the site's own extend its ``base.html``.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 from importlib import resources
+from pathlib import Path
+
+import jinja2
+import markupsafe
 
 #: What a page standing alone may load: nothing but its own inline styles (and scripts, if it has any).
 STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -20,17 +26,17 @@ def style() -> str:
     return resources.files("kothkit").joinpath("serve/static/style.css").read_text(encoding="utf-8")
 
 
-def header(nav: str) -> str:
-    """The header bar holding ``nav`` (trusted HTML), or nothing for no navigation."""
-    return f'<header><nav id="nav">{nav}</nav></header>\n' if nav else ""
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the pages standing alone (their templates in ``kothkit/templates``)."""
+    folder = Path(str(resources.files("kothkit").joinpath("templates")))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    # The stylesheet is kothkit's own file, set into a <style> element as it is.
+    env.globals.update(style=markupsafe.Markup(style()), csp=STATIC_CSP, lang="en")
+    return env
 
 
-def static_page(title: str, body: str, nav: str = "", lang: str = "en") -> str:
-    """A page standing alone in the site's frame: ``body`` and ``nav`` are trusted HTML; tables
-    scroll sideways on a narrow screen."""
-    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{html.escape(title)}</title>"
-            f'<meta http-equiv="Content-Security-Policy" content="{STATIC_CSP}">'
-            f'<style>{style()}</style></head><body class="standalone">\n{header(nav)}'
-            f"<main>\n{body}\n</main></body></html>\n")
+def render(template: str, **context) -> str:
+    """The page ``template`` (a name under ``kothkit/templates``) made with ``context``."""
+    return environment().get_template(template).render(**context)

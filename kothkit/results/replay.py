@@ -1,5 +1,6 @@
 """Replay pages: one self-contained HTML file per game (no network, works from ``file://``).
 
+The page is the Jinja2 template ``kothkit/templates/replay.html`` (:mod:`kothkit.results.look`).
 The page embeds the game's JSON document (:func:`kothkit.results.archive.document`) and
 one frame per move: the game's picture (``kothkit_picture``: grids the page's
 own script draws as SVG, or the game's SVG) or, for a game without one, its
@@ -18,21 +19,18 @@ forbids any request.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping
-from importlib import resources
+
+from markupsafe import Markup
 
 from kothkit.picture import board_js
 from kothkit.results.archive import Archive, Transcript, document, transcript
-from kothkit.results.look import header, style
+from kothkit.results.look import render
 from kothkit.store.records import GameRecord
 
-
-def _template() -> str:
-    page = resources.files("kothkit").joinpath("templates/replay.html").read_text(encoding="utf-8")
-    # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
-    return page.replace("{{STYLE}}", style()).replace("{{BOARD_JS}}", board_js())
+#: A replay page runs its own inline script and draws with data: images; it loads nothing.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
 def _script_json(value) -> str:
@@ -57,10 +55,10 @@ def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None
     data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
     if words:
         data["words"] = dict(words)
-    title = f"{r.game} #{r.index}: {' vs '.join(r.players)}"
-    return (_template().replace("{{LANG}}", html.escape(lang.replace("_", "-")))
-            .replace("{{TITLE}}", html.escape(title)).replace("{{HEADER}}", header(nav))
-            .replace("{{DATA}}", _script_json(data)))
+    # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
+    return render("replay.html", csp=CSP, lang=lang.replace("_", "-"),
+                  title=f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
+                  board_js=Markup(board_js()), data=Markup(_script_json(data)))
 
 
 #: The page's own words (its script's), each the key of its translation in ``page_of``'s ``words``;

@@ -6,9 +6,11 @@ The site is plain files any static host serves (and a browser opens from
 pair's wins, draws and losses), one page per bot (its games, its faults by
 verdict, its reply times: median, 95th percentile and maximum, and the share
 of the game's time budget it used), and a replay page per game
-(:mod:`kothkit.results.replay`), all linked.  Every name and text from a bot is
-escaped.  ``--markdown`` prints the leaderboard as a Markdown table, ready to
-paste into a challenge post.
+(:mod:`kothkit.results.replay`), all linked.  The pages are Jinja2 templates
+(``kothkit/templates/report/``, in the frame of :mod:`kothkit.results.look`), autoescaped: every
+name and text from a bot is escaped.  A report anyone may read (``boards_of``'s ``rename``) names
+each bot by a public name and holds no bot's logs or stderr.  ``--markdown`` prints the
+leaderboard as a Markdown table, ready to paste into a challenge post.
 
 The games counted are those of the journal's last tournament run of each game
 (the bots it had, with their content hashes, its seed, settings and rounds), as
@@ -20,19 +22,22 @@ journal without runs counts every game.
 
 from __future__ import annotations
 
-import html
+import contextlib
 import math
 import re
 import shutil
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError
-from kothkit.results.look import static_page
+from kothkit.results.look import render
+from kothkit.results.public import private_record, private_transcript
 from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.ratings import Ratings, games_of, rate
 from kothkit.store.records import GameRecord
@@ -51,15 +56,32 @@ class Board:
     game_time: float | None
     #: Elo ratings of the standings' games (kothkit.store.ratings), as ``kothkit run`` shows them.
     ratings: Ratings | None = None
+    #: For a report anyone may read: how its bots were renamed, and the games as stored.
+    public: _Public | None = None
 
 
-def boards_of(archive: Archive, all_games: bool = False) -> list[Board]:
+@attrs.frozen
+class _Public:
+    """A report's bots renamed (bot -> public name), and its games as stored, by id (the replay
+    pages re-play them)."""
+
+    rename: Mapping[str, str]
+    stored: Mapping[str, GameRecord]
+
+
+def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, str] | None = None) -> list[Board]:
     """Each game's standings, from the games ``kothkit run`` counts (``all_games``: every game;
-    a journal of matches alone: the matches' games)."""
+    a journal of matches alone: the matches' games).  With ``rename`` (bot -> its public name), a
+    report anyone may read: every bot by its public name (one not given: ``bot-<n>``), and no
+    bot's logs or stderr quotes (:mod:`kothkit.results.public`)."""
     from kothkit.playing.verify import is_match_run
     from kothkit.plugins import PluginError, get_game
 
     counted = archive.games(all_games) or archive.groups().matches
+    public = None
+    if rename is not None:
+        public = _Public(_every_bot(archive, counted, rename), {r.id: r for r in counted})
+        counted = tuple(private_record(r, public.rename, ()) for r in counted)
     out_: list[Board] = []
     for game in sorted({r.game for r in counted}):
         games = [r for r in counted if r.game == game]
@@ -71,9 +93,11 @@ def boards_of(archive: Archive, all_games: bool = False) -> list[Board]:
             last = runs[-1]
             try:
                 game_time = last["settings"].get("limits", {}).get("game_time")
-                submitted = {b["name"]: str(b["submitted"]) for b in last["bots"] if b.get("submitted")}
+                shown = public.rename if public is not None else {}
+                submitted = {shown.get(b["name"], b["name"]): str(b["submitted"]) for b in last["bots"]
+                             if b.get("submitted")}
                 if not all_games:
-                    names = sorted({b["name"] for b in last["bots"]})
+                    names = sorted({shown.get(b["name"], b["name"]) for b in last["bots"]})
             except (ValueError, TypeError, KeyError, AttributeError):
                 raise ArchiveError(f"{archive.path}: corrupt journal: run {last.get('id')} cannot be read") from None
         try:
@@ -84,8 +108,31 @@ def boards_of(archive: Archive, all_games: bool = False) -> list[Board]:
         for r in games:
             tally.add(r.players, r.winner)
         out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings(submitted)), game_time,
-                          rate(games_of(games), names)))
+                          rate(games_of(games), names), public))
     return out_
+
+
+def bots_of(archive: Archive, games: Iterable[GameRecord] | None = None) -> list[str]:
+    """Every bot of ``games`` (default: all the journal's) and of the journal's runs, sorted."""
+    bots = {p for r in (archive.records if games is None else games) for p in r.players}
+    for run in archive.runs:
+        with contextlib.suppress(KeyError, TypeError, AttributeError):  # (a damaged run names nobody)
+            bots.update(str(b["name"]) for b in run["bots"])
+    return sorted(bots)
+
+
+def _every_bot(archive: Archive, games: Iterable[GameRecord], rename: Mapping[str, str]) -> dict[str, str]:
+    """``rename`` for every bot of ``games`` and of the runs: a bot it does not name gets ``bot-<n>``
+    (never its own name: that may be a login), and no two bots get one name."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for n, bot in enumerate(bots_of(archive, games), 1):
+        name = rename.get(bot) or f"bot-{n}"
+        while name in taken:
+            name = f"{name}~{n}"
+        out[bot] = name
+        taken.add(name)
+    return out
 
 
 def _points(s: Standing, scoring: Scoring) -> str:
@@ -144,15 +191,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _page(title: str, body: str, nav: str = "") -> str:
-    """A page of the report in the frame and style of kothkit's other pages (kothkit.results.look)."""
-    return static_page(title, body, nav)
-
-
 class _Names:
     """Safe, distinct file names for bots (a bot's name is a stranger's text)."""
 
@@ -170,46 +208,9 @@ class _Names:
         return self._of[bot]
 
 
-def _result_cell(r: GameRecord) -> str:
-    if r.verdict:
-        return f"<span class=\"fault\">{_e(r.offender)} lost: {_e(r.reason)}</span>"
-    return _e(r.reason)
-
-
-def _games_table(games, bot_file, replay_file, prefix: str) -> str:
-    rows = []
-    for r in games:
-        link = f"<a href=\"{prefix}games/{_e(replay_file(r))}\">#{r.index}</a>" if replay_file else f"#{r.index}"
-        players = " vs ".join(f"<a href=\"{prefix}bots/{_e(bot_file(p))}\">{_e(p)}</a>" for p in r.players)
-        rows.append(f"<tr><td class=\"n\">{link}</td><td>{players}</td><td>{_e(r.winner or 'draw')}</td>"
-                    f"<td class=\"n\">{len(r.moves)}</td><td>{_result_cell(r)}</td></tr>")
-    return ("<table><tr><th>game</th><th>players (opener first)</th><th>winner</th><th>moves</th><th>result</th></tr>"
-            + "".join(rows) + "</table>")
-
-
-def _index(board: Board, bot_file, replay_file) -> str:
-    rows = "".join(
-        f"<tr><td class=\"n\">{i}</td><td><a href=\"bots/{_e(bot_file(s.bot))}\">{_e(s.bot)}</a></td>"
-        + "".join(f"<td class=\"n\">{_e(c)}</td>" for c in _cells(board, s)) + "</tr>"
-        for i, s in enumerate(board.standings, 1))
+def _index_parts(board: Board) -> dict[str, Any]:
+    """What ``report/index.html`` shows of ``board``, worked out."""
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
-    leader = ("<h2>Leaderboard</h2><table><tr><th>#</th><th>bot</th>"
-              + "".join(f"<th>{_e(h)}</th>" for h in _heads(board)) + f"</tr>{rows}</table>")
-    if rated is not None:
-        leader += ("<p class=\"muted\">Elo: a Bradley&ndash;Terry fit of these games, centred on the field's mean, "
-                   "with half its 95% interval; ranks are shared (=) where intervals overlap.</p>")
-        los = rated.los
-        order = [r.bot for r in rated.ratings]
-        if los:
-            grid = "<tr><th></th>" + "".join(f"<th>{_e(b)}</th>" for b in order) + "</tr>"
-            for a in order:
-                grid += f"<tr><th>{_e(a)}</th>" + "".join(
-                    "<td class=\"muted\">&mdash;</td>" if a == b else
-                    f"<td class=\"n\">{los.get(a, {}).get(b, float('nan')):.2f}</td>" for b in order) + "</tr>"
-            leader += ("<h2>Likelihood of superiority</h2><p class=\"muted\">how likely the row's bot is stronger "
-                       f"than the column's</p><table>{grid}</table>")
-    for note in board.ratings.notes if board.ratings else ():
-        leader += f"<p class=\"muted\">ratings: {_e(note)}</p>"
     # The crosstable: the row bot's wins-draws-losses against the column bot.
     wdl: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in board.games:
@@ -218,22 +219,15 @@ def _index(board: Board, bot_file, replay_file) -> str:
         a, b = r.players
         for me, other in ((a, b), (b, a)):
             wdl[me, other][0 if r.winner == me else 1 if r.winner is None else 2] += 1
-    order = [s.bot for s in board.standings]
-    cross = "<tr><th></th>" + "".join(f"<th>{_e(b)}</th>" for b in order) + "</tr>"
-    for a in order:
-        cells = "".join("<td class=\"muted\">&mdash;</td>" if a == b else
-                        f"<td class=\"n\">{'-'.join(map(str, wdl[a, b]))}</td>" for b in order)
-        cross += f"<tr><th><a href=\"bots/{_e(bot_file(a))}\">{_e(a)}</a></th>{cells}</tr>"
-    faults = Counter((r.offender, r.verdict) for r in board.games if r.verdict)
-    fault_rows = "".join(f"<tr><td><a href=\"bots/{_e(bot_file(b))}\">{_e(b)}</a></td><td>{_e(v)}</td>"
-                         f"<td class=\"n\">{n}</td></tr>" for (b, v), n in sorted(faults.items()))
-    fault_table = (f"<h2>Faults</h2><table><tr><th>bot</th><th>verdict</th><th>games lost</th></tr>{fault_rows}</table>"
-                   if fault_rows else "<h2>Faults</h2><p>none</p>")
-    return (f"<h1>{_e(board.game)}</h1><p class=\"muted\">{counted(len(board.games), 'game')}, "
-            f"{counted(len(board.bots), 'bot')}</p>"
-            f"{leader}<h2>Crosstable</h2><p class=\"muted\">wins-draws-losses of the row's bot against the "
-            f"column's</p><table>{cross}</table>{fault_table}<h2>Games</h2>"
-            + _games_table(board.games, bot_file, replay_file, ""))
+    return {
+        "board": board, "heads": _heads(board), "rows": [(s, _cells(board, s)) for s in board.standings],
+        "counts": f"{counted(len(board.games), 'game')}, {counted(len(board.bots), 'bot')}",
+        "rated": rated is not None, "los": rated.los if rated is not None else {},
+        "los_order": [r.bot for r in rated.ratings] if rated is not None else [],
+        "notes": board.ratings.notes if board.ratings else (),
+        "order": [s.bot for s in board.standings], "wdl": wdl,
+        "faults": sorted(Counter((r.offender, r.verdict) for r in board.games if r.verdict).items()),
+    }
 
 
 def bot_stats(board: Board, bot: str) -> dict:
@@ -252,35 +246,17 @@ def bot_stats(board: Board, bot: str) -> dict:
     return stats
 
 
-def _bot_page(board: Board, bot: str, bot_file, replay_file) -> str:
+def _bot_page(board: Board, bot: str, links: dict[str, Any]) -> str:
     st = bot_stats(board, bot)
     rank = next((i for i, s in enumerate(board.standings, 1) if s.bot == bot), None)
-    parts = [f"<h1>{_e(bot)}</h1>",
-             f"<p>rank {rank} of {len(board.standings)}, "
-             f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}</p>"]
-    if "median" in st:
-        parts.append("<h2>Reply times</h2><table><tr><th>median</th><th>95th percentile</th><th>maximum</th></tr>"
-                     f"<tr><td class=\"n\">{st['median']:.1f} ms</td><td class=\"n\">{st['p95']:.1f} ms</td>"
-                     f"<td class=\"n\">{st['max']:.1f} ms</td></tr></table>")
-        budget = (f"<tr><td>share of the {board.game_time:g} s budget</td><td class=\"n\">{st['budget_mean']:.1f}%</td>"
-                  f"<td class=\"n\">{st['budget_max']:.1f}%</td></tr>") if "budget_max" in st else ""
-        parts.append("<h2>Time budget used</h2><table><tr><th>per game</th><th>mean</th><th>maximum</th></tr>"
-                     f"<tr><td>own thinking time</td><td class=\"n\">{st['think_mean']:.3f} s</td>"
-                     f"<td class=\"n\">{st['think_max']:.3f} s</td></tr>{budget}</table>")
-    faults = st["faults"]
-    if faults:
-        rows = "".join(f"<tr><td>{_e(v)}</td><td class=\"n\">{n}</td></tr>" for v, n in sorted(faults.items()))
-        parts.append(f"<h2>Faults by verdict</h2><table><tr><th>verdict</th><th>games lost</th></tr>{rows}</table>")
-    else:
-        parts.append("<h2>Faults by verdict</h2><p>none</p>")
-    parts.append("<h2>Games</h2>" + _games_table([r for r in board.games if bot in r.players], bot_file,
-                                                    replay_file, "../"))
-    return "".join(parts)
+    return render("report/bot.html", board=board, bot=bot, rank=rank, st=st,
+                  counts=f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}",
+                  games=[r for r in board.games if bot in r.players], **links)
 
 
 def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = True) -> int:
     """Write the site into ``dest`` (made afresh); returns the number of replay pages."""
-    from kothkit.results.replay import page_name, replay_page
+    from kothkit.results.replay import page_name, page_of, replay_page
 
     if dest.exists():
         if not (dest / "index.html").is_file() and any(dest.iterdir()):
@@ -288,25 +264,21 @@ def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = 
         shutil.rmtree(dest)
     (dest / "bots").mkdir(parents=True)
     (dest / "games").mkdir()
-    bot_file = _Names()
-    replay_file = page_name if pages else None
+    links: dict[str, Any] = {"bot_file": _Names(), "replay_file": page_name if pages else None}
     written = 0
-    sections = []
     for board in boards:
-        sections.append(_index(board, bot_file, replay_file))
         for bot in board.bots:
-            (dest / "bots" / bot_file(bot)).write_text(
-                _page(f"{bot} — {board.game}", _bot_page(board, bot, bot_file, replay_file),
-                      f"<a href=\"../index.html\" class=\"home\">&larr; {_e(board.game)} leaderboard</a>"),
-                encoding="utf-8")
+            (dest / "bots" / links["bot_file"](bot)).write_text(_bot_page(board, bot, links), encoding="utf-8")
         if pages:
             for r in board.games:
-                nav = (f"<a href=\"../index.html\">{_e(board.game)} leaderboard</a> &middot; "
-                       + " &middot; ".join(f"<a href=\"../bots/{_e(bot_file(p))}\">{_e(p)}</a>" for p in r.players))
-                (dest / "games" / page_name(r)).write_text(replay_page(archive, r, nav), encoding="utf-8")
+                nav = render("report/replay_nav.html", game=board.game, players=r.players, **links)
+                if board.public is None:
+                    page = replay_page(archive, r, nav)
+                else:  # re-played from the stored game, its bots renamed as the site names them
+                    page = page_of(private_transcript(archive, board.public.stored[r.id], True,
+                                                      board.public.rename, (), pictures=True), nav)
+                (dest / "games" / page_name(r)).write_text(page, encoding="utf-8")
                 written += 1
-    (dest / "index.html").write_text(_page(" / ".join(b.game for b in boards) + " results", "<hr>".join(sections)),
-                                     encoding="utf-8")
+    (dest / "index.html").write_text(render("report/index.html", boards=[_index_parts(b) for b in boards],
+                                            nan=math.nan, **links), encoding="utf-8")
     return written
-
-

@@ -3,8 +3,10 @@
 ``/admin``: each challenge's phase, the work queue and the slots, the users (add a roster from a
 CSV upload, reset a password, disable or enable, make or unmake an admin) and the log of admin
 actions.  ``/admin/c/<name>``: every submission with its build output and its games (the logs),
-to rejudge (its games played again) or disable (the brain leaves the standings); and
-``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with each author's login.
+to rejudge (its games played again) or disable (the brain leaves the standings);
+``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with each author's login; and
+``/admin/c/<name>/report.zip`` (a POST, as it is an action the log keeps), the report a TA may
+publish (:mod:`kothkit.serve.publish`: bots by nickname, no logs, no stderr quotes).
 
 Every action is a POST that passes the site's CSRF checks, and is kept in the ``admin_log`` table
 (who, what, on whom, when) and printed on the server's output.
@@ -176,6 +178,34 @@ class Admin:
                         headers={"content-disposition": f'attachment; filename="{name}-grades.csv"',
                                  "cache-control": "no-store"})
 
+    async def report(self, request: Request) -> Response:
+        s = self.admin(request)
+        await (await self.site.form(request, s.csrf)).close()
+        name = request.path_params["name"]
+        self.site.challenge(name)
+
+        def build() -> bytes | None:
+            from kothkit.results.archive import ArchiveError, open_journal
+            from kothkit.serve.publish import public_names, report_zip
+
+            try:
+                archive = open_journal(self.site.host.journal_of(name))
+            except ArchiveError:  # (no game stored yet: the journal is not made)
+                return None
+            if not archive.records:
+                return None
+            # A folder challenge's bots keep their names (they are public), made one word the same way.
+            return report_zip(archive, public_names(self.site.names(name), archive), f"{name}-report")
+
+        data = await run_in_threadpool(build)
+        if data is None:
+            raise _Refused(409, _("No game of %(challenge)s is stored yet: there is nothing to report.",
+                                  challenge=name))
+        self._done(s, "report download", name)
+        return Response(data, media_type="application/zip",
+                        headers={"content-disposition": f'attachment; filename="{name}-report.zip"',
+                                 "cache-control": "no-store"})
+
 
 def routes(site: Any, wrap) -> list[Route]:
     a = Admin(site)
@@ -185,5 +215,6 @@ def routes(site: Any, wrap) -> list[Route]:
         Route("/admin/users/{login}/{action}", wrap(a.user_action), methods=["POST"]),
         Route("/admin/c/{name}", wrap(a.challenge), methods=["GET"]),
         Route("/admin/c/{name}/grades.csv", wrap(a.grades), methods=["GET"]),
+        Route("/admin/c/{name}/report.zip", wrap(a.report), methods=["POST"]),
         Route("/admin/c/{name}/{sid}/{action}", wrap(a.brain_action), methods=["POST"]),
     ]

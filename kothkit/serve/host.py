@@ -1082,6 +1082,11 @@ class Host:
         c = self._get(name)
         return c.limits, c.settings, c.info
 
+    def journal_of(self, name: str) -> Path:
+        """The journal of challenge ``name`` (read-only for others: kothkit.serve.publish reads it);
+        KeyError if there is none."""
+        return self._get(name).journal_path
+
     def play_setup(self, name: str) -> tuple:
         """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
         limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""

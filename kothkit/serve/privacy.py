@@ -10,7 +10,8 @@ A game's replay and logs are re-played from the journal as they are stored, then
 bot by its shown name) and cut down to what the visitor may read: the moves are everyone's; a
 bot's stderr, DEBUG lines and the quote of its stderr in a verdict's reason are its author's
 (:func:`kothkit.store.records.split_reason`).  A folder challenge's bots and logs are public: its
-games are shown as they are.
+games are shown as they are.  The renaming and cutting of a record is
+:mod:`kothkit.results.public`'s (the report a TA publishes does the same).
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ import re
 import secrets
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
 
 import attrs
 
-from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, split_reason
+# A record renamed and cut down for a reader is the report's too: kothkit.results.public does it.
+from kothkit.results.public import neutral, private_record, private_transcript
+from kothkit.store.records import LATE_REPLY, LOG_MOVES
+
+__all__ = ["Names", "is_public_id", "load_key", "neutral", "private_record", "private_transcript", "public_id"]
 
 #: The file of the state folder holding the key of the public ids.
 KEY_FILE = "public-ids.key"
@@ -52,11 +56,6 @@ def load_key(state_dir: Path) -> bytes:
 def public_id(key: bytes, bot: str) -> str:
     """The opaque id of a submitted brain's bot in URLs: the same for as long as the state lives."""
     return "b" + hmac.new(key, bot.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:16]
-
-
-def neutral(reason: str) -> str:
-    """A verdict's reason without the bot's own words (what everyone may read)."""
-    return split_reason(reason)[0]
 
 
 @attrs.frozen
@@ -115,56 +114,6 @@ class Names:
                 name = f"{name}~{self.id(bot)}"
             out[bot] = name
         return out
-
-
-def private_record(r: GameRecord, rename: Mapping[str, str], logs_of: Collection[str] | None) -> GameRecord:
-    """``r`` renamed (``rename``: bot -> its name here) and holding only what a visitor who may read
-    the logs of ``logs_of`` (None: every bot's) may see: other bots' stderr and DEBUG lines are
-    gone, and the verdict's reason quotes the offender's stderr only if its log is readable."""
-    keep = None if logs_of is None else set(logs_of)
-    logs: dict[str, Any] = {}
-    for k, v in r.logs.items():
-        if k == LOG_MOVES and isinstance(v, dict):
-            logs[k] = {rename.get(b, b): m for b, m in v.items() if keep is None or b in keep}
-        elif " " in k:  # the core's other notes (a late reply: a move, not a log)
-            logs[k] = v
-        elif keep is None or k in keep:
-            logs[rename.get(k, k)] = v
-    reason = r.reason
-    if keep is not None and r.offender not in keep:
-        reason = neutral(reason)
-    return attrs.evolve(r, players=tuple(rename.get(p, p) for p in r.players),
-                        winner=None if r.winner is None else rename.get(r.winner, r.winner),
-                        offender=None if r.offender is None else rename.get(r.offender, r.offender),
-                        reason=reason, logs=logs)
-
-
-@attrs.frozen
-class _AsStored:
-    """An archive as :func:`kothkit.results.archive.transcript` reads it, for a renamed record: the
-    run that played a game is found by its bots' real names."""
-
-    archive: Any
-    record: GameRecord
-
-    @property
-    def finished(self) -> Mapping[str, float]:
-        finished: Mapping[str, float] = self.archive.finished
-        return finished
-
-    def settings(self, r: GameRecord) -> Any:
-        return self.archive.settings(self.record)
-
-
-def private_transcript(archive: Any, r: GameRecord, info: Any, rename: Mapping[str, str],
-                       logs_of: Collection[str] | None, pictures: bool) -> Any:
-    """The game re-played for a visitor (a :class:`kothkit.results.archive.Transcript`) from
-    :func:`private_record`'s record: its boards, pictures and messages name the bots as the site
-    does, and a game that tells its bots the outcome tells them the neutral reason."""
-    from kothkit.results.archive import transcript
-
-    stored: Any = _AsStored(archive, r)
-    return transcript(stored, private_record(r, rename, logs_of), info=info, pictures=pictures)
 
 
 def is_public_id(text: str) -> bool:

@@ -95,7 +95,7 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
     kothkit("run", "gomoku_classic12", "--bots", bots, "--seed", "1", "--db", db, "-q", cwd=tmp_path)
     # `kothkit run` refuses such a name (kothkit.bots.folders), but a journal is a file anyone can hand
     # over: the name is put in the stored games and runs afterwards.
-    evil = "<script>alert(1)</script>|../x"
+    evil = "<script>alert(1)</script>\"x' onmouseover='alert(2)|../x"
     with closing(sqlite3.connect(db)) as c, c:
         c.execute("UPDATE games SET players = replace(players, '\"evil\"', ?), "
                   "winner = CASE winner WHEN 'evil' THEN ? ELSE winner END, "
@@ -103,13 +103,40 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
         c.execute("UPDATE runs SET bots = replace(bots, '\"evil\"', ?)", (json.dumps(evil),))
     site = tmp_path / "site"
     kothkit("report", db, "--out", site, cwd=tmp_path)
-    for page in site.rglob("*.html"):
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 3
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&#34;x&#39; onmouseover=&#39;alert(2)|../x"
+    for page in pages:
         text = page.read_text()
-        assert "<script>alert(1)" not in text, page
+        # A replay page's game data is JSON in a script element: there, no "<" at all.
+        data = re.search(r'<script type="application/json" id="kothkit-game">(.*?)</script>', text, re.S)
+        if data is not None:
+            assert "<" not in data.group(1) and "\\u003cscript\\u003ealert(1)" in data.group(1), page
+            text = text.replace(data.group(1), "")
+        # Every page names the bot (a replay page in its title), and never as markup or an attribute's end.
+        assert escaped in text, page
+        assert "<script>alert" not in text and "\"x'" not in text and "' onmouseover='" not in text, page
         assert page.resolve().is_relative_to(site.resolve())
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (site / "index.html").read_text()
     rows = markdown_rows(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
-    assert "<script>alert(1)</script>\\|../x" in [r[1] for r in rows]
+    assert evil.replace("|", "\\|") in [r[1] for r in rows]
+
+
+def test_a_public_report_holds_no_bots_output(classic12, tmp_path):
+    """``--public``: the same site, the bots by their own names, and none of their stderr or DEBUG lines."""
+    full, public = tmp_path / "full", tmp_path / "public"
+    kothkit("report", classic12, "--out", full, cwd=tmp_path)
+    done = kothkit("report", classic12, "--out", public, "--public", cwd=tmp_path)
+    assert done.stdout.startswith("public report")
+
+    def texts(site):
+        return {p.relative_to(site).as_posix(): p.read_text() for p in site.rglob("*.html")}
+
+    shown, kept = texts(full), texts(public)
+    assert shown.keys() == kept.keys() and "bots/tardy.html" in kept
+    assert any("tardy stderr at turn" in t for t in shown.values())
+    for marks in ("tardy stderr at turn", "DEBUG turn"):
+        assert not [n for n, t in kept.items() if marks in t], marks
+    assert shown["index.html"] == kept["index.html"]  # (no reason here quotes a bot's stderr)
 
 
 def test_a_bad_journal_writes_no_site(tmp_path):

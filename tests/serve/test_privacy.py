@@ -12,6 +12,7 @@ SIGSEGV``; ``kothkit show`` on the host's journal still shows everything."""
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import shutil
@@ -23,8 +24,8 @@ import pytest
 
 from kothkit.serve.privacy import neutral
 from kothkit.store.records import split_reason
-from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, kothkit, play, roster, submit,
-                                   user, wait_for)
+from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, csrf_of, kothkit, play, roster,
+                                   submit, user, wait_for)
 
 NAME = "g12"
 ALICE, BOB, CAROL, ADMIN = "20240001", "20240002", "20240003", "20249999"
@@ -317,3 +318,64 @@ def test_a_browser_shows_nicknames_and_no_stderr(site, browser):
         assert errors == []
     finally:
         page.close()
+
+
+def _table(page: str, heading: str) -> list[list[str]]:
+    """The cells' texts (tags stripped) of the first table after ``<h2>heading</h2>``."""
+    table = page.split(f"<h2>{heading}</h2>", 1)[1].split("</table>", 1)[0]
+    return [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+
+
+def test_the_report_a_ta_publishes_names_nobody_by_login(site, tmp_path):
+    """The admin's download of the report to publish (issue 28 item 1): the static report site,
+    bots by nickname, no stderr, no logs; refused to a student, to a visitor signed out and to a
+    forged form; its standings the Scoreboard's.  ``kothkit report`` on the host's state folder
+    writes the same site."""
+    server, state = site
+    path = f"/admin/c/{NAME}/report.zip"
+    forbidden = LOGINS + ALICE_MARKS + BOB_MARKS
+    with client(server) as anon:
+        r = anon.post(path, data={"csrf": "x"}, follow_redirects=False)
+        assert r.status_code == 401 and "zip" not in r.headers["content-type"], r.status_code
+    with user(server, CAROL, NICKS[CAROL]) as carol:
+        r = carol.post(path, data={"csrf": csrf_of(carol.get("/account").text)})
+        assert r.status_code == 403 and "zip" not in r.headers["content-type"]
+    with user(server, ADMIN, NICKS[ADMIN]) as root:
+        page = root.get(f"/admin/c/{NAME}").text
+        assert f'action="{path}"' in page
+        token = csrf_of(page)
+        # Forged: posted from another site, or without the page's token.
+        assert root.post(path, data={"csrf": token}, headers={"origin": "https://evil.example"}).status_code == 403
+        assert root.post(path, data={"csrf": "forged"}).status_code == 403
+        assert root.get(path).status_code == 405
+        r = root.post(path, data={"csrf": token})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/zip", r.text[-500:]
+        assert "report download" in root.get("/admin").text  # the admin log keeps it
+        board = root.get(f"/c/{NAME}/standings.json").json()["rows"]
+        # A folder challenge's report: its bots by their own (public) names, no output of theirs either.
+        folder = root.post("/admin/c/koth/report.zip", data={"csrf": token})
+        assert folder.status_code == 200 and "koth-report/bots/nopass.html" in zipfile.ZipFile(
+            io.BytesIO(folder.content)).namelist()
+        assert leaks({"koth": folder}, ("FOLDER-STDERR",)) == []
+    # No login and no stderr marker in any file's name or text.
+    assert leaks({path: r}, forbidden) == []
+    z = zipfile.ZipFile(io.BytesIO(r.content))
+    files = {n: z.read(n).decode() for n in z.namelist()}
+    index = files[f"{NAME}-report/index.html"]
+    assert any("/games/" in n for n in files) and any("/bots/" in n for n in files)
+    assert "crash: killed by SIGSEGV" in index and "stderr" not in index
+    # The leaderboard is the Scoreboard: the same bots (by nickname, made one word) in the same order, the same points.
+    rows = _table(index, "Leaderboard")
+    heads = rows[0]
+    assert [(row[1], float(row[heads.index("match points")]), int(row[heads.index("games")])) for row in rows[1:]] == [
+        (re.sub(r"\s+", "_", b["name"]), float(b["points"]), b["games"]) for b in board]
+
+    # `kothkit report` pointed at the host's state folder: the same public site; --private: the full one.
+    out = tmp_path / "site"
+    done = kothkit("report", state, "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
+    assert written == {n.removeprefix(f"{NAME}-report/"): text for n, text in files.items()}
+    full = kothkit("report", state / "journals" / f"{NAME}.sqlite", "--private", "--markdown", cwd=tmp_path)
+    assert ALICE in full.stdout and BOB in full.stdout

@@ -1,0 +1,57 @@
+"""The report a TA may publish: a challenge's static report site (:mod:`kothkit.results.site`) in
+which no student is named by login and no bot's output is shown.
+
+Each bot is named as the site's replays name it (its author's nickname, else ``student <id>``:
+:class:`kothkit.serve.privacy.Names`, made one word); verdicts give their neutral reason; no bot's
+log or stderr is in it.  The admin's download (``/admin/c/<name>/report.zip``) and ``kothkit
+report`` pointed at a host's state folder both make it here.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+from kothkit.results.archive import Archive
+from kothkit.serve.privacy import Names, load_key
+
+
+def public_names(names: Names, archive: Archive) -> dict[str, str]:
+    """Every bot of ``archive`` (its games' and its runs') -> its name in the published report."""
+    from kothkit.results.site import bots_of
+
+    return names.in_game(bots_of(archive))
+
+
+def state_names(state_dir: Path, challenge: str) -> Names:
+    """The bots of a host's submissions challenge as its site names them, read from its state
+    folder (the host may be running: its tables are only read)."""
+    from kothkit.serve.accounts import Accounts
+    from kothkit.serve.submissions import Store
+
+    accounts, store = Accounts(state_dir), Store(state_dir)
+    try:
+        owners = {row.bot: row.login for row in store.list(challenge)}
+        return Names.make("submissions", load_key(state_dir), owners, owners, accounts.nicknames())
+    finally:
+        accounts.close()
+        store.close()
+
+
+def report_zip(archive: Archive, rename: dict[str, str], folder: str) -> bytes:
+    """The report site of ``archive``'s standings, its bots renamed by ``rename``, as a zip whose
+    files are under ``folder/``."""
+    from kothkit.results.site import boards_of, write_site
+
+    boards = boards_of(archive, rename=rename)
+    buf = io.BytesIO()
+    with tempfile.TemporaryDirectory(prefix="kothkit-report-") as tmp:
+        site = Path(tmp) / "report"
+        write_site(archive, site, boards)
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for path in sorted(site.rglob("*")):
+                if path.is_file():
+                    z.write(path, f"{folder}/{path.relative_to(site).as_posix()}")
+    return buf.getvalue()
