@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 import attrs
 
 from kothkit.limits import Limits
+from kothkit.messages import say
 from kothkit.scoring import Scoring, Standing
 
 if TYPE_CHECKING:
@@ -251,9 +252,10 @@ class Match(abc.ABC):
         ``seat`` (asked of :meth:`next`), else None.  ``if (no := self.not_due(seat)): return no``."""
         now = self.next()
         if isinstance(now, Outcome):
-            return Rejected(Verdict.ILLEGAL_MOVE, "the game is over")
+            return Rejected(Verdict.ILLEGAL_MOVE, say("the game is over"))
         if now.seat != seat:
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when seat {now.seat} was to")
+            return Rejected(Verdict.ILLEGAL_MOVE, say("seat {seat} replied when seat {turn} was to",
+                                                      seat=seat, turn=now.seat))
         return None
 
     def win(self, seat: int, reason: str) -> Outcome:
@@ -392,6 +394,11 @@ class GameInfo:
     exporters: Mapping[str, Exporter | str] = attrs.field(factory=dict)
     #: Scripted situations ``kothkit check`` puts a bot in (:class:`kothkit.scenarios.Scenario`).
     scenarios: Sequence[Scenario] = ()
+    #: Folder of the game's translations for the web site's pages (``kothkit serve``): a ``LANG.po``
+    #: file per language (``zh_CN.po``) whose message ids are the game's English texts for people
+    #: (its summary, its reasons, its boards' titles) with ``{name}`` where a value goes
+    #: (:mod:`kothkit.messages`); a text that no id fits is shown in English.  None: none.
+    catalogs: Path | None = None
 
     def __attrs_post_init__(self) -> None:
         declared = getattr(self.match, "RULES", None)

@@ -14,6 +14,7 @@ import copy
 from typing import Any
 
 from kothkit.game import GameInfo, Match, Prompt, Rejected
+from kothkit.messages import say
 from kothkit.people import Mistake as Mistake
 from kothkit.people import Turn as Turn
 
@@ -54,5 +55,6 @@ def read_entry(turn: Turn, match: Match, seat: int, text: str) -> tuple[Any, str
         return None, f"{e}" + (f"\n{turn.choices}" if turn.choices else "")
     rejected = judge(match, seat, reply)
     if rejected is not None:
-        return None, f"not allowed: {rejected.reason}" + (f"\n{turn.choices}" if turn.choices else "")
+        why = say("not allowed: {reason}", reason=rejected.reason)
+        return None, why + (f"\n{turn.choices}" if turn.choices else "")
     return reply, None

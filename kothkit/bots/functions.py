@@ -48,6 +48,7 @@ from typing import Any, TextIO
 
 from kothkit.bots.overtime import Overtime
 from kothkit.game import Verdict
+from kothkit.messages import say
 
 _MODULE_NUMBERS = itertools.count(1)
 _TRACE_LINES = 12
@@ -139,9 +140,10 @@ def _one_line(exc: BaseException) -> str:
     return what
 
 
-def _failure(verdict: Verdict, head: str, exc: BaseException) -> FunctionBotError:
-    """The error for a bot that raised ``exc``: one line, the traceback as its detail."""
-    return FunctionBotError(verdict, head + _one_line(exc), detail=_tail(exc))
+def _failure(verdict: Verdict, text: str, exc: BaseException) -> FunctionBotError:
+    """The error for a bot that raised ``exc``: one line (``text``, a message whose ``{error}``
+    is the exception's line), the traceback as its detail."""
+    return FunctionBotError(verdict, text.replace("{error}", _one_line(exc)), detail=_tail(exc))
 
 
 def split_entry(entry: str) -> tuple[Path, str]:
@@ -180,7 +182,7 @@ def load_function(entry: str) -> tuple[Any, Any]:
         raise
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import...
         sys.modules.pop(modname, None)
-        raise _failure(Verdict.CRASH, f"cannot load {path.name}: ", e) from None
+        raise _failure(Verdict.CRASH, say("cannot load {file}: {error}", file=path.name, error="{error}"), e) from None
     func = getattr(module, name, None)
     if func is None:
         raise FunctionBotError(Verdict.CRASH, f"{path} defines no function {name!r}")
@@ -252,7 +254,7 @@ class FunctionBot:
         except (KeyboardInterrupt, Overtime):
             raise
         except BaseException as e:  # SystemExit too: a bot must not end the judge
-            raise _failure(Verdict.CRASH, "raised ", e) from None
+            raise _failure(Verdict.CRASH, say("raised {error}"), e) from None
         # What a bot returns is read as untrusted too: a list subclass whose __len__ raises, a
         # dict whose items() exits... is an invalid reply, never an exception out of the judge.
         try:
@@ -262,7 +264,8 @@ class FunctionBot:
             elif isinstance(result, (tuple, list)) and len(result) == 2:
                 reply, self.state = result
             else:
-                raise FunctionBotError(Verdict.INVALID_REPLY, f"expected (reply, state), got {short_repr(result)}")
+                raise FunctionBotError(Verdict.INVALID_REPLY,
+                                       say("expected (reply, state), got {value}", value=short_repr(result)))
             if type(reply) is int:  # the usual reply, tested first
                 return reply
             return portable_reply(reply)
@@ -270,7 +273,7 @@ class FunctionBot:
             raise
         except BaseException as e:
             raise FunctionBotError(Verdict.INVALID_REPLY,
-                                   f"reading the returned value raised {short_repr(e)}") from None
+                                   say("reading the returned value raised {error}", error=short_repr(e))) from None
 
     def keep(self, text: str) -> None:
         """Keep ``text``, printed by the bot, in its log (up to ``out_cap`` bytes; the rest is counted)."""
@@ -423,7 +426,8 @@ def portable_reply(reply: Any) -> Any:
         except Exception:
             pass
     raise FunctionBotError(Verdict.INVALID_REPLY,
-                           f"the reply {short_repr(reply)} is not plain data (a number, text, list...)")
+                           say("the reply {value} is not plain data (a number, text, list...)",
+                               value=short_repr(reply)))
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

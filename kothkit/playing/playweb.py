@@ -15,6 +15,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
@@ -26,6 +27,8 @@ from kothkit.playing.play import Abandoned, Terminal
 LOG_LINES = 200
 #: Bytes of an entry the server reads.
 MAX_ENTRY = 4096
+#: The page's state that is words for the person (translated by ``WebSeat.words``).
+_WORDS = ("asks", "choices", "message", "result")
 
 
 class WebSeat(Terminal):
@@ -43,6 +46,9 @@ class WebSeat(Terminal):
         self.idle: float | None = None
         #: Set when the game has ended one way or another (the page then stops asking).
         self.ended = threading.Event()
+        #: The page's words: a line of the game's or the core's (a question, a mistake explained,
+        #: the result) as the page shows it (the site's: in the person's language).
+        self.words: Callable[[str], str] = str
 
     def note(self, text: str) -> None:
         """A line for the terminal only (the page has its own words for it)."""
@@ -62,7 +68,21 @@ class WebSeat(Terminal):
 
     def _set(self, **changes: Any) -> None:
         """Change the page's state (the lock held)."""
+        if self.words is not str:
+            self._translate(changes)
         self.state = {**self.state, **changes, "log": self.log, "seq": self.state["seq"] + 1}
+
+    def _translate(self, changes: dict[str, Any]) -> None:
+        """The state's words through :attr:`words`: the texts, the buttons' labels, the boards' titles."""
+        for key in _WORDS:
+            text = changes.get(key)
+            if text and isinstance(text, str):
+                changes[key] = "\n".join(self.words(line) for line in text.split("\n"))
+        if changes.get("buttons"):
+            changes["buttons"] = [[self.words(b[0]), *b[1:]] for b in changes["buttons"]]
+        if changes.get("picture"):
+            changes["picture"] = [{**p, "title": self.words(p["title"])} if p.get("title") else p
+                                  for p in changes["picture"]]
 
     def publish(self, **changes: Any) -> None:
         with self.lock:

@@ -22,6 +22,8 @@ the traceback of a function bot that raised, and its diagnostic lines.
 
 from __future__ import annotations
 
+import functools
+import re
 import select
 import sys
 import time
@@ -33,6 +35,7 @@ from kothkit.bots.folders import printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
+from kothkit.messages import say
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
     HOST_START_TIME,
     NO_EXIT,
@@ -88,6 +91,21 @@ class _LiveStderr:
         line = printable(line[:1000]) + (" ..." if len(line) > 1000 else "")
         self.left -= len(line) + 1
         print(f"[{self.name}] {line}", file=sys.stderr)
+
+
+#: The rest of the jail's init's line (DISK_FULL) on a full scratch folder: "/tmp full (16 MiB)".
+_DISK_FULL_SAID = re.compile(r"(\S+) full \((\d+) MiB\)")
+
+
+# The timeout reasons are worked out on every move of a game with a time budget: made once each.
+@functools.lru_cache(maxsize=256)
+def no_reply_within(limit: float) -> str:
+    return say("no reply within {limit} s", limit=f"{limit:g}")
+
+
+@functools.lru_cache(maxsize=256)
+def used_up(budget: float) -> str:
+    return say("used up its {limit} s of thinking time for the game", limit=f"{budget:g}")
 
 
 class Referee:
@@ -241,7 +259,7 @@ class Referee:
         # Without a game budget, a move's allowance never changes and nobody needs ``used``.
         budget = lim.game_time is not None
         move_allowed_ns = int((lim.move_time + lim.tolerance) * 1e9)
-        move_late = (Verdict.TIMEOUT, f"no reply within {lim.move_time:g} s")
+        move_late = (Verdict.TIMEOUT, no_reply_within(lim.move_time))
         watched = self.on_event is not None
         boards = self.boards
         nxt, play = match.next, match.play
@@ -306,13 +324,13 @@ class Referee:
     def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""
         limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
-        kind, why = Verdict.TIMEOUT, f"no reply within {limit:g} s"
+        kind, why = Verdict.TIMEOUT, no_reply_within(limit)
         if self.limits.game_time is not None:
             left = self.limits.game_time - s.used
             if left < limit:
                 limit = max(left, 0.0)
                 kind = Verdict.TIME_BUDGET
-                why = f"used up its {self.limits.game_time:g} s of thinking time for the game"
+                why = used_up(self.limits.game_time)
         return limit, kind, why
 
     def freeze_idle(self) -> None:
@@ -346,7 +364,7 @@ class Referee:
                     extra = self._pop(other, awaited=False)
                     if extra is not None:
                         raise Stop(Fault(other.index, Verdict.OUT_OF_TURN,
-                                         f"wrote {_short(extra)!r} when no reply was due"))
+                                         say("wrote {line} when no reply was due", line=repr(_short(extra)))))
                 if oproc.pending:
                     pending = not oproc.flush() or pending
             if proc.eof:
@@ -406,7 +424,8 @@ class Referee:
             except UnicodeDecodeError as e:
                 kind = Verdict.OUT_OF_TURN if not awaited else Verdict.INVALID_REPLY
                 raise Stop(Fault(s.index, kind,
-                                 f"reply is not UTF-8 ({e.reason} at byte {e.start})")) from None
+                                 say("reply is not UTF-8 ({problem} at byte {at})",
+                                     problem=e.reason, at=e.start))) from None
             if line is None:
                 return None
             if self.prefix and s.lines and line.startswith(self.prefix):
@@ -440,15 +459,21 @@ class Referee:
                 break
         if s.jail is not None and s.jail.oom_killed():
             return Fault(s.index, Verdict.MEMORY,
-                         f"killed for using more than {self.limits.memory_mb} MiB of memory")
-        what = describe_exit(code) if code is not None else "closed its output"
+                         say("killed for using more than {limit} MiB of memory", limit=self.limits.memory_mb))
+        what = describe_exit(code) if code is not None else say("closed its output")
         text = proc.stderr_text()
         tail = [l for l in text.splitlines() if l.strip()]
         full = [l for l in tail[-3:] if l.startswith(DISK_FULL)]
         if full:  # the jail's init says so (kothkit.procs.contain.DISK_FULL)
-            return Fault(s.index, Verdict.DISK, f"{what} with its {full[-1][len(DISK_FULL):]} (disk_mb)")
+            disk = full[-1][len(DISK_FULL):]
+            parts = _DISK_FULL_SAID.fullmatch(disk)
+            if parts is None:
+                return Fault(s.index, Verdict.DISK, say("{what} with its {disk} (disk_mb)", what=what, disk=disk))
+            return Fault(s.index, Verdict.DISK, say("{what} with its {folder} full ({limit} MiB) (disk_mb)", what=what,
+                                                     folder=parts.group(1), limit=parts.group(2)))
         if s.jail is not None and s.jail.process_cap_hit():
-            what += f", over its process cap ({self.limits.processes or DEFAULT_PROCESSES} tasks, processes)"
+            what = say("{what}, over its process cap ({limit} tasks, processes)", what=what,
+                       limit=self.limits.processes or DEFAULT_PROCESSES)
         said = error_line(text, 120)
         if said is not None:
             what += f"{STDERR_MARK}{said!r}"

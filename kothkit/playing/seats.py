@@ -39,6 +39,7 @@ from kothkit.bots.folders import BotSpec, folder_bytes
 from kothkit.bots.functions import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
+from kothkit.messages import say
 from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
 from kothkit.procs.fastjson import dumps_compact
@@ -55,6 +56,7 @@ _clock_ns = time.perf_counter_ns
 
 #: (verdict, reason) of a reply that comes too late, as the referee rules it.
 Late = tuple[Verdict, str]
+_NO_REPLY: Late = (Verdict.TIMEOUT, say("no reply in time"))
 
 
 @attrs.frozen
@@ -259,7 +261,8 @@ class ProgramSeat(Seat):
             proc.start()
             jail.started(proc.pid)
         except Exception as e:  # exec failure, bad cwd, preexec failure: the bot's fault, not the judge's
-            self.start_error = f"cannot start {_short(argv[0])!r}: {_short(str(e), 200)}"
+            self.start_error = say("cannot start {program}: {error}", program=repr(_short(argv[0])),
+                                   error=_short(str(e), 200))
             if proc.proc is not None:
                 proc.kill()
             self.proc = None  # nothing to send to, read or stop
@@ -400,7 +403,7 @@ class HostSeat(Seat):
             # kothkit.playing.tournament.make_pool).
             host = ref.hosts.get(spec, limits, cpu=ref.cpu, readable=plugin_folders(ref.info))
         except Exception as e:
-            self.start_error = f"cannot start the function host: {e}"
+            self.start_error = say("cannot start the function host: {error}", error=e)
             return
         self.proc = host
         self.jail = ref.hosts.jail(spec)
@@ -432,7 +435,7 @@ class HostSeat(Seat):
         self.ref.hosts.discard(self.spec)
 
     def request(self, request: dict[str, Any] | str, timeout: float,
-                late: Late = (Verdict.TIMEOUT, "no reply in time")) -> Any:
+                late: Late = _NO_REPLY) -> Any:
         """Send ``request`` (a dict, or its JSON line) to the host and return its answer, after the
         acknowledgements owed (see the class's docstring)."""
         t0 = time.perf_counter()
@@ -521,7 +524,8 @@ class HostSeat(Seat):
         try:
             answer = json.loads(line)
         except ValueError:
-            raise Stop(Fault(self.index, Verdict.CRASH, f"function host sent {_short(line)!r}")) from None
+            raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}",
+                                                            line=repr(_short(line))))) from None
         if "error" in answer:
             detail = answer.get("detail")
             self.detail = detail if isinstance(detail, str) else None
@@ -542,7 +546,7 @@ class HostSeat(Seat):
                 while self.acks:
                     self.acks -= 1
                     self.answer(self.ref.wait_line(self, time.perf_counter() + self.ref.limits.first_time,
-                                                   Verdict.TIMEOUT, "no acknowledgement"))
+                                                   Verdict.TIMEOUT, say("no acknowledgement")))
             except Stop as stop:
                 if not (stop.host_ok and self.acks == 0):
                     self.forget()
@@ -588,10 +592,12 @@ class FunctionSeat(Seat):
             self.detail = e.detail
             return
         except overtime.Overtime:
-            self.start_error = f"{self.spec.entry} took more than {load_time:g} s to load"
+            self.start_error = say("{entry} took more than {limit} s to load", entry=self.spec.entry,
+                                   limit=f"{load_time:g}")
             return
         except Exception as e:  # a module that fails to import
-            self.start_error = f"cannot load {self.spec.entry}: {type(e).__name__}: {e}"
+            self.start_error = say("cannot load {entry}: {error}", entry=self.spec.entry,
+                                   error=f"{type(e).__name__}: {e}")
             return
         self.call = func.call
         self.watch = self.ref.overtime_slot()

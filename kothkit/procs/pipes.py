@@ -25,6 +25,8 @@ from pathlib import Path
 
 import attrs
 
+from kothkit.messages import say
+
 CHUNK = 1 << 16
 
 
@@ -236,10 +238,12 @@ class LineProcess:
         aside = self.aside_prefix is not None and buf.startswith(self.aside_prefix)
         if i < 0:
             if len(buf) > self.max_line and not aside:
-                raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(buf[:60])!r}...")
+                raise LineTooLong(say("line longer than {limit} bytes: {start}...", limit=self.max_line,
+                                           start=repr(bytes(buf[:60]))))
             return None
         if i > self.max_line and not aside:
-            raise LineTooLong(f"line longer than {self.max_line} bytes: {bytes(buf[:60])!r}...")
+            raise LineTooLong(say("line longer than {limit} bytes: {start}...", limit=self.max_line,
+                                       start=repr(bytes(buf[:60]))))
         raw = buf[:i]
         del buf[: i + 1]
         if raw.endswith(b"\r"):
@@ -341,13 +345,13 @@ def _peek_exit(pid: int) -> int | None:
 
 def describe_exit(code: int | None) -> str:
     if code is None:
-        return "still running"
+        return say("still running")
     if code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            return say("killed by {signal}", signal=signal.Signals(-code).name)
         except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with code {code}"
+            return say("killed by signal {number}", number=-code)
+    return say("exited with code {code}", code=code)
 
 
 #: Lines that say what went wrong, in the usual runtimes' words: ``ValueError: x``, ``Error: x``

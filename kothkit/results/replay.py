@@ -20,7 +20,7 @@ forbids any request.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from markupsafe import Markup
 
@@ -48,13 +48,17 @@ def frames(t: Transcript) -> list[dict]:
     return [frame(t.start_picture, t.start_board)] + [frame(s.picture, s.board) for s in t.steps]
 
 
-def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en") -> str:
+def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en",
+            said: Callable[[str], str] | None = None) -> str:
     """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML;
-    ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`)."""
+    ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`);
+    ``said``: the game's and the core's texts (the reason, a rejection, a board's title) in it."""
     r = t.record
     data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
     if words:
         data["words"] = dict(words)
+    if said is not None:
+        _translate(data, said)
     # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
     return render("replay.html", csp=CSP, lang=lang.replace("_", "-"),
                   title=f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
@@ -70,6 +74,23 @@ WORDS = ("move {at} of {last}", "Before the first move. {players} ({bot} opens).
          "No picture: {problem} (the board is shown as text)", "{game} game #{index}: {players}", "id {id}",
          "seed {seed}", "round {round}", "move", "Logs", "first (Home)", "previous (\u2190)", "play / pause (space)",
          "next (\u2192)", "last (End)")
+
+
+def _translate(data: dict, said: Callable[[str], str]) -> None:
+    """The page's texts from the game and the core (English in the record) through ``said``."""
+    game = data["game"]
+    outcome = game.get("outcome") or {}
+    for key in ("reason", "verdict"):
+        if isinstance(outcome.get(key), str):
+            outcome[key] = said(outcome[key])
+    for step in game.get("steps") or ():
+        if isinstance(step, dict) and isinstance(step.get("rejected"), str):
+            step["rejected"] = said(step["rejected"])
+    for frame in data["frames"]:
+        pictures = (frame or {}).get("picture")
+        for panel in pictures if isinstance(pictures, list) else [pictures] if pictures else ():
+            if isinstance(panel, dict) and isinstance(panel.get("title"), str):
+                panel["title"] = said(panel["title"])
 
 
 def page_name(r: GameRecord) -> str:

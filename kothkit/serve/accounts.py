@@ -190,7 +190,7 @@ def private_file(path: Path) -> None:
 
 def check_login(login: str) -> str:
     if not LOGIN_RE.fullmatch(login or ""):
-        raise AccountError(f"login {login!r}: use 1 to 64 letters, digits and . _ @ -")
+        raise AccountError(_("login %(login)s: use 1 to 64 letters, digits and . _ @ -", login=repr(login)))
     return login
 
 
@@ -284,9 +284,9 @@ class Accounts:
         if nick == login:
             raise AccountError(f"the nickname {nick!r} is the login itself (a login is private, a nickname everyone's)")
         if self._q("SELECT 1 FROM users WHERE nickname_key = ? AND login != ?", (login.casefold(), login)):
-            raise AccountError(f"login {login!r} is another user's nickname")
+            raise AccountError(_("login %(login)s is another user's nickname", login=repr(login)))
         if nick is not None and self._q("SELECT 1 FROM users WHERE lower(login) = ?", (nick.casefold(),)):
-            raise AccountError(f"the nickname {nick!r} is a login")
+            raise AccountError(_("the nickname %(nick)s is a login", nick=repr(nick)))
         digest = self._hasher.hash(password if password else login)
         try:
             self._q("INSERT INTO users (login, hash, nickname, nickname_key, admin, must_change, created) "
@@ -294,8 +294,8 @@ class Accounts:
                     (login, digest, nick, nick.casefold() if nick else None, int(admin), int(must_change), time.time()))
         except sqlite3.IntegrityError:
             if self.user(login) is not None:
-                raise AccountError(f"user {login!r} exists already") from None
-            raise AccountError(f"the nickname {nick!r} is taken") from None
+                raise AccountError(_("user %(login)s exists already", login=repr(login))) from None
+            raise AccountError(_("the nickname %(nick)s is taken", nick=repr(nick))) from None
         user = self.user(login)
         assert user is not None  # (just added)
         return user
@@ -310,13 +310,14 @@ class Accounts:
             try:
                 text = path.read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError) as e:
-                raise AccountError(f"{path}: cannot read it: {e}") from None
+                raise AccountError(_("%(file)s: cannot read it: %(error)s", file=path, error=e)) from None
         text = text.removeprefix("\ufeff")
         reader = csv.DictReader(io.StringIO(text))
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
         key = "login" if "login" in fields else "student_id" if "student_id" in fields else None
         if key is None:
-            raise AccountError(f"{path}:1: the header has no column 'login' (or 'student_id'): {reader.fieldnames}")
+            raise AccountError(_("%(file)s:1: the header has no column 'login' (or 'student_id'): %(header)s",
+                                 file=path, header=reader.fieldnames))
         rows: list[tuple[int, dict]] = []
         seen: set[str] = set()
         for row in reader:
@@ -330,21 +331,23 @@ class Accounts:
                 if row.get("nickname"):
                     clean_nickname(row["nickname"])
             except AccountError as e:
-                raise AccountError(f"{path}:{line}: {e}") from None
+                raise AccountError(_("%(file)s:%(line)s: %(error)s", file=path, line=line, error=e)) from None
             if login in seen:
-                raise AccountError(f"{path}:{line}: login {login!r} appears twice")
+                raise AccountError(_("%(file)s:%(line)s: login %(login)s appears twice", file=path, line=line,
+                                     login=repr(login)))
             seen.add(login)
             rows.append((line, row | {"login": login}))
         added, skipped = [], []
         for line, row in rows:
             if self.user(row["login"]) is not None:
-                skipped.append(f"{path}:{line}: {row['login']} exists already (unchanged)")
+                skipped.append(_("%(file)s:%(line)s: %(login)s exists already (unchanged)", file=path, line=line,
+                                 login=row["login"]))
                 continue
             try:
                 added.append(self.add(row["login"], row.get("password") or None, nickname=row.get("nickname") or None,
                                       admin=row.get("admin", "").lower() in ("1", "yes", "true", "y")))
             except AccountError as e:
-                skipped.append(f"{path}:{line}: {e}")
+                skipped.append(_("%(file)s:%(line)s: %(error)s", file=path, line=line, error=e))
         return added, skipped
 
     def reset_password(self, login: str, password: str | None = None) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,8 @@ class Admin:
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped")
-        return RedirectResponse(f"/admin?done=added+{len(added)}+users,+{len(skipped)}+skipped", status_code=303)
+        done = _("added %(added)s users, %(skipped)s skipped", added=len(added), skipped=len(skipped))
+        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
 
     async def user_action(self, request: Request) -> Response:
 
@@ -118,7 +120,11 @@ class Admin:
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, action, login)
-        return RedirectResponse(f"/admin?done={action}+{login}", status_code=303)
+        done = {"reset": _("reset the password of %(login)s", login=login),
+                "disable": _("disabled %(login)s", login=login), "enable": _("enabled %(login)s", login=login),
+                "admin": _("made %(login)s an admin", login=login),
+                "unadmin": _("%(login)s is no longer an admin", login=login)}[action]
+        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
 
     async def challenge(self, request: Request) -> Response:
         self.admin(request)
@@ -149,7 +155,7 @@ class Admin:
         except SubmitError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, action, f"{name} submission {sid}")
-        return RedirectResponse(f"/admin/c/{name}?done={said}", status_code=303)
+        return RedirectResponse(f"/admin/c/{name}?done={urllib.parse.quote_plus(said)}", status_code=303)
 
     async def grades(self, request: Request) -> Response:
         s = self.admin(request)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import json
 import math
@@ -588,8 +589,9 @@ class Site:
         limits, settings, game = await run_in_threadpool(self.host.terms, name)
         readme = await run_in_threadpool(about.readme, info.folder, i18n.current())
         files = await run_in_threadpool(about.templates, info.folder)
-        return self.page(request, "about.html", c=info, readme=readme, templates=files, summary=game.summary,
-                         limits=limit_rows(limits), serving=serve_rows(info, settings))
+        return self.page(request, "about.html", c=info, readme=readme, templates=files,
+                         summary=i18n.said(game.summary, game.name), limits=limit_rows(limits),
+                         serving=serve_rows(info, settings))
 
     async def template_file(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -757,10 +759,10 @@ class Site:
     @staticmethod
     def _reason(info, reason: str, fault: str | None, mine: set[str], admin: bool) -> str:
         """A game's reason for this visitor: the quote of a bot's stderr for its author (and admins,
-        and everyone in a folder challenge) only."""
+        and everyone in a folder challenge) only; in the visitor's language."""
         if info.kind == "folder" or admin or (fault is not None and fault in mine):
-            return reason
-        return neutral(reason)
+            return i18n.reason(reason, info.game)
+        return i18n.reason(neutral(reason), info.game)
 
     async def _game_rights(self, request: Request, name: str, game_id: str):
         """The game, and the bots of it whose logs the visitor may read (None: all of them)."""
@@ -800,7 +802,7 @@ class Site:
 
         archive, record, game_info = self.host.stored_game(info.name, game_id)
         t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), i18n.current())
+        return page_of(t, nav, replay_words(), i18n.current(), functools.partial(i18n.reason, game=info.game))
 
     def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
         """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""

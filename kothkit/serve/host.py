@@ -63,6 +63,7 @@ import attrs
 
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
+from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
@@ -1300,10 +1301,10 @@ class Host:
                 c.builds.append(("submission", row.id))
                 self._bump(c)
             self._wake.set()
-            return f"submission {row.id}: built again"
+            return _("submission %(id)s: built again", id=row.id)
         if row.status != "active":
-            raise SubmitError(f"submission {row.id} is {row.status}: only an active brain or a failed build "
-                              "is rejudged")
+            raise SubmitError(_("submission %(id)s is %(status)s: only an active brain or a failed build is rejudged",
+                                id=row.id, status=row.status))
 
         def replay() -> None:
             with self._lock:
@@ -1322,7 +1323,7 @@ class Host:
 
         self._commands.put(replay)
         self._wake.set()
-        return f"submission {row.id}: its games are played again"
+        return _("submission %(id)s: its games are played again", id=row.id)
 
     def disable(self, name: str, sub_id: int) -> str:
         """Take the active brain ``sub_id`` out of the round robin (its games leave the standings);
@@ -1332,7 +1333,8 @@ class Host:
         if row is None or row.challenge != c.name:
             raise KeyError(f"no submission {sub_id} in {name}")
         if row.status not in ("active", "queued", "building"):
-            raise SubmitError(f"submission {row.id} is {row.status}: only an active or queued brain is disabled")
+            raise SubmitError(_("submission %(id)s is %(status)s: only an active or queued brain is disabled",
+                                id=row.id, status=row.status))
         self._store.set_status(row.id, "disabled")
 
         def leave() -> None:
@@ -1345,7 +1347,7 @@ class Host:
 
         self._commands.put(leave)
         self._wake.set()
-        return f"submission {row.id}: disabled"
+        return _("submission %(id)s: disabled", id=row.id)
 
     def work(self) -> dict:
         """The work queue and the slots, for the admin page: the slots' number and use, and per

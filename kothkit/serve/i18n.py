@@ -36,6 +36,9 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
 
+from kothkit import messages
+from kothkit.store.records import split_reason
+
 #: The site's languages, the first the default; each with its name as its speakers write it.
 LANGUAGES = {"en": "English", "zh_CN": "中文"}
 DEFAULT = "en"
@@ -45,6 +48,10 @@ LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "kothkit"
 #: Where the messages are: (folder under kothkit/, extraction method).
 SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
+#: The core's modules that write texts for people with :func:`kothkit.messages.say` (a verdict's
+#: reason): their messages are in the site's catalogs too, and are what :func:`reason` fits a text to.
+SAY_SOURCES = ("game.py", "human.py", "bots/functions.py", "playing/referee.py", "playing/seats.py",
+               "procs/pipes.py", "serve/validation.py")
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("kothkit_language", default=DEFAULT)
 
@@ -59,6 +66,8 @@ class Language:
     translations: Translations
     #: The messages the catalog translates (a message not in it is shown in English).
     known: frozenset[str]
+    #: The core's texts for people (kothkit.messages) it translates, as kothkit.messages.match tries them.
+    said: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -72,8 +81,38 @@ def languages() -> dict[str, Language]:
         write_mo(buf, catalog)
         buf.seek(0)
         known = frozenset(m.id for m in catalog if isinstance(m.id, str) and m.id and m.string)
-        out[code] = Language(code, Translations(buf, domain=DOMAIN), known)
+        said = [m.id for m in catalog if m.id in known and any(f.removeprefix("kothkit/") in SAY_SOURCES
+                                                                for f, _n in m.locations)]
+        out[code] = Language(code, Translations(buf, domain=DOMAIN), known, messages.ordered(said))
     return out
+
+
+@functools.cache
+def _game_catalog(folder: Path, lang: str) -> Language | None:
+    """A game's catalog for ``lang`` (``GameInfo.catalogs``), or None if it has none."""
+    path = folder / f"{lang}.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    known = frozenset(m.id for m in catalog if isinstance(m.id, str) and m.id and m.string)
+    return Language(lang, Translations(buf), known, messages.ordered(known))
+
+
+def game_language(game: str | None, lang: str | None = None) -> Language | None:
+    """The catalog of the game named ``game`` for ``lang`` (the request's), or None."""
+    if not game:
+        return None
+    from kothkit.plugins import PluginError, get_game
+
+    try:
+        folder = get_game(game).catalogs
+    except (PluginError, KeyError):
+        return None
+    return _game_catalog(folder, lang or current()) if folder is not None else None
 
 
 def current() -> str:
@@ -147,6 +186,63 @@ def missing(message: str, lang: str) -> bool:
     return lang != DEFAULT and message not in languages()[lang].known
 
 
+#: A verdict (kothkit.game.Verdict) in words, translated where it is shown.
+VERDICTS = {"crash": N_("crash"), "timeout": N_("timeout"), "time-budget": N_("time-budget"), "memory": N_("memory"),
+            "disk": N_("disk"), "out-of-turn": N_("out-of-turn"), "invalid-reply": N_("invalid-reply"),
+            "illegal-move": N_("illegal-move"), "fault": N_("fault")}
+_VERDICT_REASON = re.compile(r"([a-z-]+): (.*)", re.S)
+
+
+def verdict(kind: str | None) -> str:
+    """A verdict's name in the request's language (an unknown one as it is)."""
+    return _(VERDICTS[kind]) if kind in VERDICTS else kind or ""
+
+
+def said(text: str, game: str | None = None) -> str:
+    """A text the core or the game ``game`` wrote for people (:mod:`kothkit.messages`: a board's
+    title, a game's summary or outcome) in the request's language; English if no message fits it."""
+    return _said(text, game, 2)
+
+
+def _said(text: str, game: str | None, depth: int) -> str:
+    lang = current()
+    if lang == DEFAULT or not text:
+        return text
+    catalogs = [c for c in (languages()[lang], game_language(game, lang)) if c is not None]
+    for c in catalogs:
+        if text in c.known:
+            return c.translations.gettext(text)
+    for c in catalogs:
+        found = messages.match(text, c.said)
+        if found is not None:
+            msgid, values = found
+            if depth:
+                values = {k: _reason(v, game, depth - 1) for k, v in values.items()}
+            return messages.fill(c.translations.gettext(msgid), values)
+    return text
+
+
+def reason(text: str, game: str | None = None) -> str:
+    """A game's reason (a verdict and its cause: ``timeout: no reply within 2 s``, or how the game
+    ended) in the request's language, the quote of a bot's stderr kept as it is; the journal holds
+    the English (old journals too), so the cause is fitted to the messages of the core and of the game."""
+    if current() == DEFAULT or not text:
+        return text
+    return _reason(text, game, 2)
+
+
+def _reason(text: str, game: str | None, depth: int) -> str:
+    public, quote = split_reason(text)
+    m = _VERDICT_REASON.fullmatch(public)
+    if m is not None and m.group(1) in VERDICTS:
+        out = _("%(verdict)s: %(reason)s", verdict=verdict(m.group(1)), reason=_said(m.group(2), game, depth))
+    else:
+        out = _said(public, game, depth)
+    if quote:
+        out = _("%(reason)s; stderr: %(quote)s", reason=out, quote=quote.removeprefix("stderr: "))
+    return out
+
+
 def number(n: float | int) -> str:
     """``n`` as the language writes numbers (thousands separated)."""
     return format_decimal(n, locale=Locale.parse(current()))
@@ -200,6 +296,8 @@ def install(env: jinja2.Environment) -> None:
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters["number"] = number
+    env.filters["verdict"] = verdict
+    env.globals["reason"] = reason
     env.globals["languages"] = LANGUAGES
     env.globals["lang"] = current
 
@@ -208,6 +306,7 @@ def install(env: jinja2.Environment) -> None:
 
 def extract() -> Catalog:
     """Every message of the site's code and templates, with where each is."""
+    from babel.messages.extract import extract as extract_messages
     from babel.messages.extract import extract_from_dir
 
     root = Path(__file__).resolve().parent.parent
@@ -223,6 +322,11 @@ def extract() -> Catalog:
                 continue
             catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,
                         context=context)
+    for name in SAY_SOURCES:
+        with (root / name).open("rb") as f:
+            for lineno, message, comments, context in extract_messages("python", f, keywords={"say": None}):
+                if isinstance(message, str):
+                    catalog.add(message, None, [(f"kothkit/{name}", lineno)], auto_comments=comments, context=context)
     return catalog
 
 

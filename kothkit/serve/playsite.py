@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import json
 import os
 import re
@@ -44,6 +45,7 @@ from kothkit.bots.folders import BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.serve import i18n
 from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
 from kothkit.serve.privacy import neutral
@@ -189,6 +191,7 @@ class PlayRoom:
         shown = tuple(_("you") if i == seat else (opponent.shown or opponent.spec.name) for i in range(2))
         web = WebSeat(info, shown, seat, hidden_information(probe), stdout=_Null())  # type: ignore[arg-type]
         web.idle = self.idle
+        web.words = functools.partial(i18n.reason, game=info.name)
         title = _("%(game)s: you against %(bot)s") % {"game": info.name, "bot": opponent.label}
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
         # The game's thread runs in the starter's context: its messages (the result) in their language.
@@ -241,7 +244,8 @@ class PlayRoom:
                 result = _("%(bot)s wins") % {"bot": web.names[1 - seat]}
             with self._lock:
                 store_game(journal, run_id, rec)
-            web.finish(info, f"{result}: {rec.reason if reads_bot else neutral(rec.reason)}")
+            reason = rec.reason if reads_bot else neutral(rec.reason)
+            web.finish(info, _("%(result)s: %(reason)s") % {"result": result, "reason": i18n.reason(reason, info.name)})
             web.publish(replay=replay_url.replace("{id}", rec.id), final=True)
         except Abandoned:
             if run_id is not None:
@@ -293,7 +297,8 @@ def _setup(names: tuple[str, str], rules: dict, seed: int = 0) -> Any:
     return Setup(players=names, seed=seed, rules=rules)
 
 
-def _result(me: str, winner: str | None, reason: str) -> str:
+def _result(me: str, winner: str | None, reason: str, game: str) -> str:
+    reason = i18n.reason(reason, game)
     if winner is None:
         return f"{_('a draw')}: {reason}"
     return f"{_('you win') if winner == me else _('you lose')}: {reason}"
@@ -389,7 +394,7 @@ async def page(site: Any, request: Request, message: str = "", status: int = 200
         bot = None if other in bundled else names.bot(other)[0]
         mine = bot is None or names.owners.get(bot) == s.user.login or bool(s.user.admin)
         reason = p["reason"] if mine else neutral(p["reason"])
-        rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], reason),
+        rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], reason, info.name),
                      "url": f"/c/{name}/played/{p['id']}"})
     return site.page(request, "play.html", status=status, headers=headers, c=info_c, game=None, local=False,
                      opponents=opps, seats=_seats(info), played=rows, message=message)
@@ -493,14 +498,14 @@ async def replay(site: Any, request: Request) -> Response:
             shown = p
             logs_of.add(p)
         else:  # the person (their login is in the name: shown to them and admins only, but not needed)
-            shown = "you" if p == me else "player"
+            shown = _("you") if p == me else _("player")
         rename[p] = shown if shown not in rename.values() else f"{shown}~{len(rename)}"
 
     nav = site._replay_nav(info_c, request)
 
     def render() -> str:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), current())
+        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name))
 
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})

@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from kothkit.messages import say
 from kothkit.serve.accounts import private_folder
 
 #: Characters of a log kept with a check's result.
@@ -80,7 +81,7 @@ def run(folder: str, game: str, limits: Any, rules: dict, against: str | None, s
     try:
         brain = load_folder(Path(folder))
     except (BotError, OSError) as e:
-        return False, (), f"the brain cannot be loaded: {e}", ""
+        return False, (), say("the brain cannot be loaded: {error}", error=e), ""
     ref = reference(info, against)
     if ref is None:
         return _scenarios(info, brain, limits)
@@ -95,8 +96,9 @@ def run(folder: str, game: str, limits: Any, rules: dict, against: str | None, s
         task = GameTask(id=f"check-{k}", game=game, players=seats, seed=derive(seed, "check", k), limits=limits,
                         rules=rules, index=k)
         rec = play_game(task, info=info)
-        outcome = "a draw" if rec.winner is None else f"{rec.winner} won"
-        lines.append(f"{seats[0].name} (seat 0) against {seats[1].name} (seat 1): {outcome}: {rec.reason}")
+        outcome = say("a draw") if rec.winner is None else say("{bot} won", bot=rec.winner)
+        lines.append(say("{first} (seat 0) against {second} (seat 1): {outcome}: {reason}", first=seats[0].name,
+                         second=seats[1].name, outcome=outcome, reason=rec.reason))
         if rec.offender == brain.name:
             return False, tuple(lines), rec.reason, _log(rec, brain.name)
     return True, tuple(lines), "", ""
@@ -111,7 +113,8 @@ def _scenarios(info: Any, brain: Any, limits: Any) -> tuple:
         report = check_bot(info, brain, quick=True, limits=limits)
     except CheckError as e:
         return False, (), str(e), ""
-    lines = tuple(f"{'ok' if run.ok else 'fault'}: {run.title}" for run in report.runs)
+    lines = tuple(say("ok: {title}", title=run.title) if run.ok else say("fault: {title}", title=run.title)
+                  for run in report.runs)
     for run, finding in report.faults:
         return False, lines, finding.text, "\n".join(run.transcript)[-LOG_CHARS:]
     return True, lines, "", ""

@@ -19,6 +19,8 @@ INFO = GameInfo(
     # The seed's scoring: +1/0/-1 per game, a bot's score is its mean.
     scoring=Scoring(unit="game", win=1, draw=0, loss=-1, mean=True, tiebreak=("name",)),
     bots=Path(__file__).parent / "bots",
+    # The pages' translations of its summary, reasons and boards' titles (kothkit.messages).
+    catalogs=Path(__file__).parent / "locale",
     function_bots=True,
     # The seed plays 10,000 rounds and prints its own table.
     rounds=10000,

@@ -21,6 +21,8 @@ INFO = GameInfo(
     limits=Limits(move_time=2.0, first_reply_time=1.0, game_time=90.0, memory_mb=350, grace=0.5),
     scoring=Scoring(unit="match", win=3, draw=1, loss=0, tiebreak=("wins", "name")),
     bots=Path(__file__).parent / "bots",
+    # The pages' translations of its summary, reasons and boards' titles (kothkit.messages).
+    catalogs=Path(__file__).parent / "locale",
     bot_args=None,
     function_bots=False,
     seats=2,

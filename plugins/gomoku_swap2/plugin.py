@@ -23,6 +23,8 @@ INFO = GameInfo(
     limits=Limits(move_time=5.0, grace=0.5),
     scoring=Scoring(unit="game", win=2, draw=1, loss=0, tiebreak=("submitted", "name")),
     bots=Path(__file__).parent / "bots",
+    # The pages' translations of its summary, reasons and boards' titles (kothkit.messages).
+    catalogs=Path(__file__).parent / "locale",
     bot_args=bot_args,
     # "EXIT TIE" ends a drawn game: a bot named TIE would make every draw read as its win.
     reserved_names=frozenset({"TIE"}),

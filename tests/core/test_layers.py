@@ -1,7 +1,7 @@
 """The core's layers: a module never imports from a layer above its own: not at the top, not inside a
 function, not under ``if TYPE_CHECKING:``; and no modules import one another in a cycle.
 
-api (game, limits, scoring, people, scenarios, botspec, formats, hookspecs) < procs < bots (+ the plugin manager)
+api (game, limits, scoring, people, scenarios, botspec, formats, hookspecs, messages) < procs < bots (+ the plugin manager)
 < store < playing < results < cli, serve, testing.  A game plugin may use the api layer and kothkit.testing
 only through their public names; see docs/internals.md.  The types the contract names live in the api
 layer, so its annotations need nothing from above either.
@@ -18,7 +18,7 @@ ROOT = Path(kothkit.__file__).parent
 
 LAYERS = {
     "kothkit": 0, "kothkit.game": 0, "kothkit.limits": 0, "kothkit.scoring": 0, "kothkit.hookspecs": 0,
-    "kothkit.people": 0, "kothkit.scenarios": 0, "kothkit.botspec": 0, "kothkit.formats": 0,
+    "kothkit.people": 0, "kothkit.scenarios": 0, "kothkit.botspec": 0, "kothkit.formats": 0, "kothkit.messages": 0,
     "kothkit.procs": 1,
     "kothkit.bots": 2, "kothkit.plugins": 2, "kothkit.defaults": 2, "kothkit.picture": 2, "kothkit.human": 2,
     "kothkit.store": 3,

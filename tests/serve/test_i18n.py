@@ -98,3 +98,98 @@ def test_numbers_and_dates_in_each_language():
         assert i18n.number(1234567) == "1,234,567"
         assert i18n.when(t) == "2025年11月26日 00:00:00 UTC"
     assert i18n.when(None) == ""
+
+
+# -- the core's and the games' texts for people (kothkit.messages) -----------------------------------
+
+GAMES = ("gomoku_classic12", "gomoku_swap2", "connect4_hidden")
+
+
+def _values(msgid: str) -> dict[str, str]:
+    return {name: f"v{i}x" for i, name in enumerate(dict.fromkeys(re.findall(r"\{([a-z_]+)\}", msgid)))}
+
+
+def test_each_core_and_game_message_is_found_again_in_its_english_text():
+    """Every message a page fits texts to: its English (as ``say`` writes it) reads back as that
+    message, not another, and comes out translated with its values in place."""
+    from kothkit.messages import fill, say
+
+    with i18n.use("zh_CN"):
+        catalogs = [(None, i18n.languages()["zh_CN"])] + [(g, i18n.game_language(g)) for g in GAMES]
+        for game, c in catalogs:
+            assert c is not None and c.said, game
+            for msgid in c.said:
+                values = _values(msgid)
+                want = fill(c.translations.gettext(msgid), values)
+                assert i18n.said(say(msgid, **values), game) == want, (game, msgid)
+        assert len(i18n.languages()["zh_CN"].said) >= 20
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_bundled_game_ships_a_whole_chinese_catalog(game):
+    from kothkit.plugins import get_game
+
+    info = get_game(game)
+    assert info.catalogs is not None
+    with (info.catalogs / "zh_CN.po").open("rb") as f:
+        catalog = read_po(f, locale="zh_CN")
+    have = {m.id: m.string for m in catalog if m.id}
+    assert info.summary in have
+    for msgid, text in have.items():
+        assert text, (game, msgid)
+        assert sorted(PLACEHOLDER.findall(msgid)) == sorted(PLACEHOLDER.findall(text)), (game, msgid, text)
+        if len(re.findall(r"[A-Za-z]{3,}", PLACEHOLDER.sub("", msgid))) >= 2:
+            assert re.search(r"[\u4e00-\u9fff]", text), (game, msgid, text)
+    with i18n.use("zh_CN"):
+        assert re.search(r"[\u4e00-\u9fff]", i18n.said(info.summary, game))
+
+
+def _rejected(game: str, replies: list[tuple[int, object]]) -> str:
+    """The reason the game gives for the first reply of ``replies`` it rejects, played from the start."""
+    from kothkit.game import Setup
+    from kothkit.plugins import get_game
+
+    info = get_game(game)
+    match = info.match(Setup(players=("a", "b"), seed=1, rules=info.check_rules()))
+    for seat, reply in replies:
+        match.next()
+        rejected = match.play(seat, reply)
+        if rejected is not None:
+            return f"{rejected.verdict}: {rejected.reason}"
+    raise AssertionError(f"{game}: no reply rejected")
+
+
+@pytest.mark.parametrize(("game", "replies", "chinese"), [
+    ("gomoku_classic12", [(0, "OK"), (1, "OK"), (0, "5 5")], "违规着法：(5, 5) 已有棋子"),
+    ("gomoku_classic12", [(0, "OK"), (1, "OK"), (0, "20 3")], "违规着法：(20, 3) 在 12x12 棋盘之外"),
+    ("gomoku_classic12", [(0, "OK"), (1, "OK"), (0, "hello")], "无效回复：应为 'X Y'（行和列），收到的是 'hello'"),
+    ("gomoku_classic12", [(0, "NO")], "无效回复：START 之后应回复 OK，收到的是 'NO'"),
+    ("gomoku_swap2", [(0, "hello")], "无效回复：无法读懂 'hello'：应为三个格子 '(x,y) (x,y) (x,y)'（两黑一白）"),
+    ("gomoku_swap2", [(0, "(1,1) (1,1) (2,2)")], "违规着法：(1,1) 给出了两次"),
+    ("connect4_hidden", [(0, 9)], "违规着法：第 9 列在棋盘之外（列为 0-6）"),
+    ("connect4_hidden", [(0, "x")], "无效回复：应为 0-6 的列号，收到的是 'x'"),
+    ("connect4_hidden", [(0, 2.5)], "无效回复：列必须是 0-6 的整数，收到的是 2.5"),
+])
+def test_a_games_own_reasons_in_chinese(game, replies, chinese):
+    """The bundled games' reasons, as their matches write them (English: their code is their
+    games' ids, untouched), read in Chinese through each game's catalog."""
+    text = _rejected(game, replies)
+    with i18n.use("zh_CN"):
+        assert i18n.reason(text, game) == chinese, text
+    with i18n.use("en"):
+        assert i18n.reason(text, game) == text
+
+
+def test_the_cores_reasons_in_chinese_and_old_journals_too():
+    from kothkit.procs.pipes import describe_exit
+
+    with i18n.use("zh_CN"):
+        assert i18n.reason(f"crash: {describe_exit(-11)}; stderr: 'Segmentation fault'") == \
+            "崩溃：被 SIGSEGV 信号终止；标准错误输出：'Segmentation fault'"
+        assert i18n.reason(f"crash: {describe_exit(3)}") == "崩溃：以退出码 3 退出"
+        # A function bot's: the exception is its own words.
+        assert i18n.reason("crash: raised ValueError: boom (bot.py, line 3, in play)", "connect4_hidden") == \
+            "崩溃：抛出了异常 ValueError: boom (bot.py, line 3, in play)"
+        # A reason no message fits (a journal of another version) is shown as it is.
+        assert i18n.reason("timeout: the bot was abducted") == "超时：the bot was abducted"
+        assert i18n.reason("something else entirely") == "something else entirely"

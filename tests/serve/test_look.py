@@ -10,53 +10,67 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import httpx
 import pytest
 
-from kothkit.plugins import get_game
-from tests.serve.webserver import Server, brain, challenge, kothkit, roster, submit, user, wait_for
+from tests.serve.webserver import ROOT, Server, brain, challenge, kothkit, roster, submit, user, wait_for
 
 NAME = "g12"
+#: A course's challenge as a host writes it (docs/serve.md's screenshots show it): the bundled
+#: course's title, rules (README.md, README.zh_CN.md) and template brains.
+COURSE = ROOT / "challenges" / "course12"
+TITLE = "12×12 五子棋：课程程序比赛"
+#: The students (login, nickname) and the brains they submit: the test's tiny brain, the bundled
+#: "threat" bot's source and the course's template.
+STUDENTS = (("u1", "小明", brain("u1")),
+            ("u2", "阿杰", (ROOT / "plugins" / "gomoku_classic12" / "bots" / "threat" / "brain.c").read_bytes()),
+            ("u3", "Lin", (COURSE / "templates" / "brain.c").read_bytes()))
 PHONE = {"width": 375, "height": 740}
 #: The page text that is data, not the site's messages: these stay as they are in Chinese.
-DATA_WORDS = {"kothkit", "Gomoku", "course", "Alice", "Bob", "gomoku", "classic", "UTC", "MiB", "zip", "brain",
+DATA_WORDS = {"kothkit", "gomoku", "classic", "UTC", "MiB", "zip", "brain", "Lin",
               "English", "Python", "nobody",
               # technical terms Chinese text writes as they are
-              "CPU", "tmp", "START", "DEBUG"}
+              "CPU", "tmp", "START", "DEBUG", "PLACE", "TURN", "END", "cpp"}
 #: Elements whose text is data or code (removed before looking for English words in a Chinese page).
-DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #opponent, #game-log, .fault-game, "
-                  # a replay's data: the bots' replies, the judge's lines, the game's own words (its end, its boards' titles), its id and seed
-                  "#step .reply, #step .sent, #outcome, #logs .log, svg, .panel .title, #subheading")
+DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #opponent, #game-log, "
+                  # a replay's data: the bots' replies, the judge's lines, its id and seed
+                  "#step .reply, #step .sent, #logs .log, svg, #subheading")
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """A site where Alice's and Bob's brains have played each other."""
     tmp = tmp_path_factory.mktemp("look")
-    ch = challenge(tmp / NAME, min_interval=1)
+    ch = challenge(tmp / NAME, min_interval=1, title=TITLE)
+    for name in ("README.md", "README.zh_CN.md"):
+        shutil.copy(COURSE / name, ch / name)
+    shutil.copytree(COURSE / "templates", ch / "templates")
     state = tmp / "state"
-    roster(state, tmp, ["u1", "u2"])
+    roster(state, tmp, [login for login, _nick, _source in STUDENTS])
     r = kothkit("users", "admin", "u2", "--state", state, cwd=tmp)
     assert r.returncode == 0, r.stdout + r.stderr
     server = Server([ch], state, tmp)
     try:
-        with user(server, "u2", "Bob") as bob:
-            assert submit(bob, NAME, brain("bob")).status_code == 303
-            admin = [{"name": k, "value": v, "url": server.url} for k, v in bob.cookies.items()]
-        with user(server, "u1", "Alice") as alice:
-            assert submit(alice, NAME, brain("alice")).status_code == 303
+        for login, nick, source in reversed(STUDENTS):
+            with user(server, login, nick) as student:
+                assert submit(student, NAME, source).status_code == 303
+                if login == "u2":
+                    admin = [{"name": k, "value": v, "url": server.url} for k, v in student.cookies.items()]
+        with user(server, "u1", "小明") as alice:
             cookies = [{"name": k, "value": v, "url": server.url} for k, v in alice.cookies.items()]
+            n = len(STUDENTS)
 
             def done():
                 rows = alice.get(f"/c/{NAME}/standings.json").json()["rows"]
-                return rows if len(rows) == 2 and all(r["games"] == 2 for r in rows) else None
+                return rows if len(rows) == n and all(r["games"] == 2 * (n - 1) for r in rows) else None
 
-            rows = wait_for(done, 120, message="two brains' games")
+            rows = wait_for(done, 180, message="the brains' games")
             mine = alice.get(f"/c/{NAME}/mine").text
             sid = re.search(r'data-id="(\d+)"', mine).group(1)
-            bot = next(r["bot"] for r in rows if r["name"] == "Alice")
+            bot = next(r["bot"] for r in rows if r["name"] == "小明")
             games = alice.get(f"/c/{NAME}/bot/{bot}").text
             gid = re.search(rf'/c/{NAME}/game/([0-9a-f]+)"', games).group(1)
         yield server, cookies, {"sid": sid, "bot": bot, "gid": gid, "journal": state / "journals" / f"{NAME}.sqlite",
@@ -88,8 +102,7 @@ def _english_left(page, selector: str) -> set[str]:
         copy.remove();
         return text;
     }""", [selector, DATA_SELECTORS])
-    summary = set(re.findall(r"[A-Za-z]{3,}", get_game("gomoku_classic12").summary))
-    return set(re.findall(r"[A-Za-z]{3,}", text)) - DATA_WORDS - summary
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - DATA_WORDS
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])

@@ -112,11 +112,20 @@ def test_a_student_plays_a_bundled_bot_and_their_own_brain(browser, served):
             assert ann.post(f"{live}/move", data={"text": "1 1"}).status_code == 403
             # A game in progress when the server stops: the stop is clean (PlayRoom.close ends it; its
             # bot reaped: test_the_rooms_bounds).
-            form = ann.get(f"/c/{NAME}/play").text
-            r = ann.post(f"/c/{NAME}/play", data={"csrf": csrf_of(form), "opponent": "bundled:threat", "seat": "1"})
+            # Started by a Chinese reader: the game's questions and a mistake explained in Chinese.
+            zh = {"accept-language": "zh-CN,zh;q=0.9"}
+            form = ann.get(f"/c/{NAME}/play", headers=zh).text
+            r = ann.post(f"/c/{NAME}/play", data={"csrf": csrf_of(form), "opponent": "bundled:threat", "seat": "1"},
+                         headers=zh)
             assert r.status_code == 303, r.text[-1000:]
-            wait_for(lambda: ann.get(r.headers["location"] + "/state").json().get("waiting"), 60,
-                     message="the bot's first move")
+            state = wait_for(lambda: (st := ann.get(r.headers["location"] + "/state").json()).get("waiting") and st,
+                             60, message="the bot's first move")
+            assert state["asks"] == "轮到你（O 白）：输入“行 列”，例如 5 6", state
+            assert state["picture"][0]["title"].startswith("黑方：threat，白方："), state["picture"]
+            assert ann.post(r.headers["location"] + "/move", data={"csrf": csrf_of(form), "text": "5 5"}).status_code == 200
+            state = wait_for(lambda: (st := ann.get(r.headers["location"] + "/state").json()).get("message") and st,
+                             60, message="the mistake explained")
+            assert state["message"].startswith("不允许：(5, 5) 已有棋子\n输入一个空位"), state["message"]
         assert bob.get(f"/c/{NAME}/played/{rid}").status_code == 403
     assert server.stop() == 0, server.text
     assert "Traceback" not in server.text, server.text

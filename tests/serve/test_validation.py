@@ -5,6 +5,7 @@ cannot answer START fails it, its page (in Chromium) shows the fault and its log
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -56,6 +57,11 @@ def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
             assert 'data-ok="yes"' in text and "threat" in text, text[-3000:]
             bad = _sid(submit(c, NAME, NO_START, "brain.py", "python3"))
             wait_for(lambda: _status(c, bad) == "check failed", 180, message="the broken brain's check")
+            # For a Chinese reader: the fault, the games' lines, in Chinese (the bot's own words as they are).
+            zh = html.unescape(c.get(f"/c/{NAME}/submission/{bad}", headers={"accept-language": "zh-CN"}).text)
+            fault = re.search(r'id="check-fault">([^<]*)<', zh).group(1)
+            assert fault.startswith("崩溃：以退出码 3 退出"), fault
+            assert "（座位 0）对 threat（座位 1）：threat 获胜：崩溃：" in zh, zh[-3000:]
             # Not entered: the previous brain is still the author's, in the standings.
             assert _status(c, good) in ("playing", "done")
             board = c.get(f"/c/{NAME}/standings.json").json()

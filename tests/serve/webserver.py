@@ -67,15 +67,16 @@ BROKEN_C = b"int main(void) { this is not C; }\n"
 
 
 def challenge(folder: Path, *, kind: str = "submissions", min_interval: float = 1, per_day: int = 20,
-              max_bytes: int = 1_000_000, extra: str = "") -> Path:
-    """A gomoku_classic12 challenge folder with short limits and a ``[serve]`` table."""
+              max_bytes: int = 1_000_000, extra: str = "", title: str = "Gomoku 12x12 <b>course</b>") -> Path:
+    """A gomoku_classic12 challenge folder with short limits and a ``[serve]`` table (its title, by
+    default, with markup in it that the pages must show as text)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "kothkit.toml").write_text(
         'game = "gomoku_classic12"\n'
         f'{extra}'
         'seed = 16\n'
         '[limits]\nmove_time = 1.0\nfirst_reply_time = 2.0\ngame_time = 20.0\n'
-        f'[serve]\nkind = "{kind}"\ntitle = "Gomoku 12x12 <b>course</b>"\nmax_bytes = {max_bytes}\n'
+        f'[serve]\nkind = "{kind}"\ntitle = "{title}"\nmax_bytes = {max_bytes}\n'
         f'min_interval = {min_interval}\nper_day = {per_day}\nbuild_time = 60\n')
     return folder
 

@@ -28,7 +28,9 @@
       tr.appendChild(name);
       // (the words come made in the page's language)
       var games = r.shown_games, sofar = r.so_far;
-      [r.points, r.wins, r.draws, r.losses, games, sofar, r.latest].forEach(function (v) { cell(tr, v); });
+      [r.points, r.wins, r.draws, r.losses, games].forEach(function (v) { cell(tr, v); });
+      cell(tr, sofar).className = "so-far";
+      cell(tr, r.latest);
       if (r.provisional) {
         tr.className = "provisional";
         tr.title = r.note;
@@ -36,6 +38,8 @@
       body.appendChild(tr);
     });
     table.replaceChild(body, table.tBodies[0]);
+    // The "so far" column is shown while some row is provisional (else it is empty).
+    table.classList.toggle("has-provisional", data.rows.some(function (r) { return r.provisional; }));
     document.getElementById("queued").textContent = String(data.queued);
     document.getElementById("playing").textContent = String(data.playing);
     version = String(data.version);
