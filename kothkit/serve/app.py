@@ -260,6 +260,27 @@ class Live:
         return data
 
 
+_BOUNDARY = re.compile(r';\s*boundary="?([^";]+)"?', re.I)
+
+
+async def _check_form_body(request: Request) -> None:
+    """ValueError unless the body is a whole form: urlencoded, or multipart with a boundary and its
+    closing line.  (The multipart parser takes a body cut short, or a boundary of nothing, as a
+    form without its fields: the form would then be refused as a forgery, not as unreadable.)  The
+    body is read here at most up to the length the caller has already allowed."""
+    kind = request.headers.get("content-type", "")
+    media = kind.split(";")[0].strip().lower()
+    if media == "application/x-www-form-urlencoded":
+        return
+    if media != "multipart/form-data":
+        raise ValueError(f"not a form: Content-Type {kind[:80]!r}")
+    m = _BOUNDARY.search(kind)
+    if m is None:
+        raise ValueError("a multipart form without its boundary")
+    if b"--" + m.group(1).encode("latin-1") + b"--" not in await request.body():
+        raise ValueError("the multipart form does not end (no closing boundary)")
+
+
 class _Headers:
     """ASGI middleware: the security headers on every response (a response's own CSP stays), and
     the access log: a line per request (time, user, method, path, status, milliseconds) on stdout."""
@@ -397,9 +418,10 @@ class Site:
             raise _Refused(413, _("The form is larger than this page takes (%(limit)s): nothing was stored.",
                                   limit=size_limit(limit - kw.get("slack", 0))), back=request.url.path)
         try:
+            await _check_form_body(request)
             form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
         except (HTTPException, MultiPartException, ClientDisconnect, ValueError) as e:
-            why = getattr(e, "detail", None) or getattr(e, "message", None) or type(e).__name__
+            why = getattr(e, "detail", None) or getattr(e, "message", None) or str(e) or type(e).__name__
             print(f"kothkit serve: 400 {request.method} {request.url.path}: a malformed form: {why}",
                   file=sys.stderr, flush=True)
             raise _Refused(400, _("The form could not be read (%(why)s): nothing was stored.", why=why)) from None
@@ -513,7 +535,11 @@ class Site:
             if new != again:
                 raise AccountError(_("the two new passwords differ: nothing was changed"))
             await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname,
-                                    request.cookies.get(SESSION_COOKIE))
+                                    request.cookies.get(SESSION_COOKIE),
+                                    request.client.host if request.client else "?")
+        except Throttled as e:
+            return self.page(request, "account.html", status=429, message=str(e), nickname=nickname, next=nxt,
+                             headers={"retry-after": str(math.ceil(e.retry_after))})
         except AccountError as e:
             return self.page(request, "account.html", status=400, message=str(e), nickname=nickname, next=nxt)
         self._nick_gen += 1

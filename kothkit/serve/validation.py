@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from kothkit.messages import say
+from kothkit.serve.accounts import private_folder
 
 #: Characters of a log kept with a check's result.
 LOG_CHARS = 20_000
@@ -125,9 +126,10 @@ def _path(state_dir: Path, sub_id: int) -> Path:
 
 def save(state_dir: Path, sub_id: int, result: CheckResult) -> None:
     p = _path(state_dir, sub_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(p.parent)  # (a check holds the brain's log: its author's, as the journals)
     tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(attrs.asdict(result)), encoding="utf-8")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+        f.write(json.dumps(attrs.asdict(result)))
     os.replace(tmp, p)
 
 
