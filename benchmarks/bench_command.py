@@ -7,7 +7,11 @@ Run by hand from the repository root::
 
 Everything is timed in this one run, as wall time of a subprocess, start-up included:
 
-1. start-up: ``kothkit --version`` and ``kothkit games``;
+1. start-up: ``kothkit --version``, ``kothkit games``, ``kothkit run --help`` and a run of one round
+   (``kothkit run connect4_hidden --rounds 1 --trusted --jobs 1 -q``, a fresh journal each);
+   with ``--before REV`` (repeatable), the same commands of kothkit as it was at the git revision
+   REV too, alternating with today's, and their ratios (both run as ``python -m kothkit``, the game
+   plugins being the installed ones);
 2. connect4_hidden on the seed's four example bots, ``--rounds`` rounds (12 games each):
    the seed's controller (tests/connect4_hidden/seed_controller.py, a faithful copy, run
    as ``python -c`` the way ``python3 controller.py`` runs: one process, no journal) against
@@ -33,12 +37,14 @@ import argparse
 import compileall
 import importlib.metadata
 import importlib.util
+import io
 import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -81,10 +87,11 @@ def kothkit_cmd() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "kothkit"]
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     """Wall seconds of ``cmd``; a failure stops the benchmark with the command's output."""
     t = time.perf_counter()
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600)
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=3600,
+                       env=env)
     took = time.perf_counter() - t
     if p.returncode != 0:
         sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout[-3000:]}")
@@ -100,13 +107,45 @@ def verdict(value: float, target: float, higher: bool) -> str:
     return "meets" if ok else "misses"
 
 
-def bench_startup(repeat: int, tmp: Path) -> None:
-    k = kothkit_cmd()
-    print("1. start-up, wall time of the command")
-    for args in (["--version"], ["games"]):
-        times = [timed(k + args, tmp) for _ in range(repeat)]
-        best, med = summary(times)
-        print(f"   kothkit {' '.join(args):10}  best {best * 1000:7.0f} ms   median {med * 1000:7.0f} ms")
+STARTUP = (["--version"], ["games"], ["run", "--help"],
+           ["run", "connect4_hidden", "--rounds", "1", "--trusted", "--jobs", "1", "-q", "--db", "one.sqlite"])
+
+
+def checkout(rev: str, into: Path) -> dict[str, str]:
+    """kothkit and its bundled games as they were at git revision ``rev``, byte-compiled in
+    ``into``: the environment that makes ``python -m kothkit`` run them (each game's package
+    under the name its entry point imports, ``kothkit_<folder>``, found before the installed one)."""
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "kothkit", "plugins"], stdout=subprocess.PIPE,
+                         check=True)
+    into.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as t:
+        t.extractall(into, filter="data")
+    for game in (into / "plugins").iterdir():
+        if (game / "__init__.py").exists():
+            (into / f"kothkit_{game.name}").symlink_to(game, target_is_directory=True)
+    compileall.compile_dir(into, quiet=1, rx=re.compile(r"[/\\]bots[/\\]"))
+    return {**os.environ, "PYTHONPATH": str(into)}
+
+
+def bench_startup(repeat: int, tmp: Path, before: list[str] | None = None) -> None:
+    revs = before or []
+    k = kothkit_cmd() if not revs else [sys.executable, "-m", "kothkit"]
+    envs: list[dict[str, str] | None] = [None] + [checkout(rev, tmp / f"before-{i}") for i, rev in enumerate(revs)]
+    print("1. start-up, wall time of the command" + (f", now and at {', '.join(revs)}, alternating" if revs else ""))
+    for args in STARTUP:
+        times: list[list[float]] = [[] for _ in envs]
+        for _ in range(repeat):
+            for got, env in zip(times, envs):
+                for f in tmp.glob("one.sqlite*"):
+                    f.unlink()
+                got.append(timed(k + args, tmp, env))
+        best, med = summary(times[0])
+        shown = " ".join(args[:2]) + (" ..." if len(args) > 2 else "")
+        print(f"   kothkit {shown:22}  best {best * 1000:7.0f} ms   median {med * 1000:7.0f} ms")
+        for rev, then in zip(revs, times[1:]):
+            b0, m0 = summary(then)
+            print(f"     at {rev:12}  best {b0 * 1000:7.0f} ms   median {m0 * 1000:7.0f} ms;  "
+                  f"now/then {best / b0:.2f}x best, {med / m0:.2f}x median")
     times = [timed([sys.executable, "-c", "pass"], tmp) for _ in range(repeat)]
     print(f"   (python -c pass: best {min(times) * 1000:.0f} ms)")
 
@@ -198,13 +237,15 @@ def main() -> None:
     ap.add_argument("--swap2-rounds", type=int, default=40, help="gomoku_swap2 rounds (12 games each)")
     ap.add_argument("--games", type=int, default=20, help="single Swap2 games for the per-move figures, a run")
     ap.add_argument("--only", choices=("startup", "connect4", "swap2"), help="run one part only")
+    ap.add_argument("--before", metavar="REV", action="append",
+                    help="also time the start-up of kothkit at this git revision (repeatable)")
     args = ap.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     print(f"byte-compiled {byte_compile()} packages (kothkit and its game plugins), as pip install does")
     tmp = Path(tempfile.mkdtemp(prefix="kothkit-bench-command-"))
     try:
         if args.only in (None, "startup"):
-            bench_startup(max(5, args.repeat), tmp)
+            bench_startup(max(5, args.repeat), tmp, args.before)
         if args.only in (None, "connect4"):
             bench_connect4(args.rounds, args.repeat, tmp)
         if args.only in (None, "swap2"):

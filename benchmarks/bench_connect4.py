@@ -192,13 +192,13 @@ def bench_tournaments(trusted_rounds: int, isolated_rounds: int, repeat: int, se
         for trusted in (True, False):
             rounds = trusted_rounds if trusted else isolated_rounds
             tasks = list(Schedule(game=info.name, bots=tuple(bots), seed=1, rounds=max(1, rounds // 5),
-                                  limits=info.limits, rules=dict(info.rules), functions_in_process=trusted))
+                                  limits=info.limits, rules=dict(info.rules), trusted=trusted))
             for r in range(repeat):
                 for kind, n in [("jobs", 1), ("free", 1)] + ([("jobs", 2), ("free", 2)] if two else []):
                     b, t = busy_jiffies(), time.perf_counter()
                     if kind == "jobs":
                         res = run_tournament(info, bots, seed=1 + r, journal=Path(tmp) / f"{trusted}{n}{r}.sqlite",
-                                             jobs=n, rounds=rounds, functions_in_process=trusted)
+                                             jobs=n, rounds=rounds, trusted=trusted)
                         rate = res.played / (time.perf_counter() - t)
                     else:
                         rate = free_rate(tasks, n)

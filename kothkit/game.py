@@ -36,11 +36,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 import attrs
 
+from kothkit.botspec import BotKind
 from kothkit.limits import Limits
 from kothkit.messages import say
 from kothkit.scoring import Scoring, Standing
 
 if TYPE_CHECKING:
+    from kothkit.botspec import BotSpec
     from kothkit.people import Grid, Svg, Turn
     from kothkit.scenarios import Scenario
 
@@ -411,6 +413,11 @@ class GameInfo:
     def renders(self) -> bool:
         """Whether the game's matches draw themselves as text (their class overrides :meth:`Match.render`)."""
         return getattr(self.match, "render", Match.render) is not Match.render
+
+    def takes(self, bot: BotSpec) -> bool:
+        """Whether the game can play ``bot``: a Python function bot only if it takes them
+        (:attr:`function_bots`), any other bot always."""
+        return bot.kind != BotKind.FUNCTION or self.function_bots
 
     def check_rules(self, rules: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The game's rules settings (:attr:`rules`) with ``rules`` over them, checked by its

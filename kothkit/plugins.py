@@ -9,14 +9,16 @@ import importlib.util
 import os
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
 
 from kothkit import hookspecs
 from kothkit.game import Exporter, GameInfo
-from kothkit.scenarios import Scenario
+
+if TYPE_CHECKING:
+    from kothkit.scenarios import Scenario
 
 #: The core's own hook implementations, registered before any entry point.
 DEFAULT_PLUGINS = ("kothkit.defaults",)
@@ -125,6 +127,8 @@ def exporters_of(info: GameInfo) -> dict[str, Exporter]:
 def scenarios_of(info: GameInfo) -> list[Scenario]:
     """The scenarios ``kothkit check`` plays for ``info``: its :attr:`GameInfo.scenarios`, then what
     plugins' deprecated ``kothkit_scenarios`` hooks give for it."""
+    from kothkit.scenarios import Scenario  # only kothkit check needs it: other commands start without
+
     found = [s for s in info.scenarios if isinstance(s, Scenario)]
     for result in plugin_manager().hook.kothkit_scenarios(game=info):
         if isinstance(result, Scenario):

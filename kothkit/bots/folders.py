@@ -17,7 +17,7 @@ import shutil
 import stat
 import sys
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,28 +181,42 @@ def _source_files(folder: Path, sources: Iterable[str] | None) -> list[tuple[str
     return files
 
 
-def folder_bytes(folder: Path, limit: int) -> int:
-    """Disk space the files of ``folder`` take (all of them, state/ too), counted up to just past
-    ``limit`` bytes; a folder with more than ten times MAX_FILES entries counts as over it."""
-    total, seen = 0, 0
-    stack = [str(folder)]
-    while stack and total <= limit:
+def stats_below(folder: Path, most: int, skip: Iterable[str] = ()) -> Iterator[os.stat_result]:
+    """The ``lstat`` of each entry below ``folder``, depth first, ``most`` of them at the most: links
+    are never followed, an entry that cannot be read is passed over, and one whose name matches a
+    pattern of ``skip`` is left out (a folder's contents with it)."""
+    patterns, stack, given = tuple(skip), [str(folder)], 0
+    while stack:
         try:
             it = os.scandir(stack.pop())
         except OSError:
             continue
         with it:
             for e in it:
-                seen += 1
-                if seen > 10 * MAX_FILES:
-                    return limit + 1
+                if patterns and any(fnmatch.fnmatch(e.name, p) for p in patterns):
+                    continue
                 try:
                     st = e.stat(follow_symlinks=False)
                 except OSError:
                     continue
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(e.path)
-                total += st.st_blocks * 512
+                yield st
+                given += 1
+                if given >= most:
+                    return
+
+
+def folder_bytes(folder: Path, limit: int) -> int:
+    """Disk space the files of ``folder`` take (all of them, state/ too), counted up to just past
+    ``limit`` bytes; a folder with more than ten times MAX_FILES entries counts as over it."""
+    total, most = 0, 10 * MAX_FILES
+    for n, st in enumerate(stats_below(folder, most + 1), 1):
+        if n > most:
+            return limit + 1
+        total += st.st_blocks * 512
+        if total > limit:
+            break
     return total
 
 
@@ -400,6 +414,20 @@ def entry_of(b: BotSpec) -> str:
     if b.kind == BotKind.FUNCTION and b.entry:
         return b.entry
     return str(b.origin or b.path)
+
+
+def journal_entry(b: BotSpec, journal: Path) -> str:
+    """Where ``b`` was loaded from, as a journal's run records it for ``kothkit verify``: its
+    :func:`entry_of`, relative to the journal's folder when inside it (so that a challenge folder
+    can be moved or published whole), else absolute."""
+    entry = entry_of(b)
+    path, sep, func = entry.rpartition(":") if b.kind == BotKind.FUNCTION and ".py:" in entry else (entry, "", "")
+    full = Path(path).resolve()
+    try:
+        path = full.relative_to(journal.resolve().parent).as_posix()
+    except ValueError:
+        path = str(full)
+    return f"{path}{sep}{func}"
 
 
 def is_bot_folder(p: Path) -> bool:

@@ -15,7 +15,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 import kothkit
-from kothkit.bots.folders import BotError, BotKind, BotSpec, load_bots, printable
+from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
 from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
 
@@ -46,10 +46,11 @@ def _plain(param, ctx):
 _METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
 
 
-class _Group(TyperGroup):
+class PlainGroup(TyperGroup):
     """The command group: every command's options get plain metavars (see :func:`_plain`)."""
 
     def get_params(self, ctx):
+        _absent_is_false(self.get_help_option(ctx))
         return [_plain(param, ctx) for param in super().get_params(ctx)]
 
     def get_command(self, ctx, name):
@@ -57,9 +58,18 @@ class _Group(TyperGroup):
         if cmd is not None and cmd not in _PLAIN:
             for param in cmd.params:
                 _plain(param, ctx)
-            _plain(cmd.get_help_option(ctx), ctx)
+            _plain(_absent_is_false(cmd.get_help_option(ctx)), ctx)
             _PLAIN.add(cmd)
         return cmd
+
+
+def _absent_is_false(option):
+    """``--help`` with the default a flag has when it is not given: False.  typer leaves it None,
+    and converts each value that is not a bool with pydantic, which it imports for that alone: a
+    command without options (``games``), and any ``--help``, then never import it."""
+    if option is not None and option.default is None:
+        option.default = False
+    return option
 
 
 #: The commands whose parameters have their plain metavars.
@@ -68,7 +78,7 @@ _PLAIN: weakref.WeakSet[Any] = weakref.WeakSet()
 
 T = TypeVar("T")
 
-app = typer.Typer(cls=_Group, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
+app = typer.Typer(cls=PlainGroup, help="kothkit: King-of-the-Hill bot tournaments.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 # emoji=False: ":x:" in a bot's name or a path is text, not an emoji.
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -232,7 +242,7 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
     errors = unknown + list(loaded.errors)
     bots = []
     for b in loaded.bots:
-        if b.kind == BotKind.FUNCTION and not info.function_bots:
+        if not info.takes(b):
             errors.append(BotError(b.origin or b.path, f"{info.name} does not take Python function bots"))
         elif b.name in info.reserved_names:
             errors.append(BotError(b.origin or b.path, f"the name {b.name!r} is reserved: {info.name}'s protocol uses it"))
@@ -247,3 +257,30 @@ def load_and_build(entries: list[str], info, build_time: float | None = None) ->
         err.print(str(e), markup=False, highlight=False)
     return built, errors
 
+
+def resolve_bot(info, arg: str, ch=None) -> BotSpec:
+    """A bot named on the command line: a bot folder, file.py:function, or the name of one of the
+    challenge's bots (``ch``) or of the game's bundled bots."""
+    file = arg.rpartition(":")[0] if ":" in arg and arg.rpartition(":")[0].endswith(".py") else arg
+    if os.sep in arg or file.endswith(".py") or Path(file).exists():
+        if not Path(file).exists():
+            fail(f"unknown bot {arg!r}: no such file or folder")
+        specs, _ = load_and_build([arg], info)
+        if not specs:
+            fail(f"cannot load the bot {arg!r} (see above)")
+        return specs[0]
+    places = [*(str(b) for b in ch.bots if b.exists()), *([str(info.bots)] if info.bots else [])] if ch else (
+        [str(info.bots)] if info.bots else [])
+    loaded = load_bots(places, bot_loaders()) if places else None
+    found = [b for b in loaded.bots if b.name == arg] if loaded else []
+    if not found:
+        names = ", ".join(sorted({b.name for b in loaded.bots})) if loaded and loaded.bots else "none"
+        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bot of "
+             f"{ch.path if ch else info.name} (its bots: {names})" if ch else
+             f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
+             f"{info.name} (bundled: {names})")
+    folder = found[0].path if found[0].path.is_dir() else found[0].path.parent
+    specs, _ = load_and_build([str(folder)], info)
+    if not specs:
+        fail(f"cannot load the bot {arg!r} (see above)")
+    return specs[0]

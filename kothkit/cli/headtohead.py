@@ -1,7 +1,6 @@
 """`kothkit match` and `kothkit gauntlet`: head-to-head statistics printed as the games come in."""
 import json
 import math
-import os
 import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -9,18 +8,8 @@ from typing import Annotated, Any, Optional
 import attrs
 import typer
 
-from kothkit.bots.folders import BotSpec, load_bots
-from kothkit.cli.common import (
-    RULES_HELP,
-    app,
-    bot_loaders,
-    err,
-    fail,
-    game_target,
-    load_and_build,
-    out,
-    settled,
-)
+from kothkit.bots.folders import BotSpec
+from kothkit.cli.common import RULES_HELP, app, err, fail, game_target, load_and_build, out, resolve_bot, settled
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
 from kothkit.playing.settings import Options, Settings, resolve
@@ -50,34 +39,6 @@ def block(title: str, s: MatchStats, draws: bool, sprt: SPRT | None = None, llr:
                      f"({sprt.model})")
     rule = "-" * 50
     return "\n".join([rule, *lines, rule])
-
-
-def _resolve(info: GameInfo, arg: str, ch=None) -> BotSpec:
-    """A bot named on the command line: a bot folder, file.py:function, or the name of one of the
-    challenge's bots (``ch``) or of the game's bundled bots."""
-    file = arg.rpartition(":")[0] if ":" in arg and arg.rpartition(":")[0].endswith(".py") else arg
-    if os.sep in arg or file.endswith(".py") or Path(file).exists():
-        if not Path(file).exists():
-            fail(f"unknown bot {arg!r}: no such file or folder")
-        specs, _ = load_and_build([arg], info)
-        if not specs:
-            fail(f"cannot load the bot {arg!r} (see above)")
-        return specs[0]
-    places = [*(str(b) for b in ch.bots if b.exists()), *([str(info.bots)] if info.bots else [])] if ch else (
-        [str(info.bots)] if info.bots else [])
-    loaded = load_bots(places, bot_loaders()) if places else None
-    found = [b for b in loaded.bots if b.name == arg] if loaded else []
-    if not found:
-        names = ", ".join(sorted({b.name for b in loaded.bots})) if loaded and loaded.bots else "none"
-        fail(f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bot of "
-             f"{ch.path if ch else info.name} (its bots: {names})" if ch else
-             f"unknown bot {arg!r}: not a bot folder, not file.py:function, and not a bundled bot of "
-             f"{info.name} (bundled: {names})")
-    folder = found[0].path if found[0].path.is_dir() else found[0].path.parent
-    specs, _ = load_and_build([str(folder)], info)
-    if not specs:
-        fail(f"cannot load the bot {arg!r} (see above)")
-    return specs[0]
 
 
 def _sprt(text: str | None, model: str) -> SPRT | None:
@@ -126,7 +87,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(info.rules), functions_in_process=s.trusted, pairs=pairs,
+                                   limits=s.limits, rules=dict(info.rules), trusted=s.trusted, pairs=pairs,
                                    sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
@@ -239,7 +200,7 @@ def match(
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
-    a, b = _resolve(info, bot_a, ch), _resolve(info, bot_b, ch)
+    a, b = resolve_bot(info, bot_a, ch), resolve_bot(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
     _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False)
@@ -269,7 +230,7 @@ def gauntlet(
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
-    me = _resolve(info, new, ch)
+    me = resolve_bot(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
     field, _ = load_and_build(entries, info) if entries else ([], [])

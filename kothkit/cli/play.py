@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from kothkit.bots.folders import NAME, BotKind, BotSpec
-from kothkit.cli.common import RULES_HELP, app, fail, game_target
+from kothkit.cli.common import RULES_HELP, app, fail, game_target, resolve_bot
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 
 def _bot(info: GameInfo, against: str | None, ch=None) -> BotSpec:
-    from kothkit.cli.headtohead import _resolve
-
     if against is None:
         if info.bots is None:
             fail(f"{info.name} has no bundled bots: give --against BOT")
@@ -27,7 +25,7 @@ def _bot(info: GameInfo, against: str | None, ch=None) -> BotSpec:
         if not folders:
             fail(f"{info.name} has no bundled bots: give --against BOT")
         against = str(folders[0])
-    return _resolve(info, against, ch)
+    return resolve_bot(info, against, ch)
 
 
 @app.command()

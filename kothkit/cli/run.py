@@ -133,7 +133,7 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
-                                    rules=dict(info.rules), rounds=s.rounds, functions_in_process=s.trusted,
+                                    rules=dict(info.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool)
     except KeyboardInterrupt:
@@ -234,6 +234,6 @@ def debug(
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
     rec = play_game(task, on_event=show, info=info, boards=boards)
-    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; fault: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
+    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; offender: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
     if rec.offender == me.name:
         raise typer.Exit(2)

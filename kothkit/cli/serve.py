@@ -5,18 +5,18 @@ users`` command prints the state folder's absolute path, and its changes go to t
 import os
 import signal
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from kothkit.cli.common import _Group, app, err, fail, out
+from kothkit.cli.common import PlainGroup, app, err, fail, out
 
 DEFAULT_STATE = Path("kothkit-host")
 
-users_app = typer.Typer(cls=_Group, help="The accounts of `kothkit serve`'s submissions challenges.",
+users_app = typer.Typer(cls=PlainGroup, help="The accounts of `kothkit serve`'s submissions challenges.",
                         no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(users_app, name="users")
 
@@ -195,43 +195,48 @@ def users_add(
     out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
 
 
+LoginArg = Annotated[str, typer.Argument(help="The user's login.")]
+
+
+def _change_user(state: Path, login: str, action: str, change: Callable[[Any], None], said: str) -> None:
+    """One change to one account (``change`` given the accounts), logged as ``action`` and said."""
+    with _users(state) as accounts:
+        change(accounts)
+        accounts.log(_who(), action, login)
+    out.print(f"{login}: {said}", markup=False)
+
+
 @users_app.command("reset")
 def users_reset(
-    login: Annotated[str, typer.Argument(help="The user's login.")],
+    login: LoginArg,
     password: Annotated[Optional[str], typer.Option("--password", help="The new first password (default: the login).")] = None,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
-    with _users(state) as accounts:
-        accounts.reset_password(login, password)
-        accounts.log(_who(), "reset", login)
-    out.print(f"{login}: password reset; a new one is asked at the next sign-in", markup=False)
+    _change_user(state, login, "reset", lambda accounts: accounts.reset_password(login, password),
+                 "password reset; a new one is asked at the next sign-in")
 
 
 @users_app.command("admin")
 def users_admin(
-    login: Annotated[str, typer.Argument(help="The user's login.")],
+    login: LoginArg,
     revoke: Annotated[bool, typer.Option("--revoke", help="Take the admin right away instead.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Make a user an admin (sees every log and build output), or no longer one with --revoke."""
-    with _users(state) as accounts:
-        accounts.set_admin(login, not revoke)
-        accounts.log(_who(), "unadmin" if revoke else "admin", login)
-    out.print(f"{login}: {'no longer ' if revoke else ''}an admin", markup=False)
+    _change_user(state, login, "unadmin" if revoke else "admin", lambda accounts: accounts.set_admin(login, not revoke),
+                 f"{'no longer ' if revoke else ''}an admin")
 
 
 @users_app.command("disable")
 def users_disable(
-    login: Annotated[str, typer.Argument(help="The user's login.")],
+    login: LoginArg,
     enable: Annotated[bool, typer.Option("--enable", help="Enable the account again instead.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Disable an account (it cannot sign in; its sessions end; its brains stay), or enable it with --enable."""
-    with _users(state) as accounts:
-        accounts.set_disabled(login, not enable)
-        accounts.log(_who(), "enable" if enable else "disable", login)
-    out.print(f"{login}: {'enabled' if enable else 'disabled'}", markup=False)
+    _change_user(state, login, "enable" if enable else "disable",
+                 lambda accounts: accounts.set_disabled(login, not enable), "enabled" if enable else "disabled")
 
 
 @users_app.command("list")

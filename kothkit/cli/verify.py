@@ -271,7 +271,7 @@ def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], Bot
         players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
                         for n, h in zip(r.players, r.hashes))
         tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
-                              rules=dict(s["rules"]), index=r.index, functions_in_process=trusted))
+                              rules=dict(s["rules"]), index=r.index, trusted=trusted))
         originals[r.id] = r
     for reason, rs in unusable.items():
         tally.problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")

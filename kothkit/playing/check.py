@@ -299,7 +299,6 @@ class CheckGame:
     quiet_replies: int = QUIET_REPLIES
     opponent: _Opponent | None = None
     bot_replies: int = 0
-    resigned: bool = False
     #: After the final message: whether the bot exited within the grace period, and its exit code.
     exited: bool | None = None
     exit_code: int | None = None
@@ -316,7 +315,6 @@ class CheckGame:
 
     def resign(self, match: Match, seat: int) -> Outcome:
         """``seat`` (scripted) resigns: the game ends, and the bot gets the end message as the winner."""
-        self.resigned = True
         assert self.ref is not None  # set before the game starts
         self.ref.emit("resign", seat, "resigns")
         # Not a fault: the check borrows forfeit (which a game may override) to end the game the
@@ -326,7 +324,7 @@ class CheckGame:
     def run(self) -> GameRecord:
         task, me = self.task, self.me
         spec = task.players[me]
-        bot = _LISTENING[seat_class(spec, task.functions_in_process)](me, spec)
+        bot = _LISTENING[seat_class(spec, task.trusted)](me, spec)
         bot.check = self
         seats: dict[int, Seat] = {me: bot}
         if self.scenario is not None:
@@ -602,7 +600,7 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         raise CheckError(str(e)) from None
     limits = limits or info.limits
     spec = bot if isinstance(bot, BotSpec) else _load(str(bot), plugin_manager())
-    if spec.kind == BotKind.FUNCTION and not info.function_bots:
+    if not info.takes(spec):
         raise CheckError(f"{info.name} does not take Python function bots")
     built, errors = build_bots([spec])
     if errors:
@@ -665,7 +663,7 @@ def _bundled(info: GameInfo, spec: BotSpec) -> list[BotSpec]:
     from kothkit.playing.tournament import build_bots
 
     loaded = load_bots([info.bots])
-    candidates = [b for b in loaded.bots if b.kind != BotKind.FUNCTION or info.function_bots]
+    candidates = [b for b in loaded.bots if info.takes(b)]
     built, _ = build_bots(candidates)
     others = [b for b in built if b.hash != spec.hash] or built
     return others[:2]

@@ -191,7 +191,7 @@ def play_batch(tasks: Sequence[GameTask], cpu: CoreSlot | None = None, rows: boo
     cpu = _CPU if cpu is None else cpu
     # What trusted function bots print goes to their logs: the streams are swapped once a batch
     # (swapping sys.stdout costs about a microsecond, a good part of a game of microseconds).
-    saved = capture_output() if tasks and tasks[0].functions_in_process else None
+    saved = capture_output() if tasks and tasks[0].trusted else None
     # Ctrl-C cuts the game in play short (its bots are killed) and ends the batch: the games
     # that finished are returned, to be stored, and none starts after it.
     records: list[Any] = []

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_key, id_maker, settings_of
@@ -112,7 +112,7 @@ class HeadToHead:
 
 
 def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
-               rules: dict[str, Any], functions_in_process: bool,
+               rules: dict[str, Any], trusted: bool,
                pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
@@ -130,12 +130,12 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
         game_seed = derive(seed, "game", a, b, slot)
         first, second = (GameTask(id=ids[g](f"{slot}\x1f{seed}"), game=info.name, players=seats[g], seed=game_seed,
                                   limits=limits, rules=rules, index=2 * k + g,
-                                  functions_in_process=functions_in_process) for g in (0, 1))
+                                  trusted=trusted) for g in (0, 1))
         yield first, second
 
 
 def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
-         limits: Limits, rules: dict[str, Any], functions_in_process: bool, pairs: int | None, sprt: SPRT | None,
+         limits: Limits, rules: dict[str, Any], trusted: bool, pairs: int | None, sprt: SPRT | None,
          on_pair: Callable[[HeadToHead], None] | None = None,
          on_notice: Callable[[str], None] | None = None) -> tuple[HeadToHead, int, int]:
     """Play (or reuse from ``journal``) the pairs until ``pairs`` are done or the SPRT decides.
@@ -158,7 +158,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            schedule = pair_tasks(info, new, opponents, seed, limits, rules, functions_in_process, pairs)
+            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs)
             while not h2h.decided:
                 chunk = [t for pair in itertools.islice(schedule, CHUNK) for t in pair]
                 if not chunk:
@@ -185,7 +185,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                 note(h2h.add(row.idx, result_of(row, seatings).winner))
 
         # Under an SPRT, small batches: games already handed out when it decides are played for nothing.
-        batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == "function" for b in bots) else 1
+        batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
                  batch=batch, on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice,
                  stop=lambda: h2h.decided)

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from kothkit.botspec import BotKind
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
 
@@ -124,10 +125,10 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limi
     its task (slot ``k`` of the pair under the play seed: the first not in the journal), the run
     started for it (given to :func:`store_game` or :func:`drop_game`) and the play seed.  ``seed``: the play seed
     (default: ``challenge_seed``, a challenge file's, else the journal's last one, else a fresh one)."""
+    from kothkit.bots.folders import journal_entry
     from kothkit.playing.schedule import game_key, id_maker, settings_of
     from kothkit.playing.seeding import derive
     from kothkit.playing.settings import choose_seed
-    from kothkit.playing.tournament import _where
     from kothkit.plugins import game_code
     from kothkit.store.journal import Journal
     from kothkit.store.records import GameTask
@@ -153,8 +154,8 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limi
                 bots.setdefault(entry["name"], entry)
         for spec in seats:
             entry = {"name": spec.name, "hash": spec.hash}
-            if spec.kind != "human":
-                entry["where"] = _where(spec, journal)
+            if spec.kind != BotKind.HUMAN:
+                entry["where"] = journal_entry(spec, journal)
             bots[spec.name] = entry
         run_id = j.start_run(game, seed, settings, list(bots.values()))
     task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kothkit.bots import overtime
-from kothkit.bots.folders import printable
+from kothkit.bots.folders import BotKind, printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
@@ -131,7 +131,7 @@ class Referee:
         self.hosts = hosts if hosts is not None else HostPool()
         # Only games with a process (a program bot or an isolated function host) need a selector.
         # epoll itself rather than the selectors module: this wait runs once a move.
-        self.sel = (select.epoll() if not task.functions_in_process or any(b.kind != "function" for b in task.players)
+        self.sel = (select.epoll() if not task.trusted or any(b.kind != BotKind.FUNCTION for b in task.players)
                     else None)
         self.fds: dict[int, tuple[Seat, str]] = {}
         if seats or people:
@@ -142,8 +142,7 @@ class Referee:
                 s.ref = self
         else:
             given = {}
-        trusted = task.functions_in_process
-        self.seats: list[Seat] = [given[i] if i in given else seat_class(b, trusted)(i, b, self)
+        self.seats: list[Seat] = [given[i] if i in given else seat_class(b, task.trusted)(i, b, self)
                                   for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
         self.prefix = info.aside_prefix
@@ -156,8 +155,7 @@ class Referee:
         #: The fault that ended the game, once ruled (a timed-out bot's late reply is awaited in the grace).
         self._fault: Fault | None = None
         #: Some seat a function called in this process, whose prints are captured for its log.
-        self.captures = task.functions_in_process and (self.no_processes
-                                                       or any(b.kind == "function" for b in task.players))
+        self.captures = task.trusted and (self.no_processes or any(b.kind == BotKind.FUNCTION for b in task.players))
         #: Seats that replied and are to be frozen while they wait (a game without pondering).
         self.idle: set[int] = set()
         #: What each seat did at exit (Seat.stop), once the game is over.

@@ -111,7 +111,7 @@ class Schedule:
     limits: Limits
     rules: Mapping[str, Any] = attrs.field(factory=dict)
     #: Function bots are called in the referee's own process (see GameTask).
-    functions_in_process: bool = False
+    trusted: bool = False
     #: The game's code identity (see :func:`settings_of`), part of every id.
     code: Mapping[str, Any] | None = None
 
@@ -127,10 +127,10 @@ class Schedule:
     def __iter__(self) -> Iterator[GameTask]:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         seed, rules, make = self.seed, dict(self.rules), GameTask
-        game, limits, in_process = self.game, self.limits, self.functions_in_process
+        game, limits, trusted = self.game, self.limits, self.trusted
         for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
             yield make(id=game_id_of(f"{k}\x1f{seed}"), game=game, players=seats, seed=game_seed(k), limits=limits,
-                       rules=rules, index=index, functions_in_process=in_process)
+                       rules=rules, index=index, trusted=trusted)
 
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""
@@ -237,7 +237,7 @@ class Planned:
         seats, gid, game_seed = self.pairs[p].games[k]
         s = self.schedule
         return GameTask(id=gid, game=s.game, players=seats, seed=game_seed, limits=s.limits, rules=dict(s.rules),
-                        index=self.index(gid), functions_in_process=s.functions_in_process)
+                        index=self.index(gid), trusted=s.trusted)
 
     def tasks(self, ids: Iterable[str]) -> list[GameTask]:
         """The games ``ids`` as tasks, in play order."""

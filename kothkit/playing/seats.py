@@ -35,7 +35,7 @@ from typing import Any, Protocol, cast
 import attrs
 
 from kothkit.bots import overtime
-from kothkit.bots.folders import BotSpec, folder_bytes
+from kothkit.bots.folders import BotKind, BotSpec, folder_bytes
 from kothkit.bots.functions import FunctionBot, FunctionBotError
 from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
@@ -661,7 +661,7 @@ class PersonSeat(Seat):
 
 def seat_class(spec: BotSpec, trusted: bool) -> type[Seat]:
     """The kind of seat that plays ``spec``'s bot (``trusted``: function bots run in this process)."""
-    if spec.kind != "function":
+    if spec.kind != BotKind.FUNCTION:
         return ProgramSeat
     return FunctionSeat if trusted else HostSeat
 

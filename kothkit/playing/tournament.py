@@ -30,7 +30,7 @@ from pathlib import Path
 import attrs
 
 from kothkit.bots.build import build
-from kothkit.bots.folders import BotError, BotSpec, entry_of
+from kothkit.bots.folders import BotError, BotSpec, journal_entry
 from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
@@ -293,7 +293,7 @@ _ENDS_WORKERS = (Verdict.CRASH, Verdict.TIMEOUT)
 
 def _isolated(task: GameTask) -> GameTask:
     """``task`` with its function bots in hosts of their own (a no-op for program bots)."""
-    return attrs.evolve(task, functions_in_process=False) if task.functions_in_process else task
+    return attrs.evolve(task, trusted=False) if task.trusted else task
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
@@ -363,19 +363,6 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
     return ok, errors
 
 
-def _where(b: BotSpec, journal: Path) -> str:
-    """Where ``b`` was loaded from, for ``kothkit verify``: relative to the journal's folder when
-    inside it (so that a challenge folder can be moved or published whole), else absolute."""
-    entry = entry_of(b)
-    path, sep, func = entry.rpartition(":") if b.kind == "function" and ".py:" in entry else (entry, "", "")
-    full = Path(path).resolve()
-    try:
-        path = full.relative_to(journal.resolve().parent).as_posix()
-    except ValueError:
-        path = str(full)
-    return f"{path}{sep}{func}"
-
-
 def _notice_changed_code(j: Journal, schedule: Schedule, on_notice: Callable[[str], None] | None) -> None:
     """Tell the host when games are played again because the game's code (or version) is not the
     one the journal's last run of it had: the journal's games under the old code no longer count."""
@@ -409,7 +396,7 @@ def run_tournament(
     limits: Limits | None = None,
     rules: dict | None = None,
     rounds: int = 1,
-    functions_in_process: bool = False,
+    trusted: bool = False,
     on_record: Callable[[GameResult, bool], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
     cluster: Executor | None = None,
@@ -425,13 +412,13 @@ def run_tournament(
     rules = {**info.rules, **(rules or {})}
     code = game_code(info)
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, functions_in_process=functions_in_process, code=code)
+                        rules=rules, trusted=trusted, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": _where(b, jpath),
+                             [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
                                **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import Match, Prompt
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_id
@@ -141,7 +141,7 @@ def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:
 
     people: dict[int, Callable[[Match, Prompt], Any]] = {}
     for i, b in enumerate(task.players):
-        if b.kind == "human":
+        if b.kind == BotKind.HUMAN:
             replies = iter([m.reply for m in record.moves if m.seat == i])
 
             def replay(match: Match, prompt: Prompt, it: Iterator[Any] = replies) -> Any:

@@ -463,40 +463,29 @@ def _probe_jail(net: bool) -> _Probed:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _usable_cgroup(controller: str, v2: bool = True) -> tuple[Path | None, str | None]:
+    """Our own cgroup of ``controller`` that we may make groups in, and its version: the unified
+    hierarchy's first (unless ``v2`` is False), else the v1 one; (None, None) if neither."""
+    places = ((("v2", _own_cgroup_v2),) if v2 else ()) + (("v1", _own_cgroup_v1),)
+    for version, own in places:
+        d = own(controller)
+        if d is not None and _probe_dir(d):
+            return d, version
+    return None, None
+
+
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
     mem = mem_v = pids = pids_v = frz = frz_v = cs = cs_v = None
     if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
-        d2 = _own_cgroup_v2("memory")
-        if d2 is not None and _probe_dir(d2):
-            mem, mem_v = d2, "v2"
-        else:
-            d1 = _own_cgroup_v1("memory")
-            if d1 is not None and _probe_dir(d1):
-                mem, mem_v = d1, "v1"
-        p2 = _own_cgroup_v2("pids")
-        if p2 is not None and _probe_dir(p2):
-            pids, pids_v = p2, "v2"
-        else:
-            p1 = _own_cgroup_v1("pids")
-            if p1 is not None and _probe_dir(p1):
-                pids, pids_v = p1, "v1"
-        frz = frz_v = None
+        mem, mem_v = _usable_cgroup("memory")
+        pids, pids_v = _usable_cgroup("pids")
         if mem_v == "v2" or pids_v == "v2":
             frz, frz_v = (mem if mem_v == "v2" else pids), "v2"  # cgroup.freeze in every group
         else:
-            f1 = _own_cgroup_v1("freezer")
-            if f1 is not None and _probe_dir(f1):
-                frz, frz_v = f1, "v1"
-        cs = cs_v = None
-        c2 = _own_cgroup_v2("cpuset")
-        if c2 is not None and _probe_dir(c2):
-            cs, cs_v = c2, "v2"
-        else:
-            c1 = _own_cgroup_v1("cpuset")
-            if c1 is not None and _probe_dir(c1):
-                cs, cs_v = c1, "v1"
+            frz, frz_v = _usable_cgroup("freezer", v2=False)
+        cs, cs_v = _usable_cgroup("cpuset")
         for d in {d for d in (mem, pids, frz, cs) if d is not None}:
             _sweep(d)
     p = _probe_namespaces()

@@ -323,10 +323,6 @@ class Transcript:
     #: for: the pictures stop there and the text boards stand in.
     picture_problem: str | None = None
 
-    @property
-    def plugin_missing(self) -> bool:
-        return self.info is None
-
 
 def _encode(match: Match, payload: Any) -> str:
     try:

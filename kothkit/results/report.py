@@ -93,14 +93,14 @@ def game_json(r: GameRecord) -> dict:
 def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None) -> str:
     """The JSON text of :func:`game_json` for a game's outline (:meth:`kothkit.store.journal.Journal.outlines`):
     the same text, made from the journal's columns without a record (``players`` caches the seatings)."""
-    gid, idx, names, seed, winner, reason, fault, verdict, moves = row
+    gid, idx, names, seed, winner, reason, offender, verdict, moves = row
     seats = None if players is None else players.get(names)
     if seats is None:
         seats = json.loads(names)
         if players is not None:
             players[names] = seats
     head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
-                   "offender": fault, "verdict": verdict, "fault": fault})[:-1]
+                   "offender": offender, "verdict": verdict, "fault": offender})[:-1]
     split = _split_moves(moves)
     if split is not None:
         return f'{head}, "moves": [{split[0]}], "times_ms": [{split[1]}]}}'

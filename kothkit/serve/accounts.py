@@ -281,6 +281,8 @@ class Accounts:
         """A new user; the password defaults to the login (the student number of the roster)."""
         check_login(login)
         nick = clean_nickname(nickname) if nickname else None
+        if nick == login:
+            raise AccountError(f"the nickname {nick!r} is the login itself (a login is private, a nickname everyone's)")
         if self._q("SELECT 1 FROM users WHERE nickname_key = ? AND login != ?", (login.casefold(), login)):
             raise AccountError(_("login %(login)s is another user's nickname", login=repr(login)))
         if nick is not None and self._q("SELECT 1 FROM users WHERE lower(login) = ?", (nick.casefold(),)):
@@ -380,16 +382,30 @@ class Accounts:
         self._tx(steps)
 
     def change(self, login: str, old_password: str, new_password: str, nickname: str,
-               keep_session: str | None = None) -> User:
+               keep_session: str | None = None, address: str | None = None) -> User:
         """The account form: the current password, a new one (or none: keep it, once it is not the
         first), and the nickname.  Every field is checked before anything is written, and then all
         of it is written in one transaction: a refused form changes nothing.  A new password ends
-        every session of the account but ``keep_session`` (the cookie of the form's own)."""
+        every session of the account but ``keep_session`` (the cookie of the form's own).
+
+        The current password is checked as a sign-in's is (counted first, by the same throttle: a
+        stolen session cannot try passwords here faster than at the sign-in form), and the
+        transaction writes only if that password and ``keep_session`` are still valid then: a
+        change made meanwhile by another form (which ended this session) wins, and this one says
+        that nothing was changed."""
         user = self.user(login)
         if user is None:
             raise AccountError(f"no user {login!r}")
-        if not self._check_hash(login, old_password):
+        keys = {"login:" + login[:200]: self.throttle.per_login}
+        if address is not None:
+            keys["addr:" + address] = self.throttle.per_address
+        wait, ids = self._attempt(keys, time.time())
+        if wait > 0:
+            raise Throttled(wait)
+        checked = self._verify(login, old_password)
+        if checked is None:
             raise AccountError(_("the current password is wrong: nothing was changed"))
+        self._tx(lambda db: db.executemany("DELETE FROM login_failures WHERE rowid = ?", [(i,) for i in ids]))
         nick = clean_nickname(nickname)
         if new_password or user.must_change:
             try:
@@ -402,7 +418,15 @@ class Accounts:
         digest = self._hasher.hash(new_password) if new_password else None
         keep = _digest(keep_session) if keep_session else ""
 
+        if nick == login:  # (the login is private: the nickname is everyone's)
+            raise AccountError(_("a nickname is shown to everyone: choose one that is not your login "
+                                 "(nothing was changed)"))
+
         def steps(db: sqlite3.Connection) -> None:
+            now = db.execute("SELECT hash FROM users WHERE login = ?", (login,)).fetchone()
+            ended = keep and not db.execute("SELECT 1 FROM sessions WHERE token_hash = ?", (keep,)).fetchone()
+            if now is None or now[0] != checked or ended:
+                raise AccountError(_("the current password is wrong: nothing was changed"))
             taken = db.execute("SELECT 1 FROM users WHERE login != ? AND (nickname_key = ? OR lower(login) = ?)",
                                (login, nick.casefold(), nick.casefold())).fetchone()
             if taken:
@@ -425,15 +449,23 @@ class Accounts:
 
     # -- sign-in -------------------------------------------------------------------------------------
 
-    def _check_hash(self, login: str, password: str) -> bool:
+    def _verify(self, login: str, password: str) -> str | None:
+        """The hash stored for ``login`` if ``password`` is right (brought up to the current costs
+        if it was made at others), else None; an unknown login costs a hash all the same."""
         rows = self._q("SELECT hash FROM users WHERE login = ?", (login,))
         if not rows or len(password) > MAX_PASSWORD:
             self._hasher.verify(password[:MAX_PASSWORD], self._dummy)
-            return False
+            return None
         ok, newer = self._hasher.verify_and_update(password, rows[0][0])
-        if ok and newer:
-            self._q("UPDATE users SET hash = ? WHERE login = ?", (newer, login))
-        return ok
+        if not ok:
+            return None
+        if newer:
+            self._q("UPDATE users SET hash = ? WHERE login = ? AND hash = ?", (newer, login, rows[0][0]))
+            return str(newer)
+        return str(rows[0][0])
+
+    def _check_hash(self, login: str, password: str) -> bool:
+        return self._verify(login, password) is not None
 
     def _attempt(self, keys: dict[str, int], now: float) -> tuple[float, list[int]]:
         """Count one sign-in attempt for these keys, before its password is checked, in one

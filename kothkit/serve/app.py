@@ -260,6 +260,27 @@ class Live:
         return data
 
 
+_BOUNDARY = re.compile(r';\s*boundary="?([^";]+)"?', re.I)
+
+
+async def _check_form_body(request: Request) -> None:
+    """ValueError unless the body is a whole form: urlencoded, or multipart with a boundary and its
+    closing line.  (The multipart parser takes a body cut short, or a boundary of nothing, as a
+    form without its fields: the form would then be refused as a forgery, not as unreadable.)  The
+    body is read here at most up to the length the caller has already allowed."""
+    kind = request.headers.get("content-type", "")
+    media = kind.split(";")[0].strip().lower()
+    if media == "application/x-www-form-urlencoded":
+        return
+    if media != "multipart/form-data":
+        raise ValueError(f"not a form: Content-Type {kind[:80]!r}")
+    m = _BOUNDARY.search(kind)
+    if m is None:
+        raise ValueError("a multipart form without its boundary")
+    if b"--" + m.group(1).encode("latin-1") + b"--" not in await request.body():
+        raise ValueError("the multipart form does not end (no closing boundary)")
+
+
 class _Headers:
     """ASGI middleware: the security headers on every response (a response's own CSP stays), and
     the access log: a line per request (time, user, method, path, status, milliseconds) on stdout."""
@@ -397,9 +418,10 @@ class Site:
             raise _Refused(413, _("The form is larger than this page takes (%(limit)s): nothing was stored.",
                                   limit=size_limit(limit - kw.get("slack", 0))), back=request.url.path)
         try:
+            await _check_form_body(request)
             form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
         except (HTTPException, MultiPartException, ClientDisconnect, ValueError) as e:
-            why = getattr(e, "detail", None) or getattr(e, "message", None) or type(e).__name__
+            why = getattr(e, "detail", None) or getattr(e, "message", None) or str(e) or type(e).__name__
             print(f"kothkit serve: 400 {request.method} {request.url.path}: a malformed form: {why}",
                   file=sys.stderr, flush=True)
             raise _Refused(400, _("The form could not be read (%(why)s): nothing was stored.", why=why)) from None
@@ -513,7 +535,11 @@ class Site:
             if new != again:
                 raise AccountError(_("the two new passwords differ: nothing was changed"))
             await run_in_threadpool(self.accounts.change, s.user.login, old, new, nickname,
-                                    request.cookies.get(SESSION_COOKIE))
+                                    request.cookies.get(SESSION_COOKIE),
+                                    request.client.host if request.client else "?")
+        except Throttled as e:
+            return self.page(request, "account.html", status=429, message=str(e), nickname=nickname, next=nxt,
+                             headers={"retry-after": str(math.ceil(e.retry_after))})
         except AccountError as e:
             return self.page(request, "account.html", status=400, message=str(e), nickname=nickname, next=nxt)
         self._nick_gen += 1
@@ -720,7 +746,7 @@ class Site:
             raise _Refused(303, "moved", {"location": f"/c/{name}/bot/{names.id(bot)}"})
         games = await run_in_threadpool(self.host.games, name, bot)
         mine = await self._own_bots(name, login)
-        reasons = {g.id: self._reason(info, g.reason, g.fault, mine, admin) for g in games}
+        reasons = {g.id: self._reason(info, g.reason, g.offender, mine, admin) for g in games}
         # A log link where the visitor may read the log: a folder's bots, one's own, every bot for admins.
         logs = info.kind == "folder" or admin or bot in mine
         return self.page(request, "games.html", c=info, bot=bot, games=games, names=names, reasons=reasons, logs=logs)
@@ -731,10 +757,10 @@ class Site:
         return {x.bot for x in await run_in_threadpool(self.host.submissions, name, login)}
 
     @staticmethod
-    def _reason(info, reason: str, fault: str | None, mine: set[str], admin: bool) -> str:
+    def _reason(info, reason: str, offender: str | None, mine: set[str], admin: bool) -> str:
         """A game's reason for this visitor: the quote of a bot's stderr for its author (and admins,
         and everyone in a folder challenge) only; in the visitor's language."""
-        if info.kind == "folder" or admin or (fault is not None and fault in mine):
+        if info.kind == "folder" or admin or (offender is not None and offender in mine):
             return i18n.reason(reason, info.game)
         return i18n.reason(neutral(reason), info.game)
 
@@ -767,7 +793,7 @@ class Site:
             return HTMLResponse(page, headers={"content-security-policy": REPLAY_CSP})
         mine = sorted(rights)
         log = await run_in_threadpool(self._log, info, names, game_id, mine[0], rights) if mine else ""
-        reason = self._reason(info, game.reason, game.fault, rights, False)
+        reason = self._reason(info, game.reason, game.offender, rights, False)
         return self.page(request, "game.html", c=info, game=game, names=names, mine=mine, log=log, reason=reason)
 
     def _replay_page(self, info, names: Names, game_id: str, logs_of, nav: str) -> str:

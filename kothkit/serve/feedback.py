@@ -72,8 +72,8 @@ def _by_verdict(games: Iterable[GameSummary], private: bool) -> tuple[Faults, ..
 def feedback(bot: str, standing: Standing | None, games: list[GameSummary], played: int, total: int) -> Feedback:
     """The feedback of the brain playing as ``bot`` from its row of the standings and its games
     counted (``played`` of ``total`` due)."""
-    own = [g for g in games if g.fault == bot]
-    theirs = [g for g in games if g.fault is not None and g.fault != bot]
+    own = [g for g in games if g.offender == bot]
+    theirs = [g for g in games if g.offender is not None and g.offender != bot]
     s = standing
     return Feedback(rank=s.rank if s else None, points=s.points if s else 0.0, wins=s.wins if s else 0,
                     draws=s.draws if s else 0, losses=s.losses if s else 0, played=played, total=total,

@@ -46,7 +46,6 @@ import concurrent.futures as cf
 import datetime as dt
 import itertools
 import json
-import os
 import queue
 import re
 import sqlite3
@@ -55,7 +54,6 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,7 +65,7 @@ from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
-from kothkit.serve.submissions import Row, Store
+from kothkit.serve.submissions import Store
 from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
@@ -232,11 +230,11 @@ def _safe_name(text: str) -> str:
 
 
 def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, fault,
+    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, offender,
     reason, finished_at)."""
-    gid, idx, players, winner, verdict, fault, reason, finished = row
+    gid, idx, players, winner, verdict, offender, reason, finished = row
     return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
-                       verdict=verdict, fault=fault, reason=reason, time=finished)
+                       verdict=verdict, offender=offender, reason=reason, time=finished)
 
 
 def _recent_key(s: GameSummary) -> tuple:
@@ -247,30 +245,9 @@ def _recent_key(s: GameSummary) -> tuple:
 
 def _folder_time(folder: Path) -> float | None:
     """The latest change among a bot folder's files (build output and state left out)."""
-    import fnmatch
+    from kothkit.bots.folders import HASH_IGNORE, stats_below
 
-    from kothkit.bots.folders import HASH_IGNORE
-
-    latest, seen = None, 0
-    stack = [folder]
-    while stack and seen < 2000:
-        try:
-            it = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                seen += 1
-                if any(fnmatch.fnmatch(e.name, pat) for pat in HASH_IGNORE):
-                    continue
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if e.is_dir(follow_symlinks=False):
-                    stack.append(Path(e.path))
-                latest = st.st_mtime if latest is None else max(latest, st.st_mtime)
-    return latest
+    return max((st.st_mtime for st in stats_below(folder, 2000, HASH_IGNORE)), default=None)
 
 
 class Host:
@@ -940,13 +917,13 @@ class Host:
                 c.unplayed.discard(task.id)
                 s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
                                                      bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
-                                                     fault=row[8], reason=row[7], time=row[13])
+                                                     offender=row[8], reason=row[7], time=row[13])
                 assert c.board is not None  # (made with the index, by _apply)
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
             if c.stored_since is not None:
                 c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
-                                                  winner=row[6], verdict=row[9], fault=row[8], reason=row[7],
+                                                  winner=row[6], verdict=row[9], offender=row[8], reason=row[7],
                                                   time=row[13]))
                 c.run_stored += 1
             self._bump(c)
@@ -1201,47 +1178,6 @@ class Host:
         except sqlite3.Error:
             return None
 
-    def _transcript(self, name: str, game_id: str, pictures: bool):
-        from kothkit.results.archive import read_game, transcript
-
-        c = self._get(name)
-        self.game(name, game_id)  # KeyError if unknown
-        archive = read_game(c.journal_path, game_id)
-        if archive is None:
-            raise KeyError(f"no game {game_id!r} in {name}")
-        return transcript(archive, archive.records[0], info=c.info, pictures=pictures)
-
-    def game_log(self, name: str, game_id: str, bot: str | None = None) -> str:
-        """The game's full log as text: every line sent and reply with its time, DEBUG lines and
-        stderr of both bots, the outcome.  With ``bot``: only what that bot was sent and said, and
-        its own stderr (``kothkit show --log``), never a line of its opponent's.  KeyError if unknown
-        (or if ``bot`` did not play it)."""
-        from kothkit.results.gametext import game_text, log_text
-
-        t = self._transcript(name, game_id, pictures=False)
-        if bot is None:
-            return game_text(t)
-        if bot not in t.record.players:
-            raise KeyError(f"{bot!r} did not play game {game_id!r}")
-        return log_text(t, bot)
-
-    def replay_html(self, name: str, game_id: str, logs_of: Collection[str] | None = None, nav: str = "") -> str:
-        """The game's self-contained replay page (:mod:`kothkit.results.replay`); KeyError if unknown.
-        With ``logs_of``, the page holds the logs (stderr, DEBUG lines) of those bots only: the moves
-        are everyone's, a bot's log is its author's.  ``nav`` is trusted HTML (links back to the site)."""
-        from kothkit.results.replay import page_of
-        from kothkit.store.records import LOG_MOVES
-
-        t = self._transcript(name, game_id, pictures=True)
-        if logs_of is not None:
-            keep = set(logs_of)
-            logs = {k: v for k, v in t.record.logs.items() if k in keep or (" " in k and k != LOG_MOVES)}
-            moves = t.record.logs.get(LOG_MOVES)
-            if isinstance(moves, dict):
-                logs[LOG_MOVES] = {b: v for b, v in moves.items() if b in keep}
-            t = attrs.evolve(t, record=attrs.evolve(t.record, logs=logs))
-        return page_of(t, nav)
-
     def version(self, name: str) -> int:
         """A number that grows each time something on the challenge's scoreboard (standings,
         games, submissions' statuses, queue) changes."""
@@ -1283,7 +1219,7 @@ class Host:
             current = self._current(c)
             return [self._submission(c, r, current) for r in rows]
 
-    def _submission(self, c: _Served, row: Row, current: bool | None = None) -> Submission:
+    def _submission(self, c: _Served, row: Submission, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
         if status == "active":
             with self._lock:
@@ -1297,9 +1233,7 @@ class Host:
                     status = "done" if done and not self._pending(c, row.bot) else "playing"
                 else:  # its rebuild is queued (the host restarted without its build output)
                     status, played, total = "building", 0, 0
-        return Submission(id=row.id, challenge=row.challenge, login=row.login, bot=row.bot, time=row.time,
-                          language=row.language, filename=row.filename, size=row.size, status=status,
-                          build_output=row.build_output, played=played, total=total)
+        return attrs.evolve(row, status=status, played=played, total=total)
 
     # -- phases -----------------------------------------------------------------------------
     def _due(self, c: _Served) -> bool:

@@ -41,12 +41,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
 from kothkit.serve import i18n
+from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
+from kothkit.serve.privacy import neutral
 from kothkit.serve.security import REPLAY_CSP
 
 #: Games in progress on the site at once.
@@ -135,7 +137,7 @@ class PlayRoom:
         with self._lock:
             if info.name not in self._bundled:
                 loaded = load_bots([info.bots]) if info.bots is not None else None
-                bots = [] if loaded is None else [b for b in loaded.bots if b.kind != "function" or info.function_bots]
+                bots = [] if loaded is None else [b for b in loaded.bots if info.takes(b)]
                 self._bundled[info.name] = sorted(bots, key=lambda b: b.name)
             return self._bundled[info.name]
 
@@ -156,9 +158,11 @@ class PlayRoom:
             return sum(1 for g in self._games.values() if g.ended_at is None)
 
     def start(self, challenge: str, info: Any, limits: Any, rules: dict, login: str, opponent: Opponent,
-              seat: int, replay_url: str) -> LiveGame:
+              seat: int, replay_url: str, reads_bot: bool = True) -> LiveGame:
         """Start a game of ``login`` against ``opponent`` in seat ``seat``: its live game (Refused
-        when the room is full or the person started too many games this hour)."""
+        when the room is full or the person started too many games this hour).  ``reads_bot``:
+        whether the person may read the bot's own words (the stderr a fault's reason quotes): a
+        brain's are its author's (and admins'); else the game shows the fault's neutral reason."""
         now = time.monotonic()
         with self._lock:
             if self._closed:
@@ -180,7 +184,7 @@ class PlayRoom:
                               {"retry-after": "60"})
             starts.append(now)
         me = person_name(login)
-        human = BotSpec(name=me, path=Path("."), kind="human", hash=HUMAN_HASH)
+        human = BotSpec(name=me, path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
         seats = (human, opponent.spec) if seat == 0 else (opponent.spec, human)
         names = (seats[0].name, seats[1].name)
         probe = info.match(_setup(names, rules))
@@ -192,7 +196,7 @@ class PlayRoom:
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
         # The game's thread runs in the starter's context: its messages (the result) in their language.
         g.thread = threading.Thread(target=contextvars.copy_context().run,
-                                    args=(self._play, g, info, seats, limits, rules, seat, replay_url),
+                                    args=(self._play, g, info, seats, limits, rules, seat, replay_url, reads_bot),
                                     name=f"kothkit-play-{g.id[:6]}", daemon=True)
         with self._lock:
             self._games[g.id] = g
@@ -200,7 +204,7 @@ class PlayRoom:
         return g
 
     def _play(self, g: LiveGame, info: Any, seats: tuple, limits: Any, rules: dict, seat: int,
-              replay_url: str) -> None:
+              replay_url: str, reads_bot: bool) -> None:
         """The game's thread: build the bot if needed, play, store (or not, if abandoned)."""
         from kothkit.playing.referee import play_game
         from kothkit.playing.tournament import build_bots
@@ -222,10 +226,16 @@ class PlayRoom:
                 return
             seats = tuple(built[0] if i != seat else s for i, s in enumerate(seats))
             with self._lock:  # (two games of one journal pick their slots one after the other)
+                # Private to the host's user, as the ladder's journals (a seat is named after a login).
+                private_folder(journal.parent)
                 task, run_id, _seed = new_game(journal, info, seats, limits, rules)
+                private_file(journal)
             # The game as it starts: a bot's handshake before the person's first turn is no move.
             web.start = info.match(_setup((seats[0].name, seats[1].name), rules, task.seed))
-            rec = play_game(task, info=info, on_event=web.event, boards=True, people={seat: web})
+            def event(kind: str, who: int, text: str, ms: float | None) -> None:
+                web.event(kind, who, text if reads_bot or kind != "verdict" else neutral(text), ms)
+
+            rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web})
             if rec.winner is None:
                 result = _("a draw")
             elif rec.winner == seats[seat].name:
@@ -234,8 +244,8 @@ class PlayRoom:
                 result = _("%(bot)s wins") % {"bot": web.names[1 - seat]}
             with self._lock:
                 store_game(journal, run_id, rec)
-            web.finish(info, _("%(result)s: %(reason)s") % {"result": result,
-                                                        "reason": i18n.reason(rec.reason, info.name)})
+            reason = rec.reason if reads_bot else neutral(rec.reason)
+            web.finish(info, _("%(result)s: %(reason)s") % {"result": result, "reason": i18n.reason(reason, info.name)})
             web.publish(replay=replay_url.replace("{id}", rec.id), final=True)
         except Abandoned:
             if run_id is not None:
@@ -380,7 +390,11 @@ async def page(site: Any, request: Request, message: str = "", status: int = 200
     for p in played:
         other = next((x for x in p["players"] if x != me), "?")
         shown = _shown(names, bundled, other)
-        rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], p["reason"], info.name),
+        # Another author's brain: its fault's neutral reason, never the stderr it quotes.
+        bot = None if other in bundled else names.bot(other)[0]
+        mine = bot is None or names.owners.get(bot) == s.user.login or bool(s.user.admin)
+        reason = p["reason"] if mine else neutral(p["reason"])
+        rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], reason, info.name),
                      "url": f"/c/{name}/played/{p['id']}"})
     return site.page(request, "play.html", status=status, headers=headers, c=info_c, game=None, local=False,
                      opponents=opps, seats=_seats(info), played=rows, message=message)
@@ -398,9 +412,10 @@ async def start(site: Any, request: Request) -> Response:
     opponent = next((o for o in opps if o.key == key), None)
     if opponent is None or seat_text not in ("0", "1"):
         return await page(site, request, _("choose an opponent and a seat from the lists"), 400)
+    reads_bot = opponent.author in (None, s.user.login) or bool(s.user.admin)
     try:
         g = await run_in_threadpool(site.play.start, name, info, limits, dict(rules), s.user.login, opponent,
-                                    int(seat_text), f"/c/{name}/played/{{id}}")
+                                    int(seat_text), f"/c/{name}/played/{{id}}", reads_bot)
     except Refused as e:
         return await page(site, request, e.message, e.status, e.headers)
     return RedirectResponse(f"/c/{name}/play/{g.id}", status_code=303)

@@ -6,13 +6,14 @@ token once signed in, or, for the sign-in form, the token of a short ``kothkit_p
 (double submit).  Pages get a Content-Security-Policy that allows only the site's own scripts
 and styles, and are never framed.
 
-A client must send a request's headers within :data:`HEADER_TIMEOUT` seconds of connecting (or
-of its previous response), else its connection is closed (:func:`header_timeout_protocol`): slow
-connections that never finish their headers do not pile up.
+A client must send a request's headers within :data:`HEADER_TIMEOUT` seconds of connecting, else
+its connection is closed, and a connection serves one request (:func:`header_timeout_protocol`):
+slow connections that never finish their headers do not pile up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 from typing import Any
@@ -39,6 +40,9 @@ HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
+    # One request a connection: each comes on a new connection, under the header deadline of
+    # header_timeout_protocol.
+    "Connection": "close",
 }
 
 
@@ -96,39 +100,66 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def header_timeout_protocol(seconds: float) -> Any:
-    """uvicorn's HTTP protocol (h11), which closes a connection whose request headers are not all
-    in ``seconds`` after it opened or after its previous response (uvicorn itself waits forever)."""
-    import h11
+def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """An HTTP protocol for uvicorn (given as ``uvicorn.Config(http=...)``, whose type is any
+    ``asyncio.Protocol`` class) that closes a connection whose request headers have not all come
+    within ``seconds`` of its opening: uvicorn itself has no such timeout (its ``timeout_keep_alive``
+    starts only after a response and stops at the next byte, so a client trickling its headers a
+    byte at a time is kept for ever).
+
+    It is built on public interfaces only: it wraps the protocol of uvicorn's ``--http h11`` (made
+    with the arguments uvicorn gives, untouched) and sees the connection only as any
+    ``asyncio.Protocol`` does, its bytes; its own timer ends a connection by closing its transport.
+    A connection serves one request (every response says ``Connection: close``, :data:`HEADERS`),
+    so a request's headers always come on a connection's start: the one deadline covers them all.
+    (Behind the reverse proxy of a real deployment nothing changes: nginx speaks HTTP/1.0 to its
+    upstream, a connection a request, unless told otherwise.)"""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class Protocol(H11Protocol):
-        _header_timer: Any = None
+    class HeaderDeadline(asyncio.Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.inner: asyncio.Protocol = H11Protocol(*args, **kwargs)
+            self.transport: asyncio.BaseTransport | None = None
+            self.timer: asyncio.TimerHandle | None = None
+            #: The last bytes seen since the request began (a header block's end may come split over
+            #: two reads).
+            self.tail = b""
 
-        def _arm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-            self._header_timer = self.loop.call_later(seconds, self._headers_late)
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self.transport = transport
+            self.timer = asyncio.get_running_loop().call_later(seconds, self._late)
+            self.inner.connection_made(transport)
 
-        def _headers_late(self) -> None:
-            self._header_timer = None
-            waiting = self.cycle is None or self.cycle.response_complete
-            if waiting and self.conn.their_state in (h11.IDLE, h11.DONE) and not self.transport.is_closing():
+        def _late(self) -> None:
+            self.timer = None
+            if self.transport is not None and not self.transport.is_closing():
                 self.transport.close()
 
-        def connection_made(self, transport) -> None:
-            super().connection_made(transport)
-            self._arm()
+        def _stop(self) -> None:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
-                self._arm()
+        def data_received(self, data: bytes) -> None:
+            if self.timer is not None:
+                # (Blank lines before the request line are no header block's end.)
+                seen = self.tail + data if self.tail else data.lstrip(b"\r\n")
+                if b"\r\n\r\n" in seen:  # the end of the header block
+                    self._stop()
+                self.tail = seen[-3:]
+            self.inner.data_received(data)
+
+        def eof_received(self) -> bool | None:
+            return self.inner.eof_received()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-            super().connection_lost(exc)
+            self._stop()
+            self.inner.connection_lost(exc)
 
-    return Protocol
+        def pause_writing(self) -> None:
+            self.inner.pause_writing()
+
+        def resume_writing(self) -> None:
+            self.inner.resume_writing()
+
+    return HeaderDeadline

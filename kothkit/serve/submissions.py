@@ -31,6 +31,7 @@ import attrs
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
 from kothkit.serve.settings import ServeSettings
+from kothkit.serve.views import Submission
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -56,28 +57,8 @@ DAY = 86400.0
 MAX_FILENAME = 255
 
 
-@attrs.frozen
-class Row:
-    """A submissions row, as stored."""
-
-    id: int
-    challenge: str
-    login: str
-    bot: str
-    time: float
-    language: str
-    filename: str
-    size: int
-    status: str
-    build_output: str
-    played: int
-    total: int
-    #: Seconds its builds took (counted against the author's build_seconds_per_day).
-    build_seconds: float = 0.0
-
-
-#: Row's columns by name, so that a migration that adds or reorders columns cannot shift its fields.
-COLUMNS = ", ".join(field.name for field in attrs.fields(Row))
+#: The columns by name (a Submission's fields): a migration that adds or reorders columns cannot shift them.
+COLUMNS = ", ".join(field.name for field in attrs.fields(Submission))
 
 
 def bot_name(login: str) -> str:
@@ -155,15 +136,15 @@ class Store:
         with self._lock:
             self.db.close()
 
-    def folder(self, row: Row) -> Path:
+    def folder(self, row: Submission) -> Path:
         return self.root / "submissions" / row.challenge / row.bot / str(row.id)
 
-    def _rows(self, query: str, args: tuple = ()) -> list[Row]:
+    def _rows(self, query: str, args: tuple = ()) -> list[Submission]:
         with self._lock:
-            return [Row(*r) for r in self.db.execute(query, args).fetchall()]
+            return [Submission(*r) for r in self.db.execute(query, args).fetchall()]
 
     def add(self, challenge: str, settings: ServeSettings, login: str, filename: str, language: str,
-            data: bytes, now: float | None = None) -> Row:
+            data: bytes, now: float | None = None) -> Submission:
         """Check and store a submission (status ``queued``); raises a :class:`SubmitError` with
         nothing stored."""
         if settings.kind != "submissions":
@@ -213,8 +194,8 @@ class Store:
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
                 assert cur.lastrowid is not None  # (an INSERT's)
-                row = Row(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "", 0, 0,
-                          0.0)
+                row = Submission(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "",
+                                 0, 0, 0.0)
                 folder = self.folder(row)
                 try:
                     _write_bot(folder, lang, bot, data)
@@ -228,18 +209,18 @@ class Store:
                 raise
         return row
 
-    def get(self, sub_id: int) -> Row | None:
+    def get(self, sub_id: int) -> Submission | None:
         found = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE id=?", (sub_id,))
         return found[0] if found else None
 
-    def list(self, challenge: str, login: str | None = None) -> list[Row]:
+    def list(self, challenge: str, login: str | None = None) -> list[Submission]:
         """Newest first."""
         if login is None:
             return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? ORDER BY id DESC", (challenge,))
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
                           (challenge, login))
 
-    def with_status(self, challenge: str, *statuses: str) -> builtins.list[Row]:  # (list: the method above)
+    def with_status(self, challenge: str, *statuses: str) -> builtins.list[Submission]:  # (list: the method above)
         """Oldest first."""
         marks = ",".join("?" * len(statuses))
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",

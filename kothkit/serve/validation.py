@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from kothkit.messages import say
+from kothkit.serve.accounts import private_folder
 
 #: Characters of a log kept with a check's result.
 LOG_CHARS = 20_000
@@ -49,7 +50,7 @@ def reference(info: Any, name: str | None):
     if info.bots is None:
         return None
     loaded = load_bots([info.bots])
-    bots = sorted((b for b in loaded.bots if b.kind != "function" or info.function_bots), key=lambda b: b.name)
+    bots = sorted((b for b in loaded.bots if info.takes(b)), key=lambda b: b.name)
     if name is not None:
         bots = [b for b in bots if name in (b.name, b.path.name)]
     return bots[0] if bots else None
@@ -125,9 +126,10 @@ def _path(state_dir: Path, sub_id: int) -> Path:
 
 def save(state_dir: Path, sub_id: int, result: CheckResult) -> None:
     p = _path(state_dir, sub_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(p.parent)  # (a check holds the brain's log: its author's, as the journals)
     tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(attrs.asdict(result)), encoding="utf-8")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+        f.write(json.dumps(attrs.asdict(result)))
     os.replace(tmp, p)
 
 

@@ -112,6 +112,10 @@ class Crosstable:
 
 @attrs.frozen
 class Submission:
+    """A submitted brain: a row of host.sqlite's submissions table as stored (its fields are the
+    table's columns, in order: :mod:`kothkit.serve.submissions`), and as the host shows it, its
+    stored ``active`` status made ``playing`` or ``done`` with the games counted so far."""
+
     id: int
     challenge: str
     login: str
@@ -132,6 +136,8 @@ class Submission:
     #: (for a replaced brain: as they were when it was replaced).
     played: int
     total: int
+    #: Seconds its builds took (counted against the author's build_seconds_per_day).
+    build_seconds: float = 0.0
 
 
 @attrs.frozen
@@ -143,9 +149,10 @@ class GameSummary:
     bots: tuple[str, ...]
     #: The winner's name; None for a draw.
     winner: str | None
-    #: The verdict kind when the game ended on a fault (crash, timeout...), and the bot at fault.
+    #: The verdict kind when the game ended on a fault (crash, timeout...), and the bot that lost
+    #: by it (the journal's ``fault`` column).
     verdict: str | None
-    fault: str | None
+    offender: str | None
     reason: str
     #: When the game was stored.
     time: float

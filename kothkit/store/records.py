@@ -53,12 +53,12 @@ class GameTask:
     index: int = 0
     #: Function bots are called in the referee's own process (``--trusted``: no isolation) rather
     #: than each in an isolated function host.
-    functions_in_process: bool = False
+    trusted: bool = False
 
     def __reduce__(self) -> tuple[Callable[..., GameTask], tuple[object, ...]]:
         # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
         return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
-                                 self.functions_in_process))
+                                 self.trusted))
 
 
 class Move(NamedTuple):
@@ -123,8 +123,8 @@ class GameRecord:
 # The two constructors below take the fields in the order their class's ``__reduce__`` gives them
 # (the classes' own order); everything else builds records by keyword.
 def _unpickle_task(id: str, game: str, players: tuple[BotSpec, ...], seed: int, limits: Limits,
-                   rules: Mapping[str, object], index: int, functions_in_process: bool) -> GameTask:
-    return GameTask(id, game, players, seed, limits, rules, index, functions_in_process)
+                   rules: Mapping[str, object], index: int, trusted: bool) -> GameTask:
+    return GameTask(id, game, players, seed, limits, rules, index, trusted)
 
 
 def _unpickle_record(id: str, game: str, index: int, players: tuple[str, ...], hashes: tuple[str, ...], seed: int,

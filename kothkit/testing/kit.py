@@ -212,7 +212,7 @@ class Kit:
             if not loaded.bots:
                 raise ConformanceError(f"{where}: {info.bots} holds no bots")
             for b in loaded.bots:
-                if b.kind == "function" and not info.function_bots:
+                if not info.takes(b):
                     raise ConformanceError(f"{where}: bundled bot {b.name} is a function bot, but "
                                            "GameInfo.function_bots is False")
         try:
@@ -429,10 +429,8 @@ class Kit:
     def check_hidden_information(self) -> None:
         """No payload sent to a seat discloses what ``hidden_from(seat)`` says it must not see."""
         reveals = self._reveals()
-        found_hidden = 0
         for seed in self.seeds:
             def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
-                nonlocal found_hidden
                 for seat in range(self.info.seats):
                     try:
                         hidden = match.hidden_from(seat)
@@ -440,7 +438,6 @@ class Kit:
                         raise where.fail(f"hidden_from({seat}) raised {type(e).__name__}: {e}") from e
                     if not _has_items(hidden):
                         continue
-                    found_hidden += 1
                     if reveals is None:
                         raise where.fail(
                             f"hidden_from({seat}) returns {short(hidden)}, but there is no way to check that "

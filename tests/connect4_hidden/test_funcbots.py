@@ -276,7 +276,7 @@ def test_a_watched_trusted_game_interrupts_a_call_that_never_returns():
     info = get_game("connect4_hidden")
     spinner, other = load_bots([ref("spinner.py", "spinner"), ref("counter.py", "counter")]).bots
     events = []
-    task = GameTask(id="spin", game=info.name, players=(spinner, other), seed=1, limits=info.limits, functions_in_process=True)
+    task = GameTask(id="spin", game=info.name, players=(spinner, other), seed=1, limits=info.limits, trusted=True)
     rec = play_game(task, info=info, on_event=lambda kind, seat, text, ms: events.append(kind))
     assert (rec.offender, rec.verdict, rec.reason) == ("spinner", "timeout", "timeout: no reply within 1 s")
     assert "send" not in events and events.count("reply") == 2 and "verdict" in events

@@ -87,7 +87,7 @@ def _play(folders, kind, pair, seed, watched, budget):
     assert [b.name for b in players] == list(pair) or kind != "program"
     limits = attrs.evolve(info.limits, game_time=30.0) if budget else info.limits
     task = GameTask(id=f"parity-{kind}-{seed}", game=info.name, players=players, seed=seed, limits=limits,
-                    functions_in_process=kind in ("function", "person"))
+                    trusted=kind in ("function", "person"))
     people = None
     if kind == "person":
         bots = [FunctionBot(spec) for spec in players]

@@ -44,3 +44,16 @@ def test_a_command_imports_its_own_module_and_help_lists_them_all(tmp_path):
     assert _modules_after("runn") == every
     assert _modules_after("show", str(tmp_path / "none.sqlite"), "--round", "3") == base | {"kothkit.cli.show"}
 
+
+
+def test_help_and_a_command_without_options_import_no_pydantic():
+    # typer converts every option's value with pydantic, imported for it: --help, absent, is
+    # False rather than typer's None (kothkit.cli.common), so a command with no options and any
+    # --help start without it.
+    code = ("import sys, kothkit.cli as c\nsys.argv = ['kothkit', *sys.argv[1:]]\ntry:\n    c.main()\n"
+            "except SystemExit:\n    pass\nprint('pydantic' in sys.modules)")
+    for args in (["games"], ["--help"], ["run", "--help"], ["users", "list", "--help"]):
+        p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+        assert p.stdout.splitlines()[-1] == "False", (args, p.stdout[-2000:], p.stderr[-2000:])
+    p = subprocess.run([sys.executable, "-c", code, "run", "--jobs", "x"], capture_output=True, text=True, timeout=120)
+    assert "Invalid value for '--jobs'" in p.stderr, p.stderr[-2000:]  # options are still typer's to convert

@@ -27,7 +27,7 @@ def _dispatched(seed: int, rounds: int, jobs: int, batch: int) -> tuple[list, li
     """The schedule's tasks, and the batches dispatch handed back as (task, record) pairs, in order."""
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=seed, rounds=rounds, limits=info.limits,
-                        rules=dict(info.rules), functions_in_process=True)
+                        rules=dict(info.rules), trusted=True)
     tasks = list(schedule)
     batches: list[list] = []
     dispatch(iter(tasks), jobs=jobs, pin_cpu=False, stateful=set(), batch=batch,
@@ -49,9 +49,9 @@ def test_tallied_standings_agree_with_the_journal_also_after_reuse(tmp_path):
     info = get_game("connect4_hidden")
     bots = c4_bots()
     db = tmp_path / "j.sqlite"
-    first = run_tournament(info, bots[:3], seed=8, journal=db, rounds=30, functions_in_process=True)
+    first = run_tournament(info, bots[:3], seed=8, journal=db, rounds=30, trusted=True)
     # A fourth bot: the first three's games are found in the journal, the new ones played.
-    second = run_tournament(info, bots, seed=8, journal=db, rounds=30, functions_in_process=True)
+    second = run_tournament(info, bots, seed=8, journal=db, rounds=30, trusted=True)
     assert first.played == first.total and second.reused == first.total
     assert second.played == second.total - first.total
     with Journal(db) as j:
@@ -84,10 +84,10 @@ def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monke
 
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,
-                        rules=dict(info.rules), functions_in_process=True)
+                        rules=dict(info.rules), trusted=True)
     monkeypatch.setattr(executor, "play_batch", _always_dies)
     done = []
     with pytest.raises(tournament.WorkerLost, match="a worker died twice while playing games #") as lost:
         dispatch(iter(schedule), jobs=2, pin_cpu=False, stateful=set(), batch=4,
                  on_done=lambda picked, records: done.append(picked))
-    assert not done and lost.value.tasks and all(not t.functions_in_process for t in lost.value.tasks)
+    assert not done and lost.value.tasks and all(not t.trusted for t in lost.value.tasks)

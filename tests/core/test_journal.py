@@ -28,7 +28,7 @@ def test_checkpoints_run_beside_the_writer_and_stop_with_the_journal(tmp_path, m
     info = get_game("connect4_hidden")
     bots = load_bots([C4 / "constant_player", C4 / "random_player"]).bots
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=3, rounds=20, limits=info.limits,
-                        rules=dict(info.rules), functions_in_process=True)
+                        rules=dict(info.rules), trusted=True)
     rows = [row_of(play_game(t)) for t in schedule]
     db = tmp_path / "j.sqlite"
     before = _checkpointers()
@@ -125,7 +125,7 @@ def test_the_write_ahead_log_stays_within_twice_its_limit_and_a_commit_with_no_c
     info = get_game("connect4_hidden")
     bots = load_bots([C4 / "constant_player", C4 / "random_player"]).bots
     schedule = Schedule(game=info.name, bots=tuple(bots), seed=3, rounds=10, limits=info.limits,
-                        rules=dict(info.rules), functions_in_process=True)
+                        rules=dict(info.rules), trusted=True)
     played = [row_of(play_game(t)) for t in schedule]
     db = tmp_path / "j.sqlite"
     wal = Path(f"{db}-wal")
@@ -156,7 +156,7 @@ def test_tasks_records_and_rows_cross_a_pickle_unchanged():
     info = get_game("connect4_hidden")
     bots = load_bots([C4 / "constant_player", C4 / "random_player"]).bots
     task = next(iter(Schedule(game=info.name, bots=tuple(bots), seed=5, rounds=1, limits=info.limits,
-                              rules=dict(info.rules), functions_in_process=True)))
+                              rules=dict(info.rules), trusted=True)))
     record = play_game(task)
     assert record.moves
     assert pickle.loads(pickle.dumps(task)) == task

@@ -4,12 +4,14 @@ or moved into the past between two runs of the server): no test waits for a date
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
 
 from kothkit.serve.settings import SettingsError, load
-from tests.serve.webserver import Server, brain, challenge, client, roster, submit, user, wait_for
+from tests.serve.webserver import Server, brain, challenge, client, kothkit, roster, submit, user, wait_for
 
 NAME = "ph"
 
@@ -62,7 +64,8 @@ def test_before_opens_and_after_closes_submissions_are_refused_with_the_date(tmp
 def test_after_closes_the_games_due_are_played_then_the_standings_are_final(tmp_path):
     ch = challenge(tmp_path / NAME, min_interval=1)
     state = tmp_path / "state"
-    roster(state, tmp_path, ["ann", "bob"])
+    roster(state, tmp_path, ["ann", "bob", "root"])
+    assert kothkit("users", "admin", "root", "--state", state, cwd=tmp_path).returncode == 0
     server = Server([ch], state, tmp_path)
     try:
         for login in ("ann", "bob"):
@@ -96,5 +99,11 @@ def test_after_closes_the_games_due_are_played_then_the_standings_are_final(tmp_
         with user(server, "ann", "Ann") as c:
             r = submit(c, NAME, brain("ann2"))
             assert r.status_code == 400 and "closed at 2020-01-01 00:00+00:00" in r.text
+        with user(server, "root", "Root") as root:
+            # The admin page says the phase, and the grades are final, in the Scoreboard's order.
+            assert 'data-phase="final"' in root.get("/admin").text
+            grades = list(csv.DictReader(io.StringIO(root.get(f"/admin/c/{NAME}/grades.csv").text)))
+            assert [g["nickname"] for g in grades] == [r["name"] for r in rows]
+            assert {g["standings"] for g in grades} == {"final"}
     finally:
         assert server.stop() == 0, server.text

@@ -24,8 +24,8 @@ import pytest
 
 from kothkit.serve.privacy import neutral
 from kothkit.store.records import split_reason
-from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, csrf_of, kothkit, roster, submit,
-                                   user, wait_for)
+from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, csrf_of, kothkit, play, roster,
+                                   submit, user, wait_for)
 
 NAME = "g12"
 ALICE, BOB, CAROL, ADMIN = "20240001", "20240002", "20240003", "20249999"
@@ -101,12 +101,34 @@ def site(tmp_path_factory):
         assert server.stop() == 0, server.text
 
 
-def crawl(c: httpx.Client, base: str, limit: int = 400) -> dict[str, httpx.Response]:
+@pytest.fixture(scope="module")
+def played(site):
+    """The replay of a game alice played on the Play page against her own brain (stored in the
+    play journal, her seat named after her login, her brain's crash in full for her)."""
+    server, _ = site
+    with user(server, ALICE, NICKS[ALICE]) as alice:
+        _live, state, replay = play(alice, NAME, "your latest brain")
+        assert "MARK-alice-stderr" in state["result"], state
+        page = alice.get(replay)
+        assert page.status_code == 200 and "MARK-alice-stderr" in page.text and ALICE not in page.text
+    return replay
+
+
+#: Pages a crawl asks for though no page may link them for its visitor: the admin's pages, every
+#: submission, pages of things that are not there (their error pages) and the Play page.
+UNLINKED = ["/admin", f"/admin/c/{NAME}", f"/admin/c/{NAME}/grades.csv", "/admin/c/koth", f"/c/{NAME}/play",
+            f"/c/{NAME}/about", f"/c/{NAME}/submit", f"/c/{NAME}/crosstable", "/c/koth/events", "/no-such-page",
+            "/c/nope/", f"/c/{NAME}/bot/nobody", f"/c/{NAME}/game/no-such-game", f"/c/{NAME}/game/no-such-game/replay",
+            f"/c/{NAME}/played/0123abcd", *(f"/c/{NAME}/submission/{k}" for k in range(1, 6))]
+
+
+def crawl(c: httpx.Client, base: str, limit: int = 400, extra: tuple[str, ...] = ()) -> dict[str, httpx.Response]:
     """Every page of the site reachable from ``/`` and the challenges' JSON and event streams, by
-    following same-site links (href and src); a download's zip is read into the response's text."""
+    following same-site links (href and src), and the pages of :data:`UNLINKED` and ``extra``; a
+    download's zip is read into the response's text."""
     seen: dict[str, httpx.Response] = {}
     todo = ["/", f"/c/{NAME}/standings.json", "/c/koth/standings.json", f"/c/{NAME}/mine", f"/c/{NAME}/mine/logs.zip",
-            f"/c/{NAME}/events", "/account"]
+            f"/c/{NAME}/events", "/account", *UNLINKED, *extra]
     while todo and len(seen) < limit:
         path = todo.pop()
         if path in seen:
@@ -159,10 +181,10 @@ def test_a_reason_splits_at_the_first_stderr_quote():
     assert neutral("crash: exited with code 3; stderr: 'MARK'") == "crash: exited with code 3"
 
 
-def test_anonymous_crawl_finds_no_login_and_no_stderr(site):
+def test_anonymous_crawl_finds_no_login_and_no_stderr(site, played):
     server, _ = site
     with client(server) as c:
-        pages = crawl(c, server.url)
+        pages = crawl(c, server.url, extra=(played,))
     # It went everywhere public: both Scoreboards, the bot pages, the games and their replays.
     assert any("/bot/" in p for p in pages) and any(p.endswith("/replay") for p in pages)
     assert any(p.startswith("/c/koth/game/") and "/log" in p for p in pages)
@@ -184,10 +206,13 @@ def test_anonymous_crawl_finds_no_login_and_no_stderr(site):
                 assert r.status_code == 303 and r.headers["location"].startswith("/login"), (gid, key)
 
 
-def test_another_students_crawl_finds_no_login_and_no_stderr(site):
+def test_another_students_crawl_finds_no_login_and_no_stderr(site, played):
     server, _ = site
     with user(server, CAROL, NICKS[CAROL]) as carol:
-        pages = crawl(carol, server.url)
+        pages = crawl(carol, server.url, extra=(played,))
+    # The admin's pages and alice's Play game are refused her, saying no more.
+    for path in ("/admin", f"/admin/c/{NAME}", f"/admin/c/{NAME}/grades.csv", played):
+        assert pages[path].status_code == 403, path
     assert f"/c/{NAME}/mine" in pages and pages[f"/c/{NAME}/mine"].status_code == 200
     # (Her own login she may see, on her Account page.)
     assert leaks(pages, (ALICE, BOB, ADMIN) + ALICE_MARKS + BOB_MARKS) == []
@@ -199,10 +224,10 @@ def test_another_students_crawl_finds_no_login_and_no_stderr(site):
             assert carol.get(f"/c/{NAME}/game/{gid}/log", params={"bot": key} if key else None).status_code == 403
 
 
-def test_the_opponent_reads_a_neutral_reason_and_only_their_own_log(site):
+def test_the_opponent_reads_a_neutral_reason_and_only_their_own_log(site, played):
     server, _ = site
     with user(server, BOB, NICKS[BOB]) as bob:
-        pages = crawl(bob, server.url)
+        pages = crawl(bob, server.url, extra=(played,))
         assert leaks(pages, (ALICE, CAROL, ADMIN) + ALICE_MARKS) == []
         # Log links on his own bot's pages only (alice's bot page has none for him).
         logs = [r for p, r in pages.items() if p.startswith(f"/c/{NAME}/game/") and "/log" in p and r.status_code == 200]
@@ -245,6 +270,16 @@ def test_the_author_and_admins_read_everything(site):
     shown = kothkit("show", state / "journals" / f"{NAME}.sqlite", gid[:12], cwd=state)
     assert shown.returncode == 0, shown.stderr
     assert ALICE in shown.stdout and "crash: killed by SIGSEGV; stderr: 'MARK-alice-stderr" in shown.stdout
+
+
+def test_an_admins_crawl_meets_no_error(site, played):
+    """Every page, as the one visitor who may see all of them: none fails (the crawls above meet
+    refusals, this one the admin's pages and every log)."""
+    server, _ = site
+    with user(server, ADMIN, NICKS[ADMIN]) as root:
+        pages = crawl(root, server.url, extra=(played,))
+    assert pages["/admin"].status_code == 200 and pages[played].status_code == 200
+    assert [p for p, r in pages.items() if r.status_code >= 500] == []
 
 
 def test_a_folder_challenges_logs_are_public_and_a_verdict_is_said_once(site):

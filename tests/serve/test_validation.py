@@ -84,6 +84,10 @@ def test_a_brain_that_cannot_answer_start_fails_the_check(browser, tmp_path):
         assert page.get_attribute('#submissions tbody tr[data-status="check-failed"]', "data-status")
         page.click("#submissions a.check-failed")
         assert page.url.endswith(f"/submission/{bad}")
+        # The checks (a brain's log each) are the host's user's alone, as the journals.
+        checks = tmp_path / "state" / "checks"
+        assert checks.stat().st_mode & 0o777 == 0o700
+        assert {f.stat().st_mode & 0o777 for f in checks.iterdir()} == {0o600}
     finally:
         page.close()
         assert server.stop() == 0, server.text

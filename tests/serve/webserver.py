@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -218,3 +219,41 @@ def wait_for(what, timeout: float, every: float = 0.3, message: str = ""):
         if time.monotonic() > until:
             raise AssertionError(f"not within {timeout} s: {message}")
         time.sleep(every)
+
+
+def play(c: httpx.Client, name: str, opponent_label: str, seat: str = "0", timeout: float = 90) -> tuple[str, dict, str]:
+    """A whole Play game of challenge ``name`` (a 12x12 board) over HTTP, as the page plays it, against
+    the opponent whose label holds ``opponent_label``, each move the next cell (an occupied one is
+    asked again): its live URL, its last state and its replay's path."""
+    page = c.get(f"/c/{name}/play").text
+    options = dict((label.strip(), value) for value, label in
+                   re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', page))
+    key = next(v for label, v in options.items() if opponent_label in label)
+    r = c.post(f"/c/{name}/play", data={"csrf": csrf_of(page), "opponent": key, "seat": seat})
+    assert r.status_code == 303, r.text[-1000:]
+    live = r.headers["location"]
+    token = csrf_of(c.get(live).text)
+    cells = iter([(r_, c_) for r_ in range(12) for c_ in range(12)])
+    until = time.monotonic() + timeout
+    seen = -1
+    while time.monotonic() < until:
+        st = c.get(f"{live}/state").json()
+        if st["over"]:
+            assert st.get("final") or st.get("abandoned"), st
+            wait_for(lambda: c.get(f"{live}/state").json().get("replay"), 30, message="the replay's link")
+            st = c.get(f"{live}/state").json()
+            return live, st, st["replay"]
+        if st.get("waiting") and st["seq"] != seen:
+            seen = st["seq"]
+            r_, c_ = next(cells)
+            assert c.post(f"{live}/move", data={"csrf": token, "text": f"{r_} {c_}"}).status_code == 200
+        time.sleep(0.05)
+    raise AssertionError(f"the Play game did not end within {timeout} s")
+
+
+def watched_page(browser) -> tuple[Any, list[str]]:
+    """A new page of the session's Chromium, and the list its script errors are added to."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, errors

@@ -1,0 +1,35 @@
+"""A worker that is not the host's like is named and gets no work (issue 29, item 6, for
+``kothkit serve --cluster`` as ``run --cluster``): a real scheduler with a plain worker and one
+whose kothkit says another version; the host names the odd one in its log before any game, and
+every build and game of a folder challenge runs on the plain one."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kothkit.serve.host import Host
+from tests.serve.test_host import folder_challenge, settled, until
+
+pytest.importorskip("distributed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")]
+
+
+def test_a_worker_of_another_kothkit_is_named_and_gets_no_work(tmp_path, capfd):
+    from tests.core.test_cluster import OTHER_VERSION, dask_cluster
+
+    (tmp_path / "dask").mkdir()
+    with dask_cluster(tmp_path / "dask", ["plain", "other-kothkit"]) as (address, _, (plain, other)):
+        koth = folder_challenge(tmp_path, {"alpha": 0, "beta": 2, "gamma": 5})
+        host = Host([koth], tmp_path / "state", cluster=address)
+        try:
+            host.start()
+            until(host, "koth", lambda: settled(host, "koth") and len(host.games("koth")) == 3 * 2, timeout=180)
+            assert list(host.workers()) == [plain]
+        finally:
+            host.stop()
+    err = capfd.readouterr().err
+    named = err.find(f"worker {other} runs kothkit {OTHER_VERSION}, the judge")
+    assert named >= 0 and "worker left idle" in err, err
+    assert f"worker {plain} joined" in err, err
