@@ -678,7 +678,7 @@ class ClusterExecutor:
         for w in new:
             if problems.get(w):
                 self._refused[w] = "; ".join(problems[w])
-                self._note(f"cluster: worker {w} left idle: " + self._refused[w])
+                self._note("cluster: worker left idle: " + self._refused[w])  # (each problem names the worker)
             elif w in problems:
                 self._checked.add(w)
                 self._note(f"cluster: worker {w} joined")

@@ -445,7 +445,7 @@ def test_workers_that_join_a_running_tournament_are_checked_before_any_batch(tmp
             assert time.monotonic() < end, notes
             time.sleep(0.2)
         assert f"worker {other} runs kothkit {OTHER_VERSION}, the judge {kothkit.__version__}" in ex.refused()[other]
-        assert any(f"worker {other} left idle" in n for n in notes) and f"cluster: worker {away} joined" in notes
+        assert any(n.startswith("cluster: worker left idle: ") and other in n for n in notes) and f"cluster: worker {away} joined" in notes
         assert sorted(ex.workers()) == sorted([first, away])
         remote = run_tournament(info, bots, seed=5, journal=tmp_path / "remote.sqlite", rounds=3, cluster=ex)
     assert remote.played == local.played == 6
