@@ -139,7 +139,8 @@ def die_with(parent: int) -> None:
         os._exit(143)
 
 
-def _init_worker(counter: Any, cores: Sequence[CoreSlot] | None, parent: int, interrupts: bool) -> None:
+def _init_worker(counter: Any, cores: Sequence[CoreSlot] | None, parent: int, interrupts: bool,
+                 pids: Any = None) -> None:
     """A local worker's start (``parent``: the pid of the process that started it, read before).
 
     ``interrupts``: Ctrl-C cuts the worker's game short (``run``); else the parent decides alone
@@ -152,6 +153,9 @@ def _init_worker(counter: Any, cores: Sequence[CoreSlot] | None, parent: int, in
     with counter.get_lock():
         slot = counter.value
         counter.value += 1
+    if pids is not None:
+        # The parent signals and kills its workers by these pids (the pool names them to nobody).
+        pids[slot % len(pids)] = os.getpid()
     if cores:
         _CPU = cores[slot % len(cores)]
         pin_self(_CPU[0] if isinstance(_CPU, tuple) else _CPU)
@@ -349,6 +353,8 @@ class LocalExecutor:
         self._inline = start == "fork" and self.jobs == 1
         self._lock = threading.Lock()
         self._pool: cf.ProcessPoolExecutor | None = None
+        #: The pool's workers' pids, each written by the worker itself as it starts (0: none yet).
+        self._pids: Any = None
         self._running: set[cf.Future[Any]] = set()
         self._closed = False
         self.generation = 0
@@ -395,9 +401,10 @@ class LocalExecutor:
                 raise RuntimeError("the executor is closed")
             if self._pool is None:
                 ctx = multiprocessing.get_context(self._start)
+                self._pids = ctx.Array("i", self.jobs)
                 self._pool = cf.ProcessPoolExecutor(
                     max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
-                    initargs=(ctx.Value("i", 0), self.slots, os.getpid(), self._interrupts))
+                    initargs=(ctx.Value("i", 0), self.slots, os.getpid(), self._interrupts, self._pids))
             try:
                 fut = self._pool.submit(fn, *args)
             except BrokenProcessPool as e:  # it broke meanwhile: this work is lost with the rest
@@ -423,14 +430,11 @@ class LocalExecutor:
             pool, self._pool = self._pool, None
             self.generation += 1
         if pool is not None:
-            _kill(pool, 5.0)
+            _kill(pool, self._pids, 5.0)
 
     def interrupt(self) -> None:
-        for proc in _processes(self._pool):
-            try:
-                os.kill(proc.pid, signal.SIGINT)
-            except OSError:
-                pass
+        if self._pool is not None:
+            _signal_workers(self._pids, signal.SIGINT)
 
     def cancel(self) -> None:
         if self._running:
@@ -444,7 +448,7 @@ class LocalExecutor:
             if timeout is None:
                 pool.shutdown(wait=True, cancel_futures=True)
             else:
-                _kill(pool, timeout)
+                _kill(pool, self._pids, timeout)
         if self._inline:
             close_hosts()
         if self._claim is not None:
@@ -463,22 +467,31 @@ class LocalExecutor:
         self.close()
 
 
-def _processes(pool: cf.ProcessPoolExecutor | None) -> list[Any]:
-    return list((getattr(pool, "_processes", None) or {}).values())
+def _signal_workers(pids: Any, signum: int) -> None:
+    """Send ``signum`` to each worker still this process's child (a reaped worker's pid may be reused)."""
+    me = os.getpid()
+    for pid in list(pids or ()):
+        if pid > 0 and _parent_of(pid) == me:
+            try:
+                os.kill(pid, signum)
+            except OSError:
+                pass
 
 
-def _kill(pool: cf.ProcessPoolExecutor, timeout: float) -> None:
-    """Kill ``pool``'s workers (and with them their bots and builds) and reap them."""
-    procs = _processes(pool)
-    for proc in procs:
-        try:
-            proc.kill()
-        except (OSError, ValueError):
-            pass
-    end = time.monotonic() + timeout
-    for proc in procs:
-        try:
-            proc.join(max(0.0, end - time.monotonic()))
-        except (OSError, ValueError, AssertionError):
-            pass
-    pool.shutdown(wait=False, cancel_futures=True)
+def _parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces: fields count after its end.
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def _kill(pool: cf.ProcessPoolExecutor, pids: Any, timeout: float) -> None:
+    """Kill ``pool``'s workers (and with them their bots and builds) and reap them within ``timeout``."""
+    _signal_workers(pids, signal.SIGKILL)
+    # The pool reaps its dead workers as it shuts down; a thread bounds the wait.
+    reaper = threading.Thread(target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
+                              name="kothkit-pool-reaper", daemon=True)
+    reaper.start()
+    reaper.join(timeout)
