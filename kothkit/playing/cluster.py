@@ -53,7 +53,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from kothkit.bots.folders import BotSpec
+from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 
 #: Prefix of a local cluster's address: ``local:N`` starts N single-threaded worker processes.
@@ -219,7 +219,7 @@ def _moved(b: BotSpec, where: Path) -> BotSpec:
     import attrs
 
     entry = b.entry
-    if b.kind == "function" and entry:
+    if b.kind == BotKind.FUNCTION and entry:
         entry = f"{where}:{entry.rpartition(':')[2]}"
     return attrs.evolve(b, path=where, entry=entry)
 
@@ -761,9 +761,7 @@ class ClusterExecutor:
         """A future of ``tasks`` played on a worker: (rows or records, seconds played).  Trusted
         function bots play isolated: a Dask worker runs tasks in a thread, where an in-process
         bot that overran could not be interrupted."""
-        from kothkit.playing.tournament import _isolated
-
-        tasks = [_isolated(t) for t in tasks]
+        tasks = [t.isolated() for t in tasks]
         packs = {}
         if self._build is not None:
             packs = {b.hash: self._pack_of(b) for t in tasks for b in t.players}

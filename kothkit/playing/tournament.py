@@ -30,7 +30,7 @@ from pathlib import Path
 import attrs
 
 from kothkit.bots.build import build
-from kothkit.bots.folders import BotError, BotSpec, journal_entry
+from kothkit.bots.folders import BotError, BotKind, BotSpec, journal_entry
 from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
@@ -158,7 +158,7 @@ class _Batches:
             if not picked:
                 return
             if self.suspects:
-                picked = [_isolated(t) if self.suspects.intersection(b.name for b in t.players) else t
+                picked = [t.isolated() if self.suspects.intersection(b.name for b in t.players) else t
                           for t in picked]
             self.inflight[self.executor.play(picked, self.rows)] = (picked, time.monotonic())
 
@@ -228,7 +228,7 @@ class _Batches:
         self.executor.restart()
         # Nothing else starts until these are played: a worker that dies now died of one of them.
         for games in lost:
-            again = [_isolated(t) for t in games]
+            again = [t.isolated() for t in games]
             self.replayed.update(t.id for t in again)
             fut = self.executor.play(again, self.rows)
             self.inflight[fut] = (again, time.monotonic())
@@ -289,11 +289,6 @@ def _faulted(results: list, rows: bool) -> set[str]:
 
 
 _ENDS_WORKERS = (Verdict.CRASH, Verdict.TIMEOUT)
-
-
-def _isolated(task: GameTask) -> GameTask:
-    """``task`` with its function bots in hosts of their own (a no-op for program bots)."""
-    return attrs.evolve(task, trusted=False) if task.trusted else task
 
 
 def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
@@ -421,7 +416,7 @@ def run_tournament(
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
                                **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
                              rounds=rounds)
-        batch = FAST_BATCH if bots and all(b.kind == "function" for b in bots) else PROGRAM_BATCH
+        batch = FAST_BATCH if bots and all(b.kind == BotKind.FUNCTION for b in bots) else PROGRAM_BATCH
         if cluster is not None:
             # A batch to another machine costs a millisecond or so: batches of any game grow
             # towards the cluster's batch_seconds of play (see dispatch).
@@ -467,7 +462,8 @@ def run_tournament(
                 if on_record is not None:
                     on_record(r, False)
 
-        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if any(b.kind != "function" for b in bots) else 1
+        programs = any(b.kind != BotKind.FUNCTION for b in bots)
+        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
         dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
                  stateful={b.name for b in bots if b.stateful}, batch=batch, first=8 if batch == FAST_BATCH else 1,
                  on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)

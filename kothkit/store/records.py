@@ -55,6 +55,10 @@ class GameTask:
     #: than each in an isolated function host.
     trusted: bool = False
 
+    def isolated(self) -> GameTask:
+        """This task with its function bots in hosts of their own (itself if none is trusted)."""
+        return attrs.evolve(self, trusted=False) if self.trusted else self
+
     def __reduce__(self) -> tuple[Callable[..., GameTask], tuple[object, ...]]:
         # Tasks go to workers by the thousand: a tuple of fields pickles faster than attrs' protocol.
         return (_unpickle_task, (self.id, self.game, self.players, self.seed, self.limits, self.rules, self.index,
