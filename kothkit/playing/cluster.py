@@ -327,15 +327,22 @@ def _build_here(b: BotSpec) -> str | None:
     return None if err is None else str(err).splitlines()[0]
 
 
-def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = None) -> dict:
+def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = None,
+          tools: Sequence[str] = ()) -> dict:
     """What this process (a worker) has for ``game`` and ``bots``: kothkit's version, the game's
-    code (see :func:`kothkit.plugins.game_code`) or why it cannot load, and each bot's content
-    hash as found at its path.  A bot found as the judge has it (``hashes``: the judge's) that
-    has a build step is built here if it is not (``builds``: the failures)."""
+    code (see :func:`kothkit.plugins.game_code`) or why it cannot load, each bot's content hash as
+    found at its path, and which of ``tools`` (compilers, interpreters) a jailed build or bot finds.
+    A bot found as the judge has it (``hashes``: the judge's) that has a build step is built here
+    if it is not (``builds``: the failures)."""
+    import shutil
+
     import kothkit
+    from kothkit.procs.contain import SYSTEM_PATH
 
     out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "builds": {},
-                 "machine": machine()}
+                 "machine": machine(),
+                 # A jailed build starts from SYSTEM_PATH alone: the worker's own PATH does not count.
+                 "missing": sorted(t for t in tools if shutil.which(t, path=SYSTEM_PATH) is None)}
     try:
         from kothkit.plugins import game_code, get_game
 
@@ -358,6 +365,9 @@ def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str,
     found = []
     if seen.get("kothkit") != version:
         found.append(f"worker {worker} runs kothkit {seen.get('kothkit')}, the judge {version}")
+    if seen.get("missing"):
+        # A submission built there would fail for want of a compiler: the author's loss, not theirs.
+        found.append(f"worker {worker} lacks {', '.join(seen['missing'])} (the challenges' languages need them)")
     if seen.get("error"):
         found.append(f"worker {worker} cannot load the game: {seen['error']}")
     elif seen.get("code") != code:
@@ -547,13 +557,16 @@ class ClusterExecutor:
     batch_seconds = BATCH_SECONDS
 
     def __init__(self, address: str, games: Sequence[GameInfo], *, bots: Sequence[BotSpec] = (),
-                 codes: dict[str, dict] | None = None, build=None, note=None, strict: bool = False) -> None:
+                 codes: dict[str, dict] | None = None, build=None, note=None, strict: bool = False,
+                 tools: Sequence[str] = ()) -> None:
         """``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
         ``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot
-        (:func:`kothkit.playing.executor.build`)."""
+        (:func:`kothkit.playing.executor.build`); ``tools``: the programs every worker must have
+        (the compilers and interpreters of the host's languages)."""
         from kothkit.plugins import game_code
 
         self._build = build
+        self._tools = tuple(sorted(set(tools)))
         self.pool = ClusterPool(address)
         self.address = address
         self._games = list(games)
@@ -603,7 +616,7 @@ class ClusterExecutor:
         problems: dict[str, list[str]] = {}
         for info in self._games:
             try:
-                seen = self.pool.client.run(probe, info.name, self._bots, self._want, workers=workers,
+                seen = self.pool.client.run(probe, info.name, self._bots, self._want, self._tools, workers=workers,
                                             on_error="return")
             except (OSError, TimeoutError) as e:
                 raise ClusterError(f"the workers of {self.address} did not answer: {e}") from None

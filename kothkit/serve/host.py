@@ -360,7 +360,7 @@ class Host:
             from kothkit.playing.cluster import ClusterExecutor
 
             self._slots = ClusterExecutor(self.cluster, [c.info for c in self._served], build=executor.build,
-                                          note=self._log)
+                                          note=self._log, tools=self._tools())
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
@@ -480,6 +480,13 @@ class Host:
     def _note(self, text: str) -> None:
         self.problem = text
         self._log(text)
+
+    def _tools(self) -> list[str]:
+        """The programs the served languages build and run with (``gcc``, ``python3``...), which
+        every worker must have: a build that failed for want of one would be its author's loss."""
+        return sorted({argv[0] for c in self._served if c.kind == "submissions"
+                       for lang in c.settings.languages for argv in (lang.build, lang.command)
+                       if argv and "/" not in argv[0]})
 
     @staticmethod
     def _log(text: str) -> None:

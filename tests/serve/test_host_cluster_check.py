@@ -33,3 +33,24 @@ def test_a_worker_of_another_kothkit_is_named_and_gets_no_work(tmp_path, capfd):
     named = err.find(f"worker {other} runs kothkit {OTHER_VERSION}, the judge")
     assert named >= 0 and "worker left idle" in err, err
     assert f"worker {plain} joined" in err, err
+
+
+def test_workers_lacking_a_served_languages_compiler_are_refused_before_any_build(tmp_path, capfd):
+    """A challenge offers a language whose compiler no worker has: the host refuses to start on
+    that cluster, naming the worker and the program, rather than failing each student's build."""
+    from kothkit.playing.cluster import ClusterError
+    from tests.core.test_cluster import dask_cluster
+    from tests.serve.test_host import submissions_challenge
+
+    (tmp_path / "dask").mkdir()
+    course = submissions_challenge(tmp_path, extra='\n[serve.languages.rare]\nlabel = "Rare"\nfile = "brain.rr"\n'
+                                                    'build = ["kothkit-no-such-cc", "brain.rr"]\ncommand = ["./brain"]\n')
+    with dask_cluster(tmp_path / "dask", 1) as (address, _, (worker,)):
+        host = Host([course], tmp_path / "state", cluster=address)
+        try:
+            with pytest.raises(ClusterError, match="no worker"):
+                host.start()
+        finally:
+            host.stop()
+    err = capfd.readouterr().err
+    assert f"worker {worker} lacks kothkit-no-such-cc" in err, err
