@@ -29,11 +29,16 @@ from starlette.routing import Route
 from kothkit.serve.accounts import AccountError, Session
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
-from kothkit.serve.i18n import _
+from kothkit.serve.i18n import N_, _
 
 #: Bytes of a roster upload.
 MAX_ROSTER = 1 << 20
 USER_ACTIONS = ("reset", "disable", "enable", "admin", "unadmin")
+#: The log's actions (stored in English, as the log keeps them) in words, translated where shown.
+ACTION_WORDS = {"add users": N_("add users"), "reset": N_("reset password"), "disable": N_("disable"),
+                "enable": N_("enable"), "admin": N_("make admin"), "unadmin": N_("unmake admin"),
+                "rejudge": N_("rejudge"), "grades export": N_("grades (CSV)"),
+                "report download": N_("public report (zip)")}
 BRAIN_ACTIONS = ("rejudge", "disable")
 GRADE_COLUMNS = ("login", "nickname", "rank", "points", "games", "wins", "draws", "losses", "brain_hash",
                  "submission", "submitted", "standings")
@@ -72,7 +77,8 @@ class Admin:
         phases = {c.name: await run_in_threadpool(host.phase, c.name) for c in infos}
         work = await run_in_threadpool(host.work)
         users = await run_in_threadpool(accounts.users)
-        log = await run_in_threadpool(accounts.admin_log, 200)
+        log = [(at, who, action, _(ACTION_WORDS[action]) if action in ACTION_WORDS else action, target, detail)
+               for at, who, action, target, detail in await run_in_threadpool(accounts.admin_log, 200)]
         message = request.query_params.get("done", "")[:300]
         return self.site.page(request, "admin.html", challenges=infos, phases=phases, work=work, users=users,
                               log=log, message=message)

@@ -136,7 +136,10 @@ def test_admin_tools_over_http(tmp_path):
             for action, target in (("add users", "carl, dora"), ("reset", "bob"), ("disable", "dora"),
                                    ("enable", "dora"), ("admin", "carl"), ("rejudge", f"submission {ann_sid}"),
                                    ("disable", f"submission {bob_sid}"), ("grades export", NAME)):
-                assert re.search(rf"<td>root</td><td>{action}</td><td>[^<]*{target}", log), (action, target)
+                assert re.search(rf'<td>root</td><td data-action="{action}">[^<]*</td><td>[^<]*{target}', log), (action, target)
+            # ... in the reader's language, as every page's words are.
+            zh = root.get("/admin", headers={"Accept-Language": "zh-CN"}).text
+            assert '<td data-action="reset">重置密码</td>' in zh and '<td data-action="add users">添加用户</td>' in zh
         with closing(sqlite3.connect(state / "host.sqlite")) as db:
             rows = db.execute("SELECT at, admin, action FROM admin_log").fetchall()
         # (the roster and the admin right given with `kothkit users` first, by the machine's user)
