@@ -267,7 +267,8 @@ async def _check_form_body(request: Request) -> None:
     """ValueError unless the body is a whole form: urlencoded, or multipart with a boundary and its
     closing line.  (The multipart parser takes a body cut short, or a boundary of nothing, as a
     form without its fields: the form would then be refused as a forgery, not as unreadable.)  The
-    body is read here at most up to the length the caller has already allowed."""
+    body is read here whole: the caller has bounded it (a Content-Length within its limit, and no
+    Transfer-Encoding, so the server reads no more than that length)."""
     kind = request.headers.get("content-type", "")
     media = kind.split(";")[0].strip().lower()
     if media == "application/x-www-form-urlencoded":
@@ -412,7 +413,9 @@ class Site:
         except CSRFError as e:
             raise _Refused(403, str(e)) from None
         length = request.headers.get("content-length")
-        if length is None or not length.isdigit():
+        # With Transfer-Encoding the server reads chunks past any Content-Length (it wins, by
+        # HTTP's rule): the length checked here would bound nothing.  Browsers never send it.
+        if length is None or not length.isdigit() or "transfer-encoding" in request.headers:
             raise _Refused(411, _("A form must say its length (Content-Length)."))
         if int(length) > limit:
             raise _Refused(413, _("The form is larger than this page takes (%(limit)s): nothing was stored.",

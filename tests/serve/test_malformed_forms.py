@@ -61,3 +61,33 @@ def test_a_malformed_body_is_a_400_with_a_log_line(server, case):
         # Nothing was done: still signed in (sign-out), no user added, the account unchanged.
         assert root.get("/account", follow_redirects=False).status_code == 200
     assert "Traceback" not in server.text
+
+
+def test_a_chunked_form_is_refused_before_its_body_is_read(server):
+    """``Transfer-Encoding: chunked`` beside a small Content-Length: the server would read chunks
+    past the length checked (HTTP's rule: the encoding wins), so the form is refused unread, and
+    the chunks sent after the headers are never taken in."""
+    import socket
+
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as s:
+        s.sendall(b"POST /login HTTP/1.1\r\nHost: " + f"{host}:{port}".encode() + b"\r\nOrigin: "
+                  + server.url.encode() + b"\r\n"
+                  b"Content-Type: multipart/form-data; boundary=zz\r\nContent-Length: 5\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"x" * 65536
+        sent = 0
+        try:
+            while sent < 64 * len(chunk):  # 4 MiB: far more than any form, if it were read
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                sent += len(chunk)
+        except OSError:
+            pass  # the server answered and closed while we were still sending: what is wanted
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            got = s.recv(4096)
+            if not got:
+                break
+            answer += got
+    assert answer.startswith(b"HTTP/1.1 411"), answer[:200]
+    assert "Traceback" not in server.text
