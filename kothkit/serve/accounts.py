@@ -188,6 +188,15 @@ def private_file(path: Path) -> None:
         path.chmod(0o600)
 
 
+def is_login(nick: str, login: str) -> bool:
+    """Whether ``nick`` would show ``login`` itself: the same text, or for a login that holds a
+    digit (a student number such as ``S1234567``) the same in any case.  A login that is a plain
+    name (``ann``) may be shown as that name (``Ann``): its owner chose to."""
+    if nick == login:
+        return True
+    return any(ch.isdigit() for ch in login) and nick.casefold() == login.casefold()
+
+
 def check_login(login: str) -> str:
     if not LOGIN_RE.fullmatch(login or ""):
         raise AccountError(_("login %(login)s: use 1 to 64 letters, digits and . _ @ -", login=repr(login)))
@@ -281,8 +290,9 @@ class Accounts:
         """A new user; the password defaults to the login (the student number of the roster)."""
         check_login(login)
         nick = clean_nickname(nickname) if nickname else None
-        if nick == login:
-            raise AccountError(f"the nickname {nick!r} is the login itself (a login is private, a nickname everyone's)")
+        if nick is not None and is_login(nick, login):
+            raise AccountError(_("the nickname %(nick)s is the login itself (a login is private, a nickname "
+                                 "everyone's)", nick=repr(nick)))
         if self._q("SELECT 1 FROM users WHERE nickname_key = ? AND login != ?", (login.casefold(), login)):
             raise AccountError(_("login %(login)s is another user's nickname", login=repr(login)))
         if nick is not None and self._q("SELECT 1 FROM users WHERE lower(login) = ?", (nick.casefold(),)):
@@ -418,7 +428,7 @@ class Accounts:
         digest = self._hasher.hash(new_password) if new_password else None
         keep = _digest(keep_session) if keep_session else ""
 
-        if nick == login:  # (the login is private: the nickname is everyone's)
+        if is_login(nick, login):  # (the login is private: the nickname is everyone's)
             raise AccountError(_("a nickname is shown to everyone: choose one that is not your login "
                                  "(nothing was changed)"))
 

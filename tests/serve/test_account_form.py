@@ -77,6 +77,12 @@ def test_a_nickname_is_never_the_login_itself(tmp_path):
         with pytest.raises(AccountError, match="is the login itself"):
             accounts.add("20240010", nickname="20240010")
         assert accounts.user("20240010") is None
+        # A login of letters is refused in another case too: "s1234567" would publish "S1234567".
+        accounts.add("S1234567")
+        with pytest.raises(AccountError, match="not your login .nothing was changed"):
+            accounts.change("S1234567", "S1234567", "a-fine-password", "s1234567")
+        with pytest.raises(AccountError, match="is the login itself"):
+            accounts.add("js2024", nickname="JS2024")
     finally:
         accounts.close()
 
