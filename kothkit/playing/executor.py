@@ -401,7 +401,9 @@ class LocalExecutor:
                 raise RuntimeError("the executor is closed")
             if self._pool is None:
                 ctx = multiprocessing.get_context(self._start)
-                self._pids = ctx.Array("i", self.jobs)
+                # No lock: each slot is written once, by its own worker (a worker killed while it
+                # held a lock would leave the parent waiting on it for good).
+                self._pids = ctx.Array("i", self.jobs, lock=False)
                 self._pool = cf.ProcessPoolExecutor(
                     max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
                     initargs=(ctx.Value("i", 0), self.slots, os.getpid(), self._interrupts, self._pids))
@@ -428,27 +430,31 @@ class LocalExecutor:
     def restart(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
+            pids = self._pids
             self.generation += 1
         if pool is not None:
-            _kill(pool, self._pids, 5.0)
+            _kill(pool, pids, 5.0)
 
     def interrupt(self) -> None:
-        if self._pool is not None:
-            _signal_workers(self._pids, signal.SIGINT)
+        with self._lock:
+            pids = self._pids if self._pool is not None else None
+        _signal_workers(pids, signal.SIGINT)
 
     def cancel(self) -> None:
-        if self._running:
+        # (a future is done before its callback drops it from _running: done ones do not count)
+        if any(not f.done() for f in list(self._running)):
             self.restart()
 
     def close(self, timeout: float | None = None) -> None:
         with self._lock:
             self._closed = True
             pool, self._pool = self._pool, None
+            pids = self._pids
         if pool is not None:
             if timeout is None:
                 pool.shutdown(wait=True, cancel_futures=True)
             else:
-                _kill(pool, self._pids, timeout)
+                _kill(pool, pids, timeout)
         if self._inline:
             close_hosts()
         if self._claim is not None:
@@ -489,9 +495,13 @@ def _parent_of(pid: int) -> int | None:
 
 def _kill(pool: cf.ProcessPoolExecutor, pids: Any, timeout: float) -> None:
     """Kill ``pool``'s workers (and with them their bots and builds) and reap them within ``timeout``."""
-    _signal_workers(pids, signal.SIGKILL)
     # The pool reaps its dead workers as it shuts down; a thread bounds the wait.
     reaper = threading.Thread(target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
                               name="kothkit-pool-reaper", daemon=True)
+    _signal_workers(pids, signal.SIGKILL)
     reaper.start()
-    reaper.join(timeout)
+    end = time.monotonic() + timeout
+    # Again until the pool is down: a worker still starting writes its pid only once it runs.
+    while reaper.is_alive() and time.monotonic() < end:
+        reaper.join(0.1)
+        _signal_workers(pids, signal.SIGKILL)
