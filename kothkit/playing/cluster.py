@@ -588,6 +588,8 @@ class ClusterExecutor:
         #: Key -> the Dask future, and what the task plays or builds (for the log and the admin page).
         self._futures: dict[str, object] = {}
         self._doing: dict[str, str] = {}
+        #: Key -> the checked workers it may run on, and its future as the caller holds it.
+        self._pinned: dict[str, tuple[frozenset[str], cf.Future]] = {}
         #: Never grows: the scheduler itself replaces a lost worker's tasks.
         self.generation = 0
         try:
@@ -683,6 +685,7 @@ class ClusterExecutor:
         if gone:
             self._note(f"cluster: workers left: {', '.join(sorted(gone))}")
             self._checked -= gone
+            self._orphans()
         for w in self._refused.keys() - workers:
             del self._refused[w]
         if not new:
@@ -695,6 +698,21 @@ class ClusterExecutor:
             elif w in problems:
                 self._checked.add(w)
                 self._note(f"cluster: worker {w} joined")
+
+    def _orphans(self) -> None:
+        """Fail the work pinned to workers that all left (BrokenProcessPool: the caller plays it
+        again): Dask would keep it waiting for those very addresses, and a worker restarted comes
+        back under another."""
+        for key, (workers, out) in list(self._pinned.items()):
+            if workers & self._checked:
+                continue
+            del self._pinned[key]
+            self._doing.pop(key, None)
+            fut = self._futures.pop(key, None)
+            if not out.done():
+                out.set_exception(BrokenProcessPool("the workers it was given left the cluster"))
+            if fut is not None:
+                fut.cancel()  # type: ignore[attr-defined]
 
     def capacity(self) -> int:
         """Work to keep in flight: one per checked worker (each plays one batch at a time)."""
@@ -747,17 +765,23 @@ class ClusterExecutor:
             if self._closed:
                 raise RuntimeError("the cluster executor is closed")
             workers = sorted(self._checked)
+            if not workers:
+                # (Dask takes an empty list as no restriction: the work could go to a refused worker.)
+                out.set_exception(BrokenProcessPool("no checked worker in the cluster now"))
+                return out
             self._doing[key] = what
         fut = self.pool.client.submit(fn, *args, key=key, pure=False, workers=workers, allow_other_workers=False)
         with self._lock:
             self._futures[key] = fut
+            self._pinned[key] = (frozenset(workers), out)
 
         def done(f) -> None:
             with self._lock:
                 self._doing.pop(key, None)
                 self._futures.pop(key, None)
-            if not out.set_running_or_notify_cancel():
-                return
+                self._pinned.pop(key, None)
+            if out.done() or not out.set_running_or_notify_cancel():
+                return  # (failed already, its workers gone: see _orphans)
             try:
                 out.set_result(f.result())
             except BaseException as e:

@@ -99,6 +99,10 @@ def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable
             signal.signal(signal.SIGINT, interrupts)
 
 
+#: Seconds between looks at the workers while batches play (see _Batches._wait).
+LOOK_EVERY = 1.0
+
+
 class _Batches:
     """:func:`dispatch`'s work: a window of the tasks read ahead, the batches in flight, their sizes."""
 
@@ -173,12 +177,21 @@ class _Batches:
         return [self.window.popleft() for _ in range(min(take, len(self.window)))]
 
     def wait(self) -> set[cf.Future]:
-        done, _ = cf.wait(list(self.inflight), return_when=cf.FIRST_COMPLETED)
+        done = self._wait(cf.FIRST_COMPLETED)
         if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
             # A worker died, and the pool with it: every batch in flight ends now, some
             # perhaps finished.  Keep those; play the others again.
-            done = cf.wait(list(self.inflight))[0]
+            done = self._wait(cf.ALL_COMPLETED)
         return done
+
+    def _wait(self, when: str) -> set[cf.Future]:
+        while True:
+            done, pending = cf.wait(list(self.inflight), timeout=LOOK_EVERY, return_when=when)
+            if done and (when == cf.FIRST_COMPLETED or not pending):
+                return done
+            # A look at the workers meanwhile: on a cluster, those that joined are checked, and the
+            # batches of those that left fail (and are played again) rather than wait for them.
+            self.executor.capacity()
 
     def store(self, done: set[cf.Future]) -> list[list[GameTask]]:
         """Hand the finished batches to ``on_done``; the batches lost with a worker."""
