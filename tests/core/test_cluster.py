@@ -450,3 +450,44 @@ def test_workers_that_join_a_running_tournament_are_checked_before_any_batch(tmp
         remote = run_tournament(info, bots, seed=5, journal=tmp_path / "remote.sqlite", rounds=3, cluster=ex)
     assert remote.played == local.played == 6
     assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
+
+
+def test_work_whose_worker_left_fails_to_be_played_again_and_a_new_worker_takes_the_next(tmp_path):
+    """A worker killed mid-build (a restarted worker comes back under another address): the build
+    pinned to it fails with BrokenProcessPool (the caller plays it again) rather than waiting for
+    that address for good; a worker that joins is checked and builds the next one."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from kothkit.playing.cluster import ClusterExecutor
+    from kothkit.playing.executor import build
+    from kothkit.plugins import get_game
+
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "bot.toml").write_text('name = "slow"\ncommand = ["true"]\nbuild = ["sleep", "60"]\n')
+    quick = tmp_path / "quick"
+    quick.mkdir()
+    (quick / "bot.toml").write_text('name = "quick"\ncommand = ["true"]\nbuild = ["true"]\n')
+    (tmp_path / "dask").mkdir()
+    with dask_cluster(tmp_path / "dask", 1) as (address, (proc,), (first,)):
+        with ClusterExecutor(address, [get_game("connect4_hidden")], build=build) as cluster:
+            building = cluster.build(str(slow), 120.0)
+            end = time.monotonic() + 30
+            while first not in cluster.workers() or not cluster.workers()[first]:
+                assert time.monotonic() < end, "the build never started"
+                time.sleep(0.1)
+            proc.kill()
+            proc.wait(timeout=30)
+            end = time.monotonic() + 30
+            while not building.done():
+                assert time.monotonic() < end, "the build pinned to a worker that left still waits"
+                cluster.capacity()
+                time.sleep(0.2)
+            assert isinstance(building.exception(), BrokenProcessPool)
+            with late_worker(tmp_path / "dask", address) as second:
+                end = time.monotonic() + 30
+                while second not in cluster.workers():
+                    assert time.monotonic() < end, "the new worker was never checked"
+                    cluster.capacity()
+                    time.sleep(0.2)
+                assert cluster.build(str(quick), 60.0).result(timeout=60)[0] is True
