@@ -392,7 +392,8 @@ async def page(site: Any, request: Request, message: str = "", status: int = 200
         shown = _shown(names, bundled, other)
         # Another author's brain: its fault's neutral reason, never the stderr it quotes.
         bot = None if other in bundled else names.bot(other)[0]
-        mine = bot is None or names.owners.get(bot) == s.user.login or bool(s.user.admin)
+        # (a brain whose id no longer resolves is nobody's: neutral, as its replay shows it)
+        mine = other in bundled or (bot is not None and names.owners.get(bot) == s.user.login) or bool(s.user.admin)
         reason = p["reason"] if mine else neutral(p["reason"])
         rows.append({"time": p["time"], "opponent": shown, "result": _result(me, p["winner"], reason, info.name),
                      "url": f"/c/{name}/played/{p['id']}"})

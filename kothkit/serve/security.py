@@ -144,8 +144,8 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
             if self.timer is not None:
                 # (Blank lines before the request line are no header block's end.)
                 seen = self.tail + data if self.tail else data.lstrip(b"\r\n")
-                if b"\r\n\r\n" in seen:  # the end of the header block
-                    self._stop()
+                if b"\r\n\r\n" in seen or b"\n\n" in seen or b"\n\r\n" in seen:  # the header block's end
+                    self._stop()  # (h11 takes bare line feeds too)
                 self.tail = seen[-3:]
             self.inner.data_received(data)
 
