@@ -79,11 +79,14 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
 
     counted = archive.games(all_games) or archive.groups().matches
     public = None
+    shown: Mapping[str, str] = {}
     if rename is not None:
         public = _Public(_every_bot(archive, counted, rename), {r.id: r for r in counted})
-        counted = tuple(private_record(r, public.rename, ()) for r in counted)
+        shown = public.rename
     out_: list[Board] = []
     for game in sorted({r.game for r in counted}):
+        # Ranked under the bots' own names, then renamed: the last tie-break is the name, and a
+        # public report must order ties as the host's Scoreboard does.
         games = [r for r in counted if r.game == game]
         runs = [r for r in archive.runs if r.get("game") == game and not is_match_run(r)]
         game_time = None
@@ -93,11 +96,9 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
             last = runs[-1]
             try:
                 game_time = last["settings"].get("limits", {}).get("game_time")
-                shown = public.rename if public is not None else {}
-                submitted = {shown.get(b["name"], b["name"]): str(b["submitted"]) for b in last["bots"]
-                             if b.get("submitted")}
+                submitted = {b["name"]: str(b["submitted"]) for b in last["bots"] if b.get("submitted")}
                 if not all_games:
-                    names = sorted({shown.get(b["name"], b["name"]) for b in last["bots"]})
+                    names = sorted({b["name"] for b in last["bots"]})
             except (ValueError, TypeError, KeyError, AttributeError):
                 raise ArchiveError(f"{archive.path}: corrupt journal: run {last.get('id')} cannot be read") from None
         try:
@@ -107,7 +108,12 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         tally = Tally(scoring, names)
         for r in games:
             tally.add(r.players, r.winner)
-        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(tally.standings(submitted)), game_time,
+        standings = tally.standings(submitted)
+        if public is not None:
+            games = [private_record(r, shown, ()) for r in games]
+            names = sorted(shown.get(n, n) for n in names)
+            standings = [attrs.evolve(st, bot=shown.get(st.bot, st.bot)) for st in standings]
+        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(standings), game_time,
                           rate(games_of(games), names), public))
     return out_
 

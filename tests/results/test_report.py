@@ -146,3 +146,23 @@ def test_a_bad_journal_writes_no_site(tmp_path):
     assert proc.returncode == 1 and str(bad) in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "site").exists()
 
+
+
+def test_a_renamed_report_orders_ties_as_the_bots_own_names_do(tmp_path):
+    """Ties are broken by the bot's name, last: a public report (bots renamed to nicknames) ranks
+    under the bots' own names, as the host's Scoreboard does, and only then renames them."""
+    from kothkit.results.site import boards_of
+
+    bots = tmp_path / "bots"
+    for name in ("alpha", "zulu"):
+        shutil.copytree(TB / "classic12" / "steady", bots / name)
+        (bots / name / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "brain.py"]\n')
+    db = tmp_path / "j.sqlite"
+    kothkit("run", "gomoku_classic12", "--bots", bots, "--seed", "1", "--db", db, "-q", cwd=tmp_path)
+    archive = open_journal(db)
+    (own,) = boards_of(archive)
+    (public,) = boards_of(archive, rename={"alpha": "Zed", "zulu": "Amy"})
+    assert own.standings[0].points == own.standings[1].points  # the same player twice: a tie
+    assert [s.bot for s in own.standings] == ["alpha", "zulu"]
+    assert [s.bot for s in public.standings] == ["Zed", "Amy"]
+    assert {p for r in public.games for p in r.players} == {"Zed", "Amy"}
