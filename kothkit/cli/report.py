@@ -5,6 +5,7 @@ Pointed at a ``kothkit serve`` host's state folder, or at one of its journals
 nickname, no logs, no stderr quotes (:mod:`kothkit.serve.publish`).  ``--public`` does the same to
 any journal; ``--private`` writes the full report of a host's journal.
 """
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -73,6 +74,8 @@ def report(
         n = write_site(archive, out_dir, boards, pages=pages)
     except ArchiveError as e:
         fail(str(e))
+    except (OSError, sqlite3.Error) as e:  # (a state folder this user may not open, say)
+        fail(f"{target}: cannot be read: {e}")
     kind = "public report (no logs, no stderr)" if public else "report"
     out.print(f"{kind} written to {out_dir}/index.html ({counted(sum(len(b.bots) for b in boards), 'bot page')}, "
               f"{counted(n, 'replay page')})", markup=False, highlight=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -59,6 +60,9 @@ class Admin:
 
     def __init__(self, site: Any):  # the app's Site (kothkit.serve.app imports this module, not the reverse)
         self.site = site
+        #: The challenges whose public report is being made: one at a time each (it re-plays games).
+        self._publishing: set[str] = set()
+        self._publish_lock = threading.Lock()
 
     def admin(self, request: Request) -> Session:
         s = self.site.user_session(request)
@@ -209,7 +213,16 @@ class Admin:
             # A folder challenge's bots keep their names (they are public), made one word the same way.
             return report_zip(archive, public_names(self.site.names(name), archive), f"{name}-report")
 
-        data = await run_in_threadpool(build)
+        with self._publish_lock:
+            if name in self._publishing:
+                raise _Refused(409, _("A report of %(challenge)s is being made: download it when that one is "
+                                      "done.", challenge=name))
+            self._publishing.add(name)
+        try:
+            data = await run_in_threadpool(build)
+        finally:
+            with self._publish_lock:
+                self._publishing.discard(name)
         if data is None:
             raise _Refused(409, _("No game of %(challenge)s is stored yet: there is nothing to report.",
                                   challenge=name))

@@ -14,8 +14,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from kothkit.results.archive import Archive
-from kothkit.serve.privacy import Names, load_key
+from kothkit.results.archive import Archive, ArchiveError
+from kothkit.serve.privacy import KEY_FILE, Names, load_key
+
+#: Above this many games the report leaves out the replay pages (each game re-played to make its
+#: page), as ``kothkit report --no-pages`` does: the standings and bot pages stay.
+MAX_PAGES = 5000
 
 
 def public_names(names: Names, archive: Archive) -> dict[str, str]:
@@ -27,9 +31,15 @@ def public_names(names: Names, archive: Archive) -> dict[str, str]:
 
 def state_names(state_dir: Path, challenge: str) -> Names:
     """The bots of a host's submissions challenge as its site names them, read from its state
-    folder (the host may be running: its tables are only read)."""
+    folder (the host may be running; opening its tables as the host does may bring their schema
+    up to date and their modes to private, as a start of the host would)."""
     from kothkit.serve.accounts import Accounts
     from kothkit.serve.submissions import Store
+
+    if not (state_dir / KEY_FILE).is_file():
+        # A new key would give every bot another id than the site's: names that match nothing.
+        raise ArchiveError(f"{state_dir}: no {KEY_FILE}: the public ids of this state's bots are unknown "
+                           f"(a copy of the state must include it)")
 
     accounts, store = Accounts(state_dir), Store(state_dir)
     try:
@@ -49,7 +59,7 @@ def report_zip(archive: Archive, rename: dict[str, str], folder: str) -> bytes:
     buf = io.BytesIO()
     with tempfile.TemporaryDirectory(prefix="kothkit-report-") as tmp:
         site = Path(tmp) / "report"
-        write_site(archive, site, boards)
+        write_site(archive, site, boards, pages=len(archive.records) <= MAX_PAGES)
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             for path in sorted(site.rglob("*")):
                 if path.is_file():

@@ -379,3 +379,9 @@ def test_the_report_a_ta_publishes_names_nobody_by_login(site, tmp_path):
     assert written == {n.removeprefix(f"{NAME}-report/"): text for n, text in files.items()}
     full = kothkit("report", state / "journals" / f"{NAME}.sqlite", "--private", "--markdown", cwd=tmp_path)
     assert ALICE in full.stdout and BOB in full.stdout
+    # A copy of the state without its key of public ids: refused by name, no key made up.
+    copy = tmp_path / "copy"
+    shutil.copytree(state, copy, ignore=shutil.ignore_patterns("public-ids.key"))
+    refused = kothkit("report", copy, "--out", tmp_path / "site2", cwd=tmp_path)
+    assert refused.returncode == 1 and "no public-ids.key" in refused.stderr, refused.stderr
+    assert not (copy / "public-ids.key").exists() and not (tmp_path / "site2").exists()
