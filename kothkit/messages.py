@@ -6,8 +6,9 @@ text); :func:`say` fills them and returns the English text, which is what journa
 line and ``--json`` carry, byte for byte as before.  The English text holds everything a page
 needs: :func:`match` finds the id and the values back in it (a journal written before ids were used
 translates the same way), and the site fills the id's translation with them
-(:func:`kothkit.serve.i18n.reason`).  The ids are extracted into catalogs from the calls of
-``say`` (the core's into the site's catalog; a game's into its own, ``GameInfo.catalogs``).
+(:func:`kothkit.serve.i18n.reason`).  The core's ids are extracted into the site's catalogs
+from the calls of ``say``; a game's texts are translated by its own catalog (``GameInfo.catalogs``,
+written by its author, the ids being its English texts with ``{name}`` placeholders).
 
 Only pure string work here: a game plugin calls :func:`say` as it calls f-strings.
 """

@@ -115,7 +115,8 @@ SCAN_EVERY = 2.0
 RETRIES = 2
 #: Seconds a game that failed RETRIES + 1 times in a row waits before it is tried again (a worker
 #: or a judge failing for a while, not a game that fails every time), doubling each time it
-#: fails again up to LATER_MAX; after LATER_ROUNDS waits it is left unplayed until the host's next start.
+#: fails again up to LATER_MAX; after LATER_ROUNDS waits it is left unplayed until the schedule is
+#: next made (a submission, the host's next start), which tries it RETRIES + 1 times more.
 LATER = 30.0
 LATER_MAX = 600.0
 LATER_ROUNDS = 5
@@ -880,11 +881,12 @@ class Host:
 
     def _put_off(self, c: _Served, task, tries: int) -> None:
         """``task`` failed ``tries`` times in a row: it waits (LATER seconds, doubling) and is then
-        queued again by :meth:`_release`, unless it failed so LATER_ROUNDS times (with the lock held)."""
+        queued again by :meth:`_release`, unless it was put off LATER_ROUNDS times already: then it
+        waits for the next schedule (with the lock held)."""
         waits = self._waits.get(task.id, 0)
         what = f"{c.name}: game {task.id} ({' vs '.join(b.name for b in task.players)}) failed {tries} times"
         if waits >= LATER_ROUNDS:
-            self._note(f"{what}: left unplayed until the host starts again")
+            self._note(f"{what}: left unplayed until the schedule next changes (a submission, a restart)")
             return
         delay = min(LATER * 2 ** waits, LATER_MAX)
         self._waits[task.id] = waits + 1

@@ -1,7 +1,7 @@
 """A worker that is not the host's like is named and gets no work (issue 29, item 6, for
 ``kothkit serve --cluster`` as ``run --cluster``): a real scheduler with a plain worker and one
-whose kothkit says another version; the host names the odd one in its log before any game, and
-every build and game of a folder challenge runs on the plain one."""
+whose kothkit says another version; the host names the odd one in its log before any game, keeps
+it out of the workers its work is pinned to, and plays a folder challenge's games through."""
 
 from __future__ import annotations
 
