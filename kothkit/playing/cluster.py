@@ -590,6 +590,8 @@ class ClusterExecutor:
         self._doing: dict[str, str] = {}
         #: Key -> the checked workers it may run on, and its future as the caller holds it.
         self._pinned: dict[str, tuple[frozenset[str], cf.Future]] = {}
+        #: Dask futures of work failed by _orphans, to cancel (see capacity).
+        self._cancel: list[object] = []
         #: Never grows: the scheduler itself replaces a lost worker's tasks.
         self.generation = 0
         try:
@@ -709,10 +711,10 @@ class ClusterExecutor:
             del self._pinned[key]
             self._doing.pop(key, None)
             fut = self._futures.pop(key, None)
+            if fut is not None:  # (cancelled by capacity(), out of the lock: a cancel waits for the scheduler)
+                self._cancel.append(fut)
             if not out.done():
                 out.set_exception(BrokenProcessPool("the workers it was given left the cluster"))
-            if fut is not None:
-                fut.cancel()  # type: ignore[attr-defined]
 
     def capacity(self) -> int:
         """Work to keep in flight: one per checked worker (each plays one batch at a time)."""
@@ -723,9 +725,15 @@ class ClusterExecutor:
                 except (OSError, TimeoutError, ClusterError) as e:
                     self._note(f"cluster: cannot reach the scheduler: {e}")
             n = max(1, len(self._checked))
+            cancel, self._cancel = self._cancel, []
             report = not self._closed and self._build is not None and time.monotonic() - self._reported >= REPORT_EVERY
             if report:
                 self._reported = time.monotonic()
+        for fut in cancel:
+            try:
+                fut.cancel()  # type: ignore[attr-defined]
+            except Exception as e:  # noqa: BLE001 - a scheduler gone: the task goes with it
+                self._note(f"cluster: cannot cancel a task of a worker that left: {e}")
         if report:
             doing = self.workers()
             self._note(f"cluster: {len(doing)} workers: " + "; ".join(
