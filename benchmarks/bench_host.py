@@ -32,14 +32,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def make_state(root: Path, brains: int) -> Path:
-    """A submissions challenge with ``brains`` active brains and every game of their round robin."""
+def make_state(root: Path, brains: int, source: Callable[[int], bytes] = lambda i: f"print({i})\n".encode()) -> Path:
+    """A submissions challenge with ``brains`` active brains (brain ``i``'s ``brain.py`` is
+    ``source(i)``) and every game of their round robin stored (as played, without playing)."""
     from kothkit.bots.folders import load_folder
     from kothkit.playing.schedule import Schedule
     from kothkit.plugins import game_code, get_game
@@ -55,8 +57,7 @@ def make_state(root: Path, brains: int) -> Path:
     store = Store(root / "state")
     specs = []
     for i in range(brains):
-        row = store.add("course", settings, f"s{i:04d}", "brain.py", "python3", f"print({i})\n".encode(),
-                        now=1_000_000.0 + i)
+        row = store.add("course", settings, f"s{i:04d}", "brain.py", "python3", source(i), now=1_000_000.0 + i)
         store.set_status(row.id, "active")
         specs.append(load_folder(store.folder(row)))
     store.close()
@@ -69,7 +70,7 @@ def make_state(root: Path, brains: int) -> Path:
         winner = (a.name, b.name, None)[t.seed % 3]
         rows.append((t.id, info.name, t.index, json.dumps([a.name, b.name]), json.dumps([a.hash, b.hash]), t.seed,
                      winner, "four in a row" if winner else "board full", None, None, "[]", "{}", 0.01,
-                     time.time()))
+                     2_000_000.0 + t.index))
     with Journal(root / "state" / "journals" / "course.sqlite") as j:
         j.add_rows(rows)
     return ch

@@ -25,7 +25,6 @@ CPU by thread (its dispatcher, Dask's event loop with the local cluster's schedu
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -36,6 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_host  # noqa: E402  (beside this file)
 
 BRAIN = ("import sys, time\nk = {offset}\nfor line in sys.stdin:\n    time.sleep({move})\n"
          "    print(k % 7, flush=True)\n    k += {step}\n")
@@ -46,39 +48,9 @@ def brain(i: int, move: float, version: int = 0) -> bytes:
 
 
 def make_state(root: Path, brains: int, move: float) -> Path:
-    """The challenge, its brains and every game of their round robin stored."""
-    from kothkit.bots.folders import load_folder
-    from kothkit.playing.schedule import Schedule
-    from kothkit.plugins import game_code, get_game
-    from kothkit.serve import settings as serve_settings
-    from kothkit.serve.submissions import Store
-    from kothkit.store.journal import Journal
-
-    ch = root / "course"
-    ch.mkdir(parents=True)
-    (ch / "kothkit.toml").write_text('game = "connect4_hidden"\nrounds = 1\nseed = 3\n[serve]\nkind = "submissions"\n'
-                                     'min_interval = 0\nper_day = 100000\n')
-    settings = serve_settings.load(ch)
-    store = Store(root / "state")
-    specs = []
-    for i in range(brains):
-        row = store.add("course", settings, f"s{i:04d}", "brain.py", "python3", brain(i, move), now=1_000_000.0 + i)
-        store.set_status(row.id, "active")
-        specs.append(load_folder(store.folder(row)))
-    store.close()
-    info = get_game("connect4_hidden")
-    schedule = Schedule(game=info.name, bots=tuple(specs), seed=3, rounds=1, limits=info.limits,
-                        rules=dict(info.rules), code=game_code(info))
-    rows = []
-    for t in schedule:
-        a, b = t.players
-        winner = (a.name, b.name, None)[t.seed % 3]
-        rows.append((t.id, t.game, t.index, json.dumps([a.name, b.name]), json.dumps([a.hash, b.hash]), t.seed,
-                     winner, "four in a row" if winner else "board full", None, None, "[]", "{}", 0.01,
-                     2_000_000.0 + t.index))
-    with Journal(root / "state" / "journals" / "course.sqlite") as j:
-        j.add_rows(rows)
-    return ch
+    """The challenge, its brains (each taking ``move`` seconds a move) and every game of their
+    round robin stored."""
+    return bench_host.make_state(root, brains, lambda i: brain(i, move))
 
 
 def pct(xs: list[float], q: float) -> float:

@@ -99,20 +99,6 @@ def stored_ids(journal: Path) -> list[str]:
         return [r[0] for r in db.execute("SELECT id FROM games")]
 
 
-@pytest.fixture
-def hosts():
-    """Hosts made by a test, stopped at its end whatever happens."""
-    made: list[Host] = []
-
-    def make(*args, **kwargs) -> Host:
-        h = Host(*args, **kwargs)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.stop()
-
 
 def test_folder_challenge_plays_only_what_changed(tmp_path, hosts):
     ch = folder_challenge(tmp_path, {"alpha": 0, "beta": 3})

@@ -39,19 +39,6 @@ def cluster(tmp_path_factory, root):
         yield address, workers
 
 
-@pytest.fixture
-def hosts():
-    made: list[Host] = []
-
-    def make(*args, **kwargs) -> Host:
-        h = Host(*args, **kwargs)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.stop()
-
 
 def _rows(host: Host, name: str) -> list[tuple]:
     return [(s.bot, s.points, s.wins, s.draws, s.losses, s.games, s.provisional) for s in host.standings(name)]
