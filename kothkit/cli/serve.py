@@ -180,18 +180,25 @@ def serve(
 @users_app.command("add")
 def users_add(
     csv_file: Annotated[Path, typer.Argument(help="A CSV with a header: login (or student_id), and optionally password, nickname, admin.")],
+    generate: Annotated[bool, typer.Option("--generate-passwords", help="Give each user without a password in the CSV a generated first password, printed once (login,password lines) for the TA to hand out, instead of the login.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Add the users of a roster (a CSV).
 
-    Without a password column the first password is the login (the student number); every user
-    must choose a new password and a nickname at first sign-in."""
+    Without a password column the first password is the login (the student number: anyone who knows
+    it can claim an account before its owner does), or with --generate-passwords a random one
+    printed once; every user must choose a new password and a nickname at first sign-in."""
+    generated: dict[str, str] | None = {} if generate else None
     with _users(state, create=True) as accounts:
-        added, skipped = accounts.add_csv(csv_file)
+        added, skipped = accounts.add_csv(csv_file, generated=generated)
         accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],
-                     f"from {csv_file}; {len(skipped)} skipped")
+                     f"from {csv_file}; {len(skipped)} skipped" + ("; generated passwords" if generate else ""))
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
+    if generated:
+        out.print("login,password", markup=False)
+        for login, password in generated.items():
+            out.print(f"{login},{password}", markup=False)
     out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
 
 
@@ -210,11 +217,17 @@ def _change_user(state: Path, login: str, action: str, change: Callable[[Any], N
 def users_reset(
     login: LoginArg,
     password: Annotated[Optional[str], typer.Option("--password", help="The new first password (default: the login).")] = None,
+    generate: Annotated[bool, typer.Option("--generate-password", help="A generated first password, printed once, instead of the login.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
-    """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
-    _change_user(state, login, "reset", lambda accounts: accounts.reset_password(login, password),
+    """Reset a password (to the login unless --password or --generate-password): the user must choose a
+    new one at next sign-in."""
+    given: list[str] = []
+    _change_user(state, login, "reset",
+                 lambda accounts: given.append(accounts.reset_password(login, password, generate=generate)),
                  "password reset; a new one is asked at the next sign-in")
+    if generate and not password:
+        out.print(f"{login}: first password {given[0]}", markup=False)
 
 
 @users_app.command("admin")
@@ -241,11 +254,11 @@ def users_disable(
 
 @users_app.command("list")
 def users_list(state: StateOption = DEFAULT_STATE) -> None:
-    """The users: login, nickname, admin, disabled, and whether the first password is still to be changed."""
+    """The users: login, nickname, admin, disabled, and "unclaimed" while the first password is unchanged."""
     from kothkit.serve.accounts import MAX_NICKNAME
 
     with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
-                      f"{'disabled' if u.disabled else '':<8} {'first password' if u.must_change else ''}".rstrip(),
+                      f"{'disabled' if u.disabled else '':<8} {'unclaimed: first password' if u.must_change else ''}".rstrip(),
                       markup=False)

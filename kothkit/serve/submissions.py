@@ -3,7 +3,8 @@
 Each submission is a row (author, time, language, the uploaded file's name and
 size, its status, the build's output) and a folder
 ``submissions/<challenge>/<bot>/<id>/`` holding the source under the language's
-fixed name and a ``bot.toml`` written by the host.  Rate limits are checked and
+fixed name and a ``bot.toml`` written by the host.  An author's bot is named by an HMAC of their
+login (:func:`keyed_bot_name`), never by the login itself.  Rate limits are checked and
 the row inserted in one transaction, so two submissions at once cannot both
 slip through; when :meth:`Store.add` raises, nothing is stored.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -70,6 +72,16 @@ def bot_name(login: str) -> str:
         return login
     safe = "".join(c for c in login if c.isascii() and (c.isalnum() or c in "_-"))[:40]
     return f"{safe or 'user'}-{hashlib.sha256(login.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def keyed_bot_name(key: bytes, login: str) -> str:
+    """The bot name of the brains of an author new to the state: an HMAC of the login under the
+    state's key (:func:`kothkit.serve.privacy.load_key`).  A bot's name goes into its bot.toml (which
+    its content hash covers) and into every game id: a name that is the login itself could be found
+    again from a public hash or game id by trying the logins of a roster with a public template's
+    source, this one cannot without the key."""
+    mac = hmac.new(key, b"kothkit bot name\0" + login.encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return "u" + mac.hexdigest()[:20]
 
 
 def check_filename(filename: str) -> str:
@@ -126,6 +138,9 @@ class Store:
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         self.path = self.root / "host.sqlite"
+        from kothkit.serve.privacy import load_key
+
+        self._key = load_key(self.root)
         self._lock = threading.Lock()
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -159,13 +174,16 @@ class Store:
             raise TooLarge(len(data), settings.max_bytes)
         if not data:
             raise SubmitError(_("the file is empty"))
-        bot = bot_name(login)
         now = time.time() if now is None else now
         with self._lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
             folder = None
             try:
+                # An author keeps the bot name of their first brain (a state from before keyed names:
+                # their login), else gets a keyed one (keyed_bot_name).
+                had = db.execute("SELECT bot FROM submissions WHERE login=? ORDER BY id LIMIT 1", (login,)).fetchone()
+                bot = had[0] if had else keyed_bot_name(self._key, login)
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
                 times = [t for t, _b in recent]
