@@ -97,6 +97,8 @@ def serve(
     jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
+    body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds a client has to send a request's body once its headers came (then it is cut off).")] = 60.0,
+    proxy: Annotated[Optional[list[str]], typer.Option("--proxy", help="The reverse proxy's address (or network, such as 10.0.0.0/24; repeat for several): only its X-Forwarded-For and X-Forwarded-Proto are believed. Without it, none are.")] = None,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
 ) -> None:
@@ -117,6 +119,15 @@ def serve(
         fail(f"--port {port}: 0 to 65535")
     if not 0 < header_timeout <= 3600:
         fail(f"--header-timeout {header_timeout}: more than 0, at most 3600 s")
+    if not 0 < body_timeout <= 3600:
+        fail(f"--body-timeout {body_timeout}: more than 0, at most 3600 s")
+    import ipaddress
+
+    for p in proxy or []:
+        try:
+            ipaddress.ip_network(p, strict=False)
+        except ValueError:
+            fail(f"--proxy {p}: not an IP address or network")
     for c in challenges:
         if not c.is_dir():
             fail(f"{c}: not a challenge folder")
@@ -139,7 +150,7 @@ def serve(
         except ClusterError as e:  # a cluster that cannot play the challenges, named
             err.print(f"--cluster {cluster}: {e}", markup=False)
             raise typer.Exit(1) from None
-        app_ = create_app(h, accounts, title=title, access_log=access_log)
+        app_ = create_app(h, accounts, title=title, access_log=access_log, body_timeout=body_timeout)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
         out.print(f"state: {state.resolve()}", markup=False)
@@ -159,10 +170,11 @@ def serve(
                 app_.site.live.close_streams()
                 super().handle_exit(sig, frame)
 
-        from kothkit.serve.security import header_timeout_protocol
+        from kothkit.serve.security import header_timeout_protocol, proxy_settings
 
         server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                                       lifespan="on", http=header_timeout_protocol(header_timeout)))
+                                       lifespan="on", http=header_timeout_protocol(header_timeout),
+                                       **proxy_settings(proxy or [])))
         # uvicorn stops on SIGINT or SIGTERM, then raises the signal again: either ends here, so the
         # host stops its games and builds (redone at the next start) before the command exits.
         signal.signal(signal.SIGTERM, _interrupt)
