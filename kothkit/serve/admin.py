@@ -44,7 +44,8 @@ USER_ACTIONS = ("reset", "newpass", "disable", "enable", "admin", "unadmin")
 SAID_KEPT = 200
 #: The log's actions (stored in English, as the log keeps them) in words, translated where shown.
 ACTION_WORDS = {"add users": N_("add users"), "reset": N_("reset password"), "disable": N_("disable"),
-                "enable": N_("enable"), "admin": N_("make admin"), "newpass": N_("generated password"), "unadmin": N_("unmake admin"),
+                "enable": N_("enable"), "admin": N_("make admin"), "newpass": N_("generated password"),
+                "unadmin": N_("unmake admin"),
                 "rejudge": N_("rejudge"), "grades export": N_("grades (CSV)"),
                 "report download": N_("public report (zip)")}
 BRAIN_ACTIONS = ("rejudge", "disable")
