@@ -10,7 +10,13 @@ slip through; when :meth:`Store.add` raises, nothing is stored.
 
 Statuses stored: ``queued`` (waiting for its build), ``building``,
 ``build-failed``, ``active`` (the author's newest brain that built: it plays),
-``replaced`` (a newer brain of the same author built).  The host shows an
+``replaced`` (a newer brain of the same author built).
+
+Disk: one author's submissions of a challenge keep at most ``keep_mb`` MiB (a submission that
+would go over it is refused), and a built brain's files at most ``keep_file_mb`` MiB each (a build
+that leaves a larger one fails).  A brain that no longer plays (replaced, or whose build or check
+failed) keeps its source and bot.toml only (:meth:`Store.keep`): a source of a few bytes can build
+a binary of hundreds of MiB, and 20 of them a day would otherwise stay for good.  The host shows an
 active one as ``playing`` or ``done``.  A restart puts ``building`` back to
 ``queued``: the build is redone.
 """
@@ -18,6 +24,7 @@ active one as ``playing`` or ``done``.  A restart puts ``building`` back to
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import hmac
 import json
@@ -195,6 +202,11 @@ class Store:
                     wait = times[len(times) - settings.per_day] + DAY - now
                     raise RateLimited(_("at most %(n)s submissions in 24 hours: you can submit again in %(wait)s",
                                         n=settings.per_day, wait=_wait_text(wait)), wait)
+                kept = self.kept(challenge, login)
+                if kept + len(data) > settings.keep_mb << 20:
+                    raise SubmitError(_("your submissions of this challenge keep %(kept)s MiB on the host, and this "
+                                        "challenge allows %(most)s MiB an author: ask an admin",
+                                        kept=f"{kept / (1 << 20):.1f}", most=settings.keep_mb))
                 budget = settings.build_seconds_per_day
                 used = sum(b for _t, b in recent)
                 if budget is not None and used >= budget:
@@ -227,6 +239,42 @@ class Store:
                 raise
         return row
 
+    def kept(self, challenge: str, login: str) -> int:
+        """Bytes on disk that ``login``'s submissions of ``challenge`` keep."""
+        rows = self.db.execute(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?",
+                               (challenge, login)).fetchall()
+        return sum(disk_use(self.folder(Submission(*r)))[0] for r in rows)
+
+    def keep(self, row: Submission, settings: ServeSettings, plays: bool) -> str | None:
+        """After ``row``'s build: what its folder may keep.  ``plays``: its build went well (else
+        its folder keeps only its source and bot.toml).  A built brain with a file over
+        ``keep_file_mb``, or whose author's submissions go over ``keep_mb`` once their brains that
+        no longer play are cut to their sources, is cut to its source too: the reason is returned
+        (its build fails).  None: it keeps what its build made."""
+        lang = settings.language(row.language)
+        kept_files = {"bot.toml", lang.file if lang is not None else ""}
+        folder = self.folder(row)
+        if not plays:
+            _keep_only(folder, kept_files)
+            return None
+        total, biggest, name = disk_use(folder)
+        if biggest > settings.keep_file_mb << 20:
+            _keep_only(folder, kept_files)
+            return _("the build left a file of %(size)s MiB (%(name)s): a brain's files may take %(most)s MiB each "
+                     "(keep_file_mb)", size=f"{biggest / (1 << 20):.0f}", name=name[:100], most=settings.keep_file_mb)
+        others = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? AND id!=?",
+                            (row.challenge, row.login, row.id))
+        for other in others:
+            if other.status in ("replaced", "build-failed", "check-failed"):
+                other_lang = settings.language(other.language)
+                _keep_only(self.folder(other), {"bot.toml", other_lang.file if other_lang is not None else ""})
+        total += sum(disk_use(self.folder(o))[0] for o in others)
+        if total > settings.keep_mb << 20:
+            _keep_only(folder, kept_files)
+            return _("with this build your submissions keep %(kept)s MiB on the host, and this challenge allows "
+                     "%(most)s MiB an author (keep_mb)", kept=f"{total / (1 << 20):.0f}", most=settings.keep_mb)
+        return None
+
     def get(self, sub_id: int) -> Submission | None:
         found = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE id=?", (sub_id,))
         return found[0] if found else None
@@ -258,6 +306,39 @@ class Store:
         with self._lock:
             return self.db.execute("UPDATE submissions SET status='queued' "
                                    "WHERE status IN ('building', 'checking')").rowcount
+
+
+def disk_use(folder: Path) -> tuple[int, int, str]:
+    """(bytes on disk of everything in ``folder``, of its largest file, that file's name); links are
+    not followed, and a folder that is gone takes nothing."""
+    total, biggest, name = 0, 0, ""
+    for root, dirs, files in os.walk(folder):
+        for f in files + dirs:
+            try:
+                st = os.lstat(os.path.join(root, f))
+            except OSError:
+                continue
+            used = st.st_blocks * 512
+            total += used
+            if f in files and used > biggest:
+                biggest, name = used, os.path.relpath(os.path.join(root, f), folder)
+    return total, biggest, name
+
+
+def _keep_only(folder: Path, names: set[str]) -> None:
+    """Remove from ``folder`` everything but the files ``names`` (a brain's source and bot.toml)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for e in entries:
+        if e.name in names and e.is_file(follow_symlinks=False):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(e.path)
 
 
 def _write_bot(folder: Path, lang, bot: str, data: bytes) -> None:

@@ -12,6 +12,8 @@ on one real server (the command, on a free port) with a roster, real builds (gcc
 - A state-changing admin action is refused as a GET.
 - A request body sent slowly is cut off at the body deadline (408).
 - Moves posted to a finished Play game are refused (they were queued for ever).
+- Disk quotas: a source of a few bytes whose build leaves a binary over ``keep_file_mb`` fails and
+  keeps its source only; an author's submissions cannot keep more than ``keep_mb``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import pytest
 from tests.serve.webserver import Server, brain, challenge, client, csrf_of, kothkit, roster, sign_in, submit, user, wait_for
 
 NAME = "g12"
+#: A challenge whose authors may keep 1 MiB, and a brain's files 1 MiB each.
+TIGHT = "tight"
 #: The public template: the source a course hands out, which some students submit as it is.
 TEMPLATE = brain("template")
 VICTIM = "20240008"
@@ -42,11 +46,14 @@ def site(tmp_path_factory):
     """The server; the victim with the template as their brain, 20240001 with another, both played."""
     d = tmp_path_factory.mktemp("guard")
     ch = challenge(d / NAME, min_interval=0)
+    tight = challenge(d / TIGHT, min_interval=0)
+    with open(tight / "kothkit.toml", "a") as f:  # ([serve] is the file's last table)
+        f.write("keep_mb = 1\nkeep_file_mb = 1\n")
     state = d / "state"
     roster(state, d, ROSTER)
     r = kothkit("users", "admin", "root", "--state", state, cwd=d)
     assert r.returncode == 0, r.stderr
-    server = Server([ch], state, d, args=("--body-timeout", str(BODY_TIMEOUT)))
+    server = Server([ch, tight], state, d, args=("--body-timeout", str(BODY_TIMEOUT)))
     try:
         for login, source in ((VICTIM, TEMPLATE), ("20240001", brain("other"))):
             with user(server, login, f"Nick {login[-2:]}", password="correct horse battery") as c:
@@ -268,3 +275,31 @@ def test_moves_to_a_finished_play_game_are_refused(site):
         wait_for(lambda: c.get(f"{live}/state").json()["over"], 60, message="the game over")
         codes = [c.post(f"{live}/move", data={"csrf": token, "text": "x" * 4000}).status_code for _ in range(20)]
         assert codes == [409] * 20, codes
+
+
+#: A few bytes of C whose binary is 4 MiB of data.
+BIG_BINARY = b"char pad[4 << 20] = {1};\nint main(int c, char **v) { return pad[c]; }\n"
+
+
+def _statuses(c: httpx.Client, name: str) -> dict[str, str]:
+    return dict(re.findall(r'<tr data-id="(\d+)" data-status="([\w-]+)"', c.get(f"/c/{name}/mine").text))
+
+
+def test_what_submissions_keep_on_disk_is_bounded(site):
+    server, state, _ = site
+    with user(server, "20240001", password="correct horse battery") as c:
+        r = submit(c, TIGHT, BIG_BINARY)
+        assert r.status_code == 303, r.text[-1500:]
+        sid = r.headers["location"].rsplit("=", 1)[1]
+        wait_for(lambda: _statuses(c, TIGHT).get(sid) == "build-failed", 120, message="the big build failed")
+        out = c.get(f"/c/{TIGHT}/submission/{sid}").text
+        assert "keep_file_mb" in out and "4 MiB" in out, out[-2000:]
+        folder = next((state / "submissions" / TIGHT).glob(f"*/{sid}"))
+        assert sorted(p.name for p in folder.iterdir()) == ["bot.toml", "brain.c"]
+        # Sources that fill the author's 1 MiB: the next one is refused, nothing stored.
+        padded = brain("padded") + b"/*" + b"x" * 700_000 + b"*/\n"
+        assert submit(c, TIGHT, padded).status_code == 303
+        before = _statuses(c, TIGHT)
+        r = submit(c, TIGHT, padded)
+        assert r.status_code == 400 and "MiB" in r.text and "1 MiB" in r.text, r.text[-1500:]
+        assert _statuses(c, TIGHT) == before
