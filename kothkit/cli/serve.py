@@ -272,5 +272,5 @@ def users_list(state: StateOption = DEFAULT_STATE) -> None:
     with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
-                      f"{'disabled' if u.disabled else '':<8} {'unclaimed: first password' if u.must_change else ''}".rstrip(),
+                      f"{'disabled' if u.disabled else '':<8} {'first password (unclaimed)' if u.must_change else ''}".rstrip(),
                       markup=False)

@@ -160,7 +160,7 @@ def test_the_admin_sees_unclaimed_accounts_and_hands_out_generated_passwords(sit
     server, _, _ = site
     with user(server, "root", "Root", password="correct horse battery") as admin:
         home = admin.get("/admin").text
-        assert re.search(r'data-login="carol">.*?unclaimed: first password', home, re.S)
+        assert re.search(r'data-login="carol">.*?first password \(unclaimed\)', home, re.S)
         assert 'id="unclaimed"' in home
         # A roster with generated first passwords: shown once, and the login is not one of them.
         r = admin.post("/admin/users/add", data={"csrf": csrf_of(home), "generate": "1"},
