@@ -145,9 +145,8 @@ class Store:
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         self.path = self.root / "host.sqlite"
-        from kothkit.serve.privacy import load_key
-
-        self._key = load_key(self.root)
+        #: The state's key of bots' names (kothkit.serve.privacy.load_key), read at the first submission.
+        self._key: bytes | None = None
         self._lock = threading.Lock()
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -190,7 +189,11 @@ class Store:
                 # An author keeps the bot name of their first brain (a state from before keyed names:
                 # their login), else gets a keyed one (keyed_bot_name).
                 had = db.execute("SELECT bot FROM submissions WHERE login=? ORDER BY id LIMIT 1", (login,)).fetchone()
-                bot = had[0] if had else keyed_bot_name(self._key, login)
+                if had is None and self._key is None:
+                    from kothkit.serve.privacy import load_key
+
+                    self._key = load_key(self.root)
+                bot = had[0] if had else keyed_bot_name(self._key or b"", login)
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
                 times = [t for t, _b in recent]
