@@ -20,6 +20,7 @@ import os
 import re
 import secrets
 import sqlite3
+import tempfile
 import threading
 import time
 import unicodedata
@@ -182,10 +183,33 @@ def private_folder(folder: Path) -> None:
 
 
 def private_file(path: Path) -> None:
-    """Make the file ``path`` (made empty if missing) readable by the host's user only (0600)."""
-    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+    """Make the SQLite database ``path`` (made empty if missing) and its ``-wal`` and ``-shm`` files
+    readable by the host's user only (0600), before or after its connections are open.
+
+    Never through a descriptor of the file: closing any descriptor of a database drops every POSIX
+    lock this process's connections hold on it, and another program (``kothkit users``, an online
+    backup) then takes itself for the last connection, checkpoints and deletes the write-ahead log
+    under this process, whose later writes vanish.  A missing file is made as a private temporary
+    file (its descriptor closed before the file has the database's name) and then linked to the
+    name, which fails if another made it meanwhile; an existing one is changed by its path."""
+    path = Path(path)
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # (0600)
+        os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # (a file system without hard links: SQLite makes the file; its mode is set below)
+            pass
+        finally:
+            os.unlink(tmp)
+    for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            if f.stat().st_mode & 0o077:
+                f.chmod(0o600)
+        except FileNotFoundError:
+            pass
 
 
 def is_login(nick: str, login: str) -> bool:
