@@ -312,7 +312,7 @@ class Admin:
     def _sources(self, name: str) -> Any:
         host = self.site.host
         nicknames = self.site.accounts.nicknames()
-        rows = []
+        rows: list[tuple[Any, str | None, str | None, str]] = []  # (submission, sha256, loose sha256, why not)
         out = tempfile.TemporaryFile()  # (a whole course's sources need not fit in memory)
         try:
             with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
@@ -333,7 +333,7 @@ class Admin:
                 by_hash: dict[str, list] = {}
                 by_loose: dict[str, list] = {}
                 for sub, exact, loose, _why in rows:
-                    if exact is not None:
+                    if exact is not None and loose is not None:
                         by_hash.setdefault(exact, []).append(sub)
                         by_loose.setdefault(loose, []).append(sub)
 
