@@ -208,9 +208,20 @@ def test_no_write_is_lost_beside_users_commands_and_backups(tmp_path):
         run_backup(backup_scripts(state, backups / "three")["python"], tmp_path)
         if shutil.which("sqlite3"):
             run_backup(backup_scripts(state, backups / "four")["cli"], tmp_path)
+        users(state, tmp_path, "reset", "s3")
+        expected["ready"].remove("s3")
+        expected["reset"].append("s3")
+        users(state, tmp_path, "disable", "s5")
+        expected["ready"].remove("s5")
+        expected["disabled_users"].append("s5")
+        expected["log"] += [("reset", "s3"), ("disable", "s5")]
         submit_brain(server, "s6")
         expected["new"].remove("s6")
         expected["ready"].append("s6")
+        with user(server, "s6", "nick-s6", PASSWORD) as s6:
+            wait_for(lambda: 'data-status="done"' in s6.get(f"/c/{NAME}/mine").text, 180, message="s6's brain in")
+            _live, _st, replay = play(s6, NAME, "your latest brain")
+            expected["replays"].append(replay)
         admin_post(server, "/admin/users/s2/enable")
         expected["log"].append(("enable", "s2"))
         expected["disabled_users"].remove("s2")
