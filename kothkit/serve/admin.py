@@ -39,6 +39,7 @@ from starlette.routing import Route
 from kothkit.serve.accounts import AccountError, Session
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
+from kothkit.serve.feedback import status_label
 from kothkit.serve.i18n import N_, _
 
 #: Bytes of a roster upload.
@@ -264,7 +265,7 @@ class Admin:
                 note = _("no brain submitted")
             else:
                 note = _("no brain in the standings (latest submission %(id)s: %(status)s)", id=sub.id,
-                         status=sub.status)
+                         status=status_label(sub.status))
             w.writerow([*person(login), "", "", unit, "", "", "", "", "", sub.id if sub else "",
                         _iso(sub.time) if sub else "", final, note])
         return buf.getvalue()

@@ -108,6 +108,9 @@ def test_the_tas_gradebook_and_tools(tmp_path):
                 assert cyd.get(path).status_code == 403, path
                 r = anon.get(path, follow_redirects=False)
                 assert r.status_code == 303 and r.headers["location"].startswith("/login"), path
+            assert f'href="/admin/c/{NAME}/{sids["bob"]}/source"' in root.get(f"/c/{NAME}/submission/{sids['bob']}").text
+            with user(server, "bob", "nick-bob", PASSWORD) as bob:
+                assert "/source" not in bob.get(f"/c/{NAME}/submission/{sids['bob']}").text
             assert root.get(f"/admin/c/{NAME}/99999/source").status_code == 404
             assert root.get(f"/admin/c/{NAME}/x/source").status_code == 404
 
