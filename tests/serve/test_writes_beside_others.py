@@ -20,9 +20,11 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
+from kothkit.serve.accounts import private_file
 from tests.serve.webserver import (
     ROOT,
     Server,
@@ -237,3 +239,31 @@ def test_no_write_is_lost_beside_users_commands_and_backups(tmp_path):
         check_everything(server, state, expected)
     finally:
         assert server.stop() == 0, server.text
+
+
+def test_private_file_keeps_the_locks_of_the_connections_open(tmp_path):
+    """private_file on a database this process has open (WAL mode, a write made): another program's
+    connection, opened and closed after, must not take itself for the last one (it would checkpoint
+    and delete the log under this process), and the next write here is kept."""
+    db = tmp_path / "x.sqlite"
+    private_file(db)  # (missing: made empty, 0600)
+    assert db.stat().st_size == 0 and db.stat().st_mode & 0o777 == 0o600
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("CREATE TABLE t (x)")
+        con.execute("INSERT INTO t VALUES (1)")
+        for f in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+            f.chmod(0o644)
+        private_file(db)
+        assert all(f.stat().st_mode & 0o777 == 0o600 for f in (db, Path(f"{db}-wal"), Path(f"{db}-shm")))
+        other = ("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\n"
+                 "assert c.execute('SELECT count(*) FROM t').fetchone() == (1,)\nc.close()\n")
+        r = subprocess.run([sys.executable, "-c", other, str(db)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert Path(f"{db}-wal").exists()  # (the other program did not take itself for the last connection)
+        con.execute("INSERT INTO t VALUES (2)")
+    finally:
+        con.close()
+    with closing(sqlite3.connect(db)) as again:
+        assert again.execute("SELECT count(*) FROM t").fetchone() == (2,)
