@@ -1383,7 +1383,8 @@ class Host:
                                 "first)", id=row.id, newer=newer[-1]))
         self._store.set_status(row.id, "queued")
         with self._lock:
-            c.builds.append(("submission", row.id))
+            if ("submission", row.id) not in c.builds:  # (disabled while queued: its build is still to come)
+                c.builds.append(("submission", row.id))
             self._bump(c)
         self._wake.set()
         return _("submission %(id)s: enabled (built again, then it plays)", id=row.id)
