@@ -207,10 +207,8 @@ def private_file(path: Path) -> None:
         os.close(fd)
         try:
             os.link(tmp, path)
-        except FileExistsError:
-            pass
-        except OSError:  # (a file system without hard links: SQLite makes the file; its mode is set below)
-            pass
+        except OSError:  # made meanwhile; or a file system without hard links (SQLite makes it, 0644:
+            pass  # the state folder is 0700, and a later call makes it 0600)
         finally:
             os.unlink(tmp)
     for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
