@@ -287,6 +287,9 @@ class Admin:
                             headers={"content-disposition": _attachment(row.filename, f"submission-{row.id}.txt"),
                                      "cache-control": "no-store", "x-content-type-options": "nosniff"})
         nicknames = await run_in_threadpool(self.site.accounts.nicknames)
+        # (its status as the other pages show it: an active brain is playing or done)
+        subs = await run_in_threadpool(self.site.host.submissions, name, row.login)
+        row = next((x for x in subs if x.id == row.id), row)
         return self.site.page(request, "admin_source.html", c=info, sub=row, nickname=nicknames.get(row.login, ""),
                               text=data.decode("utf-8", errors="replace"),
                               sha256=hashlib.sha256(data).hexdigest())
