@@ -199,7 +199,10 @@ def users_add(
 
     Without a password column the first password is the login (the student number: anyone who knows
     it can claim an account before its owner does), or with --generate-passwords a random one
-    printed once; every user must choose a new password and a nickname at first sign-in."""
+    printed once; every user must choose a new password and a nickname at first sign-in.  The CSV's
+    other columns (a real name...) are kept, for the grades CSV.  A wrong row (a nickname that is a
+    login, ...) refuses the whole file, naming its line; logins that exist already are skipped, each
+    named."""
     generated: dict[str, str] | None = {} if generate else None
     with _users(state, create=True) as accounts:
         added, skipped = accounts.add_csv(csv_file, generated=generated)
