@@ -47,8 +47,9 @@ MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 #: zxcvbn's score (0-4) a new password needs: 3 is "safely unguessable" (about 10^8 guesses and more).
 MIN_STRENGTH = 3
-#: zxcvbn reads this many characters of a password at most (its time grows fast with the length).
-STRENGTH_CHARS = 100
+#: zxcvbn reads this many characters of a password at most (its time grows fast with the length, and
+#: zxcvbn 4.5 refuses longer ones): a longer password is rated by its start.
+STRENGTH_CHARS = 72
 #: The letters of generated passwords: no look-alikes (0/O, 1/l/I) for a TA to read out or hand out.
 _GENERATED = "abcdefghijkmnpqrstuvwxyz23456789"
 #: The passwords refused as too common (compared without case), shipped with kothkit.

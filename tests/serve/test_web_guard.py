@@ -303,3 +303,13 @@ def test_what_submissions_keep_on_disk_is_bounded(site):
         r = submit(c, TIGHT, padded)
         assert r.status_code == 400 and "MiB" in r.text and "1 MiB" in r.text, r.text[-1500:]
         assert _statuses(c, TIGHT) == before
+
+
+def test_a_long_password_is_rated_by_its_start():
+    """zxcvbn 4.5 refuses a password over 72 characters (a ValueError: it was a 500 on the account
+    form): the host rates the first 72."""
+    from kothkit.serve.accounts import AccountError, check_password
+
+    check_password("20240008", "plum-orbit-velvet-canyon " * 8)  # 200 characters: fine
+    with pytest.raises(AccountError, match="too easy to guess"):
+        check_password("20240008", "a1" * 36 + "zebra-quartz-lantern-ocean")
