@@ -186,9 +186,10 @@ class Store:
             db.execute("BEGIN IMMEDIATE")
             folder = None
             try:
-                # An author keeps the bot name of their first brain (a state from before keyed names:
-                # their login), else gets a keyed one (keyed_bot_name).
-                had = db.execute("SELECT bot FROM submissions WHERE login=? ORDER BY id LIMIT 1", (login,)).fetchone()
+                # An author keeps the bot name of their first brain of the challenge (a state from
+                # before keyed names: their login), else gets a keyed one (keyed_bot_name).
+                had = db.execute("SELECT bot FROM submissions WHERE challenge=? AND login=? ORDER BY id LIMIT 1",
+                                 (challenge, login)).fetchone()
                 if had is None and self._key is None:
                     from kothkit.serve.privacy import load_key
 
