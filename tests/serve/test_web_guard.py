@@ -313,3 +313,34 @@ def test_a_long_password_is_rated_by_its_start():
     check_password("20240008", "plum-orbit-velvet-canyon " * 8)  # 200 characters: fine
     with pytest.raises(AccountError, match="too easy to guess"):
         check_password("20240008", "a1" * 36 + "zebra-quartz-lantern-ocean")
+
+
+def test_bot_names_are_keyed_and_an_old_states_authors_keep_theirs(tmp_path):
+    """A new author's bot is an HMAC of the login under the state's key; an author of a state from
+    before keeps the bot their brains had in that challenge (its games and standings stay theirs)."""
+    import sqlite3
+
+    from kothkit.serve.privacy import load_key
+    from kothkit.serve.settings import ServeSettings
+    from kothkit.serve.submissions import Store, keyed_bot_name
+
+    settings = ServeSettings(kind="submissions", min_interval=0)
+    store = Store(tmp_path / "state")
+    try:
+        old = store.add("c", settings, "20240001", "a.c", "c11", b"int main(void) { return 0; }\n", now=1.0)
+    finally:
+        store.close()
+    with sqlite3.connect(tmp_path / "state" / "host.sqlite") as db:  # as a state from before wrote it
+        db.execute("UPDATE submissions SET bot = login WHERE id = ?", (old.id,))
+    store = Store(tmp_path / "state")
+    try:
+        key = load_key(tmp_path / "state")
+        again = store.add("c", settings, "20240001", "b.c", "c11", b"int main(void) { return 1; }\n", now=2.0)
+        other = store.add("d", settings, "20240001", "b.c", "c11", b"int main(void) { return 1; }\n", now=3.0)
+        new = store.add("c", settings, "20240002", "b.c", "c11", b"int main(void) { return 2; }\n", now=4.0)
+    finally:
+        store.close()
+    assert again.bot == "20240001"
+    assert other.bot == keyed_bot_name(key, "20240001") and new.bot == keyed_bot_name(key, "20240002")
+    assert re.fullmatch(r"u[0-9a-f]{20}", new.bot)
+    assert "20240002" not in (tmp_path / "state" / "submissions" / "c" / new.bot / str(new.id) / "bot.toml").read_text()
