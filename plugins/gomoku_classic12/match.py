@@ -65,15 +65,9 @@ class ClassicMatch(Match):
             notices = (Message(seat, codec.place(row, col)),)
         return Prompt(seat=seat, payload=codec.turn(), notices=notices)
 
-    def _due(self) -> int | None:
-        """The seat whose reply is awaited, or None once the game is over."""
-        if self.outcome is not None:
-            return None
-        return self.ready if self.ready < 2 else seat_of(self.to_move)
-
     def play(self, seat: int, reply: Any) -> Rejected | None:
-        if seat != self._due():
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+        if no := self.not_due(seat):
+            return no
         if type(reply) is not str:
             # Program bots always send a str; anything else is not even looked at (its repr may raise).
             return Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")
