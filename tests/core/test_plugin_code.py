@@ -19,6 +19,7 @@ import ast
 import importlib
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -101,10 +102,12 @@ def problems(path: Path, package: str, root: Path) -> list[str]:
 
 
 def game_packages() -> list[tuple[Path, str]]:
-    """Each bundled game's folder with its package name (pyproject.toml maps ``kothkit_<game>`` to
+    """Each bundled game's folder with its package name (pyproject.toml's ``package-dir`` maps it to
     ``plugins/<game>``), and the documented third-party example's."""
-    found = [(folder, f"kothkit_{folder.name}") for folder in sorted((ROOT / "plugins").iterdir())
-             if (folder / "__init__.py").exists()]
+    mapped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    names = {(ROOT / folder).resolve(): package for package, folder in mapped.items()}
+    found = [(folder, names.get(folder.resolve(), f"kothkit_{folder.name}"))
+             for folder in sorted((ROOT / "plugins").iterdir()) if (folder / "__init__.py").exists()]
     return found + [(ROOT / "tests" / "thirdparty" / "mnk" / "src" / "kothkit_mnk", "kothkit_mnk")]
 
 
