@@ -79,7 +79,7 @@ class Connect4Match(Match):
         return step
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
-        if no := self.not_due(seat):  # next() keeps its step: no new prompt is made
+        if no := self.not_due(seat):  # asks next(), which answers from the step it keeps
             return no
         turn = self.turn
         if type(reply) is int and 0 <= reply < COLS:
