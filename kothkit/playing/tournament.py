@@ -34,6 +34,7 @@ from kothkit.bots.folders import BotError, BotKind, BotSpec, journal_entry
 from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
+from kothkit.playing.keeping import Keeper
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.plugins import game_code
 from kothkit.procs.contain import fair_cpu
@@ -419,11 +420,14 @@ def run_tournament(
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
     code = game_code(info)
-    schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, trusted=trusted, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
+        # A stateful bot is the code it was given, not the files it keeps (kothkit.bots.kept).
+        keeper = Keeper(j, jpath, bots)
+        bots = keeper.bots
+        schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
+                            rules=rules, trusted=trusted, code=code)
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
@@ -468,6 +472,7 @@ def run_tournament(
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)

@@ -1,0 +1,66 @@
+"""The journal's records of stateful bots' folders (:mod:`kothkit.bots.kept`), read and kept up to date.
+
+A run (:func:`kothkit.playing.tournament.run_tournament`) gives each stateful bot its identity
+from the journal's record before its first game, and records how the bot left its folder after
+each batch of its games; ``kothkit verify`` reads the records only.  A record's key is where
+the run loaded the bot from (relative to the journal's folder when inside it, as the runs table
+records it), so a challenge folder moved whole keeps its records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from kothkit.bots.folders import BotError, BotSpec, journal_entry
+from kothkit.bots.kept import Cache, Record, identify, keeps_files, manifest
+from kothkit.store.journal import Journal
+
+
+def identities(j: Journal, jpath: Path, bots: Sequence[BotSpec]) -> tuple[list[BotSpec], dict[str, Record]]:
+    """``bots`` with each stateful bot's identity from ``j``'s records, and their records from now on
+    (by key; kept by the caller, if it plays)."""
+    out: list[BotSpec] = []
+    records: dict[str, Record] = {}
+    for b in bots:
+        if not keeps_files(b):
+            out.append(b)
+            continue
+        key = journal_entry(b, jpath)
+        try:
+            b, records[key] = identify(b, Record.loads(j.kept(key)))
+        except (BotError, OSError):
+            pass  # changed under us since it was loaded: its content hash stands
+        out.append(b)
+    return out, records
+
+
+class Keeper:
+    """A run's records of its stateful bots, kept in its journal: at the start, and after each batch."""
+
+    def __init__(self, j: Journal, jpath: Path, bots: Sequence[BotSpec]) -> None:
+        self.j = j
+        self.bots, self.records = identities(j, jpath, bots)
+        self.keys = {b.name: journal_entry(b, jpath) for b in self.bots if journal_entry(b, jpath) in self.records}
+        self.specs = {b.name: b for b in self.bots}
+        self.caches: dict[str, Cache] = {name: {} for name in self.keys}
+        if self.records:
+            j.keep({k: r.dumps() for k, r in self.records.items()})
+
+    def played(self, names: Iterable[str]) -> None:
+        """The bots ``names`` finished games: record how those that keep files left their folders."""
+        if not self.keys:
+            return
+        changed = {}
+        for name in set(names) & self.keys.keys():
+            key = self.keys[name]
+            try:
+                left = manifest(self.specs[name], self.caches[name])
+            except (BotError, OSError):
+                continue  # (a folder the bot made unreadable: its record stays as it was)
+            if left != self.records[key].left:
+                self.records[key] = Record(given=self.records[key].given, left=left,
+                                           identity=self.records[key].identity)
+                changed[key] = self.records[key].dumps()
+        if changed:
+            self.j.keep(changed)
