@@ -431,7 +431,10 @@ def run_tournament(
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
-                               **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
+                               **({"submitted": b.submitted} if b.submitted else {}),
+                               # (what a leaderboard shows of each: kothkit report --markdown)
+                               **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
+                              for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == BotKind.FUNCTION for b in bots) else PROGRAM_BATCH
         if cluster is not None:
