@@ -4,6 +4,7 @@ stream without a reload; one served beside a submissions challenge by the same p
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -29,6 +30,17 @@ def test_a_bot_copied_in_shows_on_the_scoreboard(tmp_path):
         with client(server) as c:
             index = c.get("/").text
             assert "Swap2 KoTH" in index and "/c/koth/" in index and "/c/g12/" in index
+            # A folder challenge's Rules page: no course wording, and a link to the game's protocol.
+            rules = c.get("/c/koth/about").text
+            assert "template brain" not in rules.lower() and "Writing a bot" in rules
+            assert "is a bot folder that talks to the judge in the game" in html.unescape(rules)
+            assert '<a href="/c/koth/protocol" id="protocol-link">The protocol of gomoku_swap2</a>' in rules
+            protocol = c.get("/c/koth/protocol")
+            assert protocol.status_code == 200 and "Protocol for bot authors</h2>" in protocol.text
+            assert "编写程序" in c.get("/c/koth/about", headers={"accept-language": "zh-CN"}).text
+            # A submissions challenge keeps its template brains, and has no protocol link.
+            course_rules = c.get("/c/g12/about").text
+            assert "Template brains" in course_rules and "protocol-link" not in course_rules
             # The pages say how many games wait for a slot and how many are being played.
             assert "games queued" in index
             assert re.search(r'<span id="queued">\d+</span> games queued, <span id="playing">\d+</span> playing',
