@@ -19,7 +19,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -274,7 +274,7 @@ def guess_language(*argvs: Iterable[str] | None) -> str | None:
     return None
 
 
-def _text(data: dict, key: str, path: Path, text: str, cap: int = 200) -> str | None:
+def _text(data: dict[str, Any], key: str, path: Path, text: str, cap: int = 200) -> str | None:
     """A short text of bot.toml (``author``, ``language``): printable, at most ``cap`` characters."""
     if key not in data:
         return None
@@ -284,7 +284,7 @@ def _text(data: dict, key: str, path: Path, text: str, cap: int = 200) -> str | 
     return printable(value.strip())[:cap]
 
 
-def _url(data: dict, path: Path, text: str) -> str | None:
+def _url(data: dict[str, Any], path: Path, text: str) -> str | None:
     """bot.toml's ``url``: an http(s) address (it becomes a link on leaderboards)."""
     url = _text(data, "url", path, text, cap=2000)
     if url is not None and (not re.fullmatch(r"https?://[^\s<>\"'`]+", url)):
