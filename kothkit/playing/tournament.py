@@ -485,9 +485,14 @@ def run_tournament(
 
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
         per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
-        dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
-                 stateful={b.name for b in bots if b.stateful}, batch=batch, first=8 if batch == FAST_BATCH else 1,
-                 on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        try:
+            dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     first=8 if batch == FAST_BATCH else 1, on_done=lambda tasks, rows: store(rows), rows=True,
+                     on_notice=on_notice)
+        finally:
+            # What the stateful bots kept, games cut short by Ctrl-C included: a resumed run reuses their games.
+            keeper.played(keeper.keys)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,

@@ -11,12 +11,19 @@ real folder.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
+
+from kothkit.store.journal import stored_count
 
 #: A Swap2 answer that keeps a diary of its games in its folder; its play does not depend on it.
 DIARY = textwrap.dedent('''\
-    import os, re, sys
+    import os, re, sys, time
     opponent, seed = sys.argv[1], int(sys.argv[2])
     # Keeps files beside its code, as the seed allows: a diary, and a folder of notes.
     games = int(open("diary.txt").read().split()[0]) if os.path.exists("diary.txt") else 0
@@ -26,6 +33,8 @@ DIARY = textwrap.dedent('''\
     with open(os.path.join("notes", opponent + ".txt"), "a") as f:
         f.write(f"seed {seed}\\n")
     START = START_CELL
+    # (How slow to play: a test's setting, in state/, which is no part of the answer's code.)
+    DELAY = float(open("state/delay").read()) if os.path.exists("state/delay") else 0.0
     for raw in iter(sys.stdin.readline, ""):
         line = raw.strip()
         tag, _, rest = line.partition(" ")
@@ -39,6 +48,9 @@ DIARY = textwrap.dedent('''\
             taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
             cells = [(x, y) for y in range(15) for x in range(15)]
             x, y = next(c for c in cells[START:] + cells[:START] if c not in taken)
+            with open(os.path.join("notes", opponent + ".txt"), "a") as f:
+                f.write(f"{x},{y}\\n")
+            time.sleep(DELAY)
             print(f"({x},{y})", flush=True)
     ''')
 
@@ -47,8 +59,8 @@ def answer(folder: Path, name: str, start: int, toml: bool = False) -> None:
     folder.mkdir(parents=True)
     code = DIARY.replace("START_CELL", str(start))
     if toml:  # keeps its diary in state/, which is never part of a bot's identity
-        code = code.replace('"diary.txt"', '"state/diary.txt"').replace("import os, re, sys",
-                                                                         "import os, re, sys\nos.makedirs('state', exist_ok=True)")
+        code = code.replace('"diary.txt"', '"state/diary.txt"').replace(
+            "import os, re, sys, time\n", "import os, re, sys, time\nos.makedirs('state', exist_ok=True)\n")
         (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "{name}.py"]\nstateful = true\n')
     else:
         (folder / "meta").write_text(f"{name}\npython3\n{name}.py\n0\n")
@@ -75,6 +87,7 @@ def test_answers_that_keep_files_are_not_replayed_for_what_they_wrote(cli, tmp_p
 
     first, text = run(cli, bots, db, out, "--seed", "5")
     assert (first["played"], first["reused"]) == (6, 0)
+    assert not [g for g in first["games"] if g["verdict"]]  # the answers play by the rules
     assert (bots / "diary" / "diary.txt").read_text().startswith("4 games")  # it wrote its folder
     assert (bots / "diary" / "notes").is_dir()
 
@@ -126,3 +139,36 @@ def test_verify_never_writes_a_stateful_answers_real_folder(cli, tmp_path):
              if p.is_file()}
     assert after == kept  # the replays wrote copies, not the answers' folders
     assert not list(tmp_path.glob(".kothkit-verify-*"))  # and the copies are gone
+
+
+def test_a_run_cut_short_by_ctrl_c_resumes_without_replaying_what_it_kept(cli, tmp_path):
+    # Slow answers (0.2 s a move, each noted in their folder): Ctrl-C finds a game in play that does not
+    # finish in the judge's wind-down, whose answers have written their folders since their last game.
+    bots = answers(tmp_path)
+    for b in ("diary", "ledger", "tally"):
+        (bots / b / "state").mkdir(exist_ok=True)
+        (bots / b / "state" / "delay").write_text("0.2")
+    db = tmp_path / "journal.sqlite"
+    judge = subprocess.Popen([sys.executable, "-m", "kothkit", "run", "gomoku_swap2", "--bots", str(bots), "--rounds",
+                              "3", "--seed", "5", "--jobs", "2", "--move-time", "5", "--db", str(db), "-q"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                             start_new_session=True)
+    try:
+        until = time.monotonic() + 120
+        while not (db.exists() and stored_count(db) >= 1):
+            assert time.monotonic() < until and judge.poll() is None, "no games stored"
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the next game
+        os.killpg(judge.pid, signal.SIGINT)
+        out, err = judge.communicate(timeout=60)
+    finally:
+        if judge.poll() is None:
+            os.killpg(judge.pid, signal.SIGKILL)
+            judge.wait()
+    assert judge.returncode == 130, (out, err)
+    kept = stored_count(db)
+    assert 1 <= kept < 18
+    for b in ("diary", "ledger", "tally"):
+        (bots / b / "state" / "delay").unlink()
+    resumed, text = run(cli, bots, db, tmp_path / "out.json", "--rounds", "3")
+    assert (resumed["played"], resumed["reused"]) == (18 - kept, kept), text
