@@ -64,3 +64,67 @@ class Keeper:
                 changed[key] = self.records[key].dumps()
         if changed:
             self.j.keep(changed)
+
+
+class Records:
+    """The records of a host's challenge (``kothkit serve``: its folder bots are loaded again every few
+    seconds, while their games play): each stateful bot under the identity its record gives it,
+    and its record brought up to date after each of its games.  Owned by the host's dispatcher
+    thread, which owns the journal."""
+
+    def __init__(self, j: Journal, jpath: Path) -> None:
+        self.j, self.jpath = j, jpath
+        self.records: dict[str, Record] = {}
+        self.caches: dict[str, Cache] = {}
+
+    def _record(self, key: str) -> Record | None:
+        if key not in self.records:
+            found = Record.loads(self.j.kept(key))
+            if found is None:
+                return None
+            self.records[key] = found
+        return self.records[key]
+
+    def identify(self, bots: Sequence[BotSpec], busy: Iterable[str], current: dict[str, BotSpec]) -> list[BotSpec]:
+        """``bots`` as loaded, each stateful one under its identity.  One in a game (``busy``) is what
+        it was (``current``): what it writes while it plays is its own, recorded once the game is stored."""
+        busy = set(busy)
+        out: list[BotSpec] = []
+        for b in bots:
+            now = current.get(b.name)
+            if not keeps_files(b):
+                out.append(b)
+            elif b.name in busy and now is not None and now.path == b.path:
+                out.append(now)
+            else:
+                key = journal_entry(b, self.jpath)
+                try:
+                    b, record = identify(b, self._record(key), manifest(b, self.caches.setdefault(key, {})))
+                except (BotError, OSError):
+                    out.append(b)  # changed under us since it was loaded: its content hash stands
+                    continue
+                if record != self.records.get(key):
+                    self.records[key] = record
+                    self.j.keep({key: record.dumps()})
+                out.append(b)
+        return out
+
+    def played(self, bots: Iterable[BotSpec]) -> None:
+        """``bots`` finished a game: record how those that keep files left their folders."""
+        changed = {}
+        for b in bots:
+            if not keeps_files(b):
+                continue
+            key = journal_entry(b, self.jpath)
+            record = self._record(key)
+            if record is None:
+                continue
+            try:
+                left = manifest(b, self.caches.setdefault(key, {}))
+            except (BotError, OSError):
+                continue
+            if left != record.left:
+                self.records[key] = Record(given=record.given, left=left, identity=record.identity)
+                changed[key] = self.records[key].dumps()
+        if changed:
+            self.j.keep(changed)
