@@ -2,7 +2,8 @@
 
 A :class:`Host` keeps every challenge it serves current.  Folder challenges are
 rescanned every couple of seconds and only changed games are played (a game's id
-holds both bots' content hashes, so the journal's incremental re-run does it).
+holds both bots' content hashes, so the journal's incremental re-run does it; a
+stateful answer's is the code it was given, :mod:`kothkit.playing.keeping`).
 Submissions are stored as bot folders, built contained with the challenge's build
 time limit, and the author's newest brain that builds replaces their previous one:
 only its games are played, and the old brain's games drop out of the standings.
