@@ -39,31 +39,17 @@ class Keeper:
     """A run's records of its stateful bots, kept in its journal: at the start, and after each batch."""
 
     def __init__(self, j: Journal, jpath: Path, bots: Sequence[BotSpec]) -> None:
-        self.j = j
-        self.bots, self.records = identities(j, jpath, bots)
-        self.keys = {b.name: journal_entry(b, jpath) for b in self.bots if journal_entry(b, jpath) in self.records}
+        self.kept = Records(j, jpath)
+        self.bots = self.kept.identify(bots, (), {})
         self.specs = {b.name: b for b in self.bots}
-        self.caches: dict[str, Cache] = {name: {} for name in self.keys}
-        if self.records:
-            j.keep({k: r.dumps() for k, r in self.records.items()})
+        #: The names of the bots that keep files.
+        self.keys = {b.name for b in self.bots if keeps_files(b)}
 
     def played(self, names: Iterable[str]) -> None:
         """The bots ``names`` finished games: record how those that keep files left their folders."""
         if not self.keys:
             return
-        changed = {}
-        for name in set(names) & self.keys.keys():
-            key = self.keys[name]
-            try:
-                left = manifest(self.specs[name], self.caches[name])
-            except (BotError, OSError):
-                continue  # (a folder the bot made unreadable: its record stays as it was)
-            if left != self.records[key].left:
-                self.records[key] = Record(given=self.records[key].given, left=left,
-                                           identity=self.records[key].identity)
-                changed[key] = self.records[key].dumps()
-        if changed:
-            self.j.keep(changed)
+        self.kept.played(self.specs[n] for n in sorted(set(names) & self.keys))
 
 
 class Records:
