@@ -237,10 +237,22 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
         tally.problems.append(f"{game}: {e}")
         return
     usable, missing = _find_bots(games, info, t, runs, bots)
+    if not any(b.stateful for b in usable.values()):
+        _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
+        return
     # A stateful bot's replays play on a copy of its folder: its real folder, what it keeps
-    # there, is never written by a replay.
-    with tempfile.TemporaryDirectory(prefix=".kothkit-verify-", dir=t.journal.parent) as scratch:
-        usable = {key: replay_copy(b, Path(scratch) / str(i)) for i, (key, b) in enumerate(usable.items())}
+    # there, is never written by a replay.  The copy is made beside the journal (not in /tmp,
+    # which a jailed bot sees as its own, empty).
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix=".kothkit-verify-", dir=t.journal.parent)
+    except OSError as e:
+        fail(f"{t.journal.parent}: cannot copy the stateful bots' folders there for their replays ({e.strerror}); "
+             "verify a copy of the journal in a folder you may write")
+    with scratch:
+        try:
+            usable = {key: replay_copy(b, Path(scratch.name) / str(i)) for i, (key, b) in enumerate(usable.items())}
+        except OSError as e:
+            fail(f"cannot copy a stateful bot's folder for its replays: {e}")
         _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
 
 
