@@ -384,13 +384,151 @@ def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str,
     return found
 
 
+# -- who may talk to the cluster: Dask's TLS, with certificates of the cluster's own ------------------
+
+#: The files ``kothkit cluster certs DIR`` makes: the cluster's authority (its key signs the others),
+#: and a certificate and key for each role.  Dask's TLS asks every end of every connection for a
+#: certificate the authority signed: the scheduler, each worker, and the host or judge (a client).
+CA, CA_KEY = "ca.pem", "ca-key.pem"
+ROLES = ("scheduler", "worker", "host")
+#: Days the certificates made by :func:`make_certs` are valid.
+CERT_DAYS = 825
+
+
+def _key_pem(key) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _certificates(days: int = CERT_DAYS) -> dict[str, tuple[bytes, bytes | None]]:
+    """A new authority and a certificate signed by it for each of :data:`ROLES`: by name (``ca`` and
+    the roles), (certificate PEM, key PEM)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"kothkit cluster {uuid.uuid4().hex[:12]}")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=days))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                       crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    out: dict[str, tuple[bytes, bytes | None]] = {"ca": (ca.public_bytes(serialization.Encoding.PEM), _key_pem(ca_key))}
+    for role in ROLES:
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = (x509.CertificateBuilder()
+                .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"kothkit {role}")]))
+                .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=days))
+                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                # Every Dask process both listens and connects.
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                               critical=False)
+                .add_extension(x509.SubjectAlternativeName([x509.DNSName(f"kothkit-{role}")]), critical=False)
+                .sign(ca_key, hashes.SHA256()))
+        out[role] = (cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
+    return out
+
+
+def make_certs(folder: Path, days: int = CERT_DAYS) -> list[Path]:
+    """Make a cluster's certificates in ``folder`` (made 0700; refused if it holds any of them
+    already): :data:`CA` and its key, and ``ROLE.pem`` and ``ROLE-key.pem`` for each of :data:`ROLES`,
+    keys 0600.  The files written."""
+    import os
+
+    folder = Path(folder)
+    names = [CA, CA_KEY] + [f for r in ROLES for f in (f"{r}.pem", f"{r}-key.pem")]
+    there = [n for n in names if (folder / n).exists()]
+    if there:
+        raise ClusterError(f"{folder}: holds certificates already ({', '.join(there)}): give an empty folder")
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    made = _certificates(days)
+    written = []
+    for name, (cert, key) in made.items():
+        stem = "ca" if name == "ca" else name
+        for path, data, mode in ((folder / f"{stem}.pem", cert, 0o644), (folder / f"{stem}-key.pem", key, 0o600)):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data or b"")
+            written.append(path)
+    return written
+
+
+def use_certs(folder: Path, role: str = "host") -> None:
+    """Connect to clusters with the certificates in ``folder`` (as :func:`make_certs` names them:
+    :data:`CA`, ``ROLE.pem``, ``ROLE-key.pem``), set in Dask's configuration for this process.  A
+    :class:`ClusterError` names a missing file, or a key that others can read."""
+    import dask
+
+    folder = Path(folder)
+    files = {"ca": folder / CA, "cert": folder / f"{role}.pem", "key": folder / f"{role}-key.pem"}
+    for what, path in files.items():
+        if not path.is_file():
+            raise ClusterError(f"{path}: no such file (the cluster's certificates: `kothkit cluster certs DIR` makes "
+                               f"them; see docs/hosting.md)")
+    if files["key"].stat().st_mode & 0o077:
+        raise ClusterError(f"{files['key']}: others can read this key: chmod 600 it")
+    dask.config.set({"distributed.comm.require-encryption": True,
+                     "distributed.comm.tls.ca-file": str(files["ca"].resolve()),
+                     "distributed.comm.tls.client.cert": str(files["cert"].resolve()),
+                     "distributed.comm.tls.client.key": str(files["key"].resolve())})
+
+
+def _security(address: str):
+    """The Dask security of a connection to ``address``: TLS with the certificates of Dask's
+    configuration (set by :func:`use_certs`, or Dask's own settings), else a :class:`ClusterError`."""
+    from distributed.security import Security
+
+    if not address.startswith("tls://"):
+        raise ClusterError(f"--cluster {address}: a cluster is reached over TLS only (tls://HOST:PORT, with the "
+                           f"cluster's certificates: --cluster-certs DIR; see docs/hosting.md), or local:N")
+    security = Security(require_encryption=True)
+    if not (security.tls_ca_file and security.tls_client_cert):
+        raise ClusterError(f"--cluster {address}: no certificates for the cluster: --cluster-certs DIR (made by "
+                           f"`kothkit cluster certs DIR`; see docs/hosting.md)")
+    return security
+
+
+def _no_http(dask_scheduler=None, dask_worker=None) -> None:
+    """Stop a scheduler's or worker's HTTP server (run in its event loop): kothkit reads nothing from
+    it, and it would tell anyone who asks about the cluster's work (Dask starts one even with its
+    dashboard off)."""
+    server = dask_scheduler if dask_scheduler is not None else dask_worker
+    http = getattr(server, "http_server", None)
+    if http is not None:
+        http.stop()
+
+
+#: Dask settings of every cluster kothkit starts: no routes in the HTTP servers Dask starts anyway
+#: (they are then stopped, :func:`_no_http`).
+NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+
+
 class ClusterPool:
-    """A connection to a Dask cluster (a scheduler at an address, or a ``local:N`` cluster started
-    here): :class:`ClusterExecutor` hands it its work."""
+    """A connection to a Dask cluster (a scheduler at a ``tls://`` address, or a ``local:N`` cluster
+    started here): :class:`ClusterExecutor` hands it its work.
+
+    Every connection is Dask's TLS, both ends showing a certificate the cluster's authority signed:
+    a local cluster makes its own (kept in memory, passed to its worker processes alone), a remote one
+    uses those of Dask's configuration (:func:`use_certs`).  Anyone without them, on this machine or
+    another, can neither use the scheduler nor join as a worker.  The scheduler's and workers' HTTP
+    servers are stopped."""
 
     def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
         try:
             from distributed import Client, LocalCluster
+            from distributed.security import Security
         except ImportError as e:
             raise ClusterError("--cluster needs Dask distributed: pip install 'kothkit[cluster]'") from e
         self.address = address
@@ -398,6 +536,8 @@ class ClusterPool:
         self._futures: dict[str, object] = {}
         self._lock = threading.Lock()
         try:
+            import dask
+
             if address.startswith(LOCAL):
                 try:
                     n = int(address[len(LOCAL):])
@@ -405,15 +545,22 @@ class ClusterPool:
                     raise ClusterError(f"--cluster {address} is not local:N (N a number of workers)") from None
                 if n < 1:
                     raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
-                import dask
-
-                with dask.config.set(LOCAL_SETTINGS):
+                try:
+                    security = Security.temporary()
+                except ImportError as e:
+                    raise ClusterError(f"--cluster {address}: the cluster's certificates need the cryptography "
+                                       f"package: pip install 'kothkit[cluster]'") from e
+                with dask.config.set({**LOCAL_SETTINGS, **NO_HTTP}):
                     self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                dashboard_address=None, silence_logs=logging.ERROR)
-                self.client = Client(self.cluster, timeout=timeout)
+                                                host="127.0.0.1", protocol="tls://", security=security,
+                                                dashboard_address=None, worker_dashboard_address=None,
+                                                silence_logs=logging.ERROR)
+                self.client = Client(self.cluster, timeout=timeout, security=security)
             else:
-                self.client = Client(address, timeout=timeout)
+                self.client = Client(address, timeout=timeout, security=_security(address))
             self.client.wait_for_workers(1, timeout=timeout)
+            self.client.run_on_scheduler(_no_http)
+            self.quiet()
         except ClusterError:
             self.close()
             raise
@@ -426,6 +573,10 @@ class ClusterPool:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def quiet(self, workers: list[str] | None = None) -> None:
+        """Stop the HTTP servers of ``workers`` (None: all of them)."""
+        self.client.run(_no_http, workers=workers, on_error="ignore")
 
     @property
     def workers(self) -> list[str]:
@@ -532,6 +683,81 @@ def _pack_folder(folder: Path) -> bytes:
     return _pack(Spec(name=folder.name, path=folder, command=("x",)))
 
 
+# -- on the judge: a worker's results bound to the work it was sent -------------------------------
+
+def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
+    """Why ``item`` (a journal row with ``rows``, else a record), sent back by a worker for ``task``,
+    is not that game's result, or None.
+
+    It must be the game sent (its id, game, place, players, their content hashes and seed), and its
+    outcome must be the one its moves give: the moves are played again into a fresh match of the
+    game (a pure state machine, as :func:`kothkit.results.archive.transcript` re-plays a journal's
+    records), every reply in turn from the seat the game asked, a reply the game refuses only last
+    and then the refused bot's loss, an ended game's outcome as the game gives it.  A game that
+    stopped on a fault the moves cannot show (a crash, a timeout) is the worker's word as to
+    which bot, but scored as the game scores that bot's fault."""
+    from kothkit.game import Outcome, Setup, Verdict
+    from kothkit.store.records import GameRecord, Move
+
+    try:
+        if rows:
+            import json
+
+            r = GameRecord(id=item.id, game=item.game, index=item.idx, players=tuple(json.loads(item.players)),
+                           hashes=tuple(json.loads(item.hashes)), seed=item.seed, winner=item.winner,
+                           reason=item.reason, offender=item.fault, verdict=item.verdict,
+                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)))
+        else:
+            r = item
+        names = tuple(b.name for b in task.players)
+        sent = (task.id, task.game, task.index, names, tuple(b.hash for b in task.players), task.seed)
+        if (r.id, r.game, r.index, tuple(r.players), tuple(r.hashes), r.seed) != sent:
+            return (f"sent back a game it was not sent (game {str(r.id)[:12]} for game {task.id[:12]}, "
+                    f"#{task.index} {' vs '.join(names)})")
+    except (AttributeError, TypeError, ValueError, IndexError, RecursionError):
+        return f"sent back something else than game {task.id[:12]}'s result"
+    if info is None:
+        return None
+    game = f"game {task.id[:12]} (#{task.index} {' vs '.join(names)})"
+    try:
+        rules = {**info.rules, **task.rules} if task.rules else info.rules
+        match = info.match(Setup(players=names, seed=task.seed, rules=rules))
+        want: Outcome | None = None
+        fault: tuple[str | None, str | None] = (None, None)
+        for i, m in enumerate(r.moves):
+            step = match.next()
+            if isinstance(step, Outcome):
+                return f"sent back {game} with {len(r.moves)} replies; the game ended after {i}"
+            if step.seat != m.seat:
+                return f"sent back {game} with move {i + 1} by seat {m.seat}; the game asked seat {step.seat}"
+            rejected = match.play(m.seat, m.reply)
+            if rejected is not None:
+                if i != len(r.moves) - 1:
+                    return f"sent back {game} going on after move {i + 1}, which the game refuses"
+                want = match.forfeit(m.seat, rejected.verdict, rejected.reason)
+                fault = (names[m.seat], str(rejected.verdict))
+                break
+        if want is None:
+            end = match.next()
+            if isinstance(end, Outcome):
+                want = end
+            else:
+                # A fault the moves cannot show: a bot's, scored as the game scores it.
+                if r.offender not in names or r.verdict not in set(Verdict) - {Verdict.ILLEGAL_MOVE}:
+                    return f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: {r.reason})"
+                seat = names.index(r.offender)
+                head = f"{r.verdict}: "
+                want = match.forfeit(seat, Verdict(r.verdict), r.reason[len(head):] if r.reason.startswith(head)
+                                     else r.reason)
+                fault = (r.offender, r.verdict)
+        winner = None if want.winner is None else names[want.winner]
+        if (r.winner, r.reason, r.offender, r.verdict) != (winner, want.reason, *fault):
+            return f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: {r.reason})"
+    except Exception as e:  # noqa: BLE001 - a record its own game cannot re-play is not taken on trust
+        return f"sent back {game}, which the game cannot re-play ({type(e).__name__}: {e})"
+    return None
+
+
 class ClusterExecutor:
     """Games and builds on the workers of a Dask cluster: the :class:`kothkit.playing.executor.Executor`
     of ``run --cluster`` and ``serve --cluster``, as :class:`~kothkit.playing.executor.LocalExecutor`
@@ -571,6 +797,7 @@ class ClusterExecutor:
         self.address = address
         self._games = list(games)
         self._codes = {info.name: (codes or {}).get(info.name) or game_code(info) for info in self._games}
+        self._infos = {info.name: info for info in self._games}
         self._bots = list(bots)
         # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
         # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
@@ -766,7 +993,10 @@ class ClusterExecutor:
                 self._packs[b.hash] = packed
         return packed
 
-    def _submit(self, fn, what: str, *args) -> cf.Future:
+    def _submit(self, fn, what: str, *args, check: Callable[[object], str | None] | None = None) -> cf.Future:
+        """``fn(*args)`` on a checked worker; ``check(result)``: why the result cannot be taken (its
+        worker is then refused, and the future fails with BrokenProcessPool: the caller plays the work
+        again elsewhere), or None."""
         out: cf.Future = cf.Future()
         key = f"kothkit-{fn.__name__}-{uuid.uuid4().hex}"
         with self._lock:
@@ -791,7 +1021,13 @@ class ClusterExecutor:
             if out.done() or not out.set_running_or_notify_cancel():
                 return  # (failed already, its workers gone: see _orphans)
             try:
-                out.set_result(f.result())
+                result = f.result()
+                why = check(result) if check is not None else None
+                if why is not None:
+                    worker = self._refuse(f, why)
+                    out.set_exception(BrokenProcessPool(f"worker {worker} {why}"))
+                else:
+                    out.set_result(result)
             except BaseException as e:
                 from distributed import KilledWorker
 
@@ -812,7 +1048,38 @@ class ClusterExecutor:
             packs = {b.hash: self._pack_of(b) for t in tasks for b in t.players}
         what = " vs ".join(b.name for b in tasks[0].players) if tasks else "nothing"
         what += f" (+{len(tasks) - 1})" if len(tasks) > 1 else ""
-        return self._submit(play_sent, what, tasks, packs, rows, pondering)
+        return self._submit(play_sent, what, tasks, packs, rows, pondering,
+                            check=lambda result: self._unbound(tasks, result, rows))
+
+    def _unbound(self, tasks, result, rows: bool) -> str | None:
+        """Why a worker's ``result`` for ``tasks`` is not theirs (:func:`unbound`), or None."""
+        try:
+            out, _seconds = result
+            got = list(out)
+        except (TypeError, ValueError):
+            return "sent back something else than games"
+        if len(got) > len(tasks):
+            return f"sent back {len(got)} games for {len(tasks)}"
+        for task, item in zip(tasks, got):
+            info = self._infos.get(task.game)
+            why = unbound(task, item, info, rows)
+            if why is not None:
+                return why
+        return None
+
+    def _refuse(self, fut, why: str) -> str:
+        """Leave the worker that delivered ``fut`` idle from now on, for ``why``: its name."""
+        try:
+            holders = self.pool.client.who_has(fut).get(fut.key, ())  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a scheduler gone: the work fails all the same
+            holders = ()
+        with self._lock:
+            for w in holders:
+                self._checked.discard(w)
+                self._refused[w] = f"worker {w} {why}"
+        name = ", ".join(holders) or "(unknown)"
+        self._note(f"cluster: worker left idle: worker {name} {why}")
+        return name
 
     def build(self, folder: str, timeout: float, memory_mb: int | None = None,
               processes: int | None = None) -> cf.Future:

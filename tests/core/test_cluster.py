@@ -35,6 +35,37 @@ SWAP2 = ROOT / "plugins" / "gomoku_swap2" / "bots"
 STARTUP = 60.0
 
 
+#: The cluster's certificates (``kothkit cluster certs``), made once for the module (:func:`certs`).
+CERTS: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def certs(tmp_path_factory):
+    """The module's clusters' certificates: the commands run here find them in KOTHKIT_CLUSTER_CERTS,
+    and this process in Dask's settings (kothkit.playing.cluster.use_certs)."""
+    import dask
+
+    from kothkit.playing.cluster import make_certs, use_certs
+
+    folder = tmp_path_factory.mktemp("certs") / "certs"
+    make_certs(folder)
+    CERTS[:] = [folder]
+    tls = ("distributed.comm.require-encryption", "distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert",
+           "distributed.comm.tls.client.key")
+    with pytest.MonkeyPatch.context() as mp, dask.config.set({k: dask.config.get(k) for k in tls}):
+        mp.setenv("KOTHKIT_CLUSTER_CERTS", str(folder))
+        use_certs(folder)
+        yield folder
+    CERTS.clear()
+
+
+def _tls(role: str) -> list[str]:
+    """The TLS options of a ``dask scheduler`` or ``dask worker`` with the module's certificates."""
+    folder = CERTS[0]
+    return ["--tls-ca-file", str(folder / "ca.pem"), "--tls-cert", str(folder / f"{role}.pem"),
+            "--tls-key", str(folder / f"{role}-key.pem")]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -98,12 +129,12 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
     namespace: as on another machine).  ``scheduler_env``: settings for the scheduler."""
     kinds = ["plain"] * workers if isinstance(workers, int) else list(workers)
     port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
+    address = f"tls://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
     log = open(tmp / "dask.log", "ab")
     try:
         procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                       "--no-dashboard"], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                       "--no-dashboard", *_tls("scheduler")], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                       env={**os.environ, **(scheduler_env or {})}))
         started, named = [], []
         for kind in kinds:
@@ -127,9 +158,9 @@ def _start_worker(tmp: Path, address: str, kind: str, hide: Path | None, log) ->
     cmd, env = _worker_cmd(tmp, kind, hide)
     wport = _free_port()
     proc = subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                             "--host", "127.0.0.1", "--worker-port", str(wport)],
+                             "--host", "127.0.0.1", "--worker-port", str(wport), *_tls("worker")],
                             stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL)
-    return proc, f"tcp://127.0.0.1:{wport}"
+    return proc, f"tls://127.0.0.1:{wport}"
 
 
 @contextlib.contextmanager
@@ -312,7 +343,7 @@ def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tm
     # A bot whose sources on the worker are not the judge's: named, with the worker.
     with open(tmp_path / "two" / "bot.c", "a") as f:
         f.write("\n/* edited after the judge loaded it */\n")
-    with pytest.raises(ClusterError, match=r"worker tcp://127\.0\.0\.1:\d+ does not have bot two as the judge "
+    with pytest.raises(ClusterError, match=r"worker tls://127\.0\.0\.1:\d+ does not have bot two as the judge "
                                            r"does \(other content\)"):
         connect(cluster, info, bots).close()
 
