@@ -522,3 +522,191 @@ def test_work_whose_worker_left_fails_to_be_played_again_and_a_new_worker_takes_
                     cluster.capacity()
                     time.sleep(0.2)
                 assert cluster.build(str(quick), 60.0).result(timeout=60)[0] is True
+
+
+# -- who may use the cluster (issue 42): TLS only, certificates of the cluster's own ---------------
+
+#: What a stranger on the machine tries against a cluster's scheduler (argv: its address, a file
+#: the function would write): a plain client, a TLS client without certificates, and one with
+#: certificates of another authority each ask the scheduler to run a function.
+ATTACK = """
+import json, sys
+from distributed import Client
+from distributed.security import Security
+address, mark = sys.argv[1], sys.argv[2]
+
+def f(mark=mark):
+    open(mark, "w").write("ran")
+    return "ran"
+
+out = {}
+for name, a, security in (("tcp", address.replace("tls://", "tcp://"), None), ("tls", address, None),
+                          ("another-authority", address, Security.temporary())):
+    try:
+        with Client(a, timeout=5, security=security) as c:
+            out[name] = c.run_on_scheduler(f)
+    except Exception as e:
+        out[name] = type(e).__name__
+print(json.dumps(out))
+"""
+
+
+def _stranger_env() -> dict:
+    """An environment without the module's certificates (nor any Dask setting)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DASK_", "KOTHKIT_CLUSTER"))}
+
+
+@pytest.fixture(scope="module")
+def local_pool():
+    from kothkit.playing.cluster import ClusterPool
+
+    with ClusterPool("local:1") as pool:
+        yield pool
+
+
+def test_a_local_cluster_refuses_clients_and_workers_without_its_certificates(local_pool, tmp_path):
+    """The attack: ``Client("tcp://127.0.0.1:PORT").run_on_scheduler(f)`` ran ``f`` inside the host,
+    and a worker anyone started joined and was sent every bot."""
+    import json
+
+    from kothkit.playing.cluster import make_certs
+
+    address = local_pool.client.scheduler.address
+    assert address.startswith("tls://127.0.0.1:")
+    before = local_pool.workers
+    mark = tmp_path / "ran"
+    other = tmp_path / "other-certs"
+    make_certs(other)
+    log = open(tmp_path / "rogue.log", "ab")
+    rogues = [subprocess.Popen([str(DASK), "worker", a, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                "--host", "127.0.0.1", "--death-timeout", "8", *tls],
+                               stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=_stranger_env())
+              for a, tls in ((address.replace("tls://", "tcp://"), []), (address, []),
+                             (address, ["--tls-ca-file", str(other / "ca.pem"), "--tls-cert", str(other / "worker.pem"),
+                                        "--tls-key", str(other / "worker-key.pem")]))]
+    try:
+        attack = subprocess.run([sys.executable, "-c", ATTACK, address, str(mark)], capture_output=True, text=True,
+                                timeout=120, env=_stranger_env(), stdin=subprocess.DEVNULL)
+        assert attack.returncode == 0, attack.stderr[-3000:]
+        tried = json.loads(attack.stdout.splitlines()[-1])
+        assert set(tried) == {"tcp", "tls", "another-authority"} and "ran" not in tried.values(), tried
+        assert not mark.exists()
+        end = time.monotonic() + 60
+        while any(p.poll() is None for p in rogues):
+            assert local_pool.workers == before, "a worker without the cluster's certificate joined"
+            assert time.monotonic() < end, "the rogue workers neither joined nor gave up"
+            time.sleep(0.2)
+        assert local_pool.workers == before
+    finally:
+        for p in rogues:
+            p.kill()
+        for p in rogues:
+            p.wait(timeout=30)
+        log.close()
+    # The cluster's own still works.
+    assert local_pool.client.submit(sum, [1, 2], pure=False).result(timeout=60) == 3
+
+
+def test_no_process_of_a_local_cluster_answers_http(local_pool):
+    """Dask starts an HTTP server in its scheduler and each worker (status, metrics, task names) even
+    with the dashboard off: kothkit stops them."""
+    import psutil
+
+    pids = {os.getpid(), *local_pool.client.run(os.getpid).values()}
+    ports = sorted({c.laddr.port for c in psutil.net_connections("tcp")
+                    if c.status == psutil.CONN_LISTEN and c.pid in pids})
+    assert len(ports) >= 2  # the scheduler's and the worker's TLS ports at least
+    for port in ports:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.settimeout(5)
+            s.sendall(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            try:
+                answer = s.recv(64)
+            except (TimeoutError, ConnectionError):
+                answer = b""
+        assert not answer.startswith(b"HTTP/"), (port, answer)
+
+
+def test_a_cluster_is_reached_over_tls_with_its_certificates_only(cli, tmp_path):
+    env = {"KOTHKIT_CLUSTER_CERTS": ""}
+    plain = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tcp://127.0.0.1:1", "--db",
+                tmp_path / "j.sqlite", timeout=60, env=env)
+    assert plain.returncode == 1 and "a cluster is reached over TLS only (tls://HOST:PORT" in plain.stderr, plain.stderr
+    missing = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tls://127.0.0.1:1", "--cluster-certs",
+                  tmp_path / "none", "--db", tmp_path / "j.sqlite", timeout=60)
+    assert missing.returncode == 1 and f"{tmp_path / 'none' / 'ca.pem'}: no such file" in missing.stderr, missing.stderr
+    made = cli("cluster", "certs", tmp_path / "certs", timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "certs").stat().st_mode & 0o777 == 0o700
+    assert all((tmp_path / "certs" / f"{r}-key.pem").stat().st_mode & 0o777 == 0o600
+               for r in ("ca", "scheduler", "worker", "host"))
+    (tmp_path / "certs" / "host-key.pem").chmod(0o644)
+    loose = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tls://127.0.0.1:1", "--cluster-certs",
+                tmp_path / "certs", "--db", tmp_path / "j.sqlite", timeout=60)
+    assert loose.returncode == 1 and "others can read this key" in loose.stderr, loose.stderr
+    again = cli("cluster", "certs", tmp_path / "certs", timeout=60)
+    assert again.returncode == 1 and "holds certificates already" in again.stderr
+
+
+# -- a worker's results are the games it was sent ------------------------------------------------
+
+#: Turns a worker (one with the cluster's certificates: a machine taken over) into a liar: each row
+#: of the games it plays is changed as FORGE_KIND says.  RESTORE undoes it.
+FORGE = """
+import kothkit.playing.cluster as c
+real = getattr(c, "_honest_play", c.play)
+c._honest_play = real
+
+def forged(tasks, rows=False, pondering=None):
+    out, took = real(tasks, rows=rows, pondering=pondering)
+    import json
+    changed = []
+    for r in out:
+        players = json.loads(r.players)
+        if KIND == "another-game":
+            r = r._replace(id="0" * len(r.id))
+        else:  # the loser (or seat 0 of a draw) wins, its moves as they were
+            r = r._replace(winner=next(p for p in players if p != r.winner) if r.winner else players[0], fault=None,
+                           verdict=None)
+        changed.append(r)
+    return changed, took
+
+c.play = forged
+"""
+RESTORE = """
+import kothkit.playing.cluster as c
+c.play = getattr(c, "_honest_play", c.play)
+"""
+
+
+@pytest.mark.parametrize("kind", ["another-game", "a-win-its-moves-do-not-give"])
+def test_a_worker_that_forges_results_is_left_idle_and_its_games_are_played_elsewhere(cluster, tmp_path, kind):
+    from distributed import Client
+
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import connect
+    from kothkit.playing.tournament import run_tournament
+    from kothkit.plugins import get_game
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    bots = load_bots([bots_dir / "random_player", bots_dir / "deducer"]).bots
+    info = get_game("connect4_hidden")
+    local = run_tournament(info, bots, seed=7, journal=tmp_path / "local.sqlite", jobs=1, rounds=6)
+    with Client(cluster, timeout=STARTUP) as client:
+        liar = sorted(client.scheduler_info(n_workers=-1)["workers"])[0]
+        client.run(exec, f"KIND = {kind!r}\n" + FORGE, {}, workers=[liar])
+        try:
+            notes: list[str] = []
+            with connect(cluster, info, bots, note=notes.append) as ex:
+                remote = run_tournament(info, bots, seed=7, journal=tmp_path / "remote.sqlite", rounds=6, cluster=ex)
+                refused = ex.refused()
+        finally:
+            client.run(exec, RESTORE, {}, workers=[liar])
+    assert list(refused) == [liar], (refused, notes)
+    assert f"worker {liar} sent back " in refused[liar]
+    what = "a game it was not sent" if kind == "another-game" else "an outcome its moves do not give"
+    assert what in refused[liar], refused[liar]
+    assert any(n.startswith(f"cluster: worker left idle: worker {liar} sent back") for n in notes), notes
+    # Every game stored is the honest one, each once.
+    assert remote.played == local.played == 12
+    assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
