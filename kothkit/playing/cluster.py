@@ -193,12 +193,25 @@ _WHERE: dict[str, Path | None] = {}
 
 
 def _place(b: BotSpec) -> Path | None:
+    """Where this worker plays ``b``: None at the judge's path, else the copy it was sent (once
+    :func:`receive` finished it: another worker of this machine may be unpacking or building it
+    right now).  A copy found on disk (sent to this machine before) is hashed again first, and
+    dropped if it is not ``b`` (then sent again)."""
     if b.hash not in _WHERE:
-        sent = shipped_root() / b.hash / Path(b.path).name
-        # Only a copy that :func:`receive` finished (unpacked, checked and built): another worker
-        # of this machine may be unpacking or building it right now.
-        done = _ready(b.hash).exists() and sent.exists()
-        _WHERE[b.hash] = sent if not Path(b.path).exists() and done else None
+        if Path(b.path).exists():
+            _WHERE[b.hash] = None
+            return None
+        root = private_root()
+        sent = root / b.hash / Path(b.path).name
+        if not (_ready(b.hash).exists() and sent.exists()):
+            return None
+        if _bot_hash(_moved(b, sent)) != b.hash:
+            import shutil
+
+            _ready(b.hash).unlink(missing_ok=True)
+            shutil.rmtree(root / b.hash, ignore_errors=True)
+            return None
+        _WHERE[b.hash] = sent
     return _WHERE[b.hash]
 
 
@@ -208,11 +221,40 @@ def _ready(bot_hash: str) -> Path:
 
 
 def shipped_root() -> Path:
-    """Where a worker keeps the bots it was sent, by content hash (one folder per user)."""
+    """Where a worker keeps the bots it was sent, by content hash (one folder per user; see
+    :func:`private_root`)."""
     import os
     import tempfile
 
     return Path(tempfile.gettempdir()) / f"kothkit-shipped-{os.getuid()}"
+
+
+def private_root() -> Path:
+    """:func:`shipped_root`, made if missing, and checked: a folder (not a link) of this worker's
+    user alone.  One that another user owns (made before this worker, to read or swap the bots it
+    is sent) is a :class:`ClusterError` naming it; one that others could enter is emptied and made
+    0700 again (what they could have put there is not played)."""
+    import os
+    import shutil
+    import stat
+
+    root = shipped_root()
+    for _ in range(2):
+        try:
+            os.mkdir(root, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(root)
+        if not stat.S_ISDIR(st.st_mode):
+            raise ClusterError(f"{root} is not a folder (a link or a file put there): remove it, or give the worker "
+                               f"a TMPDIR of its own")
+        if st.st_uid != os.getuid():
+            raise ClusterError(f"{root} belongs to user {st.st_uid}, not to this worker's ({os.getuid()}): remove "
+                               f"it, or give the worker a TMPDIR of its own")
+        if not st.st_mode & 0o077:
+            return root
+        shutil.rmtree(root)
+    raise ClusterError(f"{root}: cannot make it this worker's user's alone")
 
 
 def _moved(b: BotSpec, where: Path) -> BotSpec:
@@ -259,8 +301,7 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
     import shutil
     import tarfile
 
-    root = shipped_root()
-    root.mkdir(mode=0o700, exist_ok=True)
+    root = private_root()
     home = root / b.hash
     where = home / Path(b.path).name
     moved = _moved(b, where)
@@ -272,7 +313,7 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
             shutil.rmtree(home, ignore_errors=True)
             home.mkdir()
             with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
-                tar.extractall(home, filter="data")
+                unpack(tar, home)
             if _bot_hash(moved) != b.hash:
                 return "the copy sent has other content"
             failed = _build_here(moved) if b.build else None
@@ -281,6 +322,41 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
             _ready(b.hash).touch()
     _WHERE[b.hash] = where
     return None
+
+
+def unpack(tar, dest: Path) -> None:
+    """Unpack ``tar`` (a bot sent by the judge) into ``dest`` as tarfile's ``data`` filter does: no
+    member outside ``dest`` (absolute, ``..``, a link leading out), no device or pipe, no set-id bits
+    or write for others, nothing owned by anyone but this worker's user.  Python before 3.11.4 (3.11.2
+    of Debian 12, say) has no filters: the same rules are kept here then."""
+    import os
+    import tarfile
+
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    top = os.path.realpath(dest)
+
+    def inside(path: str) -> bool:
+        return os.path.commonpath([top, os.path.realpath(path)]) == top
+
+    members = []
+    for m in tar.getmembers():
+        where = os.path.join(dest, m.name)
+        bad = (os.path.isabs(m.name) or ".." in Path(m.name).parts or not inside(where)
+               or not (m.isreg() or m.isdir() or m.issym() or m.islnk()))
+        if m.issym():
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(os.path.dirname(where), m.linkname))
+        elif m.islnk():
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+        if bad:
+            raise ClusterError(f"the copy sent holds {m.name!r}, which would land outside its folder or is no "
+                               f"file, folder or link within it")
+        if m.isreg() or m.isdir():
+            m.mode = (m.mode & 0o755) | (0o700 if m.isdir() else 0o600)
+        m.uid, m.gid, m.uname, m.gname = os.getuid(), os.getgid(), "", ""
+        members.append(m)
+    tar.extractall(dest, members=members)
 
 
 class ClusterError(RuntimeError):
@@ -653,8 +729,7 @@ def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
 
     if Path(folder).exists():
         return folder
-    root = shipped_root()
-    root.mkdir(mode=0o700, exist_ok=True)
+    root = private_root()
     home = root / f"build-{spec_hash}"
     where = home / Path(folder).name
     with open(root / f"build-{spec_hash}.lock", "a") as lock:
@@ -663,7 +738,7 @@ def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
             shutil.rmtree(home, ignore_errors=True)
             home.mkdir()
             with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
-                tar.extractall(home, filter="data")
+                unpack(tar, home)
     return str(where)
 
 

@@ -710,3 +710,143 @@ def test_a_worker_that_forges_results_is_left_idle_and_its_games_are_played_else
     # Every game stored is the honest one, each once.
     assert remote.played == local.played == 12
     assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
+
+
+# -- the bots a worker is sent: its own folder, hashed again, unpacked safely on any Python 3.11 ---
+
+def _instant(tmp_path: Path, monkeypatch) -> tuple:
+    """A worker's view with a TMPDIR of this test's (``tmp``), and the ``instant`` bot as the judge
+    packs it, its folder gone from here (as on another machine): (bot, packed, tmp)."""
+    import tempfile
+
+    import kothkit.playing.cluster as cluster_mod
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import _pack
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setattr(cluster_mod, "_WHERE", {})
+    shutil.copytree(ROOT / "benchmarks" / "bots" / "instant", tmp_path / "judge" / "instant",
+                    ignore=shutil.ignore_patterns(".kothkit-build", "bot"))
+    (b,) = load_bots([tmp_path / "judge" / "instant"]).bots
+    packed = _pack(b)
+    shutil.rmtree(tmp_path / "judge")
+    return b, packed, tmp
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder another user owns")
+def test_a_shipped_bots_folder_another_user_owns_is_refused(tmp_path, monkeypatch):
+    """The attack: another local user made ``$TMPDIR/kothkit-shipped-UID`` first, to read or swap
+    every bot the worker is sent."""
+    from kothkit.playing.cluster import ClusterError, _ensure, shipped_root
+
+    b, packed, _ = _instant(tmp_path, monkeypatch)
+    root = shipped_root()
+    root.mkdir(mode=0o777)
+    os.chown(root, 65534, 65534)
+    with pytest.raises(ClusterError, match=rf"{re.escape(str(root))} belongs to user 65534, not to this worker's"):
+        _ensure(b, packed)
+    assert list(root.iterdir()) == []
+    root.rmdir()
+    # A link put there (to a folder of the other user's) is refused too.
+    (tmp_path / "theirs").mkdir()
+    root.symlink_to(tmp_path / "theirs")
+    with pytest.raises(ClusterError, match="is not a folder"):
+        _ensure(b, packed)
+    assert list((tmp_path / "theirs").iterdir()) == []
+
+
+def test_a_shipped_bots_folder_others_could_enter_is_emptied_and_a_swapped_copy_is_not_played(tmp_path, monkeypatch):
+    import kothkit.playing.cluster as cluster_mod
+    from kothkit.playing.cluster import _ensure, _place, _ready, shipped_root
+
+    b, packed, _ = _instant(tmp_path, monkeypatch)
+    root = shipped_root()
+    root.mkdir()
+    root.chmod(0o777)
+    (root / b.hash).mkdir()
+    (root / f"{b.hash}.ready").touch()  # planted: a "copy" that is not the bot
+    (root / b.hash / "instant").mkdir()
+    _ensure(b, packed)
+    assert root.stat().st_mode & 0o777 == 0o700
+    sent = root / b.hash / "instant"
+    assert _place(b) == sent and (sent / "bot").exists()
+    # The copy changed on disk after it was made (a worker restarted since finds it): hashed again,
+    # dropped, and sent again.
+    with open(sent / "bot.c", "a") as f:
+        f.write("\n/* changed */\n")
+    monkeypatch.setattr(cluster_mod, "_WHERE", {})
+    assert _place(b) is None
+    assert not _ready(b.hash).exists() and not sent.exists()
+    _ensure(b, packed)
+    assert _place(b) == sent and "changed" not in (sent / "bot.c").read_text()
+
+
+def _python_3_11_2(monkeypatch) -> None:
+    """tarfile as Python 3.11.2 has it: no extraction filters (they came in 3.11.4)."""
+    import tarfile
+
+    monkeypatch.delattr(tarfile, "data_filter")
+    real = tarfile.TarFile.extractall
+
+    def extractall(self, path=".", members=None, *, numeric_owner=False, **kw):
+        if kw:
+            raise TypeError(f"extractall() got an unexpected keyword argument {next(iter(kw))!r}")
+        return real(self, path, members, numeric_owner=numeric_owner)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall)
+
+
+def test_a_worker_on_python_3_11_2_unpacks_and_plays_the_bots_it_is_sent(tmp_path, monkeypatch):
+    """The attack's finding: such workers failed every shipped game (``extractall(filter=)``)."""
+    from kothkit.playing.cluster import _ensure, _place
+
+    _python_3_11_2(monkeypatch)
+    b, packed, _ = _instant(tmp_path, monkeypatch)
+    _ensure(b, packed)
+    assert (_place(b) / "bot").exists()
+
+
+@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device"])
+def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkeypatch, member):
+    import io
+    import tarfile
+
+    from kothkit.playing.cluster import ClusterError, unpack
+
+    _python_3_11_2(monkeypatch)
+
+    def tar_of(*infos: tuple) -> tarfile.TarFile:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            for info, data in infos:
+                tar.addfile(info, io.BytesIO(data) if data is not None else None)
+        buf.seek(0)
+        return tarfile.open(fileobj=buf)
+
+    def entry(name: str, data: bytes | None = b"x", **kw) -> tuple:
+        info = tarfile.TarInfo(name)
+        info.size = len(data) if data is not None else 0
+        for k, v in kw.items():
+            setattr(info, k, v)
+        return info, data
+
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    # What a bot may hold: its files (set-id bits and others' write dropped, owned here), links inside.
+    with tar_of(entry("bot/run", mode=0o6777, uid=0, gid=0), entry("bot/sub/", None, type=tarfile.DIRTYPE, mode=0o777),
+                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run")) as tar:
+        unpack(tar, dest)
+    st = (dest / "bot" / "run").stat()
+    assert (st.st_mode & 0o7777, st.st_uid) == (0o755, os.getuid())
+    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln").read_text() == "x"
+    bad = {"../escape": entry("../escape"), "/abs": entry(str(tmp_path / "abs")),
+           "link-out": entry("bot/out", None, type=tarfile.SYMTYPE, linkname="../../outside"),
+           "hard-out": entry("bot/hard", None, type=tarfile.LNKTYPE, linkname="../outside"),
+           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}[member]
+    with tar_of(bad) as tar, pytest.raises(ClusterError, match="would land outside its folder"):
+        unpack(tar, tmp_path / "dest2")
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
+    assert not (tmp_path / "dest2").exists() or list((tmp_path / "dest2").rglob("*")) == []
