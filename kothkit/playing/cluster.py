@@ -505,11 +505,12 @@ def _certificates(days: int = CERT_DAYS) -> dict[str, tuple[bytes, bytes | None]
         cert = (x509.CertificateBuilder()
                 .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"kothkit {role}")]))
                 .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-                .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=days))
+                .not_valid_before(now - datetime.timedelta(minutes=5))
+                .not_valid_after(now + datetime.timedelta(days=days))
                 .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                 # Every Dask process both listens and connects.
-                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-                               critical=False)
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
+                                                      ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
                 .add_extension(x509.SubjectAlternativeName([x509.DNSName(f"kothkit-{role}")]), critical=False)
                 .sign(ca_key, hashes.SHA256()))
         out[role] = (cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
@@ -549,7 +550,7 @@ def use_certs(folder: Path, role: str = "host") -> None:
 
     folder = Path(folder)
     files = {"ca": folder / CA, "cert": folder / f"{role}.pem", "key": folder / f"{role}-key.pem"}
-    for what, path in files.items():
+    for path in files.values():
         if not path.is_file():
             raise ClusterError(f"{path}: no such file (the cluster's certificates: `kothkit cluster certs DIR` makes "
                                f"them; see docs/hosting.md)")
@@ -570,7 +571,7 @@ def _security(address: str):
         raise ClusterError(f"--cluster {address}: a cluster is reached over TLS only (tls://HOST:PORT, with the "
                            f"cluster's certificates: --cluster-certs DIR; see docs/hosting.md), or local:N")
     security = Security(require_encryption=True)
-    if not (security.tls_ca_file and security.tls_client_cert):
+    if not (getattr(security, "tls_ca_file", None) and getattr(security, "tls_client_cert", None)):
         raise ClusterError(f"--cluster {address}: no certificates for the cluster: --cluster-certs DIR (made by "
                            f"`kothkit cluster certs DIR`; see docs/hosting.md)")
     return security
@@ -588,7 +589,7 @@ def _no_http(dask_scheduler=None, dask_worker=None) -> None:
 
 #: Dask settings of every cluster kothkit starts: no routes in the HTTP servers Dask starts anyway
 #: (they are then stopped, :func:`_no_http`).
-NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+NO_HTTP: dict[str, list[str]] = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
 
 
 class ClusterPool:
@@ -710,6 +711,84 @@ def play_sent(tasks, packs: dict, rows: bool, pondering: bool | None) -> tuple[l
     return play(tasks, rows=rows, pondering=pondering)
 
 
+class _Relay:
+    """A worker's match of a person's game that tells the judge each reply it plays (``tell``), so
+    that the judge's copy of the match stands where the worker's does (see :func:`play_person_sent`)."""
+
+    def __init__(self, match, tell: Callable[[list], None]) -> None:
+        self._match, self._tell = match, tell
+
+    def play(self, seat: int, reply):
+        import pickle
+
+        self._tell(["play", seat, pickle.dumps(reply)])
+        return self._match.play(seat, reply)
+
+    def __getattr__(self, name: str):
+        return getattr(self._match, name)
+
+
+#: Seconds a worker waits for the person's reply beyond the judge's own wait (the judge abandons
+#: the game first, and says so).
+PERSON_SLACK = 60.0
+
+
+def play_person_sent(task, packs: dict, seat: int, asks: str, tells: str, idle: float | None):
+    """What a worker runs for a game of a person (the Play page of ``kothkit serve --cluster``):
+    the bot had here (:func:`_ensure`), then the game played here with the person's seat answered
+    by the judge, through two Dask queues: ``tells`` carries the referee's events, each reply the
+    match plays, and each question to the person; ``asks`` the person's replies.  The task leaves
+    its worker's thread while it waits on the person (``secede``: the worker plays other games),
+    its bot as much nicer than the worker as the host's Play bots are."""
+    import os
+    import pickle
+    from typing import cast
+
+    import attrs
+    from distributed import Queue, get_client, secede
+
+    from kothkit.game import Match
+    from kothkit.playing.play import Abandoned
+    from kothkit.playing.referee import play_game
+    from kothkit.plugins import get_game
+
+    for b in task.players:
+        if b.kind != BotKind.HUMAN:
+            _ensure(b, packs.get(b.hash))
+            failed = _build_here(b) if b.build and _place(b) is None else None  # (at its path: built?)
+            if failed:
+                raise ClusterError(f"bot {b.name} did not build on this worker: {failed}")
+    secede()
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + PERSON_NICE))
+    except (OSError, AttributeError):
+        pass
+    client = get_client()
+    to_judge, from_judge = Queue(tells, client=client), Queue(asks, client=client)
+    info = get_game(task.game)
+    relayed = attrs.evolve(info, match=lambda setup: cast(Match, _Relay(info.match(setup), to_judge.put)))
+
+    def person(match, prompt):
+        to_judge.put(["ask"])
+        try:
+            said = from_judge.get(timeout=None if idle is None else idle + PERSON_SLACK)
+        except TimeoutError:
+            raise Abandoned() from None
+        if said[0] != "reply":
+            raise Abandoned()
+        return pickle.loads(said[1])
+
+    def event(kind: str, who: int, text: str, ms: float | None) -> None:
+        to_judge.put(["event", kind, who, text, ms])
+
+    return play_game(_here(task), info=relayed, on_event=event, boards=True, people={seat: person})
+
+
+#: The niceness a Play page's bot gets on a worker above the worker's (as kothkit.serve.playsite.NICE).
+PERSON_NICE = 10
+
+
 def build_bot(build, folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
               packed: bytes) -> tuple[bool, str, float]:
     """What a worker runs for one of the host's builds: ``build`` (the host's, which travels by its
@@ -819,7 +898,8 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
             else:
                 # A fault the moves cannot show: a bot's, scored as the game scores it.
                 if r.offender not in names or r.verdict not in set(Verdict) - {Verdict.ILLEGAL_MOVE}:
-                    return f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: {r.reason})"
+                    return (f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: "
+                            f"{r.reason})")
                 seat = names.index(r.offender)
                 head = f"{r.verdict}: "
                 want = match.forfeit(seat, Verdict(r.verdict), r.reason[len(head):] if r.reason.startswith(head)
@@ -1145,7 +1225,7 @@ class ClusterExecutor:
     def _refuse(self, fut, why: str) -> str:
         """Leave the worker that delivered ``fut`` idle from now on, for ``why``: its name."""
         try:
-            holders = self.pool.client.who_has(fut).get(fut.key, ())  # type: ignore[attr-defined]
+            holders = self.pool.client.who_has(fut).get(fut.key, ())
         except Exception:  # noqa: BLE001 - a scheduler gone: the work fails all the same
             holders = ()
         with self._lock:
@@ -1155,6 +1235,80 @@ class ClusterExecutor:
         name = ", ".join(holders) or "(unknown)"
         self._note(f"cluster: worker left idle: worker {name} {why}")
         return name
+
+    def play_person(self, task, seat: int, person, on_event=None, idle: float | None = None):
+        """Play ``task``, a game of a person (the Play page's), on a worker, its seat ``seat``
+        answered here by ``person(match, prompt)`` (:class:`kothkit.playing.playweb.WebSeat`), the
+        referee's events handed to ``on_event`` as they come: the host runs no submitted code.  Its
+        record, checked as any game's (:func:`unbound`).  Waits for the game (``person`` raising
+        :class:`kothkit.playing.play.Abandoned` ends it on the worker too).
+
+        The judge keeps a copy of the match, played with each reply the worker's plays (a game is a
+        pure state machine), for ``person`` to read and answer."""
+        import pickle
+
+        from distributed import Queue
+
+        from kothkit.game import Prompt, Setup
+        from kothkit.playing.play import Abandoned
+
+        info = self._infos.get(task.game)
+        if info is None:
+            from kothkit.plugins import get_game
+
+            info = get_game(task.game)
+        names = tuple(b.name for b in task.players)
+        rules = {**info.rules, **task.rules} if task.rules else info.rules
+        copy = info.match(Setup(players=names, seed=task.seed, rules=rules))
+        key = uuid.uuid4().hex
+        asks = Queue(f"kothkit-person-{key}-asks", client=self.pool.client)
+        tells = Queue(f"kothkit-person-{key}-tells", client=self.pool.client)
+        packs = {b.hash: self._pack_of(b) for b in task.players if b.kind != BotKind.HUMAN}
+        fut = self._submit(play_person_sent, " vs ".join(names), task, packs, seat, asks.name, tells.name, idle,
+                           check=lambda record: unbound(task, record, info, rows=False))
+
+        def handle(said: list) -> None:
+            if said[0] == "event" and on_event is not None:
+                on_event(*said[1:5])
+            elif said[0] == "play":
+                copy.next()
+                copy.play(said[1], pickle.loads(said[2]))
+            elif said[0] == "ask":
+                prompt = copy.next()
+                if not isinstance(prompt, Prompt) or prompt.seat != seat:
+                    raise ClusterError(f"the worker asked the person out of turn in game {task.id[:12]}")
+                try:
+                    reply = person(copy, prompt)
+                except Abandoned:
+                    asks.put(["abandon"])
+                    raise
+                asks.put(["reply", pickle.dumps(reply)])
+
+        try:
+            while True:
+                try:
+                    said = tells.get(timeout=0.5)
+                except TimeoutError:
+                    if not fut.done():
+                        continue
+                    for said in tells.get(batch=True):  # what came after the last look
+                        handle(said)
+                    break
+                handle(said)
+            return fut.result()
+        except BaseException:
+            fut.cancel()
+            try:
+                asks.put(["abandon"])  # (the worker's game ends at once, its bot killed)
+            except Exception:  # noqa: BLE001 - a cluster gone: the game went with it
+                pass
+            raise
+        finally:
+            for q in (asks, tells):
+                try:
+                    q.close()
+                except Exception:  # noqa: BLE001 - a cluster gone takes its queues with it
+                    pass
 
     def build(self, folder: str, timeout: float, memory_mb: int | None = None,
               processes: int | None = None) -> cf.Future:

@@ -55,7 +55,7 @@ import time
 import traceback
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -1116,6 +1116,11 @@ class Host:
         """The journal of challenge ``name`` (read-only for others: kothkit.serve.publish reads it);
         KeyError if there is none."""
         return self._get(name).journal_path
+
+    def cluster_executor(self) -> Any:
+        """The cluster's executor when the host plays on one (``--cluster``: the Play page's games
+        are played there too, kothkit.serve.playsite), else None."""
+        return self._slots if self.cluster is not None else None
 
     def play_setup(self, name: str) -> tuple:
         """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,

@@ -35,33 +35,40 @@ SWAP2 = ROOT / "plugins" / "gomoku_swap2" / "bots"
 STARTUP = 60.0
 
 
-#: The cluster's certificates (``kothkit cluster certs``), made once for the module (:func:`certs`).
-CERTS: list[Path] = []
+#: Dask's settings that name the certificates this process reaches a cluster with.
+TLS_SETTINGS = ("distributed.comm.require-encryption", "distributed.comm.tls.ca-file",
+                "distributed.comm.tls.client.cert", "distributed.comm.tls.client.key")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def certs(tmp_path_factory):
-    """The module's clusters' certificates: the commands run here find them in KOTHKIT_CLUSTER_CERTS,
-    and this process in Dask's settings (kothkit.playing.cluster.use_certs)."""
+@contextlib.contextmanager
+def using_certs(folder: Path):
+    """This process reaches clusters with the certificates in ``folder`` (made there if missing),
+    and so do the commands it runs (KOTHKIT_CLUSTER_CERTS), until the end."""
     import dask
 
     from kothkit.playing.cluster import make_certs, use_certs
 
-    folder = tmp_path_factory.mktemp("certs") / "certs"
-    make_certs(folder)
-    CERTS[:] = [folder]
-    tls = ("distributed.comm.require-encryption", "distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert",
-           "distributed.comm.tls.client.key")
-    with pytest.MonkeyPatch.context() as mp, dask.config.set({k: dask.config.get(k) for k in tls}):
+    if not (folder / "ca.pem").exists():
+        make_certs(folder)
+    with pytest.MonkeyPatch.context() as mp, dask.config.set({k: dask.config.get(k) for k in TLS_SETTINGS}):
         mp.setenv("KOTHKIT_CLUSTER_CERTS", str(folder))
         use_certs(folder)
         yield folder
-    CERTS.clear()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def certs(tmp_path_factory):
+    """The module's clusters' certificates (kothkit cluster certs), made once."""
+    with using_certs(tmp_path_factory.mktemp("certs") / "certs") as folder:
+        yield folder
 
 
 def _tls(role: str) -> list[str]:
-    """The TLS options of a ``dask scheduler`` or ``dask worker`` with the module's certificates."""
-    folder = CERTS[0]
+    """The TLS options of a ``dask scheduler`` or ``dask worker`` with the certificates this process
+    uses (:func:`using_certs`)."""
+    import dask
+
+    folder = Path(dask.config.get("distributed.comm.tls.ca-file")).parent
     return ["--tls-ca-file", str(folder / "ca.pem"), "--tls-cert", str(folder / f"{role}.pem"),
             "--tls-key", str(folder / f"{role}-key.pem")]
 
@@ -127,6 +134,13 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
     from :data:`KINDS`), started here, killed and reaped at the end.  Yields (address, worker
     processes, worker addresses).  ``hide``: the workers see an empty folder there (a private mount
     namespace: as on another machine).  ``scheduler_env``: settings for the scheduler."""
+    import dask
+
+    if not dask.config.get("distributed.comm.tls.ca-file", None):  # (a module without the certs fixture)
+        with using_certs(tmp / "certs"):
+            with dask_cluster(tmp, workers, hide, scheduler_env) as got:
+                yield got
+        return
     kinds = ["plain"] * workers if isinstance(workers, int) else list(workers)
     port = _free_port()
     address = f"tls://127.0.0.1:{port}"
@@ -850,3 +864,100 @@ def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkey
         unpack(tar, tmp_path / "dest2")
     assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
     assert not (tmp_path / "dest2").exists() or list((tmp_path / "dest2").rglob("*")) == []
+
+
+# -- the Play page's games under --cluster: their bots play on a worker ---------------------------
+
+def test_a_persons_game_is_played_on_a_worker_the_person_answered_here(cluster, tmp_path):
+    """``serve --cluster`` runs no submitted code itself: a Play page's bot plays on a worker, the
+    person's seat answered by the host through the cluster (here a scripted person playing as the
+    bundled deducer would)."""
+    import importlib.util
+
+    from kothkit.bots.folders import BotKind, BotSpec, load_bots
+    from kothkit.human import HUMAN_HASH
+    from kothkit.playing.cluster import connect
+    from kothkit.playing.play import new_game
+    from kothkit.plugins import get_game
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    (bot,) = load_bots([bots_dir / "random_player"]).bots
+    spec = importlib.util.spec_from_file_location("kothkit_test_deducer", bots_dir / "deducer" / "bot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    info = get_game("connect4_hidden")
+    me = BotSpec(name="someone+you", path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
+    task, _run, _seed = new_game(tmp_path / "play.sqlite", info, (me, bot), info.limits, dict(info.rules))
+    asked, events, seen = [], [], []
+    with connect(cluster, info, [bot]) as ex:
+
+        def person(match, prompt):
+            asked.append(prompt.payload)
+            seen.append({w: list(what) for w, what in ex.workers().items()})
+            return module.deducer(*prompt.payload, {})[0]
+
+        record = ex.play_person(task, 0, person, lambda *e: events.append(e), idle=60)
+    assert record.id == task.id and record.players == ("someone+you", "random_player") and record.offender is None
+    assert asked and len([m for m in record.moves if m.seat == 0]) == len(asked)
+    assert any(e[0] == "reply" and e[1] == 1 for e in events), events
+    # While the person thought, the game was a worker's.
+    assert all(any("someone+you vs random_player" in what for what in now.values()) for now in seen), seen
+
+
+def _brains_and_ancestors() -> dict[int, set[int]]:
+    """Each bot process (a ``brain``) under this process, with the pids of its ancestors."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                text = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            parents[int(d)] = int(text[text.rindex(")") + 2:].split()[1])
+    found = {}
+    for pid in parents:
+        try:
+            if b"brain" not in open(f"/proc/{pid}/cmdline", "rb").read():
+                continue
+        except OSError:
+            continue
+        chain, p = set(), parents.get(pid)
+        while p and p not in chain:
+            chain.add(p)
+            p = parents.get(p)
+        if os.getpid() in chain:
+            found[pid] = chain
+    return found
+
+
+def test_the_play_pages_bot_plays_on_a_worker_under_cluster(cluster, tmp_path):
+    """The finding: with ``--cluster`` the host still ran the Play page's bot itself."""
+    from distributed import Client
+
+    from kothkit.playing.cluster import ClusterExecutor
+    from kothkit.playing.executor import build
+    from kothkit.plugins import get_game
+    from kothkit.serve.playsite import Opponent, PlayRoom
+    from tests.serve.test_play_site import _wait_state
+
+    info = get_game("gomoku_classic12")
+    room = PlayRoom(tmp_path, idle=3.0)
+    threat = Opponent(key="bundled:threat", label="threat", spec=next(b for b in room.bundled(info) if b.name == "threat"))
+    with Client(cluster, timeout=STARTUP) as client, ClusterExecutor(cluster, [info], build=build) as ex:
+        workers = set(client.run(os.getpid).values())
+        try:
+            g = room.start("g12", info, info.limits, dict(info.rules), "ann", threat, 1, "/r/{id}", remote=ex)
+            st = _wait_state(g, "waiting")  # the bot opened, on a worker: the person's turn
+            assert st["picture"] and "threat" in " ".join(st["log"]), st
+            bots = _brains_and_ancestors()
+            assert bots and all(chain & workers for chain in bots.values()), (bots, workers)
+            # Nobody moves: abandoned after its idle time, nothing stored, the worker's bot reaped.
+            st = _wait_state(g, "abandoned", 60)
+            g.thread.join(30)
+            assert not g.thread.is_alive() and room.played("g12", "ann") == []
+            end = time.monotonic() + 30
+            while set(bots) & set(_brains_and_ancestors()):
+                assert time.monotonic() < end, "the worker's bot outlived its abandoned game"
+                time.sleep(0.2)
+        finally:
+            room.close()
