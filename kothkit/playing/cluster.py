@@ -1074,6 +1074,7 @@ class ClusterExecutor:
             del self._refused[w]
         if not new:
             return
+        self.pool.quiet(new)  # (their HTTP servers: see _no_http)
         problems = self._check(new)
         for w in new:
             if problems.get(w):
@@ -1264,7 +1265,9 @@ class ClusterExecutor:
         asks = Queue(f"kothkit-person-{key}-asks", client=self.pool.client)
         tells = Queue(f"kothkit-person-{key}-tells", client=self.pool.client)
         packs = {b.hash: self._pack_of(b) for b in task.players if b.kind != BotKind.HUMAN}
-        fut = self._submit(play_person_sent, " vs ".join(names), task, packs, seat, asks.name, tells.name, idle,
+        # (Named by its bot only in the host's log: the person's seat holds their login.)
+        what = "a person vs " + " vs ".join(b.name for b in task.players if b.kind != BotKind.HUMAN)
+        fut = self._submit(play_person_sent, what, task, packs, seat, asks.name, tells.name, idle,
                            check=lambda record: unbound(task, record, info, rows=False))
 
         def handle(said: list) -> None:

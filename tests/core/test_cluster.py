@@ -901,7 +901,7 @@ def test_a_persons_game_is_played_on_a_worker_the_person_answered_here(cluster, 
     assert asked and len([m for m in record.moves if m.seat == 0]) == len(asked)
     assert any(e[0] == "reply" and e[1] == 1 for e in events), events
     # While the person thought, the game was a worker's.
-    assert all(any("someone+you vs random_player" in what for what in now.values()) for now in seen), seen
+    assert all(any("a person vs random_player" in what for what in now.values()) for now in seen), seen
 
 
 def _brains_and_ancestors() -> dict[int, set[int]]:
