@@ -98,7 +98,7 @@ def serve(
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own); --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own); --jobs is then unused (needs kothkit\\[cluster]; see docs/hosting.md).")] = None,
     cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""

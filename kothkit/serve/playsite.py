@@ -14,7 +14,9 @@ Games in progress live in the server's process, one thread each (:class:`PlayRoo
 ``max_live`` at once, one per person (a new one ends the person's previous game), ``per_hour``
 started per person in any hour; a game that waits ``idle`` seconds for the person is abandoned.
 An abandoned game stores nothing; its bot is killed and reaped as at the end of any game.  A Play
-game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.
+game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.  With ``--cluster``
+the bot is built and plays on a worker, the person's seat answered from here
+(:meth:`kothkit.playing.cluster.ClusterExecutor.play_person`): the host runs no submitted code.
 """
 
 from __future__ import annotations

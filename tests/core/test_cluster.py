@@ -557,7 +557,7 @@ out = {}
 for name, a, security in (("tcp", address.replace("tls://", "tcp://"), None), ("tls", address, None),
                           ("another-authority", address, Security.temporary())):
     try:
-        with Client(a, timeout=5, security=security) as c:
+        with Client(a, timeout=3, security=security) as c:
             out[name] = c.run_on_scheduler(f)
     except Exception as e:
         out[name] = type(e).__name__
@@ -593,7 +593,7 @@ def test_a_local_cluster_refuses_clients_and_workers_without_its_certificates(lo
     make_certs(other)
     log = open(tmp_path / "rogue.log", "ab")
     rogues = [subprocess.Popen([str(DASK), "worker", a, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                "--host", "127.0.0.1", "--death-timeout", "8", *tls],
+                                "--host", "127.0.0.1", "--death-timeout", "5", *tls],
                                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=_stranger_env())
               for a, tls in ((address.replace("tls://", "tcp://"), []), (address, []),
                              (address, ["--tls-ca-file", str(other / "ca.pem"), "--tls-cert", str(other / "worker.pem"),
@@ -642,24 +642,23 @@ def test_no_process_of_a_local_cluster_answers_http(local_pool):
 
 
 def test_a_cluster_is_reached_over_tls_with_its_certificates_only(cli, tmp_path):
-    env = {"KOTHKIT_CLUSTER_CERTS": ""}
+    from kothkit.playing.cluster import ClusterError, make_certs, use_certs
+
     plain = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tcp://127.0.0.1:1", "--db",
-                tmp_path / "j.sqlite", timeout=60, env=env)
+                tmp_path / "j.sqlite", timeout=60)
     assert plain.returncode == 1 and "a cluster is reached over TLS only (tls://HOST:PORT" in plain.stderr, plain.stderr
-    missing = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tls://127.0.0.1:1", "--cluster-certs",
-                  tmp_path / "none", "--db", tmp_path / "j.sqlite", timeout=60)
-    assert missing.returncode == 1 and f"{tmp_path / 'none' / 'ca.pem'}: no such file" in missing.stderr, missing.stderr
     made = cli("cluster", "certs", tmp_path / "certs", timeout=60)
     assert made.returncode == 0, made.stderr
     assert (tmp_path / "certs").stat().st_mode & 0o777 == 0o700
     assert all((tmp_path / "certs" / f"{r}-key.pem").stat().st_mode & 0o777 == 0o600
                for r in ("ca", "scheduler", "worker", "host"))
+    with pytest.raises(ClusterError, match="holds certificates already"):
+        make_certs(tmp_path / "certs")
+    with pytest.raises(ClusterError, match=re.escape(f"{tmp_path / 'none' / 'ca.pem'}: no such file")):
+        use_certs(tmp_path / "none")
     (tmp_path / "certs" / "host-key.pem").chmod(0o644)
-    loose = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tls://127.0.0.1:1", "--cluster-certs",
-                tmp_path / "certs", "--db", tmp_path / "j.sqlite", timeout=60)
-    assert loose.returncode == 1 and "others can read this key" in loose.stderr, loose.stderr
-    again = cli("cluster", "certs", tmp_path / "certs", timeout=60)
-    assert again.returncode == 1 and "holds certificates already" in again.stderr
+    with pytest.raises(ClusterError, match="others can read this key"):
+        use_certs(tmp_path / "certs")
 
 
 # -- a worker's results are the games it was sent ------------------------------------------------
