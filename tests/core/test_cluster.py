@@ -960,3 +960,30 @@ def test_the_play_pages_bot_plays_on_a_worker_under_cluster(cluster, tmp_path):
                 time.sleep(0.2)
         finally:
             room.close()
+
+
+def test_serve_with_a_local_cluster_refuses_a_client_without_its_certificate(tmp_path):
+    """The review's attack on ``kothkit serve --cluster local:N`` as it ran it: a stranger's client
+    on every port the server listens on but its web site's, asking each to run a function."""
+    import json
+
+    import psutil
+
+    from tests.serve.webserver import Server, challenge
+
+    server = Server([challenge(tmp_path / "course")], tmp_path / "state", tmp_path, args=("--cluster", "local:1"))
+    try:
+        web = int(server.url.rsplit(":", 1)[1])
+        ports = sorted({c.laddr.port for c in psutil.Process(server.proc.pid).net_connections("tcp")
+                        if c.status == psutil.CONN_LISTEN} - {web})
+        assert ports, server.text  # the scheduler's and the workers' nannies' (all TLS)
+        attacks = [subprocess.Popen([sys.executable, "-c", ATTACK, f"tls://127.0.0.1:{port}", str(tmp_path / f"ran-{port}")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_stranger_env(),
+                                    stdin=subprocess.DEVNULL) for port in ports]
+        for port, attack in zip(ports, attacks):
+            out, errors = attack.communicate(timeout=120)
+            assert attack.returncode == 0, errors[-3000:]
+            tried = json.loads(out.splitlines()[-1])
+            assert "ran" not in tried.values() and not (tmp_path / f"ran-{port}").exists(), (port, tried)
+    finally:
+        assert server.stop() == 0, server.text
