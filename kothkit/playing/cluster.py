@@ -389,11 +389,11 @@ def _build_here(b: BotSpec) -> str | None:
     """Build ``b`` on this machine unless it is built (its build cached by content hash, as on the
     judge's); one worker of a machine builds while the others wait.  Why it failed, or None."""
     import fcntl
-    import tempfile
 
     from kothkit.bots.build import build
 
-    lock = Path(tempfile.gettempdir()) / f"kothkit-build-{b.hash[:32]}.lock"
+    # In the worker's own folder: a lock in the shared TMPDIR, another user could hold for good.
+    lock = private_root() / f"build-{b.hash[:32]}.lock"
     with open(lock, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:

@@ -775,14 +775,24 @@ def test_a_shipped_bots_folder_others_could_enter_is_emptied_and_a_swapped_copy_
     import kothkit.playing.cluster as cluster_mod
     from kothkit.playing.cluster import _ensure, _place, _ready, shipped_root
 
-    b, packed, _ = _instant(tmp_path, monkeypatch)
+    import fcntl
+    import threading
+
+    b, packed, tmp = _instant(tmp_path, monkeypatch)
     root = shipped_root()
     root.mkdir()
     root.chmod(0o777)
+    # Another user holds a build lock by the name a worker once used in the shared TMPDIR: no matter.
+    held = open(tmp / f"kothkit-build-{b.hash[:32]}.lock", "a")
+    fcntl.flock(held, fcntl.LOCK_EX)
     (root / b.hash).mkdir()
     (root / f"{b.hash}.ready").touch()  # planted: a "copy" that is not the bot
     (root / b.hash / "instant").mkdir()
-    _ensure(b, packed)
+    first = threading.Thread(target=_ensure, args=(b, packed), daemon=True)
+    first.start()
+    first.join(120)
+    held.close()
+    assert not first.is_alive(), "the worker waited for a lock another user holds"
     assert root.stat().st_mode & 0o777 == 0o700
     sent = root / b.hash / "instant"
     assert _place(b) == sent and (sent / "bot").exists()
