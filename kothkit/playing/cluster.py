@@ -206,10 +206,14 @@ def _place(b: BotSpec) -> Path | None:
         if not (_ready(b.hash).exists() and sent.exists()):
             return None
         if _bot_hash(_moved(b, sent)) != b.hash:
+            import fcntl
             import shutil
 
-            _ready(b.hash).unlink(missing_ok=True)
-            shutil.rmtree(root / b.hash, ignore_errors=True)
+            with open(root / f"{b.hash}.lock", "a") as lock:  # (as receive: one worker of a machine at a time)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if _ready(b.hash).exists() and _bot_hash(_moved(b, sent)) != b.hash:
+                    _ready(b.hash).unlink()
+                    shutil.rmtree(root / b.hash, ignore_errors=True)
             return None
         _WHERE[b.hash] = sent
     return _WHERE[b.hash]

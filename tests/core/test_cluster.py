@@ -5,7 +5,14 @@ killed with SIGKILL mid-tournament loses no game and stores none twice, whether 
 plays its batches elsewhere or fails them (``KilledWorker``) and the judge plays them again; a
 worker that cannot load the game's plugin, or runs another kothkit, is named in a clear error
 before any game; stateful bots keep their order on workers of this machine and are refused,
-saying why, when a worker runs on another (another kernel boot id, in a private mount namespace)"""
+saying why, when a worker runs on another (another kernel boot id, in a private mount namespace).
+
+Issue 42's attacks on a cluster: a stranger's client or worker (plain, TLS without a certificate,
+another authority's) gets nothing from a local cluster or ``serve --cluster local:1``; no process of
+a cluster answers HTTP; a worker forging results is left idle and its games are played elsewhere;
+the shipped bots' folder is the worker's user's alone and its copies are hashed again; workers on
+Python 3.11.2 unpack what they are sent; the Play page's bot plays on a worker.  Every cluster here
+is reached over TLS, with certificates made for the module (:func:`certs`)."""
 
 from __future__ import annotations
 
