@@ -267,7 +267,10 @@ def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(t
                 if stored:
                     break
                 time.sleep(0.02)
-            assert stored and run.poll() is None, "the tournament ended before a worker could be killed"
+            if not (stored and run.poll() is None):
+                out = run.communicate(timeout=60)[0] if run.poll() is not None else ""
+                raise AssertionError(f"the tournament ended before a worker could be killed ({stored} games "
+                                     f"stored):\n{out}")
             workers[0].send_signal(signal.SIGKILL)
             out, _ = run.communicate(timeout=300)
         finally:
