@@ -1218,8 +1218,10 @@ class ClusterExecutor:
             got = list(out)
         except (TypeError, ValueError):
             return "sent back something else than games"
-        if len(got) > len(tasks):
-            return f"sent back {len(got)} games for {len(tasks)}"
+        if len(got) != len(tasks):
+            # (A worker stops short only when it is interrupted itself, going away: a worker that
+            # dropped the games it would lose is dealt with alike.)
+            return f"sent back {len(got)} games for the {len(tasks)} it was sent"
         for task, item in zip(tasks, got):
             info = self._infos.get(task.game)
             why = unbound(task, item, info, rows)
