@@ -43,7 +43,7 @@ def _plain(param, ctx):
 
 
 #: Metavars by option name where the type alone says too little (options ending in _time: S).
-_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
+_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "cluster_certs": "DIR", "listen": "S", "progress_every": "S"}
 
 
 class PlainGroup(TyperGroup):

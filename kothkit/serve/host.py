@@ -1137,6 +1137,11 @@ class Host:
         KeyError if there is none."""
         return self._get(name).journal_path
 
+    def cluster_executor(self) -> Any:
+        """The cluster's executor when the host plays on one (``--cluster``: the Play page's games
+        are played there too, kothkit.serve.playsite), else None."""
+        return self._slots if self.cluster is not None else None
+
     def play_setup(self, name: str) -> tuple:
         """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
         limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
