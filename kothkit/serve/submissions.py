@@ -32,6 +32,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import sys
 import threading
 import time
 from pathlib import Path
@@ -317,25 +318,14 @@ def disk_use(folder: Path) -> tuple[int, int, str]:
     """(bytes on disk of everything in ``folder``, of its largest file, that file's name); links are
     not followed, and a folder that is gone takes nothing.  Walked without recursion (os.walk
     recurses: a tree a build nested a thousand deep was a RecursionError in the host)."""
+    from kothkit.bots.folders import entries_below
+
     total, biggest, name = 0, 0, ""
-    stack = [str(folder)]
-    while stack:
-        try:
-            it = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                used = st.st_blocks * 512
-                total += used
-                if stat.S_ISDIR(st.st_mode):
-                    stack.append(e.path)
-                elif used > biggest:
-                    biggest, name = used, os.path.relpath(e.path, folder)
+    for path, st in entries_below(folder, sys.maxsize):
+        used = st.st_blocks * 512
+        total += used
+        if not stat.S_ISDIR(st.st_mode) and used > biggest:
+            biggest, name = used, os.path.relpath(path, folder)
     return total, biggest, name
 
 
