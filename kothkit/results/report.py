@@ -68,11 +68,11 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         t.add_column("±95%", justify="right")
         t.add_column("Elo rank", justify="right")
         shared = {r.rank for r in rated.ratings if sum(x.rank == r.rank for x in rated.ratings) > 1}
-    for i, s in enumerate(rows, 1):
+    for s in rows:
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells: list[str | Text] = [str(i), Text(s.bot), pts, *map(str, counts)]
+        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *map(str, counts)]
         if rated is not None:
             r = rated.of(s.bot)
             # No error estimate (as many ratings as pairs) shows as "-".
@@ -149,11 +149,11 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
         "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,
         "total": total, "journal": str(journal), "errors": errors,
         "standings": [
-            {"rank": i, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
+            {"rank": s.rank, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "games": s.games, **elo(s.bot),
              **({} if s.match_wins is None else
                 {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
-            for i, s in enumerate(standings, 1)
+            for s in standings
         ],
     }
     if ratings is not None:

@@ -185,9 +185,9 @@ def _cells(board: Board, s: Standing) -> list[str]:
 def markdown(board: Board) -> str:
     heads = _heads(board)
     lines = ["| # | bot |" + "".join(f" {h} |" for h in heads), "|---:|---|" + "---:|" * len(heads)]
-    for i, s in enumerate(board.standings, 1):
+    for s in board.standings:
         name = s.bot.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-        lines.append(f"| {i} | {name} |" + "".join(f" {c} |" for c in _cells(board, s)))
+        lines.append(f"| {s.rank} | {name} |" + "".join(f" {c} |" for c in _cells(board, s)))
     return "\n".join(lines)
 
 
@@ -254,7 +254,7 @@ def bot_stats(board: Board, bot: str) -> dict:
 
 def _bot_page(board: Board, bot: str, links: dict[str, Any]) -> str:
     st = bot_stats(board, bot)
-    rank = next((i for i, s in enumerate(board.standings, 1) if s.bot == bot), None)
+    rank = next((s.rank for s in board.standings if s.bot == bot), None)
     return render("report/bot.html", board=board, bot=bot, rank=rank, st=st,
                   counts=f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}",
                   games=[r for r in board.games if bot in r.players], **links)

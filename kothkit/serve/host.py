@@ -60,17 +60,17 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from kothkit.scoring import Tally
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
-from kothkit.serve.scoreboard import Board
 from kothkit.serve.settings import ServeSettings, SettingsError
 from kothkit.serve.submissions import Store
-from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
+from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, ScoreboardRow, Submission
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
-           "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
+           "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "ScoreboardRow", "Submission"]
 
 
 
@@ -179,7 +179,7 @@ class _Served:
     #: Builds taken from ``builds`` and not finished (in a slot).
     running_builds: int = 0
     #: The standings of the counted games, kept game by game.
-    board: Board | None = None
+    board: Tally | None = None
     version: int = 0
     #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
@@ -699,7 +699,9 @@ class Host:
             return
         bots, j = plan.plan.schedule.bots, c.journal
         assert j is not None and c.seed is not None  # (set by _open)
-        described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
+        dates = self._submitted(c)
+        described = [{"name": b.name, "hash": b.hash, "where": entry_of(b),
+                      **({"submitted": dates[b.name]} if b.name in dates else {})} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
             last = j.last_run(c.info.name)
             settings = settings_of(c.limits, c.rules, c.code)
@@ -717,7 +719,7 @@ class Host:
         names = [b.name for b in bots]
         with self._lock:
             if plan.full or c.board is None:
-                counted, board, unplayed = {}, Board(c.info.scoring, names), set()
+                counted, board, unplayed = {}, Tally(c.info.scoring, names), set()
                 recent: list[GameSummary] = []
             else:
                 counted, board, unplayed, recent = c.counted, c.board, c.unplayed, c.recent
@@ -1069,26 +1071,33 @@ class Host:
         spec = c.bots.get(bot)
         return spec is not None and c.planned.get(bot) != spec.hash
 
-    def _standings(self, c: _Served) -> list[Standing]:
+    @staticmethod
+    def _submitted(c: _Served) -> dict[str, str]:
+        """The dates of the "submitted" tie-break, as ``kothkit run`` and a report take them (with the
+        lock held, or in the dispatcher thread): a folder's bot's bot.toml ``submitted``, a
+        submission's time."""
+        if c.kind == "folder":
+            return {n: b.submitted for n, b in c.bots.items() if b.submitted}
+        from kothkit.results.archive import iso_time
+
+        return {n: iso_time(t) for n, t in c.latest.items() if t is not None}
+
+    def _standings(self, c: _Served) -> list[ScoreboardRow]:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
-        from kothkit.results.archive import iso_time
         from kothkit.store.ratings import performance
 
-        rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
-        standings, rank, prev = [], 0, None
+        rows = c.board.standings(self._submitted(c)) if c.board else []
+        standings = []
         due = c.total_per_bot()
-        for i, s in enumerate(rows):
-            key = (s.points, s.wins)
-            if key != prev:  # bots level on points and wins share a rank
-                rank, prev = i + 1, key
+        for s in rows:
             owner = c.logins.get(s.bot) if c.kind == "submissions" else None
             provisional = s.games < due or self._pending(c, s.bot)
             elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
-            standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
-                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot), due=due,
-                                      provisional=provisional, elo=elo, elo_error=error))
+            standings.append(ScoreboardRow(rank=s.rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins,
+                                           draws=s.draws, losses=s.losses, games=s.games, latest=c.latest.get(s.bot),
+                                           due=due, provisional=provisional, elo=elo, elo_error=error))
         c.cache = (c.version, standings)
         return standings
 
@@ -1126,7 +1135,7 @@ class Host:
             brains = {bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()} if c.kind == "submissions" else {}
         return c.info, c.limits, dict(c.rules), c.settings, brains
 
-    def standings(self, name: str) -> list[Standing]:
+    def standings(self, name: str) -> list[ScoreboardRow]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
         with self._lock:

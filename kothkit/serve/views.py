@@ -57,8 +57,9 @@ class ChallengeInfo:
 
 
 @attrs.frozen
-class Standing:
-    """One row of the Scoreboard."""
+class ScoreboardRow:
+    """One row of the Scoreboard: a bot's :class:`kothkit.scoring.Standing` (its rank, points and
+    games, as every ranking numbers them) with what the host knows of it."""
 
     rank: int
     bot: str
