@@ -303,7 +303,8 @@ class Host:
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
         from kothkit.playing import challenge as challenges
-        from kothkit.playing.settings import journal_path
+        from kothkit.playing.settings import SettingsError as Unplayable
+        from kothkit.playing.settings import game_of, journal_path
         from kothkit.plugins import PluginError, get_game
 
         try:
@@ -315,14 +316,10 @@ class Host:
             info = get_game(ch.game)
         except PluginError as e:
             raise SettingsError(f"{ch.path}: {e}") from None
-        try:
-            challenges.check_rules(ch, dict(info.rules))
-            challenges.check_rule_values(ch, info.check_rules)
-            limits = info.limits.replace(**ch.limits)
-        except challenges.ChallengeError as e:
+        try:  # the rules and limits as kothkit run takes them: the same games, the same ids
+            game = game_of(info, ch)
+        except Unplayable as e:
             raise SettingsError(str(e)) from None
-        except (TypeError, ValueError) as e:
-            raise SettingsError(f"{ch.path}: [limits]: {e}") from None
         from kothkit.serve import validation
 
         problem = validation.settings_problem(info, settings)
@@ -337,8 +334,8 @@ class Host:
             journal = ch.journal or self.state_dir / "journals" / f"{name}.sqlite"
         else:  # where kothkit run keeps the challenge's games
             journal = journal_path(info.name, ch)
-        return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
-                       rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
+        return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=game.limits,
+                       rules=dict(game.rules), rounds=ch.rounds or info.rounds, seed=ch.seed,
                        journal_path=Path(journal), entries=[str(b) for b in ch.bots],
                        # Versions go on growing across restarts: a page open before one waits for a
                        # version above the one it saw, and gets it.
