@@ -22,6 +22,10 @@ def _names(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _names_list(items: Iterable[str]) -> list[str]:
+    return list(items)
+
+
 @attrs.frozen
 class Scoring:
     #: "game": points for each game; "match": points for each pair's set of games.
@@ -131,7 +135,7 @@ class Tally:
     ignored."""
 
     scoring: Scoring
-    bots: list[str] = attrs.field(converter=list)
+    bots: list[str] = attrs.field(converter=_names_list)
     _known: set[str] = attrs.field(init=False)
     wins: dict[str, int] = attrs.field(init=False)
     draws: dict[str, int] = attrs.field(init=False)

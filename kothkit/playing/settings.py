@@ -6,17 +6,18 @@ Every command that plays games (``run``, ``match``, ``gauntlet``, ``play``, ``de
 journal, jobs, rounds and ``trusted`` from here, so that the order of precedence is written once.
 The game's registration is never copied to carry a challenge's ``[rules]`` or ``[limits]``: they
 travel beside it (:class:`Game`), so that :func:`kothkit.plugins.game_code` still knows its plugin
-and ``run`` and the host give one challenge's games the same ids.  The seed's order is the one users rely on to resume: a seed
-given as an option, else the challenge file's ``seed``, else the journal's last run of the game (a run
-again resumes it), else a fresh one; ``--new-seed`` skips the file and the journal.  Errors are
+and ``run`` and the host give one challenge's games the same ids.
+
+The seed's order is the one users rely on to resume: a seed given as an option, else the challenge
+file's ``seed``, else the journal's last run of the game (a run again resumes it), else a fresh one; ``--new-seed`` skips the file and the journal.  Errors are
 :class:`SettingsError` naming the option or the file, for the command to print.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs

@@ -1074,10 +1074,10 @@ class Host:
         lock held, or in the dispatcher thread): a folder's bot's bot.toml ``submitted``, a
         submission's time."""
         if c.kind == "folder":
-            return {n: b.submitted for n, b in c.bots.items() if b.submitted}
+            return {n: date for n, b in c.bots.items() if (date := b.submitted)}
         from kothkit.results.archive import iso_time
 
-        return {n: iso_time(t) for n, t in c.latest.items() if t is not None}
+        return {n: date for n, t in c.latest.items() if t is not None and (date := iso_time(t))}
 
     def _standings(self, c: _Served) -> list[ScoreboardRow]:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""
