@@ -9,8 +9,9 @@ travel beside it (:class:`Game`), so that :func:`kothkit.plugins.game_code` stil
 and ``run`` and the host give one challenge's games the same ids.
 
 The seed's order is the one users rely on to resume: a seed given as an option, else the challenge
-file's ``seed``, else the journal's last run of the game (a run again resumes it), else a fresh one; ``--new-seed`` skips the file and the journal.  Errors are
-:class:`SettingsError` naming the option or the file, for the command to print.
+file's ``seed``, else the journal's last run of the game (a run again resumes it), else a fresh one;
+``--new-seed`` skips the file and the journal. Errors are :class:`SettingsError` naming the option
+or the file, for the command to print.
 """
 
 from __future__ import annotations
