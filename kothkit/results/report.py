@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -41,6 +41,9 @@ from kothkit.procs.fastjson import dumps as _dumps
 from kothkit.scoring import Standing
 from kothkit.store.ratings import Ratings
 from kothkit.store.records import GameRecord
+
+if TYPE_CHECKING:
+    from kothkit.store.journal import Outline
 
 
 def _num(x: float):
@@ -90,7 +93,7 @@ def game_json(r: GameRecord) -> dict:
     }
 
 
-def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None) -> str:
+def outline_json(row: Outline, players: dict[str, list[str]] | None = None) -> str:
     """The JSON text of :func:`game_json` for a game's outline (:meth:`kothkit.store.journal.Journal.outlines`):
     the same text, made from the journal's columns without a record (``players`` caches the seatings)."""
     gid, idx, names, seed, winner, reason, offender, verdict, moves = row
@@ -134,7 +137,7 @@ def _split_moves(text: str) -> tuple[str, str] | None:
 def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
                games: Iterable[GameRecord] | None = None, played: int, reused: int, total: int, journal: Path,
                errors: list[str], ratings: Ratings | None = None,
-               outlines: Iterable[Sequence[Any]] | None = None) -> None:
+               outlines: Iterable[Outline] | None = None) -> None:
     """Stream the document to ``path`` (games are written one by one, never all held in memory): the
     games are ``games`` (records), or ``outlines`` (the journal's, see :func:`outline_json`: a
     tournament's document is written from these, in a third of the time)."""

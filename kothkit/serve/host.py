@@ -231,14 +231,6 @@ def _safe_name(text: str) -> str:
     return name or "challenge"
 
 
-def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, offender,
-    reason, finished_at)."""
-    gid, idx, players, winner, verdict, offender, reason, finished = row
-    return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
-                       verdict=verdict, offender=offender, reason=reason, time=finished)
-
-
 def _recent_key(s: GameSummary) -> tuple:
     """The order of the counted games: as they were stored (a game's index at the time it was
     counted settles a tie)."""
@@ -651,13 +643,13 @@ class Host:
             if stop is not None and stop():
                 return None
             chunk = added[i:i + 2048]
-            rows = {row[0]: row for row in journal.summaries(chunk)}
+            rows = {row.id: row for row in journal.summaries(chunk)}
             for gid in chunk:
                 row = rows.get(gid)
                 if row is None:
                     unplayed.append(gid)
                 else:  # the same id: the same bots in the same seats (the id holds them in seat order)
-                    found.append(_summary(row, plan.index(gid)))
+                    found.append(GameSummary.of(row, plan.index(gid)))
         if not full:  # the other games not counted yet (a game stored meanwhile: left out by _apply)
             with self._lock:
                 unplayed.extend(gid for gid in c.unplayed if gid not in changes.removed)
@@ -924,16 +916,12 @@ class Host:
             c.queue.done(task)
             if c.plan is not None and task.id in c.plan and task.id not in c.counted:  # (never counted twice)
                 c.unplayed.discard(task.id)
-                s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
-                                                     bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
-                                                     offender=row[8], reason=row[7], time=row[13])
+                s = c.counted[task.id] = GameSummary.of(row, c.plan.index(task.id))
                 assert c.board is not None  # (made with the index, by _apply)
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
             if c.stored_since is not None:
-                c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
-                                                  winner=row[6], verdict=row[9], offender=row[8], reason=row[7],
-                                                  time=row[13]))
+                c.stored_since.append(GameSummary.of(row))
                 c.run_stored += 1
             self._bump(c)
         self._finish_run(c)
@@ -1170,7 +1158,7 @@ class Host:
         row = self._read(c, game_id)
         if row is None:
             raise KeyError(f"no game {game_id!r} in {name}")
-        return _summary(row)
+        return GameSummary.of(row)
 
     def owners(self, name: str, game_id: str) -> set[str]:
         """The logins whose brains played game ``game_id`` (empty for folder bots); KeyError if unknown."""

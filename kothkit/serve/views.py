@@ -7,10 +7,15 @@ verdict's reason) is returned as it is: the web escapes it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from kothkit.store.journal import GameRow, Summary
 
 
 @attrs.frozen
@@ -157,3 +162,11 @@ class GameSummary:
     reason: str
     #: When the game was stored.
     time: float
+
+    @classmethod
+    def of(cls, row: Summary | GameRow, index: int | None = None) -> GameSummary:
+        """The summary of a journal row, as read back (:meth:`kothkit.store.journal.Journal.summaries`)
+        or as written (a :class:`kothkit.store.journal.GameRow`), at ``index`` (default: the row's)."""
+        return cls(id=row.id, index=row.idx if index is None else index, bots=tuple(json.loads(row.players)),
+                   winner=row.winner, verdict=row.verdict, offender=row.fault, reason=row.reason,
+                   time=row.finished_at)
