@@ -8,6 +8,7 @@ per-game scores (blindfold Connect-4: +1/0/-1 averaged).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Mapping
 
 import attrs
@@ -26,10 +27,17 @@ def _names_list(items: Iterable[str]) -> list[str]:
     return list(items)
 
 
+class Unit(enum.StrEnum):
+    """What earns points: each game, or each match (all games of one pair)."""
+
+    GAME = "game"
+    MATCH = "match"
+
+
 @attrs.frozen
 class Scoring:
     #: "game": points for each game; "match": points for each pair's set of games.
-    unit: str = attrs.field(default="game", validator=attrs.validators.in_(("game", "match")))
+    unit: Unit = attrs.field(default=Unit.GAME, converter=Unit)
     win: float = 1.0
     draw: float = 0.5
     loss: float = 0.0
@@ -166,7 +174,7 @@ class Tally:
                 # Tuples, replaced (never changed in place): a copy of the dict is a snapshot.
                 self.cells[(me, other)] = ((w, d + 1, lost) if winner is None else (w + 1, d, lost) if winner == me
                                            else (w, d, lost + 1))
-        if self.scoring.unit == "match":
+        if self.scoring.unit == Unit.MATCH:
             pair = tuple(sorted(players))
             counts = self._pairs.get(pair)
             if counts is not None:
@@ -191,7 +199,7 @@ class Tally:
                     del self.cells[(me, other)]
                 else:
                     self.cells[(me, other)] = cell
-        if self.scoring.unit == "match":
+        if self.scoring.unit == Unit.MATCH:
             pair = tuple(sorted(players))
             counts = self._pairs[pair]
             self._score_match(pair, counts, -1)
@@ -228,7 +236,7 @@ class Tally:
         for p in players:
             table = self.draws if winner is None else self.wins if p == winner else self.losses
             table[p] += sign
-            if s.unit == "game":
+            if s.unit == Unit.GAME:
                 self.points[p] += sign * (s.draw if winner is None else s.win if p == winner else s.loss)
 
     def _score_match(self, pair: tuple[str, ...], counts: list[int], sign: int) -> None:
@@ -259,7 +267,7 @@ class Tally:
             p = self.points[n]
             if s.mean:
                 p = p / (w + d + lost) if w + d + lost else 0.0
-            if s.unit == "match":
+            if s.unit == Unit.MATCH:
                 mw, md, ml = self.matches[n]
                 rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
                                      match_losses=ml))
