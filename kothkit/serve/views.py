@@ -7,6 +7,7 @@ verdict's reason) is returned as it is: the web escapes it.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -116,6 +117,22 @@ class Crosstable:
         return {k: Cell(*v) for k, v in self.counts.items()}
 
 
+class Status(enum.StrEnum):
+    """A submission's status: as stored in host.sqlite (the last two only as the host shows an
+    ``active`` brain, by its games), each the text of its column."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    BUILD_FAILED = "build-failed"
+    CHECKING = "checking"
+    CHECK_FAILED = "check-failed"
+    ACTIVE = "active"
+    REPLACED = "replaced"
+    DISABLED = "disabled"
+    PLAYING = "playing"
+    DONE = "done"
+
+
 @attrs.frozen
 class Submission:
     """A submitted brain: a row of host.sqlite's submissions table as stored (its fields are the
@@ -133,7 +150,7 @@ class Submission:
     #: The file name the author uploaded (shown only; the source is stored as ``Language.file``).
     filename: str
     size: int
-    #: queued | building | build-failed | playing | done | replaced
+    #: A :class:`Status` (the text of the column, as stored).
     status: str
     #: The compiler's output (build-failed; warnings otherwise).  The web shows it to its
     #: author and admins only.
