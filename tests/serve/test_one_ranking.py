@@ -36,6 +36,18 @@ def until_counted(host: Host, name: str, games: int, timeout: float = 120.0) -> 
         version = host.wait(name, version, min(left, 2.0))
 
 
+def scoreboard_of(ch: Path, game: str, games: int, state: Path, hosts) -> list:
+    """The Scoreboard of folder challenge ``ch`` of ``game`` (one round, seed 3) served until its
+    ``games`` games are counted; the host stopped."""
+    (ch / "kothkit.toml").write_text(f'game = "{game}"\nbots = ["bots"]\nrounds = 1\nseed = 3\n')
+    host = hosts([ch], state, jobs=2)
+    host.start()
+    until_counted(host, ch.name, games)
+    board = host.standings(ch.name)
+    host.stop()
+    return board
+
+
 def report_ranks(cli, journal: Path) -> list[tuple[str, int]]:
     """(bot, rank) of ``kothkit report --markdown`` on ``journal``, in its order."""
     out = cli("report", journal, "--markdown", "--private", check=True).stdout
@@ -51,12 +63,7 @@ def test_a_tie_is_ranked_alike_by_the_scoreboard_report_and_run(tmp_path, hosts,
     bot(ch / "bots", "gamma", PLAYER)
     bot(ch / "bots", "beta", QUITTER)
     bot(ch / "bots", "alpha", QUITTER)
-    (ch / "kothkit.toml").write_text('game = "connect4_hidden"\nbots = ["bots"]\nrounds = 1\nseed = 3\n')
-    host = hosts([ch], tmp_path / "state", jobs=2)
-    host.start()
-    until_counted(host, "koth", 6)
-    board = host.standings("koth")
-    host.stop()
+    board = scoreboard_of(ch, "connect4_hidden", 6, tmp_path / "state", hosts)
     alpha, beta = (next(s for s in board if s.bot == b) for b in ("alpha", "beta"))
     assert (alpha.points, alpha.wins) == (beta.points, beta.wins)  # a tie, level on all but the name
     scoreboard = [(s.bot, s.rank) for s in board]
@@ -76,12 +83,7 @@ def test_a_folder_challenges_tie_goes_by_submitted_everywhere(tmp_path, hosts, c
     ch = tmp_path / "swap"
     bot(ch / "bots", "zulu", QUITTER, submitted="2018-08-20")
     bot(ch / "bots", "alpha", QUITTER, submitted="2018-08-26")
-    (ch / "kothkit.toml").write_text('game = "gomoku_swap2"\nbots = ["bots"]\nrounds = 1\nseed = 3\n')
-    host = hosts([ch], tmp_path / "state", jobs=2)
-    host.start()
-    until_counted(host, "swap", 2)
-    board = host.standings("swap")
-    host.stop()
+    board = scoreboard_of(ch, "gomoku_swap2", 2, tmp_path / "state", hosts)
     assert board[0].points == board[1].points
     scoreboard = [(s.bot, s.rank) for s in board]
     assert scoreboard == [("zulu", 1), ("alpha", 2)]
