@@ -68,9 +68,10 @@ def run(
                             "memory_mb": memory_mb, "disk_mb": disk_mb})
     settled(given.check)
     # The rules settings are checked here, once: a bad value is reported before any game runs.
-    info, ch = game_target(target, rules)
+    game = game_target(target, rules)
+    info, ch = game.info, game.challenge
     specs, errors = _field(info, ch, bots, build_time)
-    s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
+    s = settled(lambda: resolve(game, given))
     pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
@@ -136,7 +137,7 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
-                                    rules=dict(info.rules), rounds=s.rounds, trusted=s.trusted,
+                                    rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool)
     except KeyboardInterrupt:
@@ -202,7 +203,8 @@ def debug(
     from kothkit.playing.schedule import game_id, settings_of
     from kothkit.store.records import GameTask
 
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")
@@ -217,9 +219,9 @@ def debug(
     other = opponents[0]
     seats = (other, me) if second else (me, other)
     names = [s.name if seats.count(s) == 1 else f"{s.name}#{i}" for i, s in enumerate(seats)]
-    limits = info.limits.replace(move_time=move_time)
-    task = GameTask(id=game_id(info.name, settings_of(limits, info.rules), seats, ("debug", seed)), game=info.name,
-                    players=seats, seed=seed, limits=limits, rules=dict(info.rules))
+    limits = played.limits.replace(move_time=move_time)
+    task = GameTask(id=game_id(info.name, settings_of(limits, played.rules), seats, ("debug", seed)), game=info.name,
+                    players=seats, seed=seed, limits=limits, rules=dict(played.rules))
     def show(kind, seat, text, ms):
         who = names[seat]
         t = f" ({ms:.1f} ms)" if ms is not None else ""
