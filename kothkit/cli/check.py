@@ -10,9 +10,16 @@ from kothkit.playing.progress import counted
 
 
 def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> None:
-    mark = "ok  " if run.ok else "FAIL"
     first = f", first reply {run.first_ms:.0f} ms" if run.first_ms is not None else ""
-    out.print(f"  {mark}  {run.title}  [{run.replies} replies{first}]", markup=False, soft_wrap=True)
+    if run.ok and run.never_asked:
+        # Nothing was asked of the bot: no "ok" (it proves nothing), and why.
+        ended = f" ({run.ended})" if run.ended else ""
+        out.print(f"  --    {run.title}  [never asked: the game ended{ended} before the bot's turn]", markup=False,
+                  soft_wrap=True)
+    else:
+        mark = "ok  " if run.ok else "FAIL"
+        out.print(f"  {mark}  {run.title}  [{counted(run.replies, 'reply', 'replies')}{first}]", markup=False,
+                  soft_wrap=True)
     for f in run.findings:
         label = {"fault": "problem", "warning": "warning", "error": "scenario error"}[f.severity]
         key = f.key or f.text
@@ -51,8 +58,9 @@ def check(
     from kothkit.cli.common import bot_loaders, bundled_entries, game_target
     from kothkit.playing.check import CheckError, check_bot
 
-    info, _ = game_target(game, rules)
-    limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
+    played = game_target(game, rules)
+    info = played.with_settings()  # check's scenarios read the rules from the game; it journals no game
+    limits = played.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
     resolved, unknown = bundled_entries([bot], info)
     if unknown:
         err.print(f"error: {unknown[0]}", markup=False, soft_wrap=True)
@@ -83,8 +91,11 @@ def check(
     broken = sum(1 for r in report.runs for f in r.findings if f.severity == "error")
     warnings = sum(1 for r in report.runs for f in r.findings if f.severity == "warning")
     failed = sum(1 for r in report.runs if not r.ok)
+    unasked = sum(1 for r in report.runs if r.ok and r.never_asked)
     if report.ok:
-        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({counted(warnings, 'warning')})" if warnings else ""),
+        notes = ([counted(warnings, "warning")] if warnings else []) + (
+            [f"{counted(unasked, 'run')} never asked the bot anything"] if unasked else [])
+        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({'; '.join(notes)})" if notes else ""),
                   markup=False)
         return
     parts = []

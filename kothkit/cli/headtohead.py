@@ -54,7 +54,8 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
            given: Options):
     """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
     settled(given.check)
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
     if model not in ("normalized", "logistic"):
@@ -62,7 +63,7 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
     sprt = _sprt(sprt_text, model)
     if games is not None and games < 2:
         fail(f"--games: at least 2 (one game pair), got {games}")
-    return info, sprt, ch, settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
+    return info, sprt, ch, settled(lambda: resolve(played, given))
 
 
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
@@ -87,7 +88,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(info.rules), trusted=s.trusted, pairs=pairs,
+                                   limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
                                    sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
@@ -111,6 +112,21 @@ def _print_plan(info: GameInfo, name: str, vs: str, s: Settings, sprt: SPRT | No
         out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
 
 
+def conclusion(sprt: SPRT, decision: str, name: str, vs: str) -> str:
+    """What an SPRT's decision says, for any bounds: H1 accepted, the Elo is above elo0; H0 accepted,
+    below elo1 (each with the test's error rates), in words that fit the bound's sign."""
+    unit = f"{sprt.model} Elo"
+    if decision == "H1":
+        x = sprt.elo0
+        said = (f"stronger than {vs} by more than {x:g} {unit}" if x > 0 else f"stronger than {vs}" if x == 0
+                else f"not weaker than {vs} by {-x:g} {unit} or more")
+        return f"{name} is {said} (its Elo is more likely {sprt.elo1:g} than {sprt.elo0:g})"
+    x = sprt.elo1
+    said = (f"not stronger than {vs} by {x:g} {unit} or more" if x > 0 else f"not stronger than {vs}" if x == 0
+            else f"weaker than {vs} by more than {-x:g} {unit}")
+    return f"{name} is {said} (its Elo is more likely {sprt.elo0:g} than {sprt.elo1:g})"
+
+
 def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], h2h: HeadToHead, sprt: SPRT | None,
                   played: int, reused: int) -> None:
     """The statistics against each opponent (a gauntlet) and overall, the SPRT's verdict, the counts."""
@@ -123,11 +139,11 @@ def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], 
     counted = 2 * h2h.counted
     if sprt is not None:
         if h2h.decision == "H1":
-            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {name} is stronger by "
-                       f"{sprt.elo1:g} {sprt.model} Elo or more, after {counted} games")
+            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): "
+                       f"{conclusion(sprt, 'H1', name, vs)}, after {counted} games")
         elif h2h.decision == "H0":
-            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {name} is not stronger by "
-                       f"{sprt.elo1:g} {sprt.model} Elo; after {counted} games")
+            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): "
+                       f"{conclusion(sprt, 'H0', name, vs)}, after {counted} games")
         else:
             verdict = f"SPRT: no decision after {counted} games (LLR {h2h.llr:.2f}); the --games cap was reached"
         out.print(verdict, markup=False)
