@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
+from kothkit.game import Clock, Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
 
 from . import codec
 from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
@@ -57,7 +57,7 @@ class ClassicMatch(Match):
         if self.outcome is not None:
             return self.outcome
         if self.ready < 2:
-            return Prompt(seat=self.ready, payload=codec.start(colour_of(self.ready)), clock="first")
+            return Prompt(seat=self.ready, payload=codec.start(colour_of(self.ready)), clock=Clock.FIRST)
         seat = seat_of(self.to_move)
         notices: tuple[Message, ...] = ()
         if self.moves:
