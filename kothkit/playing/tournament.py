@@ -141,7 +141,9 @@ class _Batches:
                 self.play_again(lost)
 
     def read_ahead(self, pending: Iterator[GameTask]) -> None:
-        if self.stop is not None and not self.exhausted and self.stop():
+        # Asked whether or not the schedule has all been read: a capped match (--games) reads its
+        # whole schedule early, and its window must still empty once the SPRT decides.
+        if self.stop is not None and (self.window or not self.exhausted) and self.stop():
             self.exhausted = True
             self.window.clear()
         while not self.exhausted and len(self.window) < self.window_size:
