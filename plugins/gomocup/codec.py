@@ -39,7 +39,6 @@ def move(reply: str) -> tuple[int, int] | None:
 
 def moves(reply: str) -> list[tuple[int, int]] | None:
     """The moves of a SWAP2BOARD reply (``x,y x,y x,y``), or None if it is not a list of moves."""
-    parts = reply.split()
     # "x, y" with a space after the comma: put the halves back together.
     text = re.sub(r"\s*,\s*", ",", reply.strip())
     parts = text.split()

@@ -272,6 +272,10 @@ class GomocupMatch(Match):
         elif self.board.full():
             self.draw("board full")
 
+    def final(self, outcome: Outcome) -> tuple[Message, ...]:
+        """END to both engines, as Piskvork ends a match (the result is not told)."""
+        return (Message(0, "END"), Message(1, "END"))
+
     # -- for people ------------------------------------------------------------------------------
     def engine(self, seat: int) -> str:
         """The engine in ``seat`` as its ABOUT says: name version by author (or its bot's name)."""
@@ -318,7 +322,8 @@ class GomocupMatch(Match):
             return [" ".join(f"{x},{y}" for x, y in rng.sample(empty, 3)) for _ in range(20)]
         if self.phase in ("B", "C"):
             ones = [f"{x},{y}" for x, y in rng.sample(empty, 10)]
-            twos = [" ".join(f"{x},{y}" for x, y in rng.sample(empty, 2)) for _ in range(10)] if self.phase == "B" else []
+            twos = ([" ".join(f"{x},{y}" for x, y in rng.sample(empty, 2)) for _ in range(10)]
+                    if self.phase == "B" else [])
             return ["SWAP", *ones, *twos]
         cells = [f"{x},{y}" for x, y in empty]
         return cells if len(cells) <= SAMPLE else rng.sample(cells, SAMPLE)

@@ -18,7 +18,8 @@ from .match import GomocupMatch
 
 INFO = GameInfo(
     name="gomocup",
-    summary="Gomocup's Gomoku (15x15 or 20x20; freestyle, exactly five, renju; Swap2): engines over the Piskvork protocol",
+    summary="Gomocup's Gomoku (15x15 or 20x20; freestyle, exactly five, renju; Swap2): engines over "
+            "the Piskvork protocol",
     match=GomocupMatch,
     limits=Limits(move_time=5.0, game_time=180.0, memory_mb=350, tolerance=1.0, startup_time=5.0, grace=1.0),
     scoring=Scoring(unit="game", win=1, draw=0.5, loss=0),

@@ -10,7 +10,7 @@
  *   slow=MS     sleeps MS milliseconds before its OK to START (a slow start-up)
  *   refuse      answers START with ERROR (an unsupported board size)
  *   b=swap|one|two, c=swap|one   its answer to a Swap2 board of 3, and of 5, stones
- *   drop=MS     drops a command that comes within MS ms of its move (Rapfi's bug)
+ *   drop=MS     drops the commands that come within MS ms of its move (Rapfi's bug)
  *   noabout     answers ABOUT with UNKNOWN
  */
 #define _POSIX_C_SOURCE 200809L
@@ -112,7 +112,6 @@ static char *line(char *buf, int size) {
         buf[strcspn(buf, "\r\n")] = 0;
         if (drop_ms && moved_at >= 0 && now_ms() - moved_at < drop_ms) {
             fprintf(stderr, "dropped %s\n", buf);
-            moved_at = -1;
             continue;
         }
         if (buf[0]) return buf;
