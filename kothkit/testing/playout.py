@@ -24,7 +24,7 @@ from kothkit.game import GameInfo, Match, Message, Outcome, Prompt, Rejected, Se
 MAX_STEPS = 10_000
 #: legal_replies() longer than this is a bug (sample it deterministically instead).
 MAX_LEGAL = 1000
-CLOCKS = ("first", "move")
+CLOCKS = ("first", "move", "start")
 
 
 class ConformanceError(AssertionError):

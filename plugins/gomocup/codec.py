@@ -7,6 +7,8 @@ import re
 
 #: A move: ``x,y`` (spaces around the comma or the numbers are allowed).
 _MOVE = re.compile(r"\s*(\d{1,4})\s*,\s*(\d{1,4})\s*")
+#: One ``key="value"`` of an ABOUT reply.
+_ABOUT = re.compile(r'(\w{1,20})\s{0,4}=\s{0,4}"([^"]{0,200})"')
 
 
 def encode(payload: object) -> str:
@@ -33,12 +35,16 @@ def refusal(reply: str) -> str | None:
 
 def move(reply: str) -> tuple[int, int] | None:
     """(x, y) of a ``x,y`` reply, or None."""
+    if len(reply) > 64:
+        return None
     m = _MOVE.fullmatch(reply)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def moves(reply: str) -> list[tuple[int, int]] | None:
     """The moves of a SWAP2BOARD reply (``x,y x,y x,y``), or None if it is not a list of moves."""
+    if len(reply) > 200:  # three moves are short; a long line is not read (nor backtracked over)
+        return None
     # "x, y" with a space after the comma: put the halves back together.
     text = re.sub(r"\s*,\s*", ",", reply.strip())
     parts = text.split()
@@ -54,7 +60,8 @@ def is_swap(reply: str) -> bool:
 
 def about(reply: str) -> dict[str, str]:
     """The ``key="value"`` pairs of an ABOUT reply (name, version, author, country, www, email)."""
-    return {k.lower(): v[:80] for k, v in re.findall(r'(\w+)\s*=\s*"([^"]*)"', reply)[:12]}
+    # Bounded repetitions over a bounded text: a bot's 64 KiB line cannot make it backtrack for long.
+    return {k.lower(): v[:80] for k, v in _ABOUT.findall(reply[:2000])[:12]}
 
 
 def board_line(x: int, y: int, field: int) -> str:

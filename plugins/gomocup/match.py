@@ -5,7 +5,7 @@ manager sends them (every line a command; a reply is one line; ``MESSAGE``/``DEB
 the core's asides, whatever their case):
 
     START n                 -> each seat in turn (answer OK; ERROR refuses the board), "start" clock
-    ABOUT                   -> each seat after its OK (answer name="..", version="..", ...), "start" clock
+    ABOUT                   -> each seat after its OK (answer name="..", version="..", ... or UNKNOWN), "start" clock
     INFO timeout_turn ms, INFO timeout_match ms, INFO max_memory bytes, INFO game_type 1,
     INFO rule r             -> before a seat's first move prompt (notices)
     INFO time_left ms       -> before every move prompt, in a game with a time budget
@@ -206,7 +206,11 @@ class GomocupMatch(Match):
                     return Rejected(Verdict.INVALID_REPLY, f"refused START {self.size}: {_show(said)}")
                 return Rejected(Verdict.INVALID_REPLY, f"expected OK after START {self.size}, got {_show(reply)}")
         else:
-            self.about[seat] = codec.about(reply)
+            about = codec.about(reply)
+            if not about and codec.refusal(reply) is None:
+                return Rejected(Verdict.INVALID_REPLY, f'expected name="...", version="...", ... (or UNKNOWN) after '
+                                                       f"ABOUT, got {_show(reply)}")
+            self.about[seat] = about
         self.started += 1
         if self.started == len(self._start_steps()):
             self.phase = "A" if self.rules["opening"] == "swap2" else "game"
@@ -315,7 +319,7 @@ class GomocupMatch(Match):
             return []
         if self.phase == "start":
             what = self._start_steps()[self.started][1]
-            return ["OK"] if what == "START" else ['name="kit", version="1", author="kothkit"']
+            return ["OK"] if what == "START" else ['name="kit", version="1", author="kothkit"', "UNKNOWN"]
         empty = self.board.empty_cells()
         rng = random.Random(self.setup.seed * 7919 + len(self.board.stones))
         if self.phase == "A":
