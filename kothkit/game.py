@@ -427,6 +427,13 @@ class GameInfo:
     exporters: Mapping[str, Exporter | str] = attrs.field(factory=dict)
     #: Scripted situations ``kothkit check`` puts a bot in (:class:`kothkit.scenarios.Scenario`).
     scenarios: Sequence[Scenario] = ()
+    #: The rules setting an opening goes into, for ``kothkit match --openings`` (gomocup's
+    #: ``position``: stones on the board before the first move), or None: the game takes none.
+    opening_rule: str | None = None
+    #: ``f(seed, rules)``: an opening for :attr:`opening_rule` drawn from ``seed`` (pure: from the
+    #: seed and the rules settings alone), which a match gives each game pair when no file of
+    #: openings is given; or None.
+    random_opening: Callable[[int, Mapping[str, Any]], str] | None = None
     #: Folder of the game's translations for the web site's pages (``kothkit serve``): a ``LANG.po``
     #: file per language (``zh_CN.po``) whose message ids are the game's English texts for people
     #: (its summary, its reasons, its boards' titles) with ``{name}`` where a value goes

@@ -25,6 +25,8 @@ import kothkit
 from kothkit.game import GameInfo, Match, Outcome, Setup, Verdict
 from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import game_rules
 from kothkit.store.journal import JOURNAL_VERSION
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move
 
@@ -138,6 +140,16 @@ class Archive:
         a, b = sorted(r.players)
         slot = finder._slot(tseed, a, b, r.seed)
         return settings, None if slot is None else slot // 2 + 1
+
+
+    def run_seed_slot(self, r: GameRecord) -> tuple[int, int | None]:
+        """(the seed of the run that played ``r``, the game's slot in it); (0, None) if none does."""
+        finder = self._settings()
+        found = finder.find_run(r)
+        if found is None:
+            return 0, None
+        a, b = sorted(r.players)
+        return found[1], finder._slot(found[1], a, b, r.seed)
 
 
 def open_journal(path: Path) -> Archive:
@@ -382,6 +394,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
                           problem=f"the game {r.game!r} is not installed (its plugin is missing): moves and "
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
+    if OPENINGS_KEY in rules:  # a match's openings: the game's own, from its slot
+        rules = game_rules(info, rules, *archive.run_seed_slot(r))
     draw_pictures = _Pictures(info) if pictures else None
     boards = boards and info.renders
     steps: list[Step] = []

@@ -58,6 +58,21 @@ def parse_position(text: str, size: int) -> list[tuple[int, int]]:
     return cells
 
 
+def random_opening(seed: int, rules: Mapping[str, Any]) -> str:
+    """A balanced-looking opening drawn from ``seed``: three stones (black, white, black) in the
+    board's central 5x5, white's beside black's first, so that neither side starts with a line."""
+    size = rules.get("size", 15) if isinstance(rules.get("size"), int) else 15
+    rng = random.Random(seed)
+    c = size // 2
+    centre = [(x, y) for y in range(c - 2, c + 3) for x in range(c - 2, c + 3)]
+    bx, by = rng.choice(centre)
+    white = [(bx + dx, by + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx or dy)]
+    wx, wy = rng.choice(white)
+    rest = [p for p in centre if p not in ((bx, by), (wx, wy)) and max(abs(p[0] - bx), abs(p[1] - by)) >= 2]
+    x3, y3 = rng.choice(rest)
+    return f"{bx},{by} {wx},{wy} {x3},{y3}"
+
+
 def _position_check(value: Any) -> str | None:
     if not isinstance(value, str) or len(value) > 2000:
         return f"must be a text of x,y moves, got {value!r:.60}"

@@ -14,7 +14,7 @@ from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.scoring import Scoring
 
-from .match import GomocupMatch
+from .match import GomocupMatch, random_opening
 
 INFO = GameInfo(
     name="gomocup",
@@ -29,6 +29,9 @@ INFO = GameInfo(
     any_line_end=True,
     pondering=False,
     exporters={"psq": "kothkit_gomocup.views:psq", "sgf": "kothkit_gomocup.views:sgf"},
+    # kothkit match --openings FILE: each line "x,y x,y ..." (or a .psq); without one, drawn per pair.
+    opening_rule="position",
+    random_opening=random_opening,
 )
 
 
