@@ -169,6 +169,8 @@ class Referee:
         #: What each seat did at exit (Seat.stop), once the game is over.
         self.exits: list[Exit] = []
         self._slot: list[int] | None = None
+        #: Each seat's memory peak in MiB (None: no memory cgroup), read as the game ends.
+        self.peaks: list[int | None] = []
 
     def overtime_slot(self) -> list[int]:
         """The slot that arms a deadline around a call in this process (kothkit.bots.overtime.watch),
@@ -238,6 +240,7 @@ class Referee:
             verdict=fault.verdict if fault else None, moves=tuple(self.moves),
             logs=self._logs() if not self.no_processes or fault or WRITES[0] != writes else {},
             seconds=round(time.monotonic() - t0, 4),
+            memory=tuple(self.peaks) if any(p is not None for p in self.peaks) else None,
         )
         # Seats and referee point at each other: undone here, so that a game's objects go when it
         # ends, not at a garbage collection (the cycle would set collections off, game after game).
@@ -536,6 +539,8 @@ class Referee:
         # Seats that talk in lines first: their lines are read to the end (asides kept, the rest
         # dropped) before a host's owed acknowledgement is read, which must not find one waiting.
         exits = [NO_EXIT] * len(self.seats)
+        # Each bot's memory peak, read from its cgroup before the jail is torn down.
+        self.peaks = [_peak_mib(s) for s in self.seats]
         for s in sorted(self.seats, key=lambda s: not s.lines):
             exits[s.index] = s.stop(end, ended)
         self.exits = exits
@@ -596,6 +601,15 @@ class Referee:
         if self._late_reply is not None:
             logs[R.LATE_REPLY] = self._late_reply
         return logs
+
+
+def _peak_mib(s: Seat) -> int | None:
+    """The memory peak of ``s``'s jail in MiB, rounded up; None without a memory cgroup."""
+    jail = getattr(s, "jail", None)
+    if jail is None:
+        return None
+    peak = jail.memory_peak()
+    return None if peak is None else -(-peak // (1 << 20))
 
 
 def play_game(task: GameTask, *, cpu: int | tuple[int, ...] | None = None, on_event: EventFn | None = None,

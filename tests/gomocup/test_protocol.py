@@ -127,3 +127,38 @@ def test_about_names_the_engine_on_show_and_games_export_as_psq(arena):
         for mv in r.moves:
             m.play(mv.seat, mv.reply)
         assert {(x + 1, y + 1): c for x, y, c in m.board.stones} == {s: 1 + i % 2 for i, s in enumerate(stones)}
+
+
+def test_each_engine_s_memory_peak_is_kept_per_game_and_shown(arena):
+    arena.engine("alpha")
+    arena.engine("beta")
+    arena.run(limits="memory_mb = 200")
+    records = arena.records()
+    shown = arena.kothkit("show", str(arena.root / "c" / "j.sqlite"), "0").stdout
+    if records[0].memory is None:  # a machine without a memory cgroup keeps no peak
+        assert "memory peak" not in shown
+        return
+    for r in records:
+        assert len(r.memory) == 2 and all(0 < m < 200 for m in r.memory)
+    assert re.search(r"memory peak: \w+ \d+ MiB, \w+ \d+ MiB", shown)
+
+
+def test_a_journal_from_before_memory_peaks_is_read_and_gets_the_column(arena, tmp_path):
+    import sqlite3
+
+    from kothkit.store.journal import Journal
+
+    arena.engine("alpha")
+    arena.engine("beta")
+    arena.run()
+    db = arena.root / "c" / "j.sqlite"
+    with sqlite3.connect(db) as con:  # as an older kothkit wrote it: no memory column
+        con.execute("ALTER TABLE games DROP COLUMN memory")
+    con.close()
+    shown = arena.kothkit("show", str(db), "0").stdout
+    assert "five in a row" in shown and "memory peak" not in shown
+    with Journal(db) as j:
+        assert all(r.memory is None for r in j.all())
+    arena.run()  # played again into it: the column is added, the old games kept
+    with Journal(db) as j:
+        assert len(list(j.all())) == 2
