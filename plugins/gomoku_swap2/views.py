@@ -1,6 +1,6 @@
 """The Swap2 game for people: its board as a picture for replay pages, and its games as Piskvork
-``.psq`` (those Piskvork can read) and SGF files (the opening's stones in the order they were placed), and what a person playing
-it sees and types (``kothkit play``)."""
+``.psq`` (those Piskvork can read) and SGF files (the opening's stones in the order they were
+placed), and what a person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
