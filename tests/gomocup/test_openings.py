@@ -78,7 +78,7 @@ def test_without_a_file_each_pair_gets_an_opening_drawn_from_the_seed(arena):
     _, again = match(arena, "--games", "12", "--jobs", "1", name="again")
     assert [r.result_key() for r in records(again)] == [r.result_key() for r in rs]
     # replays find each game's opening from the run: verify plays them again from the same position
-    assert "verified 12 games: 12 identical, 0 differ" in arena.kothkit("verify", str(db)).stdout
+    assert "verified 12 games: 12 identical, 0 differ" in arena.kothkit("verify", str(db), "--bots", str(arena.root / "bots")).stdout
 
 
 def test_pairs_that_repeat_are_warned_of(arena):
