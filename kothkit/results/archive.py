@@ -22,7 +22,8 @@ from typing import Any, Literal, cast
 import attrs
 
 import kothkit
-from kothkit.game import GameInfo, Match, Outcome, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Setup, Verdict
+from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
 from kothkit.playing.openings import KEY as OPENINGS_KEY
@@ -150,6 +151,17 @@ class Archive:
             return 0, None
         a, b = sorted(r.players)
         return found[1], finder._slot(found[1], a, b, r.seed)
+
+
+def _limits_of(stored: object) -> Limits | None:
+    """The limits a run stored (fields this kothkit does not know left out), or None."""
+    if not isinstance(stored, dict):
+        return None
+    known = {f.name for f in attrs.fields(Limits)}
+    try:
+        return Limits(**{k: v for k, v in stored.items() if k in known})
+    except (ValueError, TypeError):
+        return None
 
 
 def open_journal(path: Path) -> Archive:
@@ -404,7 +416,11 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
     final: tuple = ()
     pending: tuple = ()
     try:
-        match = info.match(Setup(players=r.players, seed=r.seed, rules=rules))
+        # The limits, and the seats' clock kept from the replies' times as the referee kept it, for a
+        # game that tells its bots their limits and time left (gomocup's INFO lines).
+        told = _limits_of(limits)
+        clock = Clock([0.0] * len(r.players), told.game_time if told is not None else None)
+        match = info.match(Setup(players=r.players, seed=r.seed, rules=rules, limits=told, clock=clock))
         start_board, start_picture = _draw(boards, match, draw_pictures)
         for i, m in enumerate(r.moves):
             step = match.next()
@@ -417,6 +433,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
+            if clock.budget is not None and step.clock != "start" and 0 <= m.seat < len(clock.used):
+                clock.used[m.seat] += m.ms / 1000
             if draw_pictures is not None:
                 draw_pictures.move = i + 1
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)

@@ -162,3 +162,16 @@ def test_a_journal_from_before_memory_peaks_is_read_and_gets_the_column(arena, t
     arena.run()  # played again into it: the column is added, the old games kept
     with Journal(db) as j:
         assert len(list(j.all())) == 2
+
+
+def test_show_gives_back_the_info_lines_the_engines_were_sent(arena):
+    arena.engine("alpha")
+    arena.engine("beta")
+    arena.run(limits="move_time = 2.0\ngame_time = 60.0")
+    r = arena.records()[0]
+    shown = arena.kothkit("show", str(arena.root / "c" / "j.sqlite"), "0", "--no-boards").stdout
+    for bot in r.players:
+        assert f"judge -> {bot}: INFO timeout_turn 2000" in shown and f"judge -> {bot}: INFO timeout_match 60000" in shown
+        sent = [int(v) for v in re.findall(rf"judge -> {bot}: INFO time_left (\d+)", shown)]
+        told = [int(v) for v in re.findall(r"told: INFO time_left (\d+)", r.logs[bot])]
+        assert len(sent) == len(told) and all(abs(a - b) <= 1 for a, b in zip(sent, told)), (sent, told)
