@@ -102,3 +102,23 @@ def test_a_bad_file_of_openings_is_refused_naming_its_line(arena, text, said):
     proc, db = match(arena, "--games", "2", "--openings", str(book), ok=False)
     assert proc.returncode != 0 and f"--openings: {book}" in proc.stderr and said in proc.stderr
     assert not db.exists() or not records(db)
+
+
+def test_a_tournament_plays_round_r_of_each_pair_from_the_r_th_opening(arena):
+    arena.engine("alpha")
+    arena.engine("beta")
+    arena.engine("gamma", "crlf")
+    book = arena.root / "book.txt"
+    book.write_text("7,7 8,8 6,6\n7,7 7,8 9,9\n")
+    proc = arena.run("--openings", str(book), "--rounds", "2")
+    assert "openings: 2 (" in proc.stdout
+    db = arena.root / "c" / "j.sqlite"
+    rs = records(db)
+    assert len(rs) == 12
+    openings = [[(7, 7), (8, 8), (6, 6)], [(7, 7), (7, 8), (9, 9)]]
+    by_pair: dict = {}
+    for r in rs:
+        by_pair.setdefault(tuple(sorted(r.players)), []).append(psq_stones(arena, db, r.id)[:3])
+    for starts in by_pair.values():  # each pair: two games from each opening, both seats
+        assert sorted(starts) == sorted(openings * 2)
+    assert "12 identical, 0 differ" in arena.kothkit("verify", str(db), "--bots", str(arena.root / "bots")).stdout
