@@ -42,6 +42,7 @@ from kothkit.limits import Limits
 from kothkit.messages import say
 from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
+from kothkit.procs.defuse import defuse, own
 from kothkit.procs.fastjson import dumps_compact
 from kothkit.procs.pipes import LineProcess, LineTooLong
 from kothkit.store.records import GameTask, Move
@@ -249,6 +250,8 @@ class ProgramSeat(Seat):
             argv += [str(a) for a in info.bot_args(setup, self.index, bot_seed(task.seed, self.index))]
         self.jail = jail = Jail(limits, cpu=ref.cpus[self.index % len(ref.cpus)], writable=spec.stateful,
                                 freezable=not info.pondering, reuse_root=True, env=spec.env)
+        if spec.stateful:
+            own(spec.path)  # what it writes is an unprivileged user's, never root's (kothkit.procs.defuse)
         proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
                                        stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
                                        aside_prefix=ref.prefix.encode() if ref.prefix else None,
@@ -336,6 +339,8 @@ class ProgramSeat(Seat):
         self._drain(proc)
         proc.kill()
         self.jail.teardown(reaped=proc.exited)
+        if self.spec.stateful:
+            defuse(self.spec.path)  # no set-id bit or world-write left behind, nothing root's
         return self.exit
 
     def _drain(self, proc: LineProcess) -> None:
@@ -406,7 +411,9 @@ class HostSeat(Seat):
             self.start_error = say("cannot start the function host: {error}", error=e)
             return
         self.proc = host
-        self.jail = ref.hosts.jail(spec)
+        self.jail = jail = ref.hosts.jail(spec)
+        if jail is not None:
+            jail.thaw()  # frozen between games (see stop)
         # What the bot prints arrives on its host's stderr: shown live to whoever watches.
         host.on_stderr = (lambda line, i=self.index: ref.emit("stderr", i, line)) if ref.on_event else None
         ref.watch(host.stdout_fd, self, "out")
@@ -428,7 +435,12 @@ class HostSeat(Seat):
         ref = self.ref
         if ref.on_event is not None:
             ref.emit("send", self.index, repr(payload))
+        jail = self.jail
+        if jail is not None and jail.frozen:
+            jail.thaw()  # its turn (a game without pondering froze it, children and all, while it waited)
         reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        if jail is not None and jail.freezer_group is not None and not ref.info.pondering:
+            ref.idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)
 
     def forget(self) -> None:
@@ -472,7 +484,8 @@ class HostSeat(Seat):
         host = cast(LineProcess, self.proc)
         clock = time.perf_counter
         fd = host.stdin_fd
-        if self.acks or host.pending or host.broken or host.out_buf or fd is None:
+        # (a seat to freeze while this one thinks: the general wait does it)
+        if self.acks or host.pending or host.broken or host.out_buf or fd is None or self.ref.idle:
             t0 = clock()
             return self.request(request, timeout, late), clock() - t0
         ref = self.ref
@@ -511,21 +524,21 @@ class HostSeat(Seat):
             raise
 
     def answer(self, line: str) -> Any:
-        """The value of one answer line of the host; an error answer is the bot's fault."""
+        """The value of one answer line of the host; an error answer is the bot's fault, and so is any
+        line that is not an answer (the bot can write on its host's descriptors: whatever it writes,
+        a 30,000-deep JSON array, a bare number, is a crash of the bot, never the judge's error)."""
         if line.startswith('{"ok":'):
             value = line[6:-1]
             # The common case, a small number (a column, a cell), without a JSON parse.
             if line[-1] == "}" and value.isdigit() and value.isascii() and (len(value) == 1 or value[0] != "0"):
                 return int(value)
-            try:
-                return json.loads(line)["ok"]
-            except ValueError:
-                pass
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):
+            answer = None
+        if not isinstance(answer, dict) or not ("ok" in answer or "error" in answer):
             raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}",
-                                                            line=repr(_short(line))))) from None
+                                                            line=repr(_short(line)))))
         if "error" in answer:
             detail = answer.get("detail")
             self.detail = detail if isinstance(detail, str) else None
@@ -533,6 +546,8 @@ class HostSeat(Seat):
         return answer.get("ok")
 
     def end_input(self, ended: bool) -> None:
+        if self.jail is not None:
+            self.jail.thaw()  # to read what it owes, or to be killed
         if not ended and self.proc is not None:  # a game cut short: a host may be in the middle of a call
             self.acks = 0
             self.forget()
@@ -540,6 +555,23 @@ class HostSeat(Seat):
     def stop(self, end: float, ended: bool) -> Exit:
         if self.proc is None:
             return NO_EXIT
+        try:
+            return self._stop()
+        finally:
+            self._rest()
+
+    def _rest(self) -> None:
+        """Between games a kept host is frozen with all it started (it has no opponent to think
+        for, and would take the next game's core), and a stateful bot's folder defused."""
+        jail = self.ref.hosts.jail(self.spec)
+        if jail is None or jail is not self.jail:
+            return  # discarded: its jail is gone with it
+        jail.freeze()
+        if self.spec.stateful:
+            defuse(self.spec.workdir or self.spec.path.parent)
+
+    def _stop(self) -> Exit:
+        assert self.proc is not None
         if self.acks:
             # Never asked this game: read its pending acknowledgement now (the invariant above).
             try:
@@ -785,8 +817,12 @@ class HostPool:
                 folder.mkdir(parents=True, exist_ok=True)
             # (no prepared root: a host is started once per bot and worker, and serves many games)
             # A stateful bot writes its folder (its working directory), as a program bot does.
-            jail = Jail(limits, cpu=cpu, writable=spec.stateful, env=spec.env)
+            # Freezable: frozen, with whatever it started, while its opponent thinks in a game
+            # without pondering (HostSeat.ask) and between games (HostSeat.stop).
+            jail = Jail(limits, cpu=cpu, writable=spec.stateful, freezable=True, env=spec.env)
             jail.setup()
+            if spec.stateful:
+                own(folder)
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function
             shown = ((spec.path.parent,) if spec.workdir is not None else ()) + tuple(readable)

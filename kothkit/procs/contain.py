@@ -551,12 +551,13 @@ PREPARE_TIME = 20.0
 _PREPARED: dict[tuple[Any, ...], tuple[int, int, int | None] | None] = {}
 
 
-def _identity(path: str) -> tuple[str, int, int]:
+def _identity(path: str) -> tuple[str, int, int, int]:
+    # (and its owner: the C init id-maps a folder's owner to the bot's user, see kothkit.procs.defuse)
     try:
         st = os.stat(path)
     except OSError:
-        return (path, -1, -1)
-    return (path, st.st_dev, st.st_ino)
+        return (path, -1, -1, -1)
+    return (path, st.st_dev, st.st_ino, st.st_uid)
 
 
 def _still(found: tuple[int, int, int | None]) -> bool:
