@@ -32,6 +32,7 @@ import attrs
 from kothkit.bots.folders import BotError, BotSpec, printable, read_small
 from kothkit.limits import Limits
 from kothkit.procs.contain import Jail
+from kothkit.procs.defuse import OWNER, defuse, own
 
 BUILD_TIMEOUT = 300.0
 #: Real memory (MiB) a build and all it starts may use; over it, the build fails with "memory".
@@ -65,6 +66,9 @@ def _write_stamp(spec: BotSpec) -> None:
         try:
             if stat.S_ISREG(os.fstat(fd).st_mode):
                 os.write(fd, (spec.hash + "\n").encode())
+                if os.geteuid() == 0:  # as what the build made: nothing in the folder is root's
+                    os.fchown(fd, OWNER, OWNER)
+                    os.fchown(dfd, OWNER, OWNER)
         finally:
             os.close(fd)
     finally:
@@ -106,6 +110,7 @@ def run_jailed(argv: list[str], folder: Path, timeout: float, memory_mb: int = B
     of real memory, ``processes`` tasks and ``timeout`` seconds.  Whatever it started is dead when
     this returns."""
     jail = Jail(Limits(memory_mb=memory_mb, processes=processes), writable=True, env=env)
+    own(folder)  # what the build writes is an unprivileged user's, never root's (kothkit.procs.defuse)
     jail.setup()
     kept = bytearray()
     dropped = 0
@@ -147,6 +152,7 @@ def run_jailed(argv: list[str], folder: Path, timeout: float, memory_mb: int = B
             if proc.stdout is not None:
                 proc.stdout.close()
         jail.teardown()  # every process left in its cgroups
+        defuse(folder)  # no set-id bit or world-write left behind, nothing root's
 
 
 def build(spec: BotSpec, timeout: float = BUILD_TIMEOUT, memory_mb: int = BUILD_MEMORY_MB,
