@@ -412,35 +412,43 @@ class HostSeat(Seat):
             return
         self.proc = host
         self.jail = jail = ref.hosts.jail(spec)
-        if jail is not None:
-            jail.thaw()  # frozen between games (see stop)
+        fresh = ref.hosts.fresh(spec)
+        # Frozen between games (see stop): a game without pondering leaves it so until its first
+        # turn (its acknowledgement is read then), so that it takes nothing of the first mover's time.
+        waits = jail is not None and jail.freezer_group is not None and not ref.info.pondering
+        if jail is not None and jail.frozen and (fresh or not waits):
+            jail.thaw()
         # What the bot prints arrives on its host's stderr: shown live to whoever watches.
         host.on_stderr = (lambda line, i=self.index: ref.emit("stderr", i, line)) if ref.on_event else None
         ref.watch(host.stdout_fd, self, "out")
         ref.watch(host.stderr_fd, self, "err")
         new_game = {"op": "new", "seed": seed}
-        if ref.hosts.fresh(spec):
+        if fresh:
             # A host just started: its interpreter start-up must not count against the first move.
             try:
                 self.request(new_game, max(limits.first_time, HOST_START_TIME))
             except Stop as stop:
                 self.start_error = stop.fault.reason
-            return
-        # Pipelined (see the class's docstring): the acknowledgement is read before the first reply.
-        host.send(dumps_compact(new_game))
-        self.acks = 1
+        else:
+            # Pipelined (see the class's docstring): the acknowledgement is read before the first reply.
+            host.send(dumps_compact(new_game))
+            self.acks = 1
+        if waits and self.start_error is None and jail is not None and not jail.frozen:
+            ref.idle.add(self.index)  # frozen once another seat is asked, until its own turn
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         payload = step[1]
         ref = self.ref
         if ref.on_event is not None:
             ref.emit("send", self.index, repr(payload))
-        jail = self.jail
+        jail, idle = self.jail, ref.idle
+        if idle:
+            idle.discard(self.index)
         if jail is not None and jail.frozen:
             jail.thaw()  # its turn (a game without pondering froze it, children and all, while it waited)
         reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
         if jail is not None and jail.freezer_group is not None and not ref.info.pondering:
-            ref.idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
+            idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)
 
     def forget(self) -> None:

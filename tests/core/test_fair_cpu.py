@@ -1,0 +1,57 @@
+"""Bots cannot take what is not theirs (issue 42 item 3): a function host that leaves busy children
+is frozen, children and all, while its opponent thinks; a function host's protocol descriptor
+written by the bot is the bot's loss, never the judge's error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kothkit.procs.contain import capabilities
+from kothkit.testing.procs import processes_touching
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE_HOST = ROOT / "tests" / "bots" / "hostile_host"
+CAPS = capabilities()
+
+#: A connect4_hidden function bot that thinks 0.3 s of its own CPU time a move (3 s a move allowed):
+#: beside 30 spinning children on its core it would get a thirty-first of it.
+THINKER = '''
+import time
+
+
+def thinker(view, turn, state):
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+    for j in range(7):
+        if view[-1][j] == 0:
+            return j, state
+'''
+
+
+def test_a_function_host_that_leaves_busy_children_is_frozen_while_its_opponent_thinks(cli, tmp_path):
+    """spawner_function starts 30 busy children; its opponent thinks 0.3 s a move.  Frozen while it
+    waits (its host's whole cgroup), it takes none of the opponent's core: no game is lost on time.
+    Not frozen (no cgroups: the control), the thinker loses on time."""
+    if CAPS.freezer_version is None or not CAPS.namespaces:
+        pytest.skip("no writable freezer cgroup (or no jail) here: a waiting bot is not frozen")
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE_HOST / "spawner_function", bots / "spawner_function")
+    (bots / "thinker").mkdir()
+    (bots / "thinker" / "bot.py").write_text(THINKER)
+    (bots / "thinker" / "bot.toml").write_text('name = "thinker"\nentry = "bot.py:thinker"\n')
+    args = ["run", "connect4_hidden", "--bots", bots, "--seed", "3", "--jobs", "1", "--rounds", "1",
+            "--move-time", "3", "-q"]
+    cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True, timeout=300)
+    games = json.loads((tmp_path / "a.json").read_text())["games"]
+    assert games and all(g["fault"] is None for g in games), games
+    assert processes_touching(bots) == []
+    cli(*args, "--db", tmp_path / "b.sqlite", "--json", tmp_path / "b.json", check=True, timeout=300,
+        env={"KOTHKIT_NO_CGROUP": "1"})
+    games = json.loads((tmp_path / "b.json").read_text())["games"]
+    assert ("thinker", "timeout") in [(g["fault"], g["verdict"]) for g in games], games
+    assert processes_touching(bots) == []
