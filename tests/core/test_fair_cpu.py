@@ -55,3 +55,20 @@ def test_a_function_host_that_leaves_busy_children_is_frozen_while_its_opponent_
     games = json.loads((tmp_path / "b.json").read_text())["games"]
     assert ("thinker", "timeout") in [(g["fault"], g["verdict"]) for g in games], games
     assert processes_touching(bots) == []
+
+
+def test_a_deep_json_line_on_a_function_hosts_protocol_descriptor_is_the_bots_crash(cli, tmp_path):
+    """deep_answer writes a 30,000-deep JSON line (bare, then inside an answer) onto its host's
+    protocol descriptor: the run goes on, and each game is that bot's loss by a crash (the judge
+    once raised RecursionError out of HostSeat.answer and aborted the tournament)."""
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE_HOST / "deep_answer", bots / "deep_answer")
+    shutil.copytree(ROOT / "plugins" / "connect4_hidden" / "bots" / "constant_player", bots / "constant_player")
+    r = cli("run", "connect4_hidden", "--bots", bots, "--seed", "4", "--jobs", "1", "--rounds", "1",
+            "--db", tmp_path / "j.sqlite", "--json", tmp_path / "out.json", "-q", timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "RecursionError" not in r.stderr
+    games = json.loads((tmp_path / "out.json").read_text())["games"]
+    assert len(games) == 2, games
+    assert [(g["fault"], g["verdict"]) for g in games] == [("deep_answer", "crash")] * 2, games
+    assert processes_touching(bots) == []
