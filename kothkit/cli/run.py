@@ -45,7 +45,7 @@ def run(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers (needs kothkit[cluster]; see docs/tournaments.md).")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
@@ -69,7 +69,7 @@ def run(
     # The rules settings are checked here, once: a bad value is reported before any game runs.
     info, ch = game_target(target, rules)
     specs, errors = _field(info, ch, bots, build_time)
-    s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
+    s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given, pondering=bool(info.pondering)))
     pool = _connect(cluster, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)

@@ -11,7 +11,6 @@ again resumes it), else a fresh one; ``--new-seed`` skips the file and the journ
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,6 +18,7 @@ import attrs
 
 from kothkit.limits import Limits
 from kothkit.playing.challenge import MAX_JOBS, MAX_ROUNDS, MAX_SEED, Challenge
+from kothkit.procs.cores import default_jobs
 
 if TYPE_CHECKING:
     from kothkit.store.journal import Journal
@@ -129,7 +129,7 @@ class Settings:
 
 
 def resolve(game: str, default_rounds: int, default_limits: Limits, challenge: Challenge | None, given: Options,
-            *, journal_suffix: str = "") -> Settings:
+            *, journal_suffix: str = "", pondering: bool = False) -> Settings:
     """The settings of a run of ``game`` from the options ``given``, the ``challenge`` file (or None)
     and the game's defaults.  The journal is checked, and read for its last seed when no seed is given."""
     given.check()
@@ -154,6 +154,8 @@ def resolve(game: str, default_rounds: int, default_limits: Limits, challenge: C
     seed = choose_seed(game, option=given.seed, challenge_seed=challenge.seed if challenge else None,
                        challenge_path=challenge.path if challenge else None, journal=journal, new=given.new_seed)
     return Settings(journal=journal, seed=seed,
-                    jobs=given.jobs or (challenge.jobs if challenge else None) or os.cpu_count() or 1,
+                    # (else a core per seat for a game that allows pondering: kothkit.procs.cores.default_jobs)
+                    jobs=(given.jobs or (challenge.jobs if challenge else None)
+                          or default_jobs(pondering, limits.pin_cpu)),
                     rounds=given.rounds or (challenge.rounds if challenge else None) or default_rounds,
                     trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits)

@@ -97,3 +97,15 @@ def claim(jobs: int) -> Claim:
     k = os.getpid() % len(others) if others else 0
     order = held + others[k:] + others[:k]
     return Claim(cores=[order[i % len(order)] for i in range(max(1, jobs))], held=held, fds=fds)
+
+
+def default_jobs(pondering: bool, pin_cpu: bool = True, cores: int | None = None) -> int:
+    """The games a judge plays at once when nobody chose (``--jobs``, a challenge's ``jobs``): one
+    per core, or, for a game that allows pondering, one per two cores, so that each seat has a core
+    of its own (a bot thinking on its opponent's time must not take that time; issue 36).  Every
+    judge uses this rule (``kothkit run``, ``match``, ``verify``, ``serve``), so that a game is laid
+    out the same everywhere.  ``cores``: those this process may run on (its affinity) unless given."""
+    n = cores if cores is not None else len(os.sched_getaffinity(0))
+    if pondering and pin_cpu and n >= 2:
+        return n // 2
+    return max(1, n)
