@@ -20,6 +20,8 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -109,3 +111,26 @@ def default_jobs(pondering: bool, pin_cpu: bool = True, cores: int | None = None
     if pondering and pin_cpu and n >= 2:
         return n // 2
     return max(1, n)
+
+
+#: A Play game's bot's most CPU: this share of the one core it is held to (a CPU quota, so that
+#: a bot that forks spinners cannot take even that whole core from the ladder's games beside it).
+PLAY_SHARE = 0.5
+
+
+@contextmanager
+def play_core(share: float = PLAY_SHARE) -> Iterator[tuple[int, Path | None]]:
+    """For the calling thread (a Play game's, in ``kothkit serve``): a core claimed as a judge
+    claims one (a core the ladder's workers do not hold where one is left), and a CPU quota of
+    ``share`` of a core on every process the thread starts meanwhile
+    (:func:`kothkit.procs.contain.thread_cpu_quota`; None where the machine has no cgroup for it).
+    Yields (core, the quota's group)."""
+    from kothkit.procs.contain import leave_cpu_quota, thread_cpu_quota
+
+    with claim(1) as got:
+        group = thread_cpu_quota(share)
+        try:
+            yield got.cores[0], group
+        finally:
+            if group is not None:
+                leave_cpu_quota(group)

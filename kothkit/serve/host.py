@@ -260,14 +260,19 @@ class Host:
     :class:`SettingsError` naming the file (and line), from the constructor.
     """
 
-    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int | None = 1,
+                 cluster: str | None = None) -> None:
         from kothkit.serve.accounts import DB_FILE, private_file, private_folder
 
         self.state_dir = Path(state_dir)
         # Hashes, sessions, students' sources: the host's user's alone (0700, the database 0600).
         private_folder(self.state_dir)
         private_file(self.state_dir / DB_FILE)
-        self.jobs = max(1, int(jobs))
+        #: None: the default (kothkit.procs.cores.default_jobs), set once the challenges are loaded.
+        self.jobs = max(1, int(jobs)) if jobs is not None else 0
+        self._jobs_given = jobs is not None
+        #: What each challenge's games get of the CPU (said at start, shown on the admin page).
+        self.cpu: dict[str, str] = {}
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
         self._lock = threading.RLock()
@@ -279,6 +284,11 @@ class Host:
             names.add(c.name)
             self._served.append(c)
         self._by_name = {c.name: c for c in self._served}
+        if not self._jobs_given:
+            from kothkit.procs.cores import default_jobs
+
+            # A core per seat where a game allows pondering (issue 36): one game per two cores.
+            self.jobs = default_jobs(any(c.info.pondering and c.limits.pin_cpu for c in self._served))
         self._store = Store(self.state_dir)
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -371,6 +381,10 @@ class Host:
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        if self.cluster is None:
+            for c in self._served:  # said at start, and on the admin page
+                self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
+                self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
@@ -1343,7 +1357,7 @@ class Host:
         # With a cluster: its workers (those checked) and what each plays or builds.
         out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
                "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers(),
-               "refused": pool.refused() if pool is not None else {}}
+               "refused": pool.refused() if pool is not None else {}, "cpu": dict(self.cpu)}
         for c in self._served:
             with self._lock:
                 rows.append({

@@ -14,7 +14,9 @@ Games in progress live in the server's process, one thread each (:class:`PlayRoo
 ``max_live`` at once, one per person (a new one ends the person's previous game), ``per_hour``
 started per person in any hour; a game that waits ``idle`` seconds for the person is abandoned.
 An abandoned game stores nothing; its bot is killed and reaped as at the end of any game.  A Play
-game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.
+game's bot runs ``NICE`` steps nicer than the server, below the ladder's games, held to a core of
+its own where the ladder left one, under a CPU quota of half a core whatever it starts
+(:func:`kothkit.procs.cores.play_core`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.procs.cores import play_core
 from kothkit.serve import i18n
 from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
@@ -217,6 +220,13 @@ class PlayRoom:
         with contextlib.suppress(OSError, AttributeError):
             tid = threading.get_native_id()
             os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + NICE))
+        # A core of its own where the ladder left one, and a CPU quota: whatever the bot starts
+        # (50 setsid spinners) takes at most that share of that core (kothkit.procs.cores.play_core).
+        held = contextlib.ExitStack()
+        try:
+            core: int | None = held.enter_context(play_core())[0]
+        except OSError:
+            core = None
         try:
             bot = seats[1 - seat]
             with self._build_lock:
@@ -235,7 +245,7 @@ class PlayRoom:
             def event(kind: str, who: int, text: str, ms: float | None) -> None:
                 web.event(kind, who, text if reads_bot or kind != "verdict" else neutral(text), ms)
 
-            rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web})
+            rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web}, cpu=core)
             if rec.winner is None:
                 result = _("a draw")
             elif rec.winner == seats[seat].name:
@@ -257,6 +267,7 @@ class PlayRoom:
                 drop_game(journal, run_id)
             web.abandoned(_("the server hit an error (it is in the server's log)"))
         finally:
+            held.close()
             web.ended.set()
             with self._lock:
                 g.ended_at = time.monotonic()

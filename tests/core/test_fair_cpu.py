@@ -72,3 +72,71 @@ def test_a_deep_json_line_on_a_function_hosts_protocol_descriptor_is_the_bots_cr
     assert len(games) == 2, games
     assert [(g["fault"], g["verdict"]) for g in games] == [("deep_answer", "crash")] * 2, games
     assert processes_touching(bots) == []
+
+
+#: A gomoku_swap2 bot that starts 8 busy children, each in a session of its own, and waits a second
+#: before its first reply, having written the cores it may run on to its stderr.
+SPINNERS = '''
+import os, re, sys, time
+for line in open("/proc/self/status"):
+    if line.startswith("Cpus_allowed_list:"):
+        sys.stderr.write("cpus: " + line.split(":", 1)[1].strip() + "\\n")
+sys.stderr.flush()
+for _ in range(8):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+first = True
+for raw in iter(sys.stdin.readline, ""):
+    tag, _, rest = raw.strip().partition(" ")
+    if tag == "EXIT":
+        break
+    if first:
+        time.sleep(1.0)
+        first = False
+    if tag == "A":
+        out = "(0,0) (2,0) (1,0)"
+    elif tag in ("B", "C"):
+        out = "B"
+    else:
+        taken = {(int(x), int(y)) for x, y in re.findall(r"\\(\\((\\d+),(\\d+)\\)", rest)}
+        out = "(%d,%d)" % next((x, y) for y in range(15) for x in range(15) if (x, y) not in taken)
+    sys.stdout.write(out + "\\n")
+    sys.stdout.flush()
+'''
+
+
+def test_a_play_games_bot_is_held_to_one_core_under_a_cpu_quota(tmp_path):
+    """What the Play page does around a game (kothkit.procs.cores.play_core): the game's bots are held
+    to the one core it claimed, and whatever they start (8 setsid spinners) shares a quota of half
+    a core."""
+    from kothkit.bots.folders import load_folder
+    from kothkit.playing.referee import play_game
+    from kothkit.playing.schedule import Schedule
+    from kothkit.plugins import get_game
+    from kothkit.procs.cores import play_core
+    from tests.core.test_hostile_folders import PLAYER
+
+    if CAPS.cpuset_version is None or not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists():
+        pytest.skip("no cpuset, or no cgroup v1 cpu hierarchy, here")
+    bots = tmp_path / "bots"
+    for name, code in (("spinners", SPINNERS), ("plain", PLAYER)):
+        (bots / name).mkdir(parents=True)
+        (bots / name / "bot.py").write_text(code)
+        (bots / name / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py"]\n')
+    info = get_game("gomoku_swap2")
+    sched = Schedule(game=info.name, bots=(load_folder(bots / "spinners"), load_folder(bots / "plain")), seed=5,
+                     rounds=1, limits=info.limits.replace(move_time=5.0), rules=dict(info.rules))
+    with play_core() as (core, group):
+        assert group is not None
+        rec = play_game(next(iter(sched)), info=info, cpu=core)
+        stat = dict(line.split() for line in (group / "cpu.stat").read_text().splitlines())
+        quota = int((group / "cpu.cfs_quota_us").read_text()) / int((group / "cpu.cfs_period_us").read_text())
+    assert rec.offender is None, rec.reason
+    assert f"cpus: {core}\n" in rec.logs["spinners"] + "\n"
+    # The bots' processes ran in the group (periods counted against its quota); on a quiet machine
+    # the spinners are throttled too (on a busy one they get less than the quota anyway).
+    assert quota == 0.5 and int(stat["nr_periods"]) > 0, stat
+    assert not group.exists()
+    assert processes_touching(bots) == []
