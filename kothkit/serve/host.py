@@ -46,6 +46,7 @@ import concurrent.futures as cf
 import datetime as dt
 import itertools
 import json
+import os
 import queue
 import re
 import sqlite3
@@ -284,11 +285,17 @@ class Host:
             names.add(c.name)
             self._served.append(c)
         self._by_name = {c.name: c for c in self._served}
+        #: A core left free for the Play page's bots (kothkit.procs.cores.play_core), never the ladder's.
+        self.play_core = False
         if not self._jobs_given:
             from kothkit.procs.cores import default_jobs
 
-            # A core per seat where a game allows pondering (issue 36): one game per two cores.
-            self.jobs = default_jobs(any(c.info.pondering and c.limits.pin_cpu for c in self._served))
+            # A core per seat where a game allows pondering (issue 36): one game per two cores; and
+            # one core for the Play page where the machine has more than one game needs.
+            n = len(os.sched_getaffinity(0))
+            pondering = any(c.info.pondering and c.limits.pin_cpu for c in self._served)
+            self.play_core = n - 1 >= (2 if pondering else 1)
+            self.jobs = default_jobs(pondering, cores=n - int(self.play_core))
         self._store = Store(self.state_dir)
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -385,6 +392,14 @@ class Host:
             for c in self._served:  # said at start, and on the admin page
                 self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
                 self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.cores import PLAY_SHARE
+
+            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
+                                if self.play_core else
+                                f"the Play page's bots share a core with the ladder's games (no core left for "
+                                f"them: --jobs, or the machine's cores), {quota}")
+            self._log(f"cpu: Play: {self.cpu['Play']}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
