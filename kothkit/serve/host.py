@@ -274,6 +274,8 @@ class Host:
         self._jobs_given = jobs is not None
         #: What each challenge's games get of the CPU (said at start, shown on the admin page).
         self.cpu: dict[str, str] = {}
+        #: Whether the state's mount is nosuid, nodev (said at start).
+        self.files = ""
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
         self._lock = threading.RLock()
@@ -400,6 +402,13 @@ class Host:
                                 f"the Play page's bots share a core with the ladder's games (no core left for "
                                 f"them: --jobs, or the machine's cores), {quota}")
             self._log(f"cpu: Play: {self.cpu['Play']}")
+        from kothkit.procs.defuse import nosuid
+
+        # The host side's own guard (docs/hosting.md): set-id bits mean nothing on the state's mount.
+        self.files = (f"{self.state_dir} is on a nosuid, nodev mount" if nosuid(self.state_dir) else
+                      f"{self.state_dir} is NOT on a nosuid, nodev mount (docs/hosting.md): bots' files are "
+                      f"defused after every build and game, but mount it nosuid,nodev too")
+        self._log(f"files: {self.files}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",

@@ -46,3 +46,13 @@ def test_a_host_that_chose_too_many_jobs_says_its_seats_share_a_core(hosts, tmp_
     line = host.work()["cpu"]["course12"]
     assert "leave a game's two bots one core to share" in line, line
     assert f"kothkit host: cpu: course12: {line}" in capsys.readouterr().err
+
+
+def test_serve_says_whether_its_state_is_on_a_nosuid_mount(hosts, tmp_path, capsys):
+    from kothkit.procs.defuse import nosuid
+
+    host = hosts([challenge(tmp_path)], tmp_path / "state", 1)
+    host.start()
+    said = capsys.readouterr().err
+    expected = "is on a nosuid, nodev mount" if nosuid(tmp_path / "state") else "is NOT on a nosuid, nodev mount"
+    assert f"kothkit host: files: {tmp_path / 'state'} {expected}" in said
