@@ -223,7 +223,7 @@ def _outcome(spec: BotSpec, ran: Ran, timeout: float, memory_mb: int, where: Pat
         return BotError(where, f"build took longer than {timeout:g} s (killed, with all it started)"
                                + (f":\n{text}" if text else ""))
     if code != 0:
-        return BotError(where, f"build failed ({printable(' '.join(spec.build))[:200]} exited with {code}):"
+        return BotError(where, f"build failed ({printable(' '.join(spec.build or ()))[:200]} exited with {code}):"
                                f"\n{text}" + (f" (no file it writes may hold more than {BUILD_OUTPUT_MB} MiB)"
                                               if code == -25 or "File too large" in text else ""))
     cap = BUILD_OUTPUT_MB << 20

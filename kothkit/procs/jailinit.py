@@ -293,7 +293,7 @@ def seccomp_program(machine, pinned=False):
             where[item[1]] = n
         else:
             n += 1
-    prog = []
+    prog: list[tuple[int, int, int, int]] = []
     for item in code:
         if item[0] == "label":
             continue
