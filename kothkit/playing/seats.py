@@ -446,7 +446,14 @@ class HostSeat(Seat):
             idle.discard(self.index)
         if jail is not None and jail.frozen:
             jail.thaw()  # its turn (a game without pondering froze it, children and all, while it waited)
-        reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        try:
+            reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        except (Stop, EndGame):
+            raise
+        except Exception as e:  # noqa: BLE001 - what the bot wrote made the judge fail: the bot's loss
+            self.forget()
+            what = f"what cannot be read ({type(e).__name__})"
+            raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}", line=what))) from None
         if jail is not None and jail.freezer_group is not None and not ref.info.pondering:
             idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)

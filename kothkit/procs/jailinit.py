@@ -52,7 +52,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWCGROUP = 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-MOUNT_ATTR_RDONLY = 1
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 1, 2, 4
 AT_FDCWD, AT_RECURSIVE = -100, 0x8000
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (post-4.20 syscalls are unified)
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
@@ -149,6 +149,19 @@ def set_readonly(path, readonly, recursive):
                 raise
 
 
+def set_nosuid(path):
+    """Set-id bits and devices mean nothing on ``path``'s mount (the bot's folder, as in jailinit.c)."""
+    attr = MountAttr(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0)
+    r = libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), 0, ctypes.byref(attr), ctypes.sizeof(attr))
+    if r == 0:
+        return
+    if ctypes.get_errno() != 38:  # ENOSYS
+        check(r, f"mount_setattr {path}")
+    st = os.statvfs(path)
+    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
+          (MS_RDONLY if st.f_flag & os.ST_RDONLY else 0) | (MS_NOEXEC if st.f_flag & os.ST_NOEXEC else 0))
+
+
 def _locked_flags(path):
     st = os.statvfs(path)
     return (MS_NOSUID if st.f_flag & os.ST_NOSUID else 0) | (MS_NODEV if st.f_flag & os.ST_NODEV else 0) | \
@@ -227,6 +240,7 @@ def confine_files(cfg, folder_fd):
     mount(f"/proc/self/fd/{folder_fd}", folder, None, MS_BIND)
     if cfg.get("folder_rw", True):  # else it stays read-only: only a stateful bot writes its folder
         set_readonly(folder, False, recursive=False)
+    set_nosuid(folder)  # nothing it writes there runs with another user's rights
     if hide:
         set_readonly(hide, True, recursive=False)
 
