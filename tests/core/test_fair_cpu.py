@@ -140,3 +140,27 @@ def test_a_play_games_bot_is_held_to_one_core_under_a_cpu_quota(tmp_path):
     assert quota == 0.5 and int(stat["nr_periods"]) > 0, stat
     assert not group.exists()
     assert processes_touching(bots) == []
+
+
+def test_every_command_gives_a_game_that_allows_pondering_a_core_per_seat_by_default(tmp_path):
+    """kothkit run, match and gauntlet resolve their jobs here; verify and serve use the same rule
+    (kothkit.procs.cores.default_jobs): one game per two cores for a game that allows pondering,
+    unless --jobs (or the challenge's jobs) says otherwise."""
+    import os
+
+    from kothkit.limits import Limits
+    from kothkit.playing.settings import Options, resolve
+    from kothkit.procs.contain import fair_cpu
+    from kothkit.procs.cores import default_jobs
+
+    n = len(os.sched_getaffinity(0))
+    db = tmp_path / "j.sqlite"
+    ponders = resolve("gomoku_classic12", 1, Limits(), None, Options(db=db), pondering=True)
+    assert ponders.jobs == default_jobs(True) == max(1, n // 2 if n >= 2 else 1)
+    if n >= 2:
+        assert fair_cpu(True, ponders.jobs)[0] == 2  # each seat its own core
+    assert resolve("gomoku_swap2", 1, Limits(), None, Options(db=db)).jobs == n
+    chosen = resolve("gomoku_classic12", 1, Limits(), None, Options(db=db, jobs=n), pondering=True)
+    assert chosen.jobs == n  # the person's choice, said on the cpu: line
+    unpinned = resolve("gomoku_classic12", 1, Limits(pin_cpu=False), None, Options(db=db), pondering=True)
+    assert unpinned.jobs == n
