@@ -52,6 +52,9 @@ _CALL_HEAD = '{"op":"call","args":'
 
 #: Seconds a new function host may take to start and answer its first request (not a move).
 HOST_START_TIME = 20.0
+#: Seconds a seat thinks before the seats that wait are frozen (kothkit.playing.referee.FREEZE_AFTER's
+#: value, for a function host's own wait; seats do not import the referee, which imports them).
+FREEZE_AFTER = 0.005
 
 _clock_ns = time.perf_counter_ns
 
@@ -499,8 +502,7 @@ class HostSeat(Seat):
         host = cast(LineProcess, self.proc)
         clock = time.perf_counter
         fd = host.stdin_fd
-        # (a seat to freeze while this one thinks: the general wait does it)
-        if self.acks or host.pending or host.broken or host.out_buf or fd is None or self.ref.idle:
+        if self.acks or host.pending or host.broken or host.out_buf or fd is None:
             t0 = clock()
             return self.request(request, timeout, late), clock() - t0
         ref = self.ref
@@ -508,6 +510,9 @@ class HostSeat(Seat):
         buf = host.out_buf
         t0 = clock()
         deadline = t0 + timeout
+        # The seats that replied and wait are frozen once this one has thought FREEZE_AFTER (as in
+        # the general wait, Referee.wait_line): a fast reply costs no freezer write.
+        freeze_at = t0 + FREEZE_AFTER if ref.idle else None
         try:
             try:
                 n = os.write(fd, data)
@@ -527,9 +532,16 @@ class HostSeat(Seat):
                     else:
                         line = ref.wait_line(self, deadline, *late)
                     return self.answer(line), clock() - t0
-                left = deadline - clock()
+                now = clock()
+                left = deadline - now
                 if left <= 0:
                     raise Stop(Fault(self.index, *late))
+                if freeze_at is not None:
+                    if now >= freeze_at:
+                        ref.freeze_idle()
+                        freeze_at = None
+                    else:
+                        left = min(left, freeze_at - now)
                 # A host is a process: the referee has a selector.
                 for ready, _ in cast(select.epoll, ref.sel).poll(left):
                     ref.read_ready(ready)
