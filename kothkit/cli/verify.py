@@ -255,8 +255,8 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
 
 
 def _replay_game(game: str, games: list[GameRecord], info, usable: dict[tuple[str, str], BotSpec],
-                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: int, trusted: bool, left: int,
-                 tally: _Tally) -> None:
+                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: Optional[int], trusted: bool,
+                 left: int, tally: _Tally) -> None:
     tasks, originals, codes = _tasks(games, game, usable, missing, settings, trusted, tally)
     if jobs is None:  # as kothkit run chose: a core per seat for a game that allows pondering
         from kothkit.procs.cores import default_jobs
