@@ -81,6 +81,15 @@ class Message:
     payload: Any
 
 
+class Clock(enum.StrEnum):
+    """A :class:`Prompt`'s time control."""
+
+    #: The limits' ``first_reply_time`` (e.g. START -> OK).
+    FIRST = "first"
+    #: The limits' ``move_time``.
+    MOVE = "move"
+
+
 class Prompt(NamedTuple):
     """Send ``notices`` in order, then ``payload`` to ``seat`` and wait for its reply.
 
@@ -94,7 +103,7 @@ class Prompt(NamedTuple):
     seat: int
     payload: Any
     notices: tuple[Message, ...] = ()
-    clock: str = "move"
+    clock: Clock | str = Clock.MOVE
 
 
 @attrs.frozen

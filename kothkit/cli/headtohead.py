@@ -54,7 +54,8 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
            given: Options):
     """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
     settled(given.check)
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
     if model not in ("normalized", "logistic"):
@@ -62,8 +63,7 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
     sprt = _sprt(sprt_text, model)
     if games is not None and games < 2:
         fail(f"--games: at least 2 (one game pair), got {games}")
-    return info, sprt, ch, settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given,
-                                                   pondering=bool(info.pondering)))
+    return info, sprt, ch, settled(lambda: resolve(played, given))
 
 
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
@@ -88,7 +88,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(info.rules), trusted=s.trusted, pairs=pairs,
+                                   limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
                                    sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")

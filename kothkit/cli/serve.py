@@ -100,7 +100,8 @@ def serve(
     body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds a client has to send a request's body once its headers came (then it is cut off).")] = 60.0,
     proxy: Annotated[Optional[list[str]], typer.Option("--proxy", help="The reverse proxy's address (or network, such as 10.0.0.0/24; repeat for several): only its X-Forwarded-For and X-Forwarded-Proto are believed. Without it, none are.")] = None,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own); --jobs is then unused (needs kothkit\\[cluster]; see docs/hosting.md).")] = None,
+    cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -137,6 +138,13 @@ def serve(
         private_folder(state)
     except OSError as e:
         fail(f"{state}: cannot make the state folder: {e.strerror or e}")
+    if cluster_certs is not None:
+        from kothkit.playing.cluster import use_certs
+
+        try:
+            use_certs(cluster_certs)
+        except ClusterError as e:
+            fail(f"--cluster-certs {cluster_certs}: {e}")
     try:
         # (no --jobs: the host's default, a core per seat for a game that allows pondering)
         h = Host([c.resolve() for c in challenges], state.resolve(), jobs, cluster=cluster)

@@ -33,7 +33,7 @@ from typing import Any
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotKind, printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
-from kothkit.game import GameInfo, Match, Outcome, Prompt, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.messages import say
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
@@ -321,7 +321,7 @@ class Referee:
 
     def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""
-        limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
+        limit = self.limits.first_time if step.clock == Clock.FIRST else self.limits.move_time
         kind, why = Verdict.TIMEOUT, no_reply_within(limit)
         if self.limits.game_time is not None:
             left = self.limits.game_time - s.used

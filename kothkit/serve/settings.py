@@ -36,6 +36,7 @@ A wrong key or value is a :class:`SettingsError` naming the file and line.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import re
 import shlex
 import tomllib
@@ -46,7 +47,15 @@ import attrs
 
 from kothkit.serve.views import Language
 
-KINDS = ("folder", "submissions")
+
+class Kind(enum.StrEnum):
+    """What a challenge's bots are: its bot folders, or what people submit on the site."""
+
+    FOLDER = "folder"
+    SUBMISSIONS = "submissions"
+
+
+KINDS = tuple(k.value for k in Kind)
 #: Seconds of builds an author gets in any 24 hours unless the challenge says otherwise.
 BUILD_SECONDS_PER_DAY = 600.0
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
@@ -72,7 +81,7 @@ class SettingsError(Exception):
 
 @attrs.frozen
 class ServeSettings:
-    kind: str = "folder"
+    kind: Kind = attrs.field(default=Kind.FOLDER, converter=Kind)
     title: str | None = None
     max_bytes: int = 1_000_000
     min_interval: float = 60.0

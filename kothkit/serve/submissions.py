@@ -40,7 +40,7 @@ import attrs
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
 from kothkit.serve.settings import ServeSettings
-from kothkit.serve.views import Submission
+from kothkit.serve.views import Status, Submission
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -228,8 +228,8 @@ class Store:
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
                 assert cur.lastrowid is not None  # (an INSERT's)
-                row = Submission(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "",
-                                 0, 0, 0.0)
+                row = Submission(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data),
+                                 Status.QUEUED, "", 0, 0, 0.0)
                 folder = self.folder(row)
                 try:
                     _write_bot(folder, lang, bot, data)
@@ -290,13 +290,13 @@ class Store:
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
                           (challenge, login))
 
-    def with_status(self, challenge: str, *statuses: str) -> builtins.list[Submission]:  # (list: the method above)
+    def with_status(self, challenge: str, *statuses: Status) -> builtins.list[Submission]:  # (list: the method above)
         """Oldest first."""
         marks = ",".join("?" * len(statuses))
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
                           (challenge, *statuses))
 
-    def set_status(self, sub_id: int, status: str, build_output: str | None = None,
+    def set_status(self, sub_id: int, status: Status, build_output: str | None = None,
                    played: int | None = None, total: int | None = None, build_seconds: float = 0.0) -> None:
         """Set a submission's status (and what is given); ``build_seconds`` adds to its builds' time."""
         with self._lock:

@@ -133,6 +133,35 @@ class GameRow(NamedTuple):
 _new_tuple = tuple.__new__
 
 
+class Outline(NamedTuple):
+    """What a results document shows of a stored game (:meth:`Journal.outlines`), columns as stored
+    (players and moves JSON), without the logs and hashes."""
+
+    id: str
+    idx: int
+    players: str
+    seed: int
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+    moves: str
+
+
+class Summary(NamedTuple):
+    """What a scoreboard keeps of a stored game (:meth:`Journal.summaries`); its fields are named as
+    :class:`GameRow`'s, so that either makes a ``kothkit.serve.views.GameSummary``."""
+
+    id: str
+    idx: int
+    players: str
+    winner: str | None
+    verdict: str | None
+    fault: str | None
+    reason: str
+    finished_at: float
+
+
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
 #: distinct milliseconds), and encoding each anew costs more than the game of function bots that
 #: made them.  Only moves of an int seat, an int reply and a
@@ -329,7 +358,7 @@ def check(path: str | Path) -> None:
 
 
 #: The columns of :meth:`Journal.summaries`.
-SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+SUMMARY_COLUMNS = ", ".join(Summary._fields)
 
 
 class Journal:
@@ -426,20 +455,17 @@ class Journal:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
 
-    def outlines(self, ids: list[str]) -> Iterator[tuple[str, int, str, int, str | None, str, str | None, str | None,
-                                                         str]]:
-        """(id, idx, players, seed, winner, reason, fault, verdict, moves) of the stored games among
-        ``ids``, in the order of ``ids``, players and moves as stored (JSON): what a results document
-        shows of a game, without the records' logs and hashes, nor their Move tuples."""
+    def outlines(self, ids: list[str]) -> Iterator[Outline]:
+        """The :class:`Outline` of the stored games among ``ids``, in the order of ``ids``: what a
+        results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = ("SELECT id, idx, players, seed, winner, reason, fault, verdict, moves FROM games"
-                 f" WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)
                 if row is not None:
-                    yield row
+                    yield _new_tuple(Outline, row)
 
     def results(self, ids: list[str]) -> Iterator[GameResult]:
         """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
@@ -454,14 +480,13 @@ class Journal:
                     names = seats[players] = tuple(json.loads(players))
                 yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
 
-    def summaries(self, ids: Sequence[str]) -> Iterator[tuple[str, int, str, str | None, str | None, str | None, str,
-                                                             float | None]]:
-        """(id, idx, players (JSON), winner, verdict, fault, reason, finished_at) of the stored games
-        among ``ids``, in no particular order: what a scoreboard keeps of a game."""
+    def summaries(self, ids: Sequence[str]) -> Iterator[Summary]:
+        """The :class:`Summary` of the stored games among ``ids``, in no particular order: what a
+        scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
             q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
-            yield from (tuple(r) for r in self.db.execute(q, chunk))
+            yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"

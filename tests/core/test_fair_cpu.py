@@ -148,19 +148,27 @@ def test_every_command_gives_a_game_that_allows_pondering_a_core_per_seat_by_def
     unless --jobs (or the challenge's jobs) says otherwise."""
     import os
 
+    import attrs
+
     from kothkit.limits import Limits
-    from kothkit.playing.settings import Options, resolve
+    from kothkit.playing.settings import Options, game_of, resolve
+    from kothkit.plugins import get_game
     from kothkit.procs.contain import fair_cpu
     from kothkit.procs.cores import default_jobs
 
+    def game(name: str, **limits):
+        info = get_game(name)
+        return game_of(attrs.evolve(info, limits=info.limits.replace(**limits)) if limits else info)
+
     n = len(os.sched_getaffinity(0))
     db = tmp_path / "j.sqlite"
-    ponders = resolve("gomoku_classic12", 1, Limits(), None, Options(db=db), pondering=True)
+    ponders = resolve(game("gomoku_classic12"), Options(db=db))
     assert ponders.jobs == default_jobs(True) == max(1, n // 2 if n >= 2 else 1)
     if n >= 2:
         assert fair_cpu(True, ponders.jobs)[0] == 2  # each seat its own core
-    assert resolve("gomoku_swap2", 1, Limits(), None, Options(db=db)).jobs == n
-    chosen = resolve("gomoku_classic12", 1, Limits(), None, Options(db=db, jobs=n), pondering=True)
+    assert resolve(game("gomoku_swap2"), Options(db=db)).jobs == n
+    chosen = resolve(game("gomoku_classic12"), Options(db=db, jobs=n))
     assert chosen.jobs == n  # the person's choice, said on the cpu: line
-    unpinned = resolve("gomoku_classic12", 1, Limits(pin_cpu=False), None, Options(db=db), pondering=True)
+    unpinned = resolve(game("gomoku_classic12", pin_cpu=False), Options(db=db))
     assert unpinned.jobs == n
+    assert Limits().pin_cpu  # (the default the first ones have)
