@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import attrs
 import typer
 
-from kothkit.bots.folders import BotKind, BotSpec, entry_of, load_bots
+from kothkit.bots.folders import BotError, BotKind, BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
@@ -249,7 +249,7 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
     with scratch:
         try:
             usable = {key: replay_copy(b, Path(scratch.name) / str(i)) for i, (key, b) in enumerate(usable.items())}
-        except OSError as e:
+        except (OSError, BotError) as e:
             fail(f"cannot copy a stateful bot's folder for its replays: {e}")
         _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
 

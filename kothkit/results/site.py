@@ -261,7 +261,8 @@ def markdown(board: Board) -> str:
         a = about.get(s.bot, {})
         name = _md(s.bot)
         if a.get("url"):
-            name = f"[{name}](<{a['url']}>)"
+            # (bot.toml's url has no space, < or >: a | would end the table's cell, a backslash escape what follows)
+            name = f"[{name}](<{a['url'].replace('|', '%7C').replace(chr(92), '%5C')}>)"
         cells = ([_md(a.get("author", "")) or "-"] if authors else []) + ([_md(a.get("language", "")) or "-"]
                                                                           if languages else [])
         counts = _cells(board, s)

@@ -301,6 +301,16 @@ class _Checkpointer:
         self._thread.join(timeout)
 
 
+def _kept_key(folder: str) -> str | bytes:
+    """A kept record's key as SQLite takes it: the path as text, or for a path whose names are not
+    UTF-8 (Python holds their bytes as lone surrogates, which SQLite's text refuses) its bytes."""
+    try:
+        folder.encode("utf-8")
+    except UnicodeEncodeError:
+        return folder.encode("utf-8", "surrogateescape")
+    return folder
+
+
 class JournalError(Exception):
     """The file is not a journal kothkit can use (not SQLite, truncated, another program's database)."""
 
@@ -534,7 +544,7 @@ class Journal:
     def kept(self, folder: str) -> str | None:
         """The record kept of a stateful bot's folder (its key: where a run loaded it from), or None."""
         try:
-            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (folder,)).fetchone()
+            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (_kept_key(folder),)).fetchone()
         except sqlite3.OperationalError:  # a journal of before the table, opened read-only
             return None
         return None if row is None else str(row[0])
@@ -542,7 +552,8 @@ class Journal:
     def keep(self, records: Mapping[str, str]) -> None:
         """Keep these records of stateful bots' folders (by key), in one transaction."""
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)", list(records.items()))
+            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)",
+                                [(_kept_key(k), v) for k, v in records.items()])
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, ``bots`` and ``settings`` decoded."""
