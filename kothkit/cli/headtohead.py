@@ -179,7 +179,7 @@ _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio 
 GameArg = Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")]
 SprtModel = Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")]
 NewSeed = Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")]
-Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")]
+Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")]
 MoveTime = Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")]
 GameTime = Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")]
 MemoryMb = Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")]

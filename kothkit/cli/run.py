@@ -45,7 +45,7 @@ def run(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own) (needs kothkit\\[cluster]; see docs/tournaments.md).")] = None,
     cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
