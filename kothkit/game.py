@@ -81,6 +81,17 @@ class Message:
     payload: Any
 
 
+class Clock(enum.StrEnum):
+    """A :class:`Prompt`'s time control."""
+
+    #: The limits' ``first_reply_time`` (e.g. START -> OK).
+    FIRST = "first"
+    #: The limits' ``move_time``.
+    MOVE = "move"
+    #: The limits' ``startup_time`` (an engine's start-up), never charged to ``game_time``.
+    START = "start"
+
+
 class Prompt(NamedTuple):
     """Send ``notices`` in order, then ``payload`` to ``seat`` and wait for its reply.
 
@@ -95,7 +106,7 @@ class Prompt(NamedTuple):
     seat: int
     payload: Any
     notices: tuple[Message, ...] = ()
-    clock: str = "move"
+    clock: Clock | str = Clock.MOVE
 
 
 @attrs.frozen
@@ -115,7 +126,7 @@ class Rejected:
 
 
 @attrs.define(eq=False)
-class Clock:
+class SeatClocks:
     """Each seat's own reply time used so far in a game, kept by the core as the game goes: what a
     game that tells its bots their time (Piskvork's ``INFO time_left``) reads.  A match reads it,
     never changes it; it is no clock of the match's own (a replay of the game sees the times zero)."""
@@ -143,8 +154,8 @@ class Setup:
     rules: Mapping[str, Any] = attrs.field(factory=dict)
     #: The limits the core holds the game's bots to (:class:`kothkit.limits.Limits`), or None.
     limits: Limits | None = attrs.field(default=None, eq=False)
-    #: The seats' reply time used so far (:class:`Clock`), kept up to date by the core, or None.
-    clock: Clock | None = attrs.field(default=None, eq=False)
+    #: The seats' reply time used so far (:class:`SeatClocks`), kept up to date by the core, or None.
+    clock: SeatClocks | None = attrs.field(default=None, eq=False)
 
 
 class End(enum.StrEnum):

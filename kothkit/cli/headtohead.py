@@ -54,7 +54,8 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
            given: Options):
     """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
     settled(given.check)
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     if info.seats != 2:
         fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
     if model not in ("normalized", "logistic"):
@@ -62,7 +63,7 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
     sprt = _sprt(sprt_text, model)
     if games is not None and games < 2:
         fail(f"--games: at least 2 (one game pair), got {games}")
-    return info, sprt, ch, settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
+    return info, sprt, ch, settled(lambda: resolve(played, given))
 
 
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
@@ -96,7 +97,7 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
 
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(info.rules), trusted=s.trusted, pairs=pairs,
+                                   limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
                                    sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False),
                                    openings=book)
     except KeyboardInterrupt:
@@ -188,7 +189,7 @@ _SPRT_HELP = ("elo0,elo1[,alpha,beta]: stop as soon as the log-likelihood ratio 
 GameArg = Annotated[str, typer.Argument(help="The game name, or a challenge folder (its game, rules and limits; its journal).")]
 SprtModel = Annotated[str, typer.Option("--sprt-model", help="Elo of the SPRT bounds: normalized (default) or logistic.")]
 NewSeed = Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")]
-Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")]
+Jobs = Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")]
 MoveTime = Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")]
 GameTime = Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")]
 MemoryMb = Annotated[Optional[int], typer.Option(help="Memory cap per bot, in MiB.")]

@@ -45,8 +45,9 @@ def run(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers (needs kothkit[cluster]; see docs/tournaments.md).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own) (needs kothkit\\[cluster]; see docs/tournaments.md).")] = None,
+    cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
@@ -69,11 +70,12 @@ def run(
                             "memory_mb": memory_mb, "disk_mb": disk_mb})
     settled(given.check)
     # The rules settings are checked here, once: a bad value is reported before any game runs.
-    info, ch = game_target(target, rules)
+    game = game_target(target, rules)
+    info, ch = game.info, game.challenge
     specs, errors = _field(info, ch, bots, build_time)
-    s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
+    s = settled(lambda: resolve(game, given))
     book = _openings(info, openings, openings_order)
-    pool = _connect(cluster, info, specs)
+    pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
     result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every, book)
@@ -95,13 +97,15 @@ def _field(info, ch, bots: list[str] | None, build_time: float | None):
     return specs, errors
 
 
-def _connect(cluster: str | None, info, specs):
-    """The Dask cluster of ``--cluster``, connected, or None."""
+def _connect(cluster: str | None, certs: Path | None, info, specs):
+    """The Dask cluster of ``--cluster`` (its certificates in ``certs``), connected, or None."""
     if cluster is None:
         return None
-    from kothkit.playing.cluster import ClusterError, connect
+    from kothkit.playing.cluster import ClusterError, connect, use_certs
 
     try:
+        if certs is not None:
+            use_certs(certs)
         return connect(cluster, info, specs, note=lambda text: out.print(f"  {text}", markup=False))
     except ClusterError as e:
         fail(str(e))
@@ -151,7 +155,7 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
-                                    rules=dict(info.rules), rounds=s.rounds, trusted=s.trusted,
+                                    rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool,
                                     openings=openings)
@@ -218,7 +222,8 @@ def debug(
     from kothkit.playing.schedule import game_id, settings_of
     from kothkit.store.records import GameTask
 
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")
@@ -233,9 +238,9 @@ def debug(
     other = opponents[0]
     seats = (other, me) if second else (me, other)
     names = [s.name if seats.count(s) == 1 else f"{s.name}#{i}" for i, s in enumerate(seats)]
-    limits = info.limits.replace(move_time=move_time)
-    task = GameTask(id=game_id(info.name, settings_of(limits, info.rules), seats, ("debug", seed)), game=info.name,
-                    players=seats, seed=seed, limits=limits, rules=dict(info.rules))
+    limits = played.limits.replace(move_time=move_time)
+    task = GameTask(id=game_id(info.name, settings_of(limits, played.rules), seats, ("debug", seed)), game=info.name,
+                    players=seats, seed=seed, limits=limits, rules=dict(played.rules))
     def show(kind, seat, text, ms):
         who = names[seat]
         t = f" ({ms:.1f} ms)" if ms is not None else ""

@@ -1,6 +1,5 @@
 """`kothkit verify` and `kothkit prune`: a tournament's journal re-played and checked, superseded games removed."""
 import json
-import os
 import sqlite3
 import tempfile
 from collections import defaultdict
@@ -10,7 +9,7 @@ from typing import Annotated, Optional
 import attrs
 import typer
 
-from kothkit.bots.folders import BotKind, BotSpec, entry_of, load_bots
+from kothkit.bots.folders import BotError, BotKind, BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
@@ -180,7 +179,7 @@ def verify(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="Where the journal's bots are: a folder of bot folders, a bot folder, or file.py:function; repeatable. Default: where the run loaded them from, the challenge's bots, the game's bundled bots.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Also verify the superseded games: those of earlier runs that no longer count in the standings (a bot changed or left, other settings).")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
     """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
@@ -192,8 +191,7 @@ def verify(
     tally = _Tally()
     for game in sorted({r.game for r in chosen}):
         left = 0 if all_games else sum(1 for r in superseded if r.game == game)
-        _verify_game(game, [r for r in chosen if r.game == game], t, runs, settings, bots, jobs or os.cpu_count() or 1,
-                     trusted, left, tally)
+        _verify_game(game, [r for r in chosen if r.game == game], t, runs, settings, bots, jobs, trusted, left, tally)
     _report(tally, len(chosen), 0 if all_games else len(superseded))
     if tally.differ or tally.problems:
         raise typer.Exit(1)
@@ -228,7 +226,7 @@ def _read(t: _Target) -> tuple[list[dict], list[GameRecord]]:
 
 
 def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict], settings: _Settings,
-                 bots: Optional[list[str]], jobs: int, trusted: bool, left: int, tally: _Tally) -> None:
+                 bots: Optional[list[str]], jobs: Optional[int], trusted: bool, left: int, tally: _Tally) -> None:
     """Re-play ``games`` (all of ``game``) and add what is found to ``tally``; ``left``: how many of the
     game's superseded games are left out."""
     from kothkit.plugins import PluginError, get_game
@@ -253,15 +251,19 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
     with scratch:
         try:
             usable = {key: replay_copy(b, Path(scratch.name) / str(i)) for i, (key, b) in enumerate(usable.items())}
-        except OSError as e:
+        except (OSError, BotError) as e:
             fail(f"cannot copy a stateful bot's folder for its replays: {e}")
         _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
 
 
 def _replay_game(game: str, games: list[GameRecord], info, usable: dict[tuple[str, str], BotSpec],
-                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: int, trusted: bool, left: int,
-                 tally: _Tally) -> None:
+                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: Optional[int], trusted: bool,
+                 left: int, tally: _Tally) -> None:
     tasks, originals, codes = _tasks(games, game, usable, missing, settings, trusted, tally)
+    if jobs is None:  # as kothkit run chose: a core per seat for a game that allows pondering
+        from kothkit.procs.cores import default_jobs
+
+        jobs = default_jobs(bool(info.pondering), not tasks or tasks[0].limits.pin_cpu)
     _note_code_changes(info, codes, tally)
     stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
     if stateful:

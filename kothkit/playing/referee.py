@@ -33,7 +33,7 @@ from typing import Any
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotKind, printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
-from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, SeatClocks, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.messages import say
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
@@ -151,7 +151,7 @@ class Referee:
         #: Whether the game has aside lines at all.
         self.has_asides = bool(self.prefix or self.folded)
         #: The seats' reply time used, as the match sees it (Setup.clock).
-        self.clock = Clock([0.0] * len(task.players), task.limits.game_time)
+        self.clock = SeatClocks([0.0] * len(task.players), task.limits.game_time)
         #: perf_counter_ns of each seat's last reply, for the guard delay (Limits.guard).
         self.replied_ns = [0] * len(task.players)
         #: Every seat a function called in this process: no process to start, watch or stop.
@@ -322,7 +322,7 @@ class Referee:
                 reply, ns = asks[seat](match, step, allowed_ns, late)
             if ns > allowed_ns and s.timed:
                 raise Stop(Fault(seat, *late))
-            if budget and s.timed and clock != "start":
+            if budget and s.timed and clock != Clock.START:
                 s.used += ns / 1e9
                 used[seat] = s.used
             if guard:
@@ -354,10 +354,10 @@ class Referee:
 
     def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""
-        if step.clock == "start":  # start-up: its own allowance, outside the game's budget
+        if step.clock == Clock.START:  # start-up: its own allowance, outside the game's budget
             limit = self.limits.start_time
             return limit, Verdict.TIMEOUT, no_reply_within(limit)
-        limit = self.limits.first_time if step.clock == "first" else self.limits.move_time
+        limit = self.limits.first_time if step.clock == Clock.FIRST else self.limits.move_time
         kind, why = Verdict.TIMEOUT, no_reply_within(limit)
         if self.limits.game_time is not None:
             left = self.limits.game_time - s.used

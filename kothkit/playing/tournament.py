@@ -41,7 +41,7 @@ from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.plugins import game_code
 from kothkit.procs.contain import fair_cpu
 from kothkit.scoring import Standing, Tally
-from kothkit.store.journal import GameRow, Journal, result_of
+from kothkit.store.journal import GameRow, Journal, Outline, result_of
 from kothkit.store.ratings import PairTally, Ratings
 from kothkit.store.records import GameRecord, GameResult, GameTask
 
@@ -348,7 +348,7 @@ class TournamentResult:
         for chunk in _chunks(self.schedule.ids(), 500):
             yield from journal.get(chunk)
 
-    def outlines(self, journal: Journal) -> Iterable[tuple]:
+    def outlines(self, journal: Journal) -> Iterable[Outline]:
         """The outlines of the games of this tournament (:meth:`Journal.outlines`), in schedule order (streamed)."""
         for chunk in _chunks(self.schedule.ids(), 500):
             yield from journal.outlines(chunk)

@@ -22,7 +22,7 @@ from typing import Any, Literal, cast
 import attrs
 
 import kothkit
-from kothkit.game import Clock, GameInfo, Match, Outcome, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, SeatClocks, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
@@ -419,7 +419,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
         # The limits, and the seats' clock kept from the replies' times as the referee kept it, for a
         # game that tells its bots their limits and time left (gomocup's INFO lines).
         told = _limits_of(limits)
-        clock = Clock([0.0] * len(r.players), told.game_time if told is not None else None)
+        clock = SeatClocks([0.0] * len(r.players), told.game_time if told is not None else None)
         match = info.match(Setup(players=r.players, seed=r.seed, rules=rules, limits=told, clock=clock))
         start_board, start_picture = _draw(boards, match, draw_pictures)
         for i, m in enumerate(r.moves):
@@ -433,7 +433,7 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
-            if clock.budget is not None and step.clock != "start" and 0 <= m.seat < len(clock.used):
+            if clock.budget is not None and step.clock != Clock.START and 0 <= m.seat < len(clock.used):
                 clock.used[m.seat] += m.ms / 1000
             if draw_pictures is not None:
                 draw_pictures.move = i + 1

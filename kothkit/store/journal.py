@@ -162,6 +162,35 @@ class GameRow(NamedTuple):
 _new_tuple = tuple.__new__
 
 
+class Outline(NamedTuple):
+    """What a results document shows of a stored game (:meth:`Journal.outlines`), columns as stored
+    (players and moves JSON), without the logs and hashes."""
+
+    id: str
+    idx: int
+    players: str
+    seed: int
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+    moves: str
+
+
+class Summary(NamedTuple):
+    """What a scoreboard keeps of a stored game (:meth:`Journal.summaries`); its fields are named as
+    :class:`GameRow`'s, so that either makes a ``kothkit.serve.views.GameSummary``."""
+
+    id: str
+    idx: int
+    players: str
+    winner: str | None
+    verdict: str | None
+    fault: str | None
+    reason: str
+    finished_at: float
+
+
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
 #: distinct milliseconds), and encoding each anew costs more than the game of function bots that
 #: made them.  Only moves of an int seat, an int reply and a
@@ -301,6 +330,16 @@ class _Checkpointer:
         self._thread.join(timeout)
 
 
+def _kept_key(folder: str) -> str | bytes:
+    """A kept record's key as SQLite takes it: the path as text, or for a path whose names are not
+    UTF-8 (Python holds their bytes as lone surrogates, which SQLite's text refuses) its bytes."""
+    try:
+        folder.encode("utf-8")
+    except UnicodeEncodeError:
+        return folder.encode("utf-8", "surrogateescape")
+    return folder
+
+
 class JournalError(Exception):
     """The file is not a journal kothkit can use (not SQLite, truncated, another program's database)."""
 
@@ -358,7 +397,7 @@ def check(path: str | Path) -> None:
 
 
 #: The columns of :meth:`Journal.summaries`.
-SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+SUMMARY_COLUMNS = ", ".join(Summary._fields)
 
 
 class Journal:
@@ -459,20 +498,17 @@ class Journal:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
 
-    def outlines(self, ids: list[str]) -> Iterator[tuple[str, int, str, int, str | None, str, str | None, str | None,
-                                                         str]]:
-        """(id, idx, players, seed, winner, reason, fault, verdict, moves) of the stored games among
-        ``ids``, in the order of ``ids``, players and moves as stored (JSON): what a results document
-        shows of a game, without the records' logs and hashes, nor their Move tuples."""
+    def outlines(self, ids: list[str]) -> Iterator[Outline]:
+        """The :class:`Outline` of the stored games among ``ids``, in the order of ``ids``: what a
+        results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = ("SELECT id, idx, players, seed, winner, reason, fault, verdict, moves FROM games"
-                 f" WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)
                 if row is not None:
-                    yield row
+                    yield _new_tuple(Outline, row)
 
     def results(self, ids: list[str]) -> Iterator[GameResult]:
         """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
@@ -487,14 +523,13 @@ class Journal:
                     names = seats[players] = tuple(json.loads(players))
                 yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
 
-    def summaries(self, ids: Sequence[str]) -> Iterator[tuple[str, int, str, str | None, str | None, str | None, str,
-                                                             float | None]]:
-        """(id, idx, players (JSON), winner, verdict, fault, reason, finished_at) of the stored games
-        among ``ids``, in no particular order: what a scoreboard keeps of a game."""
+    def summaries(self, ids: Sequence[str]) -> Iterator[Summary]:
+        """The :class:`Summary` of the stored games among ``ids``, in no particular order: what a
+        scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
             q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
-            yield from (tuple(r) for r in self.db.execute(q, chunk))
+            yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"
@@ -542,7 +577,7 @@ class Journal:
     def kept(self, folder: str) -> str | None:
         """The record kept of a stateful bot's folder (its key: where a run loaded it from), or None."""
         try:
-            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (folder,)).fetchone()
+            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (_kept_key(folder),)).fetchone()
         except sqlite3.OperationalError:  # a journal of before the table, opened read-only
             return None
         return None if row is None else str(row[0])
@@ -550,7 +585,8 @@ class Journal:
     def keep(self, records: Mapping[str, str]) -> None:
         """Keep these records of stateful bots' folders (by key), in one transaction."""
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)", list(records.items()))
+            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)",
+                                [(_kept_key(k), v) for k, v in records.items()])
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, ``bots`` and ``settings`` decoded."""
