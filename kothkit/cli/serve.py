@@ -94,7 +94,7 @@ def serve(
     state: StateOption = DEFAULT_STATE,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores, half of them when a challenge's game allows pondering: a core per seat).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
     body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds a client has to send a request's body once its headers came (then it is cut off).")] = 60.0,
@@ -146,8 +146,8 @@ def serve(
         except ClusterError as e:
             fail(f"--cluster-certs {cluster_certs}: {e}")
     try:
-        h = Host([c.resolve() for c in challenges], state.resolve(),
-                 jobs or len(os.sched_getaffinity(0)), cluster=cluster)
+        # (no --jobs: the host's default, a core per seat for a game that allows pondering)
+        h = Host([c.resolve() for c in challenges], state.resolve(), jobs, cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
     accounts = _accounts(state)

@@ -16,7 +16,6 @@ or the file, for the command to print.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,6 +25,7 @@ import attrs
 from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing.challenge import MAX_JOBS, MAX_ROUNDS, MAX_SEED, Challenge
+from kothkit.procs.cores import default_jobs
 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
@@ -208,7 +208,9 @@ def resolve(game: Game, given: Options, *, journal_suffix: str = "") -> Settings
     seed = choose_seed(game.info.name, option=given.seed, challenge_seed=challenge.seed if challenge else None,
                        challenge_path=challenge.path if challenge else None, journal=journal, new=given.new_seed)
     return Settings(journal=journal, seed=seed,
-                    jobs=given.jobs or (challenge.jobs if challenge else None) or os.cpu_count() or 1,
+                    # (else a core per seat for a game that allows pondering: kothkit.procs.cores.default_jobs)
+                    jobs=(given.jobs or (challenge.jobs if challenge else None)
+                          or default_jobs(bool(game.info.pondering), limits.pin_cpu)),
                     rounds=given.rounds or (challenge.rounds if challenge else None) or game.info.rounds,
                     trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits,
                     rules=dict(game.rules))

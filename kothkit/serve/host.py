@@ -275,14 +275,21 @@ class Host:
     :class:`SettingsError` naming the file (and line), from the constructor.
     """
 
-    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int | None = 1,
+                 cluster: str | None = None) -> None:
         from kothkit.serve.accounts import DB_FILE, private_file, private_folder
 
         self.state_dir = Path(state_dir)
         # Hashes, sessions, students' sources: the host's user's alone (0700, the database 0600).
         private_folder(self.state_dir)
         private_file(self.state_dir / DB_FILE)
-        self.jobs = max(1, int(jobs))
+        #: None: the default (kothkit.procs.cores.default_jobs), set once the challenges are loaded.
+        self.jobs = max(1, int(jobs)) if jobs is not None else 0
+        self._jobs_given = jobs is not None
+        #: What each challenge's games get of the CPU (said at start, shown on the admin page).
+        self.cpu: dict[str, str] = {}
+        #: Whether the state's mount is nosuid, nodev (said at start).
+        self.files = ""
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
         self._lock = threading.RLock()
@@ -294,6 +301,17 @@ class Host:
             names.add(c.name)
             self._served.append(c)
         self._by_name = {c.name: c for c in self._served}
+        #: A core left free for the Play page's bots (kothkit.procs.cores.play_core), never the ladder's.
+        self.play_core = False
+        if not self._jobs_given:
+            from kothkit.procs.cores import default_jobs
+
+            # A core per seat where a game allows pondering (issue 36): one game per two cores; and
+            # one core for the Play page where the machine has more than one game needs.
+            n = len(os.sched_getaffinity(0))
+            pondering = any(c.info.pondering and c.limits.pin_cpu for c in self._served)
+            self.play_core = n - 1 >= (2 if pondering else 1)
+            self.jobs = default_jobs(pondering, cores=n - int(self.play_core))
         self._store = Store(self.state_dir)
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -383,6 +401,25 @@ class Host:
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        if self.cluster is None:
+            for c in self._served:  # said at start, and on the admin page
+                self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
+                self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.cores import PLAY_SHARE
+
+            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
+                                if self.play_core else
+                                f"the Play page's bots share a core with the ladder's games (no core left for "
+                                f"them: --jobs, or the machine's cores), {quota}")
+            self._log(f"cpu: Play: {self.cpu['Play']}")
+        from kothkit.procs.defuse import nosuid
+
+        # The host side's own guard (docs/hosting.md): set-id bits mean nothing on the state's mount.
+        self.files = (f"{self.state_dir} is on a nosuid, nodev mount" if nosuid(self.state_dir) else
+                      f"{self.state_dir} is NOT on a nosuid, nodev mount (docs/hosting.md): bots' files are "
+                      f"defused after every build and game, but mount it nosuid,nodev too")
+        self._log(f"files: {self.files}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
@@ -1437,7 +1474,7 @@ class Host:
         # With a cluster: its workers (those checked) and what each plays or builds.
         out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
                "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers(),
-               "refused": pool.refused() if pool is not None else {}}
+               "refused": pool.refused() if pool is not None else {}, "cpu": dict(self.cpu)}
         for c in self._served:
             with self._lock:
                 rows.append({

@@ -15,7 +15,9 @@ Games in progress live in the server's process, one thread each (:class:`PlayRoo
 started per person in any hour; a game that waits ``idle`` seconds for the person is abandoned.
 A game's page may have at most ``MAX_QUEUED`` entries waiting, and none once the game is over.
 An abandoned game stores nothing; its bot is killed and reaped as at the end of any game.  A Play
-game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.  With ``--cluster``
+game's bot runs ``NICE`` steps nicer than the server, below the ladder's games, held to a core of
+its own where the ladder left one, under a CPU quota of half a core whatever it starts
+(:func:`kothkit.procs.cores.play_core`).  With ``--cluster``
 the bot is built and plays on a worker, the person's seat answered from here
 (:meth:`kothkit.playing.cluster.ClusterExecutor.play_person`): the host runs no submitted code.
 """
@@ -48,6 +50,7 @@ from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.procs.cores import play_core
 from kothkit.serve import i18n
 from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
@@ -226,6 +229,13 @@ class PlayRoom:
         with contextlib.suppress(OSError, AttributeError):
             tid = threading.get_native_id()
             os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + NICE))
+        # A core of its own where the ladder left one, and a CPU quota: whatever the bot starts
+        # (50 setsid spinners) takes at most that share of that core (kothkit.procs.cores.play_core).
+        held = contextlib.ExitStack()
+        try:
+            core: int | None = held.enter_context(play_core())[0]
+        except OSError:
+            core = None
         try:
             bot = seats[1 - seat]
             if remote is None:  # (with a cluster, a worker builds it)
@@ -248,7 +258,7 @@ class PlayRoom:
             if remote is not None:  # the host runs no submitted code: the bot plays on a worker
                 rec = remote.play_person(task, seat, web, event, idle=web.idle)
             else:
-                rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web})
+                rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web}, cpu=core)
             if rec.winner is None:
                 result = _("a draw")
             elif rec.winner == seats[seat].name:
@@ -270,6 +280,7 @@ class PlayRoom:
                 drop_game(journal, run_id)
             web.abandoned(_("the server hit an error (it is in the server's log)"))
         finally:
+            held.close()
             web.ended.set()
             with self._lock:
                 g.ended_at = time.monotonic()
