@@ -190,3 +190,13 @@ def test_editing_a_bundled_games_views_changes_no_game_id_and_editing_its_rules_
     finally:
         for name in [m for m in sys.modules if m.startswith("kothkit_classic_copy")]:
             del sys.modules[name]
+
+
+def test_an_exporter_dates_its_sgf_through_the_plugin_api():
+    # What the Gomoku games' SGF exporters once took from kothkit.results.archive.iso_time.
+    from kothkit import formats
+
+    assert formats.sgf_date(None) is None
+    assert formats.sgf_date(0.0) == "1970-01-01" and formats.sgf_date(1_795_000_000.5) == "2026-11-18"
+    text = formats.sgf(15, 15, [formats.Stone(7, 7, True)], "a", "b", "B+", formats.sgf_date(1_795_000_000.5))
+    assert "DT[2026-11-18]" in text
