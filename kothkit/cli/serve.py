@@ -99,6 +99,7 @@ def serve(
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
+    allow_weak_jail: Annotated[bool, typer.Option("--allow-weak-jail", help="Take submissions even where the jail lacks file confinement, a memory or process cap by cgroup, a network of its own or an unprivileged uid (what is missing is said at the start and on every admin page); without it such a host refuses to start.")] = False,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -131,6 +132,7 @@ def serve(
                  jobs or len(os.sched_getaffinity(0)), cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
+    gaps = _jail_gaps(h, state, cluster, allow_weak_jail)
     accounts = _accounts(state)
     sock = _listen(host, port)
     try:
@@ -140,6 +142,7 @@ def serve(
             err.print(f"--cluster {cluster}: {e}", markup=False)
             raise typer.Exit(1) from None
         app_ = create_app(h, accounts, title=title, access_log=access_log)
+        app_.site.templates.env.globals["jail_gaps"] = tuple(gaps)  # (said on every admin page)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
         out.print(f"state: {state.resolve()}", markup=False)
@@ -175,6 +178,26 @@ def serve(
         accounts.close()
         sock.close()
     out.print("stopped", markup=False)
+
+
+def _jail_gaps(h, state: Path, cluster: str | None, allow: bool) -> list[str]:
+    """What this machine's jail lacks for strangers' code ([] if nothing, or no submissions challenge,
+    or the games are played on a cluster, whose workers are checked as they join): the host refuses
+    to start, naming it, unless ``allow`` (--allow-weak-jail) says the host accepts it."""
+    from kothkit.procs.contain import gaps_line, jail_gaps
+
+    if not any(info.kind == "submissions" for info in h.challenges()):
+        return []
+    if cluster is not None:
+        h.full_jail = not allow  # each worker's jail is checked as it joins
+        return []
+    gaps = jail_gaps(folders=(state.resolve(),))
+    if gaps and not allow:
+        fail("kothkit serve takes strangers' code here, and this machine cannot jail it as promised:\n  "
+             + "\n  ".join(gaps) + "\n(--allow-weak-jail starts anyway, saying so on every admin page)")
+    if gaps:
+        err.print(gaps_line(gaps) + " (accepted by --allow-weak-jail)", style="bold red", markup=False)
+    return gaps
 
 
 @users_app.command("add")
