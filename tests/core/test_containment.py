@@ -28,7 +28,7 @@ from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.playing.referee import play_game
 from kothkit.playing.schedule import Schedule
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import TIME_SCALE, processes_touching
 
 CAPS = capabilities()
 needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason=f"no PID namespace here: {CAPS.why}")
@@ -92,7 +92,7 @@ def zombie_children(pid: int) -> list[int]:
 
 def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
     """Processes still touching ``folders`` once they had ``deadline`` seconds to die."""
-    end = time.monotonic() + deadline
+    end = time.monotonic() + deadline * TIME_SCALE
     while True:
         left = processes_touching(*folders)
         if not left or time.monotonic() > end:
@@ -103,6 +103,9 @@ def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
 def first_game(folders: list[Path], **limits):
     info = get_game("gomoku_swap2")
     bots = tuple(load_folder(f) for f in folders)
+    # (on a slow machine, KOTHKIT_TEST_SCALE: the times given, or the game's, times the scale)
+    times = {k: limits.get(k, getattr(info.limits, k)) for k in ("move_time", "first_reply_time", "game_time")}
+    limits.update({k: v * TIME_SCALE for k, v in times.items() if v is not None})
     sched = Schedule(game=info.name, bots=bots, seed=5, rounds=1, limits=info.limits.replace(**limits),
                      rules=dict(info.rules))
     return info, next(iter(sched))
