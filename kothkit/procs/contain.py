@@ -315,7 +315,9 @@ def _v2_make() -> _V2:
     want = [c for c in V2_CONTROLLERS if c in _words(base / "cgroup.controllers")]
     have = set(_words(base / "cgroup.subtree_control"))
     missing = [c for c in want if c not in have]
-    made_leaf, enabled, why = None, [], ""
+    made_leaf: Path | None = None
+    enabled: list[str] = []
+    why = ""
     if missing:
         enabled, error = _enable(base, missing)
         if error is not None and error.errno == errno.EBUSY and own == base:
