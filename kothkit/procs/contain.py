@@ -319,9 +319,11 @@ def _v2_make() -> _V2:
     enabled: list[str] = []
     why = ""
     if missing:
-        enabled, error = _enable(base, missing)
-        if error is not None and error.errno == errno.EBUSY and own == base:
-            # Processes in the group itself: they go to its leaf first.
+        error: OSError | None = None
+        if own == base and (base / "cgroup.type").exists() and _words(base / "cgroup.procs"):
+            # A group that is not the root, with processes of its own (the judge, maybe its shell):
+            # they go to its leaf first.  (Moved before any controller is enabled: the threaded ones,
+            # cpu, cpuset and pids, could be enabled beside them, and the group be left half set up.)
             leaf = base / V2_LEAF
             try:
                 try:
@@ -330,14 +332,22 @@ def _v2_make() -> _V2:
                 except FileExistsError:
                     pass
                 _move_all(base, leaf)
-                more, error = _enable(base, [c for c in missing if c not in enabled])
-                enabled += more
             except OSError as e:
                 error = e
+                if made_leaf is not None:
+                    try:
+                        _move_all(leaf, base)
+                        leaf.rmdir()
+                    except OSError:
+                        pass
+                    made_leaf = None
+        if error is None:
+            enabled, error = _enable(base, missing)
         have = set(_words(base / "cgroup.subtree_control"))
         if error is not None and not set(want) <= have:
             why = (f"cannot enable {' '.join(c for c in want if c not in have)} in {base}: "
-                   f"{error.strerror or error}")
+                   f"{error.strerror or error}" + (f" (its processes: {' '.join(_words(base / 'cgroup.procs'))})"
+                                                   if error.errno == errno.EBUSY else ""))
     lacking = [c for c in ("memory", "pids", "cpuset") if c not in have]
     if lacking and not why:
         why = (f"{' '.join(lacking)} not available to {base} (its parent does not hand "

@@ -65,6 +65,7 @@ JUDGE = textwrap.dedent("""
     caps = capabilities()
     print("base", caps.cgroup_dir, caps.cgroup_version, caps.pids_version, caps.cpuset_version)
     print("own", open("/proc/self/cgroup").read().strip())
+    print("why", caps.cgroup_why)
     jail = Jail(Limits(memory_mb=64, processes=8), cpu=0, freezable=True)
     jail.setup()
     print("memory.max", (jail.group / "memory.max").read_text().strip(), "pids.max",
