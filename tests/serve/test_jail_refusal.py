@@ -91,3 +91,28 @@ def test_the_gaps_name_each_missing_part_and_how_to_get_it():
     assert all("Delegate=yes" in g for g in gaps[1:3])
     assert "kernel.apparmor_restrict_unprivileged_userns" in gaps[0]
     assert len(gaps) > len(full)
+
+
+def test_serve_on_a_cluster_refuses_workers_without_a_full_jail(tmp_path, no_cgroup):
+    """With --cluster the games run on the workers: each one's jail is checked as it joins (here
+    local ones, started with the judge's environment: no cgroup), and none passes."""
+    pytest.importorskip("distributed")
+    ch = challenge(tmp_path / NAME)
+    r = kothkit("serve", ch, "--state", tmp_path / "state", "--port", "0", "--cluster", "local:1", cwd=tmp_path,
+                timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "cannot jail strangers' code as promised" in r.stderr and MISSING in r.stderr, r.stderr
+
+
+def test_a_cluster_without_the_jail_check_takes_the_same_workers(tmp_path, no_cgroup):
+    """The check is the host's for strangers' code: a cluster asked no jail (kothkit run --cluster,
+    --allow-weak-jail) uses the same workers."""
+    pytest.importorskip("distributed")
+    from kothkit.playing.cluster import ClusterError, ClusterExecutor
+    from kothkit.playing.executor import build
+    from kothkit.plugins import get_game
+
+    with ClusterExecutor("local:1", [get_game("connect4_hidden")], build=build) as cluster:
+        assert len(cluster.workers()) == 1
+    with pytest.raises(ClusterError, match="no worker of the Dask cluster at local:1 can play"):
+        ClusterExecutor("local:1", [get_game("connect4_hidden")], build=build, jail=True)
