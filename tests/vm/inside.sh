@@ -46,7 +46,7 @@ run_way() {  # WAY USER: exec pytest as USER, in the cgroup the way gives it (a 
     chown -R "$user:" "$home"
     # A Python under a folder the user may not enter (pyenv's in /root, 0700): /root opened to it
     # through an overlay (the VM's root file system is read-only).
-    if [ "$user" != root ] && ! setpriv --reuid="$user" --regid="$user" --init-groups -- "$python" -c pass 2>/dev/null \
+    if [ "$user" != root ] && ! setpriv --reuid="$user" --regid="$user" --init-groups -- env -i "$python" -c pass 2>/dev/null \
             && [ "$(stat -c %a /root)" = 700 ]; then
         mkdir -p /run/rootfs/up /run/rootfs/work
         mount -t overlay overlay -o lowerdir=/root,upperdir=/run/rootfs/up,workdir=/run/rootfs/work /root && chmod 711 /root

@@ -63,5 +63,6 @@ if [ ! -f "$out/status" ]; then
     exit 1
 fi
 st=$(cat "$out/status")
+[ "$status" -ne 124 ] || echo "tests/vm: stopped after KOTHKIT_VM_TIMEOUT=${KOTHKIT_VM_TIMEOUT:-1500} s" >&2
 echo "tests/vm: exit $st"
 exit "$st"
