@@ -177,7 +177,7 @@ def test_bots_die_with_a_killed_judge(tmp_path):
                              stdin=subprocess.DEVNULL)
     try:
         assert judge.stdout.readline() == "playing\n"
-        end = time.monotonic() + 30
+        end = time.monotonic() + 30 * TIME_SCALE
 
         def settled() -> bool:
             # Both bots up, each with its child and its setsid grandchild.  The child each starts
@@ -223,7 +223,7 @@ def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
                              stdin=subprocess.DEVNULL, env=env)
     try:
         assert judge.stdout.readline() == "playing\n"
-        end = time.monotonic() + 30
+        end = time.monotonic() + 30 * TIME_SCALE
         while not _frozen_groups(judge.pid) and time.monotonic() < end:
             time.sleep(0.05)
         assert _frozen_groups(judge.pid), "the spawner was never frozen"
@@ -373,7 +373,7 @@ def test_tournament_under_each_containment_mode(cli, tmp_path, mode):
     """)
     make_bot(bots, "plain")
     out = tmp_path / "out.json"
-    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "2", "--move-time", "5",
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "2", "--move-time", str(5 * TIME_SCALE),
             "--db", tmp_path / "j.sqlite", "--json", out, env=env, check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     if mode == "python-init":
