@@ -14,6 +14,8 @@
 # KOTHKIT_TEST_SCALE (default 6) scales the tests' time limits for the emulator.  Arguments: the
 # tests to run in each way (default: tests/vm/test_v2.py and the jail's tests, see inside.sh).
 set -euo pipefail
+# (all in a function: bash reads a script as it runs, and the file may change under a long run)
+main() {
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
@@ -57,7 +59,7 @@ kvm=--disable-kvm
 timeout --kill-after=30 "${KOTHKIT_VM_TIMEOUT:-1500}" nice vng --run "$kernel" $kvm --cpus 2 --memory 3G \
     --rwdir "$out" --append "systemd.unified_cgroup_hierarchy=1" \
     --exec "bash $ROOT/tests/vm/inside.sh $out $python ${KOTHKIT_VM_WAYS:-root,delegated,service} ${KOTHKIT_TEST_SCALE:-6} $*" \
-    </dev/null | cat || status=$?  # (through cat: vng truncates a file given as its output)
+    </dev/null 2>&1 | cat || status=$?  # (through cat: vng truncates a file given as its output)
 if [ ! -f "$out/status" ]; then
     echo "tests/vm: the VM ended without the tests' status (exit $status)" >&2
     exit 1
@@ -66,3 +68,7 @@ st=$(cat "$out/status")
 [ "$status" -ne 124 ] || echo "tests/vm: stopped after KOTHKIT_VM_TIMEOUT=${KOTHKIT_VM_TIMEOUT:-1500} s" >&2
 echo "tests/vm: exit $st"
 exit "$st"
+}
+
+main "$@"
+exit
