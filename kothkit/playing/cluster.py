@@ -417,10 +417,10 @@ def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = No
     import shutil
 
     import kothkit
-    from kothkit.procs.contain import SYSTEM_PATH
+    from kothkit.procs.contain import SYSTEM_PATH, jail_gaps
 
     out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "builds": {},
-                 "machine": machine(),
+                 "machine": machine(), "jail": jail_gaps(),
                  # A jailed build starts from SYSTEM_PATH alone: the worker's own PATH does not count.
                  "missing": sorted(t for t in tools if shutil.which(t, path=SYSTEM_PATH) is None)}
     try:
@@ -441,8 +441,11 @@ def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = No
     return out
 
 
-def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str]) -> list[str]:
+def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str],
+              jail: bool = False) -> list[str]:
     found = []
+    if jail and seen.get("jail"):  # (a host taking submissions: see kothkit.procs.contain.jail_gaps)
+        found.append(f"worker {worker} cannot jail strangers' code as promised: {'; '.join(seen['jail'])}")
     if seen.get("kothkit") != version:
         found.append(f"worker {worker} runs kothkit {seen.get('kothkit')}, the judge {version}")
     if seen.get("missing"):
@@ -943,14 +946,16 @@ class ClusterExecutor:
 
     def __init__(self, address: str, games: Sequence[GameInfo], *, bots: Sequence[BotSpec] = (),
                  codes: dict[str, dict] | None = None, build=None, note=None, strict: bool = False,
-                 tools: Sequence[str] = ()) -> None:
-        """``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
+                 tools: Sequence[str] = (), jail: bool = False) -> None:
+        """``jail``: a worker whose jail lacks what strangers' code needs is refused;
+        ``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
         ``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot
         (:func:`kothkit.playing.executor.build`); ``tools``: the programs every worker must have
         (the compilers and interpreters of the host's languages)."""
         from kothkit.plugins import game_code
 
         self._build = build
+        self._jail = jail
         self._tools = tuple(sorted(set(tools)))
         self.pool = ClusterPool(address)
         self.address = address
@@ -1017,7 +1022,8 @@ class ClusterExecutor:
                 if got is None or isinstance(got, BaseException):
                     found.append(f"worker {w} failed the check: {type(got).__name__}: {got}")
                 else:
-                    found += _problems(w, got, kothkit.__version__, self._codes[info.name], self._want)
+                    found += _problems(w, got, kothkit.__version__, self._codes[info.name], self._want,
+                                       self._jail)
             stateful = sorted(b.name for b in self._bots if b.stateful)
             away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
             if stateful and away:

@@ -292,6 +292,9 @@ class Host:
         self.files = ""
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
+        #: Workers of the cluster must have the full jail (kothkit.procs.contain.jail_gaps): set by
+        #: kothkit serve for submissions challenges, unless --allow-weak-jail.
+        self.full_jail = False
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._served: list[_Served] = []
@@ -391,7 +394,7 @@ class Host:
             from kothkit.playing.cluster import ClusterExecutor
 
             self._slots = ClusterExecutor(self.cluster, [c.info for c in self._served], build=executor.build,
-                                          note=self._log, tools=self._tools())
+                                          note=self._log, tools=self._tools(), jail=self.full_jail)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
