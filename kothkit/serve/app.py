@@ -138,18 +138,19 @@ def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
 
 def phase_text(phase: Any) -> str:
     """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language."""
-    def date(d: Any) -> str:
-        return d.isoformat(sep=" ", timespec="minutes")
+    return i18n.phase_text(phase)
 
-    if phase.name == "before":
-        return _("submissions open at %(when)s", when=date(phase.opens))
-    if phase.name == "closed":
-        return _("closed at %(when)s: the last games are being played", when=date(phase.closes))
-    if phase.name == "final":
-        return _("closed at %(when)s: the standings are final", when=date(phase.closes))
-    if phase.name == "open" and phase.closes is not None:
-        return _("open until %(when)s", when=date(phase.closes))
-    return _("open") if phase.name == "open" else phase.text
+
+def language_label(c: Any, lang_id: str) -> str:
+    """A submission's language (its stored id) by its label in challenge ``c`` (the id if it is gone)."""
+    lang = next((x for x in getattr(c, "languages", ()) if x.id == lang_id), None)
+    return lang.label if lang is not None else lang_id
+
+
+def language_name(c: Any, lang_id: str) -> str:
+    """A language's label for a table's narrow column: up to its details ("C11 (gcc -O2)" is "C11",
+    "Python 3: a function ..." is "Python 3"); the whole label is the cell's title."""
+    return re.split(r" \(|: ", language_label(c, lang_id), maxsplit=1)[0].strip() or lang_id
 
 
 def markup(template: str, value: Any) -> markupsafe.Markup:
@@ -166,7 +167,8 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = when
     env.filters["points"] = points
     env.filters["status"] = status_label
-    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text)
+    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text,
+                       language_label=language_label, language_name=language_name)
     return env
 
 
@@ -368,6 +370,7 @@ class Site:
         flash = FLASHES.get(request.cookies.get(FLASH_COOKIE, ""), "")
         flash = _(flash) if flash else ""
         c = context.get("c")
+        i18n.set_zone(c.zone if c is not None and hasattr(c, "zone") else self.zone())
         # A challenge's page says its phase (and "final") in base.html's frame, for every page of it.
         phase = self.host.phase(c.name) if c is not None and hasattr(c, "name") else None
         query = request.url.query
@@ -437,13 +440,26 @@ class Site:
         return form
 
     def challenge(self, name: str):
+        """The challenge ``name`` (404 if none); its pages' times are in its time zone from here on."""
         try:
-            return self.host.challenge(name)
+            info = self.host.challenge(name)
         except KeyError:
             raise _Refused(404, _("There is no challenge %(name)s.", name=repr(name))) from None
+        i18n.set_zone(info.zone)
+        return info
+
+    def zone(self) -> Any:
+        """The time zone of a page of no one challenge (the index, the admin's): the challenges'
+        if they all have the same, else UTC."""
+        zones = {c.zone for c in self.host.challenges()}
+        return zones.pop() if len(zones) == 1 else i18n.datetime.UTC
 
     def _snapshot(self, name: str) -> dict:
         info = self.host.challenge(name)
+        with i18n.in_zone(info.zone):
+            return self._snapshot_of(info, name)
+
+    def _snapshot_of(self, info: Any, name: str) -> dict:
         names = self.names(name)
         rows = []
         for s in self.host.standings(name):

@@ -51,9 +51,11 @@ SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
 #: The core's modules that write texts for people with :func:`kothkit.messages.say` (a verdict's
 #: reason): their messages are in the site's catalogs too, and are what :func:`reason` fits a text to.
 SAY_SOURCES = ("game.py", "human.py", "bots/functions.py", "playing/referee.py", "playing/seats.py",
-               "procs/pipes.py", "serve/validation.py")
+               "procs/pipes.py", "serve/validation.py", "playing/play.py", "playing/playweb.py")
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("kothkit_language", default=DEFAULT)
+#: The time zone the page being made writes times in (its challenge's: ``ServeSettings.zone``).
+_zone: contextvars.ContextVar[datetime.tzinfo] = contextvars.ContextVar("kothkit_zone", default=datetime.UTC)
 
 
 def po_path(lang: str) -> Path:
@@ -248,12 +250,62 @@ def number(n: float | int) -> str:
     return format_decimal(n, locale=Locale.parse(current()))
 
 
+def zone() -> datetime.tzinfo:
+    """The time zone of the page being made (UTC outside a challenge's page)."""
+    return _zone.get()
+
+
+def set_zone(tz: datetime.tzinfo) -> None:
+    """Write times in ``tz`` from now on in this context (a request's task)."""
+    _zone.set(tz)
+
+
+@contextlib.contextmanager
+def in_zone(tz: datetime.tzinfo) -> Iterator[None]:
+    """Write times in ``tz`` inside the block."""
+    token = _zone.set(tz)
+    try:
+        yield
+    finally:
+        _zone.reset(token)
+
+
+def _offset(d: datetime.datetime) -> str:
+    """``UTC`` for UTC itself, else the offset as a deadline is written (``+08:00``)."""
+    off = d.utcoffset()
+    if d.tzinfo is datetime.UTC or (off is not None and not off and d.tzname() in ("UTC", "UTC+00:00", None)):
+        return "UTC"
+    return d.isoformat(timespec="minutes")[-6:] if off is not None else "UTC"
+
+
 def when(t: float | None) -> str:
-    """A Unix time as the language writes a date and time (UTC), or "" for none."""
+    """A Unix time as the language writes a date and time, in the page's time zone (:func:`zone`),
+    which it names (``UTC``, ``+08:00``), or "" for none."""
     if not t:
         return ""
-    d = datetime.datetime.fromtimestamp(t, datetime.UTC)
-    return format_datetime(d, "medium", tzinfo=datetime.UTC, locale=Locale.parse(current())) + " UTC"
+    d = datetime.datetime.fromtimestamp(t, datetime.UTC).astimezone(zone())
+    text = format_datetime(d, "medium", tzinfo=d.tzinfo, locale=Locale.parse(current()))
+    return f"{text} {_offset(d)}"
+
+
+def day(d: datetime.datetime) -> str:
+    """A date and time (an aware datetime: a deadline) in the page's time zone, to the minute:
+    ``2026-05-31 23:59+08:00``."""
+    return d.astimezone(zone()).isoformat(sep=" ", timespec="minutes")
+
+
+def phase_text(phase: Any) -> str:
+    """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language,
+    its dates in the page's time zone."""
+    if phase.name == "before":
+        return _("submissions open at %(when)s", when=day(phase.opens))
+    if phase.name == "closed":
+        return _("closed at %(when)s: the last games are being played", when=day(phase.closes))
+    if phase.name == "final":
+        return _("closed at %(when)s: the standings are final", when=day(phase.closes))
+    if phase.name == "open" and phase.closes is not None:
+        return _("open until %(when)s", when=day(phase.closes))
+    return _("open") if phase.name == "open" else phase.text
 
 
 def replay_words() -> dict[str, str]:
@@ -322,12 +374,40 @@ def extract() -> Catalog:
                 continue
             catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,
                         context=context)
+    # Babel's extractor skips f-strings' values: "f'{_(\"you lose\")}'" is a message too.
+    for path in sorted((root / "serve").glob("*.py")):
+        for lineno, message in marked(path):
+            if message and message not in catalog:
+                catalog.add(message, None, [(f"kothkit/serve/{path.name}", lineno)])
     for name in SAY_SOURCES:
         with (root / name).open("rb") as f:
             for lineno, message, comments, context in extract_messages("python", f, keywords={"say": None}):
                 if isinstance(message, str):
                     catalog.add(message, None, [(f"kothkit/{name}", lineno)], auto_comments=comments, context=context)
     return catalog
+
+
+#: The names a message is marked with in the site's Python code.
+MARKERS = ("_", "N_", "gettext", "ngettext")
+
+
+def marked(path: Path, markers: tuple[str, ...] = MARKERS) -> Iterator[tuple[int, str | None]]:
+    """Every call of a marker in the Python file ``path`` (also inside an f-string's values, which
+    Babel's extractor does not read): its line and its message (None: not a string literal)."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else None
+        if name not in markers:
+            continue
+        first = node.args[0]
+        literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+        yield node.lineno, first.value if literal else None  # type: ignore[union-attr]
+        if name == "ngettext" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+            yield node.lineno, node.args[1].value
 
 
 def update() -> None:

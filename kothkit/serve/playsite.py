@@ -192,6 +192,9 @@ class PlayRoom:
         web = WebSeat(info, shown, seat, hidden_information(probe), stdout=_Null())  # type: ignore[arg-type]
         web.idle = self.idle
         web.words = functools.partial(i18n.reason, game=info.name)
+        # The game's texts name the seats by their record names: the person is "you", a brain its
+        # author's nickname (or "your brain"), never a login or a public id.
+        web.shown = {me: "you", opponent.spec.name: opponent.shown or opponent.spec.name}
         title = _("%(game)s: you against %(bot)s") % {"game": info.name, "bot": opponent.label}
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
         # The game's thread runs in the starter's context: its messages (the result) in their language.
@@ -236,16 +239,10 @@ class PlayRoom:
                 web.event(kind, who, text if reads_bot or kind != "verdict" else neutral(text), ms)
 
             rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web})
-            if rec.winner is None:
-                result = _("a draw")
-            elif rec.winner == seats[seat].name:
-                result = _("you win")
-            else:
-                result = _("%(bot)s wins") % {"bot": web.names[1 - seat]}
             with self._lock:
                 store_game(journal, run_id, rec)
             reason = rec.reason if reads_bot else neutral(rec.reason)
-            web.finish(info, _("%(result)s: %(reason)s") % {"result": result, "reason": i18n.reason(reason, info.name)})
+            web.finish(info, _result(seats[seat].name, rec.winner, web.renamed(reason), info.name))
             web.publish(replay=replay_url.replace("{id}", rec.id), final=True)
         except Abandoned:
             if run_id is not None:
@@ -298,10 +295,10 @@ def _setup(names: tuple[str, str], rules: dict, seed: int = 0) -> Any:
 
 
 def _result(me: str, winner: str | None, reason: str, game: str) -> str:
+    """A Play game's result for the person who played it (``me``: their name in the record), in their language."""
     reason = i18n.reason(reason, game)
-    if winner is None:
-        return f"{_('a draw')}: {reason}"
-    return f"{_('you win') if winner == me else _('you lose')}: {reason}"
+    result = _("a draw") if winner is None else _("you win") if winner == me else _("you lose")
+    return _("%(result)s: %(reason)s") % {"result": result, "reason": reason}
 
 
 # -- the pages (called by kothkit.serve.app with its Site) ---------------------------------------
