@@ -108,19 +108,30 @@ def _mib(n: int | None) -> str:
     return _("no limit") if n is None else _("%(n)s MiB", n=i18n.number(n))
 
 
-def limit_rows(limits: Any) -> list[tuple[str, str, str]]:
-    """(id, label, value) of each limit a bot plays under, from the challenge's settings."""
-    return [
+def limit_rows(limits: Any, functions: bool = False) -> list[tuple[str, str, str]]:
+    """(id, label, value) of each limit a bot plays under, from the settings the judge applies
+    (:mod:`kothkit.serve.about` derives what the judge makes of them: the process cap, the time a
+    function bot's file has to load); ``functions``: the challenge's bots are Python functions."""
+    cap = about.process_cap(limits)
+    rows = [
         ("move_time", _("Time for a move"), _seconds(limits.move_time)),
-        ("first_reply_time", _("Time for the first reply"), _seconds(limits.first_time)),
-        ("game_time", _("Time for all of a bot's replies in a game"), _seconds(limits.game_time)),
+        ("first_reply_time", _("Time for the first reply of a game (such as OK to START; a program's start-up "
+                               "counts in it)"), _seconds(limits.first_time)),
+    ]
+    if functions:
+        rows.append(("load_time", _("Time to load the bot's file (before its first move; not counted in the game)"),
+                     _seconds(about.load_time(limits))))
+    rows += [
+        ("game_time", _("Time for all of a bot's replies in a game (the first reply included)"),
+         _seconds(limits.game_time)),
+        ("tolerance", _("Margin added to each time above before a reply is late"), _seconds(limits.tolerance)),
         ("memory_mb", _("Memory"), _mib(limits.memory_mb)),
         ("cpu_seconds", _("CPU time in a game"), _seconds(limits.cpu_seconds)),
-        ("processes", _("Processes at once"), _("no limit") if limits.processes is None
-         else i18n.number(limits.processes)),
+        ("processes", _("Processes and threads at once"), _("no limit") if cap is None else i18n.number(cap)),
         ("disk_mb", _("Disk (its /tmp, any file it writes)"), _mib(limits.disk_mb)),
         ("max_line", _("Longest reply line"), _("%(n)s bytes", n=i18n.number(limits.max_line))),
     ]
+    return rows
 
 
 def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
@@ -132,6 +143,8 @@ def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
         ("min_interval", _("Time between two submissions"), _seconds(settings.min_interval)),
         ("per_day", _("Submissions a day"), _("at most %(n)s", n=i18n.number(settings.per_day))),
         ("build_time", _("Time for a build"), _seconds(settings.build_time)),
+        ("build_memory_mb", _("Memory of a build"), _mib(settings.build_memory_mb)),
+        ("build_processes", _("Processes and threads of a build at once"), i18n.number(settings.build_processes)),
         ("build_seconds_per_day", _("Build time a day"), _seconds(settings.build_seconds_per_day)),
     ]
 
@@ -168,7 +181,7 @@ def environment() -> jinja2.Environment:
     env.filters["points"] = points
     env.filters["status"] = status_label
     env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text,
-                       language_label=language_label, language_name=language_name)
+                       language_label=language_label, language_name=language_name, strict_c=about.strict_c)
     return env
 
 
@@ -609,7 +622,7 @@ class Site:
         readme = await run_in_threadpool(about.readme, info.folder, i18n.current())
         files = await run_in_threadpool(about.templates, info.folder)
         return self.page(request, "about.html", c=info, readme=readme, templates=files,
-                         summary=i18n.said(game.summary, game.name), limits=limit_rows(limits),
+                         summary=i18n.said(game.summary, game.name), limits=limit_rows(limits, any(x.entry for x in info.languages)),
                          serving=serve_rows(info, settings))
 
     async def template_file(self, request: Request) -> Response:
