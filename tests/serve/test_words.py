@@ -1,0 +1,127 @@
+"""A course's pages in its reader's language, against a real ``kothkit serve``: the challenge's title
+in each language (``[serve] titles``), every time in the challenge's time zone beside its deadline,
+a submission refused outside ``opens``/``closes`` in Chinese, language labels (not ids) in the tables,
+the status column in view on a 375 px phone, a file of another language's extension refused before
+it counts against the rate limits, and a Play game in Chinese: both sides' moves, the seats named
+"you" (never a login), the result."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kothkit.serve import i18n
+from kothkit.serve.feedback import status_label
+from kothkit.serve.settings import SettingsError, load
+from tests.serve.webserver import Server, brain, challenge, client, play, roster, sign_in, submit, user, wait_for
+
+OPEN, CLOSED = "wopen", "wclosed"
+ZH = {"accept-language": "zh-CN,zh;q=0.9"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("words")
+    extra = 'titles = { zh_CN = "五子棋课程赛" }\n'
+    open_ = challenge(tmp / OPEN, min_interval=60, title="Gomoku course")
+    closed = challenge(tmp / CLOSED, title="Old cup")
+    for ch, line in ((open_, 'closes = 2099-01-01T23:59:00+08:00\n' + extra),
+                     (closed, "closes = 2001-01-01T00:00:00+08:00\n")):
+        (ch / "kothkit.toml").write_text((ch / "kothkit.toml").read_text() + line)
+    state = tmp / "state"
+    roster(state, tmp, ["20230001", "20230002"])
+    server = Server([open_, closed], state, tmp)
+    try:
+        yield server
+    finally:
+        assert server.stop() == 0, server.text
+
+
+def test_titles_and_time_zones_are_checked_where_they_are_read(tmp_path):
+    ch = challenge(tmp_path / "a")
+    toml = ch / "kothkit.toml"
+    base = toml.read_text()
+    toml.write_text(base + 'titles = { zh_CN = " 五子棋 " }\ntimezone = "Asia/Shanghai"\n')
+    s = load(ch)
+    assert s.titles == (("zh_CN", "五子棋"),) and str(s.zone()) == "Asia/Shanghai"
+    toml.write_text(base + "closes = 2026-05-31T23:59:00+08:00\n")
+    assert load(ch).zone().utcoffset(None).total_seconds() == 8 * 3600  # the deadline's zone
+    assert load(challenge(tmp_path / "b")).zone() is i18n.datetime.UTC
+    for bad, why in (('titles = { fr = "x" }', "not one of the site's languages"),
+                     ('titles = "x"', "titles must be a table"),
+                     ('timezone = "Mars/Olympus"', "timezone must be the name of a time zone")):
+        toml.write_text(base + bad + "\n")
+        with pytest.raises(SettingsError, match=rf"kothkit.toml:\d+: \[serve\] .*{why}"):
+            load(ch)
+
+
+def test_a_time_is_written_in_the_pages_zone_and_named():
+    t = 1_764_115_200.0  # 2025-11-26 00:00:00 UTC
+    with i18n.use("zh_CN"), i18n.in_zone(i18n.datetime.timezone(i18n.datetime.timedelta(hours=8))):
+        assert i18n.when(t) == "2025年11月26日 08:00:00 +08:00"
+    with i18n.use("en"):
+        assert i18n.when(t).endswith("12:00:00\u202fAM UTC")
+    with i18n.use("zh_CN"):
+        assert status_label("disabled") == "已停用" and status_label("active") != "active"
+
+
+def test_the_pages_in_chinese_title_times_refusals_and_languages(served):
+    with user(served, "20230001", "小明") as c:
+        c.headers.update(ZH)
+        # The title in the reader's language; English readers get the title.
+        assert "<h1>五子棋课程赛</h1>" in c.get(f"/c/{OPEN}/").text
+        assert "<h1>Gomoku course</h1>" in c.get(f"/c/{OPEN}/", headers={"accept-language": "en"}).text
+        # A file of another of the challenge's languages: refused, and not counted (the next, right
+        # away, is taken although the challenge takes one a minute).
+        r = submit(c, OPEN, brain("a"), filename="brain.cpp", language="c11")
+        assert r.status_code == 400 and "C11" in r.text and ".cpp" in r.text and "未保存任何内容" in r.text, r.text[-800:]
+        assert submit(c, OPEN, brain("a"), filename="mine.c", language="c11").status_code == 303
+        # Outside opens/closes: refused in Chinese, with the date in the challenge's zone.
+        r = submit(c, CLOSED, brain("a"))
+        assert r.status_code == 400 and "现在不接受提交：" in r.text and "2001-01-01 00:00+08:00" in r.text, r.text[-800:]
+        mine = c.get(f"/c/{OPEN}/mine").text
+        # Times in the deadline's zone (+08:00), not UTC; the language by its label; the status
+        # right after the number.
+        assert "2099-01-01 23:59+08:00" in c.get("/").text  # (the deadline, where the list of challenges says it)
+        times = re.findall(r"<td>(\d{4}年[^<]*)</td>", mine)
+        assert times and all(t.endswith("+08:00") for t in times), times
+        assert 'class="language" title="C11 (gcc -O2 -std=c11)">C11</td>' in mine
+        assert re.search(r"<tr><th>#</th><th>状态</th>", mine), mine
+        assert "UTC" not in c.get(f"/c/{OPEN}/submissions").text.split("<main", 1)[1]
+        wait_for(lambda: '"latest":"' in c.get(f"/c/{OPEN}/standings.json").text, 60, message="a standing")
+        assert c.get(f"/c/{OPEN}/standings.json").json()["rows"][0]["latest"].endswith("+08:00")
+
+
+def test_my_submissions_status_is_in_view_on_a_phone(browser, served):
+    with user(served, "20230002", "Bob") as c:
+        assert submit(c, OPEN, brain("b")).status_code == 303
+        cookies = [{"name": k, "value": v, "url": served.url} for k, v in c.cookies.items()]
+    context = browser.new_context(locale="zh-CN", viewport={"width": 375, "height": 800})
+    context.add_cookies(cookies)
+    try:
+        page = context.new_page()
+        page.goto(f"{served.url}/c/{OPEN}/mine")
+        box = page.locator("#submissions tbody td.status").first.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 375, box
+        assert page.locator("#submissions tbody td.status").first.inner_text().strip()
+    finally:
+        context.close()
+
+
+def test_a_play_game_in_chinese_lists_both_sides_moves_and_never_a_login(served):
+    with client(served) as c:
+        c.headers.update(ZH)
+        if sign_in(c, "20230001", "a-new-password").status_code != 303:
+            pytest.fail("20230001 is not ready")
+        _live, st, replay = play(c, OPEN, "threat")
+        text = repr(st)
+        assert "20230001" not in text, text[:2000]
+        log = st["log"]
+        assert any(line.startswith("你 下了 ") for line in log), log
+        assert any(line.startswith("threat 下了 ") and "秒）" in line for line in log), log
+        assert not any(re.search(r"[A-Za-z]{3,}", line.replace("threat", "")) for line in log), log
+        assert st["picture"][0]["title"] in ("黑方：你，白方：threat", "黑方：threat，白方：你")
+        assert re.match(r"(你赢了|你输了|平局)：", st["result"]), st["result"]
+        page = c.get(f"/c/{OPEN}/play").text
+        assert re.search(r"<td>(你赢了|你输了|平局)：", page), page[-2000:]
