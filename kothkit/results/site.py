@@ -27,6 +27,7 @@ import math
 import re
 import shutil
 import statistics
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -205,7 +206,9 @@ class _Names:
 
     def __call__(self, bot: str) -> str:
         if bot not in self._of:
-            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", bot).strip(".")[:60] or "bot"
+            # Letters and digits of any script stay (a Chinese nickname is its own file name, not
+            # "____.html"); anything else (a slash, a space, a control character) is "_".
+            safe = re.sub(r"[^\w.-]", "_", unicodedata.normalize("NFC", bot)).strip(".")[:60] or "bot"
             name, n = safe, 1
             while f"{name}.html" in self._of.values():
                 n += 1

@@ -501,9 +501,19 @@ async def replay(site: Any, request: Request) -> Response:
 
     nav = site._replay_nav(info_c, request)
 
+    # Known by its opponent and date (a person's games are not numbered as a ladder's are).
+    other = next((rename[p] for p in record.players if p != me), "?")
+    at = archive.finished.get(record.id)
+    finished = i18n.when(at) if at else ""
+    heading = _("%(game)s: you against %(bot)s, %(when)s") % {"game": info.name, "bot": other, "when": finished}
+    if me not in record.players:  # (an admin's look at another person's game)
+        heading = _("%(game)s: %(players)s, %(when)s") % {"game": info.name, "when": finished,
+                                                           "players": _(" vs ").join(rename[p] for p in record.players)}
+
     def render() -> str:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name))
+        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name),
+                       heading=heading, finished=finished)
 
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})

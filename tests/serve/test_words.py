@@ -125,3 +125,13 @@ def test_a_play_game_in_chinese_lists_both_sides_moves_and_never_a_login(served)
         assert re.match(r"(你赢了|你输了|平局)：", st["result"]), st["result"]
         page = c.get(f"/c/{OPEN}/play").text
         assert re.search(r"<td>(你赢了|你输了|平局)：", page), page[-2000:]
+
+
+def test_a_report_names_a_brains_page_by_its_nickname_in_any_script():
+    from kothkit.results.site import _Names
+
+    names = _Names()
+    assert names("小明") == "小明.html"  # (was "__.html": a Chinese nickname lost)
+    assert names("张 三/..") == "张_三_.html" and names("../x") == "_x.html"
+    assert names("小明") == "小明.html" and names("小\u660e") == "小明.html"
+    assert names("Ｂob") != names("小明")
