@@ -294,6 +294,61 @@ def day(d: datetime.datetime) -> str:
     return d.astimezone(zone()).isoformat(sep=" ", timespec="minutes")
 
 
+#: The admin log's targets and details (``admin_log``: kept in English, as the server prints them),
+#: with ``{name}`` placeholders; :func:`admin_text` shows them in the reader's language.
+ADMIN_TEXTS = (N_("from {file}; {n} skipped"), N_("{challenge} submission {id}"))
+
+
+def admin_text(text: str) -> str:
+    """A target or detail of the admin log in the request's language (as it is if no message fits)."""
+    if current() == DEFAULT or not text:
+        return text
+    found = messages.match(text, messages.ordered(ADMIN_TEXTS))
+    if found is None:
+        return text
+    msgid, values = found
+    return messages.fill(gettext(msgid), values)
+
+
+#: The host's own lines at the head of a failed build's output (kothkit.bots.build,
+#: kothkit.serve.host: English in the database), with ``{name}`` placeholders; the compiler's
+#: output after them stays as it is.  :func:`build_output` shows them in the reader's language.
+BUILD_TEXTS = (N_("build failed ({command} exited with {code})"),
+               N_("build took longer than {seconds} s (killed, with all it started)"),
+               N_("build failed (memory: it went over its {mb} MiB, build_memory_mb; killed, with all it started)"),
+               N_("build command not found: {command}"), N_("cannot run the build: {error}"),
+               N_("the brain cannot be loaded: {error}"), N_("the build left no brain to run"),
+               N_("the build ended its worker (host error)"),
+               N_("[... {n} more bytes of build output dropped]"))
+
+
+#: A colon as each language writes it after a sentence (Chinese: full width).
+COLON = {"zh_CN": "\uff1a"}
+
+
+def _build_line(line: str) -> str:
+    head, colon = (line[:-1], COLON.get(current(), ":")) if line.endswith(":") else (line, "")
+    found = messages.match(head, messages.ordered(BUILD_TEXTS)) if "{" not in head else None
+    if found is None:
+        if head in BUILD_TEXTS:
+            return gettext(head) + colon
+        return line
+    msgid, values = found
+    return messages.fill(gettext(msgid), values) + colon
+
+
+def build_output(text: str) -> str:
+    """A build's output in the request's language: the host's first and last lines (how the build
+    failed, what was dropped) translated, the compiler's own lines as they are."""
+    if current() == DEFAULT or not text:
+        return text
+    lines = text.split("\n")
+    lines[0] = _build_line(lines[0])
+    if len(lines) > 1:
+        lines[-1] = _build_line(lines[-1])
+    return "\n".join(lines)
+
+
 def phase_text(phase: Any) -> str:
     """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language,
     its dates in the page's time zone."""
@@ -350,6 +405,8 @@ def install(env: jinja2.Environment) -> None:
     env.filters["number"] = number
     env.filters["verdict"] = verdict
     env.globals["reason"] = reason
+    env.globals["admin_text"] = admin_text
+    env.filters["build_output"] = build_output
     env.globals["languages"] = LANGUAGES
     env.globals["lang"] = current
 

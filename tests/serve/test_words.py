@@ -125,6 +125,10 @@ def test_a_play_game_in_chinese_lists_both_sides_moves_and_never_a_login(served)
         assert re.match(r"(你赢了|你输了|平局)：", st["result"]), st["result"]
         page = c.get(f"/c/{OPEN}/play").text
         assert re.search(r"<td>(你赢了|你输了|平局)：", page), page[-2000:]
+        # Its replay is known by its opponent and date, in the challenge's zone; never "game 0".
+        shown = c.get(replay).text
+        title = re.search(r"<title>([^<]*)</title>", shown).group(1)
+        assert re.fullmatch(r"gomoku_classic12：你对 threat，\d{4}年.* \+08:00", title), title
 
 
 def test_a_report_names_a_brains_page_by_its_nickname_in_any_script():
@@ -135,3 +139,24 @@ def test_a_report_names_a_brains_page_by_its_nickname_in_any_script():
     assert names("张 三/..") == "张_三_.html" and names("../x") == "_x.html"
     assert names("小明") == "小明.html" and names("小\u660e") == "小明.html"
     assert names("Ｂob") != names("小明")
+
+
+def test_the_admin_logs_words_are_in_the_readers_language():
+    with i18n.use("zh_CN"):
+        assert i18n.admin_text("from /srv/roster.csv; 2 skipped") == "来自 /srv/roster.csv；跳过 2 个"
+        assert i18n.admin_text("course12 submission 7") == "course12 的提交 7"
+        assert i18n.admin_text("20230001") == "20230001"  # a login is a login
+    with i18n.use("en"):
+        assert i18n.admin_text("course12 submission 7") == "course12 submission 7"
+
+
+def test_a_failed_builds_own_lines_are_in_the_readers_language():
+    out = ("build failed (gcc -O2 -std=c11 -o brain brain.c -lm exited with 1):\n"
+           "brain.c:1:18: error: unknown type name 'this'\n[... 12 more bytes of build output dropped]")
+    with i18n.use("zh_CN"):
+        assert i18n.build_output(out) == ("编译失败（gcc -O2 -std=c11 -o brain brain.c -lm 以退出码 1 结束）：\n"
+                                          "brain.c:1:18: error: unknown type name 'this'\n[…… 另有 12 字节编译输出被丢弃]")
+        assert i18n.build_output("the build left no brain to run") == "编译没有生成可运行的程序"
+        assert i18n.build_output("gcc says: no") == "gcc says: no"  # the compiler's words are its own
+    with i18n.use("en"):
+        assert i18n.build_output(out) == out
