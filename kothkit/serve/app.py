@@ -763,6 +763,13 @@ class Site:
         from kothkit.serve import validation
 
         check = await run_in_threadpool(validation.load, self.host.state_dir, sub.id)
+        if check is not None:
+            # Its lines name the brain by its bot name (its author's login): the page says "your
+            # brain" to its author, its author's nickname to an admin.
+            shown = _("your brain") if sub.login == s.user.login else names.show(sub.bot)
+            mine = re.compile(rf"(?<![\w+]){re.escape(sub.bot)}(?![\w+])")
+            check = attrs.evolve(check, games=tuple(mine.sub(shown, line) for line in check.games),
+                                 fault=mine.sub(shown, check.fault))
         return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id), check=check)
 
     async def bot_games(self, request: Request) -> Response:

@@ -26,7 +26,7 @@ def served(tmp_path_factory):
     extra = 'titles = { zh_CN = "五子棋课程赛" }\n'
     open_ = challenge(tmp / OPEN, min_interval=60, title="Gomoku course")
     closed = challenge(tmp / CLOSED, title="Old cup")
-    for ch, line in ((open_, 'closes = 2099-01-01T23:59:00+08:00\n' + extra),
+    for ch, line in ((open_, 'closes = 2099-01-01T23:59:00+08:00\ncheck = true\n' + extra),
                      (closed, "closes = 2001-01-01T00:00:00+08:00\n")):
         (ch / "kothkit.toml").write_text((ch / "kothkit.toml").read_text() + line)
     state = tmp / "state"
@@ -160,3 +160,13 @@ def test_a_failed_builds_own_lines_are_in_the_readers_language():
         assert i18n.build_output("gcc says: no") == "gcc says: no"  # the compiler's words are its own
     with i18n.use("en"):
         assert i18n.build_output(out) == out
+
+
+def test_the_check_before_the_ladder_names_the_brain_never_by_its_login(served):
+    with user(served, "20230001", "小明") as c:
+        c.headers.update(ZH)
+        sid = wait_for(lambda: re.findall(r'<tr data-id="(\d+)" data-status="(?!queued|building|checking)',
+                                          c.get(f"/c/{OPEN}/mine").text), 120, message="a checked brain")[0]
+        page = c.get(f"/c/{OPEN}/submission/{sid}").text
+        games = re.search(r'<ul id="check-games">(.*?)</ul>', page, re.S).group(1)
+        assert "20230001" not in games and "你的程序（座位 0）" in games, games
