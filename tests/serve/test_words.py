@@ -170,3 +170,75 @@ def test_the_check_before_the_ladder_names_the_brain_never_by_its_login(served):
         page = c.get(f"/c/{OPEN}/submission/{sid}").text
         games = re.search(r'<ul id="check-games">(.*?)</ul>', page, re.S).group(1)
         assert "20230001" not in games and "你的程序（座位 0）" in games, games
+
+
+class _Text(__import__("html.parser").parser.HTMLParser):
+    """A page's visible words (not its scripts, styles, code, the board's text or attribute values)
+    and its links."""
+
+    SKIP = {"script", "style", "code", "pre", "svg", "option", "title"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: list[str] = []
+        self.links: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self._skip += 1
+        href = dict(attrs).get("href")
+        if tag == "a" and href:
+            self.links.append(href)
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.words.append(data)
+
+
+#: What a course's Chinese pages may show in Latin letters: names people and the challenge gave
+#: (nicknames, the game, its bundled bots, the languages' labels, a file's name), units and codes.
+ALLOWED = {"gomoku_classic12", "threat", "template", "pywindow", "Bob", "English", "MiB", "UTC", "zip", "CSV",
+           "gcc", "std", "brain", "mine", "Elo", "START", "TURN", "PLACE", "END", "DEBUG", "kothkit", "Old", "cup",
+           "CPU", "ISO", "POSIX", "C11", "C++17", "Python", "clock_gettime", "O2", "include", "tmp"}
+
+
+def test_a_students_pages_in_chinese_show_no_english_made_by_kothkit(served):
+    """Every page a student reaches from the challenge's Scoreboard, in Chinese: no English words
+    but names and codes (the issue's "course pages in Chinese show no English made by kothkit").
+    (A replay page's words are its script's, given by the catalogs: test_i18n checks them.)"""
+    with user(served, "20230001", "小明") as c:
+        c.headers.update(ZH)
+        if "data-status=" not in c.get(f"/c/{OPEN}/mine").text:
+            assert submit(c, OPEN, brain("a"), filename="mine.c", language="c11").status_code == 303
+        wait_for(lambda: re.search(r'data-status="(?!queued|building|checking)', c.get(f"/c/{OPEN}/mine").text),
+                 120, message="a checked brain")
+        todo, seen, found = ["/", f"/c/{OPEN}/"], set(), {}
+        while todo and len(seen) < 60:
+            path = todo.pop(0)
+            if path in seen:
+                continue
+            seen.add(path)
+            r = c.get(path)
+            if r.status_code != 200 or "text/html" not in r.headers.get("content-type", ""):
+                continue
+            page = _Text()
+            page.feed(r.text)
+            text = " ".join(page.words)
+            english = sorted({w for w in re.findall(r"[A-Za-z][A-Za-z0-9_+-]*", text)
+                              if w not in ALLOWED and len(re.sub(r"[^A-Za-z]", "", w)) >= 3})
+            if english:
+                found[path] = english
+            for link in page.links:
+                link = link.split("#")[0]
+                if link.startswith(("/c/", "/")) and not link.startswith(("/lang/", "/static/", "/logout")) \
+                        and not link.endswith((".zip", ".log", ".c", ".cpp", ".py", "/replay", "/events", ".json")) \
+                        and "/log?" not in link and "/played/" not in link \
+                        and (link == "/" or link.startswith(f"/c/{OPEN}/")):
+                    todo.append(link)
+        assert len(seen) >= 8, seen
+        assert not found, "\n".join(f"{p}: {w}" for p, w in found.items())
