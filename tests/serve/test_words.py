@@ -242,3 +242,16 @@ def test_a_students_pages_in_chinese_show_no_english_made_by_kothkit(served):
                     todo.append(link)
         assert len(seen) >= 8, seen
         assert not found, "\n".join(f"{p}: {w}" for p, w in found.items())
+
+
+def test_the_nickname_form_does_not_tell_whether_a_login_exists(served):
+    from tests.serve.webserver import account
+
+    with user(served, "20230001", "小明") as c:
+        said = {}
+        for nick in ("20230002", "20239999"):  # on the roster, and not
+            r = account(c, "a-new-password", "", nick)
+            assert r.status_code == 400, r.text[-500:]
+            said[nick] = re.search(r'id="message"[^>]*>([^<]*)<', r.text).group(1)
+        assert said["20230002"] == said["20239999"], said
+        assert "小明" in c.get("/account").text  # nothing was changed
