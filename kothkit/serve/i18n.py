@@ -330,8 +330,8 @@ def _build_line(line: str) -> str:
     head, colon = (line[:-1], COLON.get(current(), ":")) if line.endswith(":") else (line, "")
     found = messages.match(head, messages.ordered(BUILD_TEXTS)) if "{" not in head else None
     if found is None:
-        if head in BUILD_TEXTS:
-            return gettext(head) + colon
+        if head in BUILD_TEXTS:  # (a message without values)
+            return _(head) + colon
         return line
     msgid, values = found
     return messages.fill(gettext(msgid), values) + colon
