@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
-from kothkit.picture import Grid, PictureError, panels_of, picture_of, to_json
 from kothkit.messages import say
+from kothkit.picture import Grid, PictureError, panels_of, picture_of, to_json
 from kothkit.playing.play import Abandoned, Terminal, is_handshake
 
 #: Lines of the moves' log a page shows.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import functools
 import io
 import json
@@ -465,7 +466,7 @@ class Site:
         """The time zone of a page of no one challenge (the index, the admin's): the challenges'
         if they all have the same, else UTC."""
         zones = {c.zone for c in self.host.challenges()}
-        return zones.pop() if len(zones) == 1 else i18n.datetime.UTC
+        return zones.pop() if len(zones) == 1 else datetime.UTC
 
     def _snapshot(self, name: str) -> dict:
         info = self.host.challenge(name)
@@ -622,7 +623,8 @@ class Site:
         readme = await run_in_threadpool(about.readme, info.folder, i18n.current())
         files = await run_in_threadpool(about.templates, info.folder)
         return self.page(request, "about.html", c=info, readme=readme, templates=files,
-                         summary=i18n.said(game.summary, game.name), limits=limit_rows(limits, any(x.entry for x in info.languages)),
+                         summary=i18n.said(game.summary, game.name),
+                         limits=limit_rows(limits, any(x.entry for x in info.languages)),
                          serving=serve_rows(info, settings))
 
     async def template_file(self, request: Request) -> Response:

@@ -59,9 +59,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from kothkit.serve import i18n
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
-from kothkit.serve import i18n
 from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.scoreboard import Board

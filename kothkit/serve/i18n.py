@@ -433,9 +433,9 @@ def extract() -> Catalog:
                         context=context)
     # Babel's extractor skips f-strings' values: "f'{_(\"you lose\")}'" is a message too.
     for path in sorted((root / "serve").glob("*.py")):
-        for lineno, message in marked(path):
-            if message and message not in catalog:
-                catalog.add(message, None, [(f"kothkit/serve/{path.name}", lineno)])
+        for lineno, found in marked(path):
+            if found and found not in catalog:
+                catalog.add(found, None, [(f"kothkit/serve/{path.name}", lineno)])
     for name in SAY_SOURCES:
         with (root / name).open("rb") as f:
             for lineno, message, comments, context in extract_messages("python", f, keywords={"say": None}):
@@ -461,10 +461,11 @@ def marked(path: Path, markers: tuple[str, ...] = MARKERS) -> Iterator[tuple[int
         if name not in markers:
             continue
         first = node.args[0]
-        literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
-        yield node.lineno, first.value if literal else None  # type: ignore[union-attr]
-        if name == "ngettext" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
-            yield node.lineno, node.args[1].value
+        yield node.lineno, first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if name == "ngettext" and len(node.args) > 1:
+            plural = node.args[1]
+            if isinstance(plural, ast.Constant) and isinstance(plural.value, str):
+                yield node.lineno, plural.value
 
 
 def update() -> None:

@@ -7,6 +7,7 @@ it counts against the rate limits, and a Play game in Chinese: both sides' moves
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
@@ -47,7 +48,7 @@ def test_titles_and_time_zones_are_checked_where_they_are_read(tmp_path):
     assert s.titles == (("zh_CN", "五子棋"),) and str(s.zone()) == "Asia/Shanghai"
     toml.write_text(base + "closes = 2026-05-31T23:59:00+08:00\n")
     assert load(ch).zone().utcoffset(None).total_seconds() == 8 * 3600  # the deadline's zone
-    assert load(challenge(tmp_path / "b")).zone() is i18n.datetime.UTC
+    assert load(challenge(tmp_path / "b")).zone() is datetime.UTC
     for bad, why in (('titles = { fr = "x" }', "not one of the site's languages"),
                      ('titles = "x"', "titles must be a table"),
                      ('timezone = "Mars/Olympus"', "timezone must be the name of a time zone")):
@@ -58,7 +59,7 @@ def test_titles_and_time_zones_are_checked_where_they_are_read(tmp_path):
 
 def test_a_time_is_written_in_the_pages_zone_and_named():
     t = 1_764_115_200.0  # 2025-11-26 00:00:00 UTC
-    with i18n.use("zh_CN"), i18n.in_zone(i18n.datetime.timezone(i18n.datetime.timedelta(hours=8))):
+    with i18n.use("zh_CN"), i18n.in_zone(datetime.timezone(datetime.timedelta(hours=8))):
         assert i18n.when(t) == "2025年11月26日 08:00:00 +08:00"
     with i18n.use("en"):
         assert i18n.when(t).endswith("12:00:00\u202fAM UTC")
