@@ -843,7 +843,11 @@ class Site:
 
         archive, record, game_info = self.host.stored_game(info.name, game_id)
         t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), i18n.current(), functools.partial(i18n.reason, game=info.game))
+        at = archive.finished.get(record.id)
+        with i18n.in_zone(info.zone):  # (its time in the challenge's zone, as its other pages say it)
+            finished = i18n.when(at) if at else None
+        return page_of(t, nav, replay_words(), i18n.current(), functools.partial(i18n.reason, game=info.game),
+                       finished=finished)
 
     def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
         """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""

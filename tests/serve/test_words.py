@@ -242,6 +242,11 @@ def test_a_students_pages_in_chinese_show_no_english_made_by_kothkit(served):
                         and (link == "/" or link.startswith(f"/c/{OPEN}/")):
                     todo.append(link)
         assert len(seen) >= 8, seen
+        # A game's replay says when it ended in the challenge's zone too.
+        games = [p for p in seen if "/game/" in p]
+        assert games, seen
+        replay = c.get(games[0] + "/replay").text
+        assert re.search(r'"finished_at":\s*"[^"]*\+08:00"', replay.encode().decode("unicode_escape")), replay[-3000:]
         assert not found, "\n".join(f"{p}: {w}" for p, w in found.items())
 
 
