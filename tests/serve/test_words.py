@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +262,32 @@ def test_the_nickname_form_does_not_tell_whether_a_login_exists(served):
             said[nick] = re.search(r'id="message"[^>]*>([^<]*)<', r.text).group(1)
         assert said["20230002"] == said["20239999"], said
         assert "小明" in c.get("/account").text  # nothing was changed
+
+
+def test_the_public_reports_replays_are_in_the_admins_language(served):
+    import io
+    import zipfile
+
+    from tests.serve.webserver import csrf_of, kothkit
+
+    state = served.proc.args[served.proc.args.index("--state") + 1]
+    r = kothkit("users", "admin", "20230002", "--state", state, cwd=Path(state).parent)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with user(served, "20230002", "Bob") as c:
+        c.headers.update(ZH)
+        if "data-status=" not in c.get(f"/c/{OPEN}/mine").text:
+            assert submit(c, OPEN, brain("b")).status_code == 303
+        with user(served, "20230001", "小明") as other:
+            if "data-status=" not in other.get(f"/c/{OPEN}/mine").text:
+                assert submit(other, OPEN, brain("a"), filename="mine.c").status_code == 303
+        wait_for(lambda: c.get(f"/c/{OPEN}/standings.json").json()["rows"]
+                 and c.get(f"/c/{OPEN}/standings.json").json()["rows"][0]["games"] > 0, 180, message="a game played")
+        token = csrf_of(c.get(f"/admin/c/{OPEN}").text)
+        got = c.post(f"/admin/c/{OPEN}/report.zip", data={"csrf": token})
+        assert got.status_code == 200, got.text[-500:]
+        files = zipfile.ZipFile(io.BytesIO(got.content))
+        pages = [n for n in files.namelist() if "/games/" in n]
+        assert pages, files.namelist()
+        page = files.read(pages[0]).decode()
+        assert '<html lang="zh-CN"' in page and "胜者：{bot}" in page, page[:500]
+        assert "小明.html" in " ".join(files.namelist())  # a Chinese nickname keeps its page's name
