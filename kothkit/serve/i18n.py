@@ -7,7 +7,10 @@ package data); they are compiled in memory with Babel's public API the first tim
 is kept in a context variable (:func:`use`) for the request's task and the threads it starts
 (Starlette's thread pool copies the context), so both the templates (Jinja2's i18n extension,
 installed by :func:`install`) and Python messages (:func:`_`) are translated without passing the
-language around.  Numbers and times are formatted for the language (:func:`number`, :func:`when`).
+language around.  Numbers and times are formatted for the language (:func:`number`, :func:`when`),
+times in the time zone of the page's challenge (:func:`set_zone`, also a context variable).  Texts
+kept in English where they are stored (a failed build's own lines, the admin log's) are shown in the
+reader's language by fitting them to their messages (:func:`build_output`, :func:`admin_text`).
 
 ``python -m kothkit.serve.i18n`` extracts the messages of the code and templates and merges them
 into the catalogs (new messages untranslated; tests/serve/test_i18n.py fails until they are).
