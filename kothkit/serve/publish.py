@@ -61,6 +61,8 @@ def report_zip(archive: Archive, rename: dict[str, str], folder: str, translated
     buf = io.BytesIO()
     with tempfile.TemporaryDirectory(prefix="kothkit-report-") as tmp:
         site = Path(tmp) / "report"
+        # (in English, the same pages as kothkit report's on the state folder, byte for byte)
+        translated = translated and i18n.current() != i18n.DEFAULT
         words = dict(i18n.replay_words()) if translated else None
         write_site(archive, site, boards, pages=len(archive.records) <= MAX_PAGES, words=words,
                    lang=i18n.current() if translated else "en", said=i18n.reason if translated else None)
