@@ -185,7 +185,9 @@ def users_add(
     """Add the users of a roster (a CSV).
 
     Without a password column the first password is the login (the student number); every user
-    must choose a new password and a nickname at first sign-in."""
+    must choose a new password and a nickname at first sign-in.  The CSV's other columns (a real
+    name...) are kept, for the grades CSV.  A wrong row (a nickname that is a login, ...) refuses the
+    whole file, naming its line; logins that exist already are skipped, each named."""
     with _users(state, create=True) as accounts:
         added, skipped = accounts.add_csv(csv_file)
         accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],

@@ -16,10 +16,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import os
 import re
 import secrets
 import sqlite3
+import tempfile
 import threading
 import time
 import unicodedata
@@ -72,6 +74,14 @@ CREATE TABLE IF NOT EXISTS hashing (time_cost INTEGER NOT NULL, memory_cost INTE
 
 class AccountError(ValueError):
     """A request about accounts that cannot be done; the message is fit to show the user."""
+
+
+class Disabled(AccountError):
+    """The login and password are right, but the account is disabled (said only to whoever knows
+    the password: to others it is a wrong login or password, as an unknown login is)."""
+
+    def __init__(self) -> None:
+        super().__init__(_("this account is disabled: ask the course's staff"))
 
 
 class Throttled(AccountError):
@@ -182,10 +192,31 @@ def private_folder(folder: Path) -> None:
 
 
 def private_file(path: Path) -> None:
-    """Make the file ``path`` (made empty if missing) readable by the host's user only (0600)."""
-    os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+    """Make the SQLite database ``path`` (made empty if missing) and its ``-wal`` and ``-shm`` files
+    readable by the host's user only (0600), before or after its connections are open.
+
+    Never through a descriptor of the file: closing any descriptor of a database drops every POSIX
+    lock this process's connections hold on it, and another program (``kothkit users``, an online
+    backup) then takes itself for the last connection, checkpoints and deletes the write-ahead log
+    under this process, whose later writes vanish.  A missing file is made as a private temporary
+    file (its descriptor closed before the file has the database's name) and then linked to the
+    name, which fails if another made it meanwhile; an existing one is changed by its path."""
+    path = Path(path)
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # (0600)
+        os.close(fd)
+        try:
+            os.link(tmp, path)
+        except OSError:  # made meanwhile; or a file system without hard links (SQLite makes it, 0644:
+            pass  # the state folder is 0700, and a later call makes it 0600)
+        finally:
+            os.unlink(tmp)
+    for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            if f.stat().st_mode & 0o077:
+                f.chmod(0o600)
+        except FileNotFoundError:
+            pass
 
 
 def is_login(nick: str, login: str) -> bool:
@@ -236,6 +267,8 @@ class Accounts:
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(users)")}
         if "disabled" not in columns:  # (a state folder from before accounts could be disabled)
             self._db.execute("ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0")
+        if "roster" not in columns:  # (one from before the roster's other columns were kept)
+            self._db.execute("ALTER TABLE users ADD COLUMN roster TEXT NOT NULL DEFAULT '{}'")
         with self._db:
             if self.hashing is not None:
                 self._db.execute("DELETE FROM hashing")
@@ -291,9 +324,15 @@ class Accounts:
         """Every login with the name the pages show for it."""
         return {login: nick or login for login, nick in self._q("SELECT login, nickname FROM users")}
 
+    def roster(self) -> dict[str, dict[str, str]]:
+        """Each user's other columns of the roster that added them (a real name, a class...), by
+        login: the columns in the roster's order; empty for a user added without such columns."""
+        return {login: json.loads(extra or "{}") for login, extra in self._q("SELECT login, roster FROM users")}
+
     def add(self, login: str, password: str | None = None, *, nickname: str | None = None, admin: bool = False,
-            must_change: bool = True) -> User:
-        """A new user; the password defaults to the login (the student number of the roster)."""
+            must_change: bool = True, roster: dict[str, str] | None = None) -> User:
+        """A new user; the password defaults to the login (the student number of the roster).
+        ``roster``: the roster's other columns of this user, kept (see :meth:`roster`)."""
         check_login(login)
         nick = clean_nickname(nickname) if nickname else None
         if nick is not None and is_login(nick, login):
@@ -305,9 +344,10 @@ class Accounts:
             raise AccountError(_("the nickname %(nick)s is a login", nick=repr(nick)))
         digest = self._hasher.hash(password if password else login)
         try:
-            self._q("INSERT INTO users (login, hash, nickname, nickname_key, admin, must_change, created) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (login, digest, nick, nick.casefold() if nick else None, int(admin), int(must_change), time.time()))
+            self._q("INSERT INTO users (login, hash, nickname, nickname_key, admin, must_change, created, roster) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (login, digest, nick, nick.casefold() if nick else None, int(admin), int(must_change), time.time(),
+                     json.dumps(roster or {}, ensure_ascii=False)))
         except sqlite3.IntegrityError:
             if self.user(login) is not None:
                 raise AccountError(_("user %(login)s exists already", login=repr(login))) from None
@@ -318,9 +358,12 @@ class Accounts:
 
     def add_csv(self, path: Path, text: str | None = None) -> tuple[list[User], list[str]]:
         """Users from a CSV with a header naming the column ``login`` (or ``student_id``) and, if
-        wanted, ``password``, ``nickname``, ``admin`` (1/yes/true).  Returns the users added and the
-        rows skipped (existing logins), each as "file:line: why"; a wrong row is an error naming its
-        line, and then nothing is added.  ``text``: the CSV's text (an upload), ``path`` only names it."""
+        wanted, ``password``, ``nickname``, ``admin`` (1/yes/true); its other columns (a real name...)
+        are kept with each user (:meth:`roster`).  Returns the users added and the rows skipped
+        (existing logins), each as "file:line: why"; a wrong row (a bad login or nickname, a login
+        twice, a nickname twice or that is a login of the file or of another user) is an error
+        naming its line, and then nothing is added.  ``text``: the CSV's text (an upload), ``path``
+        only names it."""
         path = Path(path)
         if text is None:
             try:
@@ -334,11 +377,15 @@ class Accounts:
         if key is None:
             raise AccountError(_("%(file)s:1: the header has no column 'login' (or 'student_id'): %(header)s",
                                  file=path, header=reader.fieldnames))
-        rows: list[tuple[int, dict]] = []
+        own = {key, "login", "student_id", "password", "nickname", "admin"}
+        rows: list[tuple[int, dict, dict]] = []
         seen: set[str] = set()
         for row in reader:
             line = reader.line_num
-            row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if k is not None}
+            extra = {k.strip(): (v or "").strip() for k, v in row.items()
+                     if k is not None and k.strip() and k.strip().lower() not in own and not isinstance(v, list)}
+            row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
+                   if k is not None and not isinstance(v, list)}
             login = row.get(key, "")
             if not login and not any(row.values()):
                 continue
@@ -352,16 +399,32 @@ class Accounts:
                 raise AccountError(_("%(file)s:%(line)s: login %(login)s appears twice", file=path, line=line,
                                      login=repr(login)))
             seen.add(login)
-            rows.append((line, row | {"login": login}))
+            rows.append((line, row | {"login": login}, extra))
+        # A nickname is never a login, of this file or of another user, nor twice in the file.
+        logins = {r["login"].casefold() for _l, r, _e in rows}
+        nicks: set[str] = set()
+        for line, row, _e in rows:
+            nick = clean_nickname(row["nickname"]) if row.get("nickname") else None
+            if nick is None:
+                continue
+            others = logins - {row["login"].casefold()}
+            if is_login(nick, row["login"]) or nick.casefold() in others or self._q(
+                    "SELECT 1 FROM users WHERE lower(login) = ? AND login != ?", (nick.casefold(), row["login"])):
+                raise AccountError(_("%(file)s:%(line)s: the nickname %(nick)s is a login", file=path, line=line,
+                                     nick=repr(nick)))
+            if nick.casefold() in nicks:
+                raise AccountError(_("%(file)s:%(line)s: the nickname %(nick)s appears twice", file=path, line=line,
+                                     nick=repr(nick)))
+            nicks.add(nick.casefold())
         added, skipped = [], []
-        for line, row in rows:
+        for line, row, extra in rows:
             if self.user(row["login"]) is not None:
                 skipped.append(_("%(file)s:%(line)s: %(login)s exists already (unchanged)", file=path, line=line,
                                  login=row["login"]))
                 continue
             try:
                 added.append(self.add(row["login"], row.get("password") or None, nickname=row.get("nickname") or None,
-                                      admin=row.get("admin", "").lower() in ("1", "yes", "true", "y")))
+                                      admin=row.get("admin", "").lower() in ("1", "yes", "true", "y"), roster=extra))
             except AccountError as e:
                 skipped.append(_("%(file)s:%(line)s: %(error)s", file=path, line=line, error=e))
         return added, skipped
@@ -515,8 +578,9 @@ class Accounts:
 
     def sign_in(self, login: str, password: str, address: str) -> User | None:
         """The user if the login and password are right, else None (which part was wrong is not
-        said; a disabled account is refused the same way).  Raises :class:`Throttled` after too many
-        failures for the login or the address: each attempt counts before its password is checked."""
+        said).  Raises :class:`Disabled` for a disabled account whose password is right (to others
+        it is a wrong password), and :class:`Throttled` after too many failures for the login or
+        the address: each attempt counts before its password is checked."""
         now = time.time()
         keys = {"login:" + login[:200]: self.throttle.per_login, "addr:" + address: self.throttle.per_address}
         wait, ids = self._attempt(keys, now)
@@ -524,8 +588,10 @@ class Accounts:
             raise Throttled(wait)
         if self._check_hash(login, password):
             user = self.user(login)
-            if user is None or user.disabled:
+            if user is None:
                 return None
+            if user.disabled:
+                raise Disabled()
 
             def steps(db: sqlite3.Connection) -> None:
                 db.execute("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))

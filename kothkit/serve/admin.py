@@ -4,32 +4,42 @@
 CSV upload, reset a password, disable or enable, make or unmake an admin) and the log of admin
 actions.  ``/admin/c/<name>``: every submission with its build output and its games (the logs),
 to rejudge (its games played again) or disable (the brain leaves the standings);
-``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with each author's login; and
-``/admin/c/<name>/report.zip`` (a POST, as it is an action the log keeps), the report a TA may
+to rejudge (its games played again), disable (the brain leaves the standings) or enable again, and
+each one's source (``/admin/c/<name>/<id>/source``, read or downloaded); ``/admin/c/<name>/sources.zip``,
+every submission's source at once with an index that points out identical sources;
+``/admin/c/<name>/grades.csv``, the Scoreboard as a CSV with a row for every student of the roster;
+and ``/admin/c/<name>/report.zip`` (a POST, as it is an action the log keeps), the report a TA may
 publish (:mod:`kothkit.serve.publish`: bots by nickname, no logs, no stderr quotes).
 
 Every action is a POST that passes the site's CSRF checks, and is kept in the ``admin_log`` table
-(who, what, on whom, when) and printed on the server's output.
+(who, what, on whom, when) and printed on the server's output.  What only reads (a page, the grades,
+the sources) is a GET that changes nothing, and is not logged: a GET may come from another site's
+link, and must not write.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import re
+import tempfile
 import threading
 import time
 import urllib.parse
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from kothkit.serve.accounts import AccountError, Session
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
+from kothkit.serve.feedback import status_label
 from kothkit.serve.i18n import N_, _
 
 #: Bytes of a roster upload.
@@ -38,11 +48,36 @@ USER_ACTIONS = ("reset", "disable", "enable", "admin", "unadmin")
 #: The log's actions (stored in English, as the log keeps them) in words, translated where shown.
 ACTION_WORDS = {"add users": N_("add users"), "reset": N_("reset password"), "disable": N_("disable"),
                 "enable": N_("enable"), "admin": N_("make admin"), "unadmin": N_("unmake admin"),
-                "rejudge": N_("rejudge"), "grades export": N_("grades (CSV)"),
+                "rejudge": N_("rejudge"), "grades export": N_("grades (CSV)"), "enable brain": N_("enable"),
                 "report download": N_("public report (zip)")}
-BRAIN_ACTIONS = ("rejudge", "disable")
-GRADE_COLUMNS = ("login", "nickname", "rank", "points", "games", "wins", "draws", "losses", "brain_hash",
-                 "submission", "submitted", "standings")
+BRAIN_ACTIONS = ("rejudge", "disable", "enable")
+#: The grades CSV's columns; the roster's other columns (a real name...) come after the nickname.
+GRADE_COLUMNS = ("login", "nickname", "rank", "points", "points_unit", "games", "wins", "draws", "losses",
+                 "brain_hash", "submission", "submitted", "standings", "note")
+#: The sources export's index.
+SOURCE_COLUMNS = ("submission", "login", "nickname", "time", "language", "file", "status", "bytes", "sha256",
+                  "same_source_as", "same_but_spacing_as")
+#: A CSV for a spreadsheet: UTF-8 with a byte order mark (without it, Excel reads Chinese as mojibake).
+BOM = "\ufeff"
+
+
+def points_unit(scoring: Any) -> str:
+    """What the grades' points count, in words (a kothkit.scoring.Scoring)."""
+    values = {"win": f"{scoring.win:g}", "draw": f"{scoring.draw:g}", "loss": f"{scoring.loss:g}"}
+    if scoring.unit == "match":
+        return _("match points: %(win)s a match won, %(draw)s drawn, %(loss)s lost (a match: all the games of "
+                 "two brains); games, wins, draws and losses count games", **values)
+    if scoring.mean:
+        return _("mean points a game: %(win)s a game won, %(draw)s drawn, %(loss)s lost; games, wins, draws and "
+                 "losses count games", **values)
+    return _("points: %(win)s a game won, %(draw)s drawn, %(loss)s lost; games, wins, draws and losses count "
+             "games", **values)
+
+
+def _attachment(filename: str, fallback: str) -> str:
+    """A content-disposition naming ``filename`` (a student's own text: any characters), with an
+    ASCII ``fallback`` for old clients."""
+    return f'attachment; filename="{fallback}"; filename*=UTF-8\'\'{urllib.parse.quote(filename, safe="")}'
 
 
 def _cell(text: str) -> str:
@@ -74,7 +109,7 @@ class Admin:
         self.site.accounts.log(s.user.login, action, target, detail)
         print(f"admin: {s.user.login} {action} {target} {detail}".rstrip(), flush=True)
 
-    async def home(self, request: Request) -> Response:
+    async def home(self, request: Request, message: str | None = None, skipped: list[str] | None = None) -> Response:
         self.admin(request)
         host, accounts = self.site.host, self.site.accounts
         infos = await run_in_threadpool(host.challenges)
@@ -83,9 +118,10 @@ class Admin:
         users = await run_in_threadpool(accounts.users)
         log = [(at, who, action, _(ACTION_WORDS[action]) if action in ACTION_WORDS else action, target, detail)
                for at, who, action, target, detail in await run_in_threadpool(accounts.admin_log, 200)]
-        message = request.query_params.get("done", "")[:300]
+        if message is None:
+            message = request.query_params.get("done", "")[:300]
         return self.site.page(request, "admin.html", challenges=infos, phases=phases, work=work, users=users,
-                              log=log, message=message)
+                              log=log, message=message, skipped=skipped or [])
 
     async def add_users(self, request: Request) -> Response:
 
@@ -108,7 +144,10 @@ class Admin:
             raise _Refused(400, str(e)) from None
         self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped")
         done = _("added %(added)s users, %(skipped)s skipped", added=len(added), skipped=len(skipped))
-        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
+        if not skipped:
+            return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
+        # Each skipped row with why, on the page itself (a list too long for a link).
+        return await self.home(request, message=done, skipped=skipped)
 
     async def user_action(self, request: Request) -> Response:
 
@@ -160,39 +199,164 @@ class Admin:
         except ValueError:
             raise _Refused(404, _("there is no such submission")) from None
         host = self.site.host
+        do = {"rejudge": host.rejudge, "disable": host.disable, "enable": host.enable}[action]
         try:
-            said = await run_in_threadpool(host.rejudge if action == "rejudge" else host.disable, name, sid)
+            said = await run_in_threadpool(do, name, sid)
+        except KeyError:
+            raise _Refused(404, _("there is no such submission")) from None
         except SubmitError as e:
             raise _Refused(400, str(e)) from None
-        self._done(s, action, f"{name} submission {sid}")
+        # (logged as "enable brain": "enable" alone is an account's)
+        self._done(s, "enable brain" if action == "enable" else action, f"{name} submission {sid}")
         return RedirectResponse(f"/admin/c/{name}?done={urllib.parse.quote_plus(said)}", status_code=303)
 
     async def grades(self, request: Request) -> Response:
-        s = self.admin(request)
+        """The grades CSV (a GET: it changes nothing and is not logged)."""
+        self.admin(request)
         name = request.path_params["name"]
         self.site.challenge(name)
-        host = self.site.host
-
-        def build() -> str:
-            phase = host.phase(name)
-            standings = host.standings(name)
-            brains = host.brains(name)
-            names = self.site.accounts.nicknames()
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(GRADE_COLUMNS)
-            for r in standings:
-                brain_hash, sid, when = brains.get(r.bot, ("", "", r.latest))
-                login = r.owner or r.bot
-                w.writerow([_cell(login), _cell(names.get(login, "")), r.rank, f"{r.points:g}", r.games, r.wins,
-                            r.draws, r.losses, brain_hash, sid, _iso(when), "final" if phase.final else "provisional"])
-            return buf.getvalue()
-
-        text = await run_in_threadpool(build)
-        self._done(s, "grades export", name)
-        return Response(text, media_type="text/csv; charset=utf-8",
+        text = await run_in_threadpool(self._grades, name)
+        return Response(BOM + text, media_type="text/csv; charset=utf-8",
                         headers={"content-disposition": f'attachment; filename="{name}-grades.csv"',
                                  "cache-control": "no-store"})
+
+    def _grades(self, name: str) -> str:
+        """The Scoreboard's rows in its order, then every other student of the roster (no admin
+        without a brain) with a note saying why they have no row of points."""
+        host, accounts = self.site.host, self.site.accounts
+        phase = host.phase(name)
+        standings = host.standings(name)
+        brains = host.brains(name)
+        _limits, _settings, game = host.terms(name)
+        unit = points_unit(game.scoring)
+        users = {u.login: u for u in accounts.users()}
+        roster = accounts.roster()
+        extras: list[str] = []  # the roster's other columns, in their order, none twice
+        for login in users:
+            for k in roster.get(login, {}):
+                if k not in extras and k.lower() not in GRADE_COLUMNS:
+                    extras.append(k)
+        latest: dict[str, Any] = {}
+        for sub in host.submissions(name):  # (newest first)
+            latest.setdefault(sub.login, sub)
+        final = "final" if phase.final else "provisional"
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\r\n")
+        w.writerow([*GRADE_COLUMNS[:2], *map(_cell, extras), *GRADE_COLUMNS[2:]])
+
+        def person(login: str) -> list[str]:
+            u = users.get(login)
+            extra = roster.get(login, {})
+            return [_cell(login), _cell(u.nickname or "" if u else ""), *(_cell(extra.get(k, "")) for k in extras)]
+
+        listed = set()
+        for r in standings:
+            brain_hash, sid, when = brains.get(r.bot, ("", "", r.latest))
+            login = r.owner or r.bot
+            listed.add(login)
+            w.writerow([*person(login), r.rank, f"{r.points:g}", unit, r.games, r.wins, r.draws, r.losses,
+                        brain_hash, sid, _iso(when), final, ""])
+        for login in sorted(set(users) - listed):
+            u = users[login]
+            sub = latest.get(login)
+            if u.admin and sub is None:
+                continue  # (the course's staff)
+            if sub is None:
+                note = _("no brain submitted")
+            else:
+                note = _("no brain in the standings (latest submission %(id)s: %(status)s)", id=sub.id,
+                         status=status_label(sub.status))
+            w.writerow([*person(login), "", "", unit, "", "", "", "", "", sub.id if sub else "",
+                        _iso(sub.time) if sub else "", final, note])
+        return buf.getvalue()
+
+    async def source(self, request: Request) -> Response:
+        """A submission's source as its author sent it: shown on a page, or downloaded (``?download=1``)."""
+        self.admin(request)
+        name = request.path_params["name"]
+        info = self.site.challenge(name)
+        try:
+            sid = int(request.path_params["sid"])
+            row, data = await run_in_threadpool(self.site.host.source, name, sid)
+        except (ValueError, KeyError):
+            raise _Refused(404, _("there is no such submission")) from None
+        except SubmitError as e:
+            raise _Refused(410, str(e)) from None
+        if request.query_params.get("download"):
+            return Response(data, media_type="application/octet-stream",
+                            headers={"content-disposition": _attachment(row.filename, f"submission-{row.id}.txt"),
+                                     "cache-control": "no-store", "x-content-type-options": "nosniff"})
+        nicknames = await run_in_threadpool(self.site.accounts.nicknames)
+        # (its status as the other pages show it: an active brain is playing or done)
+        subs = await run_in_threadpool(self.site.host.submissions, name, row.login)
+        row = next((x for x in subs if x.id == row.id), row)
+        return self.site.page(request, "admin_source.html", c=info, sub=row, nickname=nicknames.get(row.login, ""),
+                              text=data.decode("utf-8", errors="replace"),
+                              sha256=hashlib.sha256(data).hexdigest())
+
+    async def sources(self, request: Request) -> Response:
+        """Every submission's source of a challenge in one zip, ``LOGIN/ID-FILE``, with ``index.csv``:
+        each one's author, status and SHA-256, and the other authors' submissions with the same
+        source, and with the same but for spacing (plagiarism hints)."""
+        self.admin(request)
+        name = request.path_params["name"]
+        self.site.challenge(name)
+        out = await run_in_threadpool(self._sources, name)
+
+        def chunks():
+            with out:
+                out.seek(0)
+                while chunk := out.read(1 << 20):
+                    yield chunk
+
+        return StreamingResponse(chunks(), media_type="application/zip",
+                                 headers={"content-disposition": f'attachment; filename="{name}-sources.zip"',
+                                          "cache-control": "no-store"})
+
+    def _sources(self, name: str) -> Any:
+        host = self.site.host
+        nicknames = self.site.accounts.nicknames()
+        rows: list[tuple[Any, str | None, str | None, str]] = []  # (submission, sha256, loose sha256, why not)
+        out = tempfile.TemporaryFile()  # (a whole course's sources need not fit in memory)
+        try:
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+                for sub in sorted(host.submissions(name), key=lambda x: x.id):
+                    try:
+                        _row, data = host.source(name, sub.id)
+                    except (KeyError, SubmitError) as e:
+                        rows.append((sub, None, None, str(e)))
+                        continue
+                    # The login and file name as the zip's folder and file: a student's own text, made safe.
+                    # (A login is letters, digits and . _ @ -, but may be ".."; a file name has no slash.)
+                    folder = re.sub(r"[^A-Za-z0-9_.@-]", "_", sub.login)
+                    folder = folder if folder.strip(".") else f"_{folder}"
+                    file = re.sub(r"[/\\\x00-\x1f]", "_", sub.filename)
+                    z.writestr(f"{folder}/{sub.id}-{file}", data)
+                    rows.append((sub, hashlib.sha256(data).hexdigest(),
+                                 hashlib.sha256(re.sub(rb"\s+", b"", data)).hexdigest(), ""))
+                by_hash: dict[str, list] = {}
+                by_loose: dict[str, list] = {}
+                for sub, exact, loose, _why in rows:
+                    if exact is not None and loose is not None:
+                        by_hash.setdefault(exact, []).append(sub)
+                        by_loose.setdefault(loose, []).append(sub)
+
+                def others(sub: Any, group: list) -> str:
+                    return " ".join(f"{x.id}:{x.login}" for x in group if x.login != sub.login)
+
+                buf = io.StringIO()
+                w = csv.writer(buf, lineterminator="\r\n")
+                w.writerow(SOURCE_COLUMNS)
+                for sub, exact, loose, why in rows:
+                    w.writerow([sub.id, _cell(sub.login), _cell(nicknames.get(sub.login, "")), _iso(sub.time),
+                                sub.language, _cell(sub.filename), sub.status, sub.size, exact or _cell(why),
+                                others(sub, by_hash[exact]) if exact else "",
+                                others(sub, by_loose[loose]) if loose else ""])
+                z.writestr("index.csv", BOM + buf.getvalue())
+        except BaseException:
+            out.close()
+            raise
+        return out
 
     async def report(self, request: Request) -> Response:
         s = self.admin(request)
@@ -241,6 +405,8 @@ def routes(site: Any, wrap) -> list[Route]:
         Route("/admin/users/{login}/{action}", wrap(a.user_action), methods=["POST"]),
         Route("/admin/c/{name}", wrap(a.challenge), methods=["GET"]),
         Route("/admin/c/{name}/grades.csv", wrap(a.grades), methods=["GET"]),
+        Route("/admin/c/{name}/sources.zip", wrap(a.sources), methods=["GET"]),
+        Route("/admin/c/{name}/{sid}/source", wrap(a.source), methods=["GET"]),
         Route("/admin/c/{name}/report.zip", wrap(a.report), methods=["POST"]),
         Route("/admin/c/{name}/{sid}/{action}", wrap(a.brain_action), methods=["POST"]),
     ]

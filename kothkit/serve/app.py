@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from kothkit.serve import about, admin, i18n, playsite
-from kothkit.serve.accounts import AccountError, Accounts, Session, Throttled
+from kothkit.serve.accounts import AccountError, Accounts, Disabled, Session, Throttled
 from kothkit.serve.errors import RateLimited, SubmitError, TooLarge
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.feedback import feedback, status_label
@@ -525,12 +525,14 @@ class Site:
         address = request.client.host if request.client else "?"
         try:
             user = await run_in_threadpool(self.accounts.sign_in, login, password, address)
+            message, status = _("wrong login or password"), 401
         except Throttled as e:
             raise _Refused(429, str(e), {"retry-after": str(math.ceil(e.retry_after))}) from None
+        except Disabled as e:  # (the password was right: its owner is told why)
+            user, message, status = None, str(e), 403
         if user is None:
             token = new_token()
-            r = self.page(request, "login.html", status=401, pre=token, next=nxt, message=_("wrong login or password"),
-                          login=login)
+            r = self.page(request, "login.html", status=status, pre=token, next=nxt, message=message, login=login)
             self._pre_cookie(request, r, token)
             return r
         token = await run_in_threadpool(self.accounts.open_session, user.login)

@@ -46,6 +46,7 @@ import concurrent.futures as cf
 import datetime as dt
 import itertools
 import json
+import os
 import queue
 import re
 import sqlite3
@@ -1337,6 +1338,59 @@ class Host:
         self._commands.put(leave)
         self._wake.set()
         return _("submission %(id)s: disabled", id=row.id)
+
+    def source(self, name: str, sub_id: int) -> tuple[Submission, bytes]:
+        """Submission ``sub_id`` of challenge ``name`` and its source's bytes as its author sent them
+        (for admins); KeyError if there is no such submission, SubmitError if its source cannot be
+        read (a regular file only: never through a symlink a build may have left in its place)."""
+        from kothkit.bots.folders import BotError, open_regular
+
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        lang = c.settings.language(row.language)
+        if lang is None:
+            raise SubmitError(_("submission %(id)s: its language %(language)s is no longer offered, so its "
+                                "file is not known", id=row.id, language=row.language))
+        cap = max(row.size, c.settings.max_bytes)
+        try:
+            fd = open_regular(self._store.folder(row) / lang.file)
+            chunks: list[bytes] = []
+            try:
+                while sum(map(len, chunks)) <= cap and (chunk := os.read(fd, 1 << 20)):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+            data = b"".join(chunks)
+        except (BotError, OSError) as e:
+            raise SubmitError(_("submission %(id)s: its source cannot be read (%(why)s)", id=row.id,
+                                why=getattr(e, "strerror", None) or e)) from None
+        return row, data[:cap]
+
+    def enable(self, name: str, sub_id: int) -> str:
+        """Bring the disabled brain ``sub_id`` back: built and checked again as a new submission is,
+        then its author's brain, unless its author has a newer submission meanwhile (refused, as
+        that one would replace it).  KeyError if there is no such submission."""
+        c = self._get(name)
+        row = self._store.get(sub_id)
+        if row is None or row.challenge != c.name:
+            raise KeyError(f"no submission {sub_id} in {name}")
+        if row.status != "disabled":
+            raise SubmitError(_("submission %(id)s is %(status)s: only a disabled brain is enabled",
+                                id=row.id, status=row.status))
+        newer = [r.id for r in self._store.list(c.name, row.login) if r.id > row.id
+                 and r.status in ("queued", "building", "checking", "active")]
+        if newer:
+            raise SubmitError(_("submission %(id)s: its author's submission %(newer)s is newer (disable that one "
+                                "first)", id=row.id, newer=newer[-1]))
+        self._store.set_status(row.id, "queued")
+        with self._lock:
+            if ("submission", row.id) not in c.builds:  # (disabled while queued: its build is still to come)
+                c.builds.append(("submission", row.id))
+            self._bump(c)
+        self._wake.set()
+        return _("submission %(id)s: enabled (built again, then it plays)", id=row.id)
 
     def work(self) -> dict:
         """The work queue and the slots, for the admin page: the slots' number and use, and per

@@ -231,8 +231,8 @@ class PlayRoom:
             with self._lock:  # (two games of one journal pick their slots one after the other)
                 # Private to the host's user, as the ladder's journals (a seat is named after a login).
                 private_folder(journal.parent)
+                private_file(journal)  # (by its path, before its first connection: see private_file)
                 task, run_id, _seed = new_game(journal, info, seats, limits, rules)
-                private_file(journal)
             # The game as it starts: a bot's handshake before the person's first turn is no move.
             web.start = info.match(_setup((seats[0].name, seats[1].name), rules, task.seed))
             def event(kind: str, who: int, text: str, ms: float | None) -> None:
