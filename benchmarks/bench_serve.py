@@ -157,8 +157,8 @@ def main() -> None:
             received: list[tuple[float, int]] = []
             # The Scoreboard names a brain by its public id, not by its author's login.
             from kothkit.serve.privacy import load_key, public_id
-            from kothkit.serve.submissions import bot_name
-            bot_id = public_id(load_key(state), bot_name(login))
+            from kothkit.serve.submissions import keyed_bot_name
+            bot_id = public_id(load_key(state), keyed_bot_name(load_key(state), login))
             version = c.get("/c/course/standings.json").json()["version"]
             stop = threading.Event()
 

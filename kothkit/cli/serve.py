@@ -97,6 +97,8 @@ def serve(
     jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
+    body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds a client has to send a request's body once its headers came (then it is cut off).")] = 60.0,
+    proxy: Annotated[Optional[list[str]], typer.Option("--proxy", help="The reverse proxy's address (or network, such as 10.0.0.0/24; repeat for several): only its X-Forwarded-For and X-Forwarded-Proto are believed. Without it, none are.")] = None,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
 ) -> None:
@@ -117,6 +119,15 @@ def serve(
         fail(f"--port {port}: 0 to 65535")
     if not 0 < header_timeout <= 3600:
         fail(f"--header-timeout {header_timeout}: more than 0, at most 3600 s")
+    if not 0 < body_timeout <= 3600:
+        fail(f"--body-timeout {body_timeout}: more than 0, at most 3600 s")
+    import ipaddress
+
+    for p in proxy or []:
+        try:
+            ipaddress.ip_network(p, strict=False)
+        except ValueError:
+            fail(f"--proxy {p}: not an IP address or network")
     for c in challenges:
         if not c.is_dir():
             fail(f"{c}: not a challenge folder")
@@ -139,7 +150,7 @@ def serve(
         except ClusterError as e:  # a cluster that cannot play the challenges, named
             err.print(f"--cluster {cluster}: {e}", markup=False)
             raise typer.Exit(1) from None
-        app_ = create_app(h, accounts, title=title, access_log=access_log)
+        app_ = create_app(h, accounts, title=title, access_log=access_log, body_timeout=body_timeout)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
         out.print(f"state: {state.resolve()}", markup=False)
@@ -159,10 +170,11 @@ def serve(
                 app_.site.live.close_streams()
                 super().handle_exit(sig, frame)
 
-        from kothkit.serve.security import header_timeout_protocol
+        from kothkit.serve.security import header_timeout_protocol, proxy_settings
 
         server = Server(uvicorn.Config(app_, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
-                                       lifespan="on", http=header_timeout_protocol(header_timeout)))
+                                       lifespan="on", http=header_timeout_protocol(header_timeout),
+                                       **proxy_settings(proxy or [])))
         # uvicorn stops on SIGINT or SIGTERM, then raises the signal again: either ends here, so the
         # host stops its games and builds (redone at the next start) before the command exits.
         signal.signal(signal.SIGTERM, _interrupt)
@@ -180,20 +192,28 @@ def serve(
 @users_app.command("add")
 def users_add(
     csv_file: Annotated[Path, typer.Argument(help="A CSV with a header: login (or student_id), and optionally password, nickname, admin.")],
+    generate: Annotated[bool, typer.Option("--generate-passwords", help="Give each user without a password in the CSV a generated first password, printed once (login,password lines) for the TA to hand out, instead of the login.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
     """Add the users of a roster (a CSV).
 
-    Without a password column the first password is the login (the student number); every user
-    must choose a new password and a nickname at first sign-in.  The CSV's other columns (a real
-    name...) are kept, for the grades CSV.  A wrong row (a nickname that is a login, ...) refuses the
-    whole file, naming its line; logins that exist already are skipped, each named."""
+    Without a password column the first password is the login (the student number: anyone who knows
+    it can claim an account before its owner does), or with --generate-passwords a random one
+    printed once; every user must choose a new password and a nickname at first sign-in.  The CSV's
+    other columns (a real name...) are kept, for the grades CSV.  A wrong row (a nickname that is a
+    login, ...) refuses the whole file, naming its line; logins that exist already are skipped, each
+    named."""
+    generated: dict[str, str] | None = {} if generate else None
     with _users(state, create=True) as accounts:
-        added, skipped = accounts.add_csv(csv_file)
+        added, skipped = accounts.add_csv(csv_file, generated=generated)
         accounts.log(_who(), "add users", ", ".join(u.login for u in added)[:2000],
-                     f"from {csv_file}; {len(skipped)} skipped")
+                     f"from {csv_file}; {len(skipped)} skipped" + ("; generated passwords" if generate else ""))
     for line in skipped:
         err.print(f"skipped: {line}", markup=False)
+    if generated:
+        out.print("login,password", markup=False)
+        for login, password in generated.items():
+            out.print(f"{login},{password}", markup=False)
     out.print(f"added {len(added)} user{'s' * (len(added) != 1)} to {state.resolve()}", markup=False)
 
 
@@ -212,11 +232,17 @@ def _change_user(state: Path, login: str, action: str, change: Callable[[Any], N
 def users_reset(
     login: LoginArg,
     password: Annotated[Optional[str], typer.Option("--password", help="The new first password (default: the login).")] = None,
+    generate: Annotated[bool, typer.Option("--generate-password", help="A generated first password, printed once, instead of the login.")] = False,
     state: StateOption = DEFAULT_STATE,
 ) -> None:
-    """Reset a password (to the login unless --password): the user must choose a new one at next sign-in."""
-    _change_user(state, login, "reset", lambda accounts: accounts.reset_password(login, password),
+    """Reset a password (to the login unless --password or --generate-password): the user must choose a
+    new one at next sign-in."""
+    given: list[str] = []
+    _change_user(state, login, "reset",
+                 lambda accounts: given.append(accounts.reset_password(login, password, generate=generate)),
                  "password reset; a new one is asked at the next sign-in")
+    if generate and not password:
+        out.print(f"{login}: first password {given[0]}", markup=False)
 
 
 @users_app.command("admin")
@@ -243,11 +269,11 @@ def users_disable(
 
 @users_app.command("list")
 def users_list(state: StateOption = DEFAULT_STATE) -> None:
-    """The users: login, nickname, admin, disabled, and whether the first password is still to be changed."""
+    """The users: login, nickname, admin, disabled, and "unclaimed" while the first password is unchanged."""
     from kothkit.serve.accounts import MAX_NICKNAME
 
     with _users(state) as accounts:
         for u in accounts.users():
             out.print(f"{u.login:<20} {u.nickname or '-':<{MAX_NICKNAME}} {'admin' if u.admin else '':<5} "
-                      f"{'disabled' if u.disabled else '':<8} {'first password' if u.must_change else ''}".rstrip(),
+                      f"{'disabled' if u.disabled else '':<8} {'first password (unclaimed)' if u.must_change else ''}".rstrip(),
                       markup=False)

@@ -8,7 +8,11 @@ right, by login and by address), ``admin_log`` (who did what, when, on the admin
 The state folder is made private to the host's user (0700) and ``host.sqlite`` 0600.
 Passwords are hashed with Argon2id (pwdlib).  A roster comes from a CSV (``kothkit users add``):
 as in the course's platform, the first password is the student number (the login) unless the CSV
-gives one, and the first sign-in must set a new password and a nickname.
+gives one or the admin asks for generated ones (:func:`generate_password`, printed once), and the
+first sign-in must set a new password and a nickname.  An account whose first password is still
+unchanged is *unclaimed* (``User.must_change``: the admin pages and ``kothkit users list`` say so).
+A new password must be one zxcvbn (a maintained strength estimator: dictionaries, keyboard patterns,
+repeats, l33t, the login itself) rates at least :data:`MIN_STRENGTH`.
 """
 
 from __future__ import annotations
@@ -41,6 +45,13 @@ LOGIN_RE = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 MAX_NICKNAME = 40
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
+#: zxcvbn's score (0-4) a new password needs: 3 is "safely unguessable" (about 10^8 guesses and more).
+MIN_STRENGTH = 3
+#: zxcvbn reads this many characters of a password at most (its time grows fast with the length, and
+#: zxcvbn 4.5 refuses longer ones): a longer password is rated by its start.
+STRENGTH_CHARS = 72
+#: The letters of generated passwords: no look-alikes (0/O, 1/l/I) for a TA to read out or hand out.
+_GENERATED = "abcdefghijkmnpqrstuvwxyz23456789"
 #: The passwords refused as too common (compared without case), shipped with kothkit.
 COMMON_PASSWORDS_FILE = Path(__file__).with_name("common_passwords.txt")
 
@@ -182,6 +193,17 @@ def check_password(login: str, password: str) -> None:
         raise AccountError(_("a new password has %(min)s to %(max)s characters", min=MIN_PASSWORD, max=MAX_PASSWORD))
     if password.casefold() in common_passwords() or len(set(password)) < 3:
         raise AccountError(_("this password is among the most common ones (easily guessed): choose another"))
+    from zxcvbn import zxcvbn
+
+    if zxcvbn(password[:STRENGTH_CHARS], user_inputs=[login])["score"] < MIN_STRENGTH:
+        raise AccountError(_("this password is too easy to guess (a common word, a keyboard row, a repeat, or "
+                             "your login with a little added): choose a longer one, for example three or four "
+                             "uncommon words"))
+
+
+def generate_password() -> str:
+    """A first password for a TA to hand out: 15 random letters and digits in three groups (75 bits)."""
+    return "-".join("".join(secrets.choice(_GENERATED) for _i in range(5)) for _g in range(3))
 
 
 def private_folder(folder: Path) -> None:
@@ -356,14 +378,16 @@ class Accounts:
         assert user is not None  # (just added)
         return user
 
-    def add_csv(self, path: Path, text: str | None = None) -> tuple[list[User], list[str]]:
+    def add_csv(self, path: Path, text: str | None = None, *,
+                generated: dict[str, str] | None = None) -> tuple[list[User], list[str]]:
         """Users from a CSV with a header naming the column ``login`` (or ``student_id``) and, if
         wanted, ``password``, ``nickname``, ``admin`` (1/yes/true); its other columns (a real name...)
         are kept with each user (:meth:`roster`).  Returns the users added and the rows skipped
         (existing logins), each as "file:line: why"; a wrong row (a bad login or nickname, a login
         twice, a nickname twice or that is a login of the file or of another user) is an error
         naming its line, and then nothing is added.  ``text``: the CSV's text (an upload), ``path``
-        only names it."""
+        only names it.  ``generated``: a row without a password gets a generated one (not the
+        login), put in this dict (login -> password) for the caller to show once."""
         path = Path(path)
         if text is None:
             try:
@@ -422,19 +446,26 @@ class Accounts:
                 skipped.append(_("%(file)s:%(line)s: %(login)s exists already (unchanged)", file=path, line=line,
                                  login=row["login"]))
                 continue
+            password = row.get("password") or None
+            if password is None and generated is not None:
+                password = generate_password()
             try:
-                added.append(self.add(row["login"], row.get("password") or None, nickname=row.get("nickname") or None,
+                added.append(self.add(row["login"], password, nickname=row.get("nickname") or None,
                                       admin=row.get("admin", "").lower() in ("1", "yes", "true", "y"), roster=extra))
+                if generated is not None and not row.get("password"):
+                    generated[row["login"]] = password or ""
             except AccountError as e:
                 skipped.append(_("%(file)s:%(line)s: %(error)s", file=path, line=line, error=e))
         return added, skipped
 
-    def reset_password(self, login: str, password: str | None = None) -> None:
-        """Set the password (default: the login again) and force a change at the next sign-in;
-        the user's sessions end."""
+    def reset_password(self, login: str, password: str | None = None, *, generate: bool = False) -> str:
+        """Set the password (default: the login again; ``generate``: a generated one) and force a
+        change at the next sign-in; the user's sessions end.  Returns the password set."""
         if self.user(login) is None:
             raise AccountError(f"no user {login!r}")
-        digest = self._hasher.hash(password if password else login)
+        if not password:
+            password = generate_password() if generate else login
+        digest = self._hasher.hash(password)
 
         def steps(db: sqlite3.Connection) -> None:
             db.execute("UPDATE users SET hash = ?, must_change = 1 WHERE login = ?", (digest, login))
@@ -442,6 +473,7 @@ class Accounts:
             db.execute("DELETE FROM login_failures WHERE key = ?", ("login:" + login,))
 
         self._tx(steps)
+        return password
 
     def set_admin(self, login: str, admin: bool = True) -> None:
         if self.user(login) is None:

@@ -14,15 +14,20 @@ publish (:mod:`kothkit.serve.publish`: bots by nickname, no logs, no stderr quot
 Every action is a POST that passes the site's CSRF checks, and is kept in the ``admin_log`` table
 (who, what, on whom, when) and printed on the server's output.  What only reads (a page, the grades,
 the sources) is a GET that changes nothing, and is not logged: a GET may come from another site's
-link, and must not write.
+link, and must not write.  What an action says when done is kept by the server (:class:`Said`) and
+the page it sends the admin on to names it by an id (``?done=ID``): a link cannot make an admin
+page show text of its own.  A roster can get generated first passwords, and a reset a generated
+one: shown once, on the answer to the form.
 """
 
 from __future__ import annotations
 
+import collections
 import csv
 import hashlib
 import io
 import re
+import secrets
 import tempfile
 import threading
 import time
@@ -36,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kothkit.serve.accounts import AccountError, Session
+from kothkit.serve.accounts import AccountError, Session, generate_password
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
 from kothkit.serve.feedback import status_label
@@ -44,10 +49,13 @@ from kothkit.serve.i18n import N_, _
 
 #: Bytes of a roster upload.
 MAX_ROSTER = 1 << 20
-USER_ACTIONS = ("reset", "disable", "enable", "admin", "unadmin")
+USER_ACTIONS = ("reset", "newpass", "disable", "enable", "admin", "unadmin")
+#: The messages of done actions kept for their ``?done=`` pages (the oldest forgotten first).
+SAID_KEPT = 200
 #: The log's actions (stored in English, as the log keeps them) in words, translated where shown.
 ACTION_WORDS = {"add users": N_("add users"), "reset": N_("reset password"), "disable": N_("disable"),
-                "enable": N_("enable"), "admin": N_("make admin"), "unadmin": N_("unmake admin"),
+                "enable": N_("enable"), "admin": N_("make admin"), "newpass": N_("generated password"),
+                "unadmin": N_("unmake admin"),
                 "rejudge": N_("rejudge"), "grades export": N_("grades (CSV)"), "enable brain": N_("enable"),
                 "report download": N_("public report (zip)")}
 BRAIN_ACTIONS = ("rejudge", "disable", "enable")
@@ -90,11 +98,34 @@ def _iso(t: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)) if t else ""
 
 
+class Said:
+    """What done actions said, each under a random id for the admin who did it: a ``?done=`` page
+    shows a message only if its id is one of these and the admin's own (else nothing)."""
+
+    def __init__(self) -> None:
+        self._kept: collections.OrderedDict[str, tuple[str, str]] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def keep(self, login: str, text: str) -> str:
+        key = secrets.token_urlsafe(12)
+        with self._lock:
+            self._kept[key] = (login, text)
+            while len(self._kept) > SAID_KEPT:
+                self._kept.popitem(last=False)
+        return key
+
+    def get(self, login: str, key: str) -> str:
+        with self._lock:
+            found = self._kept.get(key)
+        return found[1] if found is not None and found[0] == login else ""
+
+
 class Admin:
     """The admin routes over a :class:`~kothkit.serve.app.Site`."""
 
     def __init__(self, site: Any):  # the app's Site (kothkit.serve.app imports this module, not the reverse)
         self.site = site
+        self.said = Said()
         #: The challenges whose public report is being made: one at a time each (it re-plays games).
         self._publishing: set[str] = set()
         self._publish_lock = threading.Lock()
@@ -109,8 +140,12 @@ class Admin:
         self.site.accounts.log(s.user.login, action, target, detail)
         print(f"admin: {s.user.login} {action} {target} {detail}".rstrip(), flush=True)
 
+    def _sent_on(self, s: Session, where: str, text: str) -> Response:
+        """The answer to a done action: on to ``where``, which says ``text`` (kept here, by its id)."""
+        return RedirectResponse(f"{where}?done={self.said.keep(s.user.login, text)}", status_code=303)
+
     async def home(self, request: Request, message: str | None = None, skipped: list[str] | None = None) -> Response:
-        self.admin(request)
+        s = self.admin(request)
         host, accounts = self.site.host, self.site.accounts
         infos = await run_in_threadpool(host.challenges)
         phases = {c.name: await run_in_threadpool(host.phase, c.name) for c in infos}
@@ -119,9 +154,10 @@ class Admin:
         log = [(at, who, action, _(ACTION_WORDS[action]) if action in ACTION_WORDS else action, target, detail)
                for at, who, action, target, detail in await run_in_threadpool(accounts.admin_log, 200)]
         if message is None:
-            message = request.query_params.get("done", "")[:300]
+            message = self.said.get(s.user.login, request.query_params.get("done", ""))
         return self.site.page(request, "admin.html", challenges=infos, phases=phases, work=work, users=users,
-                              log=log, message=message, skipped=skipped or [])
+                              log=log, message=message, skipped=skipped or [],
+                              unclaimed=sum(1 for u in users if u.must_change))
 
     async def add_users(self, request: Request) -> Response:
 
@@ -133,21 +169,32 @@ class Admin:
                 raise _Refused(400, _("choose a roster (a CSV file) to upload"))
             data = await upload.read(MAX_ROSTER + 1)
             name = upload.filename or "roster.csv"
+            generated: dict[str, str] | None = {} if form.get("generate") else None
         finally:
             await form.close()
         try:
             text = data.decode("utf-8-sig")
-            added, skipped = await run_in_threadpool(self.site.accounts.add_csv, Path(name), text)
+            added, skipped = await run_in_threadpool(
+                lambda: self.site.accounts.add_csv(Path(name), text, generated=generated))
         except UnicodeDecodeError:
             raise _Refused(400, _("%(file)s: not UTF-8 text", file=name)) from None
         except AccountError as e:
             raise _Refused(400, str(e)) from None
-        self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped")
+        self._done(s, "add users", ", ".join(u.login for u in added), f"from {name}; {len(skipped)} skipped"
+                   + ("; generated passwords" if generated is not None else ""))
         done = _("added %(added)s users, %(skipped)s skipped", added=len(added), skipped=len(skipped))
+        if generated:
+            return self._passwords(request, done, generated, skipped)
         if not skipped:
-            return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
+            return self._sent_on(s, "/admin", done)
         # Each skipped row with why, on the page itself (a list too long for a link).
         return await self.home(request, message=done, skipped=skipped)
+
+    def _passwords(self, request: Request, done: str, passwords: dict[str, str],
+                   skipped: list[str] | None = None) -> Response:
+        """The generated first passwords, shown this once (never stored in the clear, never cached)."""
+        return self.site.page(request, "admin_passwords.html", message=done, passwords=sorted(passwords.items()),
+                              skipped=skipped or [], headers={"cache-control": "no-store"})
 
     async def user_action(self, request: Request) -> Response:
 
@@ -160,8 +207,9 @@ class Admin:
             raise _Refused(400, _("an admin cannot disable or unmake themself here (use kothkit users)"))
         accounts = self.site.accounts
         try:
-            if action == "reset":
-                await run_in_threadpool(accounts.reset_password, login, None)
+            if action in ("reset", "newpass"):
+                given = await run_in_threadpool(
+                    lambda: accounts.reset_password(login, generate_password() if action == "newpass" else None))
             elif action in ("disable", "enable"):
                 await run_in_threadpool(accounts.set_disabled, login, action == "disable")
             else:
@@ -169,20 +217,22 @@ class Admin:
         except AccountError as e:
             raise _Refused(400, str(e)) from None
         self._done(s, action, login)
+        if action == "newpass":
+            return self._passwords(request, _("reset the password of %(login)s", login=login), {login: given})
         done = {"reset": _("reset the password of %(login)s", login=login),
                 "disable": _("disabled %(login)s", login=login), "enable": _("enabled %(login)s", login=login),
                 "admin": _("made %(login)s an admin", login=login),
                 "unadmin": _("%(login)s is no longer an admin", login=login)}[action]
-        return RedirectResponse(f"/admin?done={urllib.parse.quote_plus(done)}", status_code=303)
+        return self._sent_on(s, "/admin", done)
 
     async def challenge(self, request: Request) -> Response:
-        self.admin(request)
+        s = self.admin(request)
         name = request.path_params["name"]
         info = self.site.challenge(name)
         subs = await run_in_threadpool(self.site.host.submissions, name, None)
         nicknames = await run_in_threadpool(self.site.accounts.nicknames)
         ids = await run_in_threadpool(self.site.names, name)
-        message = request.query_params.get("done", "")[:300]
+        message = self.said.get(s.user.login, request.query_params.get("done", ""))
         return self.site.page(request, "admin_challenge.html", c=info, subs=subs, nicknames=nicknames, ids=ids,
                               message=message)
 
@@ -208,7 +258,7 @@ class Admin:
             raise _Refused(400, str(e)) from None
         # (logged as "enable brain": "enable" alone is an account's)
         self._done(s, "enable brain" if action == "enable" else action, f"{name} submission {sid}")
-        return RedirectResponse(f"/admin/c/{name}?done={urllib.parse.quote_plus(said)}", status_code=303)
+        return self._sent_on(s, f"/admin/c/{urllib.parse.quote(name)}", said)
 
     async def grades(self, request: Request) -> Response:
         """The grades CSV (a GET: it changes nothing and is not logged)."""

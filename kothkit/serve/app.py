@@ -53,6 +53,7 @@ from kothkit.serve.i18n import _, replay_words
 from kothkit.serve.playsite import PlayRoom
 from kothkit.serve.privacy import Names, load_key, neutral, private_transcript
 from kothkit.serve.security import (
+    BODY_TIMEOUT,
     FLASH_COOKIE,
     FLASHES,
     HEADERS,
@@ -298,15 +299,24 @@ async def _check_form_body(request: Request) -> None:
         raise ValueError("the multipart form does not end (no closing boundary)")
 
 
-class _Headers:
-    """ASGI middleware: the security headers on every response (a response's own CSP stays), and
-    the access log: a line per request (time, user, method, path, status, milliseconds) on stdout."""
+#: The request scope's key set when a request's body did not come within the body deadline.
+LATE_BODY = "kothkit.late_body"
 
-    def __init__(self, app: Starlette, site: Site, access_log: bool = True):
+
+class _Headers:
+    """ASGI middleware: the security headers on every response (a response's own CSP stays), the
+    access log (a line per request: time, user, method, path, status, milliseconds, on stdout), and
+    the body deadline: a request's body must have come whole within ``body_timeout`` seconds of
+    its headers, else the app reads it as a client gone (a form is refused, 408) and the connection
+    is closed with the answer (uvicorn has no such timeout: a body trickled a byte at a time would
+    hold a connection and a form's parser for ever)."""
+
+    def __init__(self, app: Starlette, site: Site, access_log: bool = True, body_timeout: float = BODY_TIMEOUT):
         self.app = app
         #: For the server: ``site.live.close_streams()`` when it is asked to stop.
         self.site = site
         self.access_log = access_log
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -326,8 +336,24 @@ class _Headers:
                 message = {**message, "headers": list(message.get("headers", [])) + extra}
             await send(message)
 
+        deadline = start + self.body_timeout
+        whole = False
+
+        async def receiving():
+            nonlocal whole
+            if whole:  # (the body is read: a stream waiting for the client to leave waits as long as it likes)
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                scope[LATE_BODY] = True
+                return {"type": "http.disconnect"}
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                whole = True
+            return message
+
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receiving, sending)
         finally:
             if self.access_log:
                 self._log(scope, status, start)
@@ -441,6 +467,11 @@ class Site:
             await _check_form_body(request)
             form = await request.form(max_files=kw.get("max_files", 0), max_fields=20, max_part_size=MAX_FORM)
         except (HTTPException, MultiPartException, ClientDisconnect, ValueError) as e:
+            if request.scope.get(LATE_BODY):
+                print(f"kothkit serve: 408 {request.method} {request.url.path}: the body came too slowly",
+                      file=sys.stderr, flush=True)
+                raise _Refused(408, _("The form came too slowly: nothing was stored."),
+                               {"connection": "close"}) from None
             why = getattr(e, "detail", None) or getattr(e, "message", None) or str(e) or type(e).__name__
             print(f"kothkit serve: 400 {request.method} {request.url.path}: a malformed form: {why}",
                   file=sys.stderr, flush=True)
@@ -917,9 +948,10 @@ class Site:
         return Response(data, media_type="application/zip",
                         headers={"content-disposition": f'attachment; filename="{filename}"'})
 
-def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: bool = True) -> _Headers:
+def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: bool = True,
+               body_timeout: float = BODY_TIMEOUT) -> _Headers:
     """The ASGI app; the caller starts and stops ``host`` (the app starts only its live threads).
-    ``access_log``: a line per request on stdout."""
+    ``access_log``: a line per request on stdout; ``body_timeout``: seconds a request's body has."""
     site = Site(host, accounts, title)
 
     def wrap(handler):
@@ -986,4 +1018,4 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: 
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return _Headers(app, site, access_log)
+    return _Headers(app, site, access_log, body_timeout)

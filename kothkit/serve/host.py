@@ -973,6 +973,10 @@ class Host:
                 # (A cluster's worker built it on its own machine: the games find it built there.)
                 if spec.build and self.cluster is None and not is_built(spec):
                     ok, text = False, "the build left no brain to run"
+        # What its folder may keep on disk (kothkit.serve.submissions: keep_mb, keep_file_mb).
+        too_much = self._store.keep(row, c.settings, ok)
+        if too_much is not None:
+            ok, text = False, f"{text.rstrip()}\n{too_much}".lstrip()
         with self._lock:
             if not ok:
                 self._store.set_status(row.id, "build-failed", build_output=text, build_seconds=took)

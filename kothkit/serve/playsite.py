@@ -13,6 +13,7 @@ person (and admins).
 Games in progress live in the server's process, one thread each (:class:`PlayRoom`): at most
 ``max_live`` at once, one per person (a new one ends the person's previous game), ``per_hour``
 started per person in any hour; a game that waits ``idle`` seconds for the person is abandoned.
+A game's page may have at most ``MAX_QUEUED`` entries waiting, and none once the game is over.
 An abandoned game stores nothing; its bot is killed and reaped as at the end of any game.  A Play
 game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.
 """
@@ -59,6 +60,9 @@ IDLE = 600.0
 KEEP = 900.0
 #: Games a person may start in any hour.
 PER_HOUR = 30
+#: Entries a game's page may have sent that its game has not read yet: more are refused (a page
+#: posts one a turn; a script posting fast would fill the server's memory).
+MAX_QUEUED = 16
 #: The niceness a Play game's bot gets above the server's: the ladder's games (whose time limits
 #: are wall-clock) come first on a busy machine.
 NICE = 10
@@ -449,6 +453,10 @@ async def move(site: Any, request: Request) -> Response:
     _name, g = _live(site, request)
     s = site.user_session(request)
     form = await site.form(request, s.csrf, limit=MAX_ENTRY + 1024)
+    if g.ended_at is not None or g.seat.ended.is_set():  # nobody reads a finished game's entries
+        raise Refused(409, _("this game is over: start a new one"))
+    if g.seat.entries.qsize() >= MAX_QUEUED:
+        raise Refused(429, _("too many moves sent at once: wait for the game to take them"), {"retry-after": "1"})
     g.seat.entries.put(str(form.get("text", ""))[:MAX_ENTRY])
     return JSONResponse({})
 
@@ -457,7 +465,9 @@ async def leave(site: Any, request: Request) -> Response:
     _name, g = _live(site, request)
     s = site.user_session(request)
     await site.form(request, s.csrf)
-    g.seat.entries.put(None)
+    # A leave gets a place past the moves' bound (so a full queue still ends), one only.
+    if g.ended_at is None and not g.seat.ended.is_set() and g.seat.entries.qsize() <= MAX_QUEUED:
+        g.seat.entries.put(None)
     return JSONResponse({})
 
 

@@ -1,10 +1,11 @@
 """Who a bot is on the site, and what of a game each visitor may read.
 
-In a submissions challenge a brain's bot name is its author's login (a student number: personal
-data), so the pages never show it.  A bot is shown as its author's nickname, and a URL names it by
-an opaque id that never changes (an HMAC of the bot's name under a key kept in the state folder,
-so that nobody can test student numbers against it).  Only the author (and admins) may still use
-the bot's own name in a URL: an old link of theirs is sent on to the new one.
+In a submissions challenge a brain's bot name is an HMAC of its author's login (in a state from
+before that, the login itself: a student number, personal data), and the pages never show it.
+A bot is shown as its author's nickname, and a URL names it by an opaque id that never changes
+(an HMAC of the bot's name under a key kept in the state folder, so that nobody can test student
+numbers against it).  Only the author (and admins) may still use
+the bot's own name or the author's login in a URL: an old link of theirs is sent on to the new one.
 
 A game's replay and logs are re-played from the journal as they are stored, then renamed (each
 bot by its shown name) and cut down to what the visitor may read: the moves are everyone's; a
@@ -102,6 +103,10 @@ class Names:
             return found, False
         if self.kind == "submissions" and key in self.owners and (admin or self.owners[key] == login):
             return key, True
+        if key == login or admin:  # a login (a bot's name is keyed): its author's own, and admins'
+            mine = sorted(b for b, who in self.owners.items() if who == key)
+            if mine:
+                return mine[0], True
         return None, False
 
     def in_game(self, players: Collection[str]) -> dict[str, str]:

@@ -8,7 +8,10 @@ and styles, and are never framed.
 
 A client must send a request's headers within :data:`HEADER_TIMEOUT` seconds of connecting, else
 its connection is closed, and a connection serves one request (:func:`header_timeout_protocol`):
-slow connections that never finish their headers do not pile up.
+slow connections that never finish their headers do not pile up; its body must come within
+:data:`BODY_TIMEOUT` seconds more (the app's middleware).  ``X-Forwarded-For`` is believed only
+from the addresses given as the reverse proxy (``kothkit serve --proxy``, :func:`proxy_settings`):
+from anyone else, the throttles count the connection's own address.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ FLASH_COOKIE = "kothkit_flash"
 FLASHES = {"account": N_("Saved: your password and nickname are changed.")}
 #: Seconds a client has to send a request's headers.
 HEADER_TIMEOUT = 10.0
+#: Seconds a client has to send a request's body once its headers came (kothkit.serve.app's
+#: middleware): an upload at the largest size a challenge takes has time on a slow link.
+BODY_TIMEOUT = 60.0
 
 #: For the site's own pages.  Replay pages carry their own (stricter: no request at all).
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -94,6 +100,16 @@ def check_origin(scheme: str, headers) -> None:
 def check_token(expected: str | None, given: str | None) -> None:
     if not expected or not given or not hmac.compare_digest(expected.encode(), given.encode()):
         raise CSRFError(_("the form has expired or did not come from this site: reload the page and try again"))
+
+
+def proxy_settings(proxies: list[str]) -> dict[str, Any]:
+    """uvicorn.Config's arguments for forwarded headers: read only from ``proxies`` (addresses or
+    networks), and not at all without any.  (uvicorn's own default trusts 127.0.0.1: on a machine
+    of several users, anyone could then connect there and send any X-Forwarded-For, defeating the
+    per-address sign-in throttle.)"""
+    if not proxies:
+        return {"proxy_headers": False, "forwarded_allow_ips": ""}
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(proxies)}
 
 
 def new_token() -> str:

@@ -52,7 +52,7 @@ from kothkit.serve.views import Language
 KINDS = ("folder", "submissions")
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
         "build_memory_mb", "build_processes", "check", "check_against", "check_failed_replaces", "play_own",
-        "play_all", "opens", "closes", "titles", "timezone"}
+        "play_all", "opens", "closes", "keep_mb", "keep_file_mb", "titles", "timezone"}
 LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -82,6 +82,10 @@ class ServeSettings:
     build_seconds_per_day: float | None = None
     build_memory_mb: int = 1024
     build_processes: int = 256
+    #: MiB on disk all of one author's submissions of the challenge may keep (sources, build output).
+    keep_mb: int = 256
+    #: MiB on disk one file of a built brain may take (its binary, anything its build left).
+    keep_file_mb: int = 64
     languages: tuple[Language, ...] = DEFAULT_LANGUAGES
     #: The check before the ladder (kothkit.serve.validation).
     check: bool = False
@@ -186,6 +190,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     build_time = float(number("build_time", 60, 1, 3600, False))
     build_memory_mb = number("build_memory_mb", 1024, 16, 1 << 20, True)
     build_processes = number("build_processes", 256, 8, 1 << 20, True)
+    keep_mb = number("keep_mb", 256, 1, 1 << 20, True)
+    keep_file_mb = number("keep_file_mb", 64, 1, 1 << 20, True)
     budget = table.get("build_seconds_per_day")
     if budget is not None:
         budget = float(number("build_seconds_per_day", None, 1, 86400, False))
@@ -224,7 +230,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
                          timezone=zone,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
                          build_seconds_per_day=budget, languages=languages, build_memory_mb=build_memory_mb,
-                         build_processes=build_processes, check_against=against, opens=dates["opens"],
+                         build_processes=build_processes, keep_mb=keep_mb, keep_file_mb=keep_file_mb,
+                         check_against=against, opens=dates["opens"],
                          closes=dates["closes"], **flags)
 
 

@@ -3,13 +3,20 @@
 Each submission is a row (author, time, language, the uploaded file's name and
 size, its status, the build's output) and a folder
 ``submissions/<challenge>/<bot>/<id>/`` holding the source under the language's
-fixed name and a ``bot.toml`` written by the host.  Rate limits are checked and
+fixed name and a ``bot.toml`` written by the host.  An author's bot is named by an HMAC of their
+login (:func:`keyed_bot_name`), never by the login itself.  Rate limits are checked and
 the row inserted in one transaction, so two submissions at once cannot both
 slip through; when :meth:`Store.add` raises, nothing is stored.
 
 Statuses stored: ``queued`` (waiting for its build), ``building``,
 ``build-failed``, ``active`` (the author's newest brain that built: it plays),
-``replaced`` (a newer brain of the same author built).  The host shows an
+``replaced`` (a newer brain of the same author built).
+
+Disk: one author's submissions of a challenge keep at most ``keep_mb`` MiB (a submission that
+would go over it is refused), and a built brain's files at most ``keep_file_mb`` MiB each (a build
+that leaves a larger one fails).  A brain that no longer plays (replaced, or whose build or check
+failed) keeps its source and bot.toml only (:meth:`Store.keep`): a source of a few bytes can build
+a binary of hundreds of MiB, and 20 of them a day would otherwise stay for good.  The host shows an
 active one as ``playing`` or ``done``.  A restart puts ``building`` back to
 ``queued``: the build is redone.
 """
@@ -17,7 +24,9 @@ active one as ``playing`` or ``done``.  A restart puts ``building`` back to
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -71,6 +80,16 @@ def bot_name(login: str) -> str:
         return login
     safe = "".join(c for c in login if c.isascii() and (c.isalnum() or c in "_-"))[:40]
     return f"{safe or 'user'}-{hashlib.sha256(login.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
+def keyed_bot_name(key: bytes, login: str) -> str:
+    """The bot name of the brains of an author new to the state: an HMAC of the login under the
+    state's key (:func:`kothkit.serve.privacy.load_key`).  A bot's name goes into its bot.toml (which
+    its content hash covers) and into every game id: a name that is the login itself could be found
+    again from a public hash or game id by trying the logins of a roster with a public template's
+    source, this one cannot without the key."""
+    mac = hmac.new(key, b"kothkit bot name\0" + login.encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return "u" + mac.hexdigest()[:20]
 
 
 #: File extensions that name the same language (a C++ source is .cpp, .cc, .cxx or .c++).
@@ -149,6 +168,8 @@ class Store:
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         self.path = self.root / "host.sqlite"
+        #: The state's key of bots' names (kothkit.serve.privacy.load_key), read at the first submission.
+        self._key: bytes | None = None
         self._lock = threading.Lock()
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -183,13 +204,21 @@ class Store:
             raise TooLarge(len(data), settings.max_bytes)
         if not data:
             raise SubmitError(_("the file is empty"))
-        bot = bot_name(login)
         now = time.time() if now is None else now
         with self._lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
             folder = None
             try:
+                # An author keeps the bot name of their first brain of the challenge (a state from
+                # before keyed names: their login), else gets a keyed one (keyed_bot_name).
+                had = db.execute("SELECT bot FROM submissions WHERE challenge=? AND login=? ORDER BY id LIMIT 1",
+                                 (challenge, login)).fetchone()
+                if had is None and self._key is None:
+                    from kothkit.serve.privacy import load_key
+
+                    self._key = load_key(self.root)
+                bot = had[0] if had else keyed_bot_name(self._key or b"", login)
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
                 times = [t for t, _b in recent]
@@ -201,6 +230,11 @@ class Store:
                     wait = times[len(times) - settings.per_day] + DAY - now
                     raise RateLimited(_("at most %(n)s submissions in 24 hours: you can submit again in %(wait)s",
                                         n=settings.per_day, wait=_wait_text(wait)), wait)
+                kept = self.kept(challenge, login)
+                if kept + len(data) > settings.keep_mb << 20:
+                    raise SubmitError(_("your submissions of this challenge keep %(kept)s MiB on the host, and this "
+                                        "challenge allows %(most)s MiB an author: ask an admin",
+                                        kept=f"{kept / (1 << 20):.1f}", most=settings.keep_mb))
                 budget = settings.build_seconds_per_day
                 used = sum(b for _t, b in recent)
                 if budget is not None and used >= budget:
@@ -233,6 +267,42 @@ class Store:
                 raise
         return row
 
+    def kept(self, challenge: str, login: str) -> int:
+        """Bytes on disk that ``login``'s submissions of ``challenge`` keep."""
+        rows = self.db.execute(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?",
+                               (challenge, login)).fetchall()
+        return sum(disk_use(self.folder(Submission(*r)))[0] for r in rows)
+
+    def keep(self, row: Submission, settings: ServeSettings, plays: bool) -> str | None:
+        """After ``row``'s build: what its folder may keep.  ``plays``: its build went well (else
+        its folder keeps only its source and bot.toml).  A built brain with a file over
+        ``keep_file_mb``, or whose author's submissions go over ``keep_mb`` once their brains that
+        no longer play are cut to their sources, is cut to its source too: the reason is returned
+        (its build fails).  None: it keeps what its build made."""
+        lang = settings.language(row.language)
+        kept_files = {"bot.toml", lang.file if lang is not None else ""}
+        folder = self.folder(row)
+        if not plays:
+            _keep_only(folder, kept_files)
+            return None
+        total, biggest, name = disk_use(folder)
+        if biggest > settings.keep_file_mb << 20:
+            _keep_only(folder, kept_files)
+            return _("the build left a file of %(size)s MiB (%(name)s): a brain's files may take %(most)s MiB each "
+                     "(keep_file_mb)", size=f"{biggest / (1 << 20):.0f}", name=name[:100], most=settings.keep_file_mb)
+        others = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? AND id!=?",
+                            (row.challenge, row.login, row.id))
+        for other in others:
+            if other.status in ("replaced", "build-failed", "check-failed"):
+                other_lang = settings.language(other.language)
+                _keep_only(self.folder(other), {"bot.toml", other_lang.file if other_lang is not None else ""})
+        total += sum(disk_use(self.folder(o))[0] for o in others)
+        if total > settings.keep_mb << 20:
+            _keep_only(folder, kept_files)
+            return _("with this build your submissions keep %(kept)s MiB on the host, and this challenge allows "
+                     "%(most)s MiB an author (keep_mb)", kept=f"{total / (1 << 20):.0f}", most=settings.keep_mb)
+        return None
+
     def get(self, sub_id: int) -> Submission | None:
         found = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE id=?", (sub_id,))
         return found[0] if found else None
@@ -264,6 +334,39 @@ class Store:
         with self._lock:
             return self.db.execute("UPDATE submissions SET status='queued' "
                                    "WHERE status IN ('building', 'checking')").rowcount
+
+
+def disk_use(folder: Path) -> tuple[int, int, str]:
+    """(bytes on disk of everything in ``folder``, of its largest file, that file's name); links are
+    not followed, and a folder that is gone takes nothing."""
+    total, biggest, name = 0, 0, ""
+    for root, dirs, files in os.walk(folder):
+        for f in files + dirs:
+            try:
+                st = os.lstat(os.path.join(root, f))
+            except OSError:
+                continue
+            used = st.st_blocks * 512
+            total += used
+            if f in files and used > biggest:
+                biggest, name = used, os.path.relpath(os.path.join(root, f), folder)
+    return total, biggest, name
+
+
+def _keep_only(folder: Path, names: set[str]) -> None:
+    """Remove from ``folder`` everything but the files ``names`` (a brain's source and bot.toml)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for e in entries:
+        if e.name in names and e.is_file(follow_symlinks=False):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(e.path)
 
 
 def _write_bot(folder: Path, lang, bot: str, data: bytes) -> None:

@@ -204,7 +204,8 @@ def test_admin_page_and_first_sign_in_in_a_browser(browser, tmp_path):
         page.goto(f"{server.url}/admin")
         assert "disabled" not in page.text_content('#users tr[data-login="eve"] td.state')
         page.click('#users tr[data-login="eve"] button[data-action="disable"]')
-        page.wait_for_url("**/admin?done=disable*")
+        page.wait_for_url(lambda url: "done=" in url and url != where)
+        assert "disabled eve" in page.text_content("#done")
         assert asked == ["Disable the account eve? They can no longer sign in."] * 2
         assert "disabled" in page.text_content('#users tr[data-login="eve"] td.state')
         # The two actions here, and the two `kothkit users` commands before.

@@ -149,6 +149,14 @@ def test_folder_bot_that_does_not_build_is_named(tmp_path, hosts):
     assert sorted(s.bot for s in host.standings("koth")) == ["alpha", "beta"]
 
 
+def bot_of(host: Host, login: str) -> str:
+    """The bot name of ``login``'s brains on ``host``: an HMAC of the login under the state's key."""
+    from kothkit.serve.privacy import load_key
+    from kothkit.serve.submissions import keyed_bot_name
+
+    return keyed_bot_name(load_key(host.state_dir), login)
+
+
 def test_submissions_build_play_and_replace(tmp_path, hosts):
     ch = submissions_challenge(tmp_path)
     host = hosts([ch], tmp_path / "state", jobs=2)
@@ -157,13 +165,15 @@ def test_submissions_build_play_and_replace(tmp_path, hosts):
     assert (info.kind, info.title, info.max_bytes, [lang.id for lang in info.languages]) == \
         ("submissions", "Blindfold connect4", 2000, ["c11"])
     first = host.submit("course", "s001", "my brain.c", "c11", brain(0))
-    assert (first.status, first.login, first.bot, first.filename) == ("queued", "s001", "s001", "my brain.c")
+    assert (first.status, first.login, first.bot, first.filename) == ("queued", "s001", bot_of(host, "s001"),
+                                                                      "my brain.c")
+    assert "s001" not in first.bot
     host.submit("course", "s002", "b.c", "c11", brain(2))
     host.submit("course", "s003", "c.c", "c11", brain(4))
     until(host, "course", lambda: settled(host, "course") and len(host.games("course")) == 6)
     table = host.standings("course")
-    assert sorted((s.bot, s.owner, s.games) for s in table) == [("s001", "s001", 4), ("s002", "s002", 4),
-                                                                ("s003", "s003", 4)]
+    assert sorted((s.owner, s.bot, s.games) for s in table) == [(f"s00{k}", bot_of(host, f"s00{k}"), 4)
+                                                                for k in (1, 2, 3)]
     assert all(s.latest is not None for s in table)
     [mine] = host.submissions("course", "s001")
     assert (mine.status, mine.played, mine.total) == ("done", 4, 4)
@@ -188,8 +198,8 @@ def test_submissions_build_play_and_replace(tmp_path, hosts):
     assert len(stored_ids(journal)) == 10  # 6 + the new brain's 4; s002-s003's 2 reused
     assert len(host.games("course")) == 6
     assert all(s.games == 4 for s in host.standings("course"))
-    game = host.games("course", bot="s001")[0]
-    assert host.owners("course", game.id) == set(game.bots)  # logins are these bots' names here
+    game = host.games("course", bot=bot_of(host, "s001"))[0]
+    assert {bot_of(host, login) for login in host.owners("course", game.id)} == set(game.bots)
     assert host.game("course", game.id) == game
     with pytest.raises(KeyError):
         host.game("course", "0" * 32)
@@ -324,7 +334,7 @@ def test_restart_in_the_middle_of_a_build(tmp_path, hosts):
     host.start()
     sub = host.submit("course", "s001", "a.c", "slow", brain(0))
     until(host, "course", lambda: host.submissions("course")[0].status == "building")
-    folder = state / "submissions" / "course" / "s001" / str(sub.id)
+    folder = state / "submissions" / "course" / sub.bot / str(sub.id)
     until(host, "course", lambda: (folder / "started").exists())
     assert until(host, "course", lambda: _processes_in(folder), timeout=10)  # the build runs: seen here
     began = time.monotonic()
@@ -485,7 +495,7 @@ def test_default_languages_take_a_python_brain(tmp_path, hosts):
                     f"import sys\nfor line in sys.stdin:\n    print({column}, flush=True)\n".encode())
     until(host, "py", lambda: settled(host, "py") and len(host.games("py")) == 2)
     assert [s.status for s in host.submissions("py")] == ["done", "done"]
-    folder = tmp_path / "state" / "submissions" / "py" / "p1"
+    folder = tmp_path / "state" / "submissions" / "py" / bot_of(host, "p1")
     [brain_folder] = folder.iterdir()
     assert sorted(p.name for p in brain_folder.iterdir() if not p.name.startswith(".")) == ["bot.toml", "brain.py"]
 
@@ -577,21 +587,30 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
     from kothkit.bots.folders import load_folder
     from kothkit.plugins import game_code, get_game
     from kothkit.serve import settings as serve_settings
-    from kothkit.serve.submissions import Store
+    from kothkit.serve.privacy import load_key
+    from kothkit.serve.submissions import Store, keyed_bot_name
     from kothkit.store.journal import Journal
 
     ch = tmp_path / "course"
     ch.mkdir()
     (ch / "kothkit.toml").write_text(PY_CHALLENGE)
     state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    # The bots' names (HMACs of the logins under this key), hence the schedule, the same at every run.
+    (state / "public-ids.key").write_bytes(b"a change of brains: a fixed key.")
     store = Store(state)
+    key = load_key(state)
+
+    def n(login: str) -> str:  # a login's bot name
+        return keyed_bot_name(key, login)
+
     settings = serve_settings.load(ch)
     specs, first_of = [], {}
     for i in range(20):  # more than a BLOCK (16) of bots: pairs go block by block
         row = store.add("course", settings, f"s{i:02d}", "brain.py", "python3", _py_brain(i), now=1_000_000.0 + i)
         store.set_status(row.id, "active")
         specs.append(load_folder(store.folder(row)))
-        first_of[row.bot] = row.id
+        first_of[row.login] = row.id
     store.close()
     info = get_game("connect4_hidden")
     from kothkit.playing.schedule import Schedule
@@ -601,7 +620,7 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
     # s05's games all stored (its brain is "done"), and every third of the others'.
     with Journal(state / "journals" / "course.sqlite") as j:
         j.add_rows([_row(t, 2_000_000.0 + t.index) for t in schedule
-                    if "s05" in (t.players[0].name, t.players[1].name) or t.index % 3 == 0])
+                    if n("s05") in (t.players[0].name, t.players[1].name) or t.index % 3 == 0])
 
     host = Host([ch], state)
     c = host._get("course")
@@ -613,16 +632,19 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         _assert_as_full(host, ch, state)
 
         # A new brain whose name comes first: every bot after it moves up a place, some to the next group.
-        new = host.submit("course", "a00", "brain.py", "python3", _py_brain(100))
+        a00 = next(login for login in (f"a{k:02d}" for k in range(10_000))
+                   if n(login) < min(n(f"s{i:02d}") for i in range(20)))
+        new = host.submit("course", a00, "brain.py", "python3", _py_brain(100))
         _built(host, c, new.id)
         assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)  # while its games are being scheduled
         host._reschedule(c, c.changed, wait=True)
         c.changed = None
         assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
-        assert c.fresh == {"a00"} and len(c.queue.fresh) == 2 * 2 * 20
+        assert c.fresh == {n(a00)} and len(c.queue.fresh) == 2 * 2 * 20
         # Its games in a seeded random order over its opponents: its first 20 meet 10 opponents of both groups.
-        early = {next(b.name for b in t.players if b.name != "a00") for t in list(c.queue.fresh)[:20]}
-        assert len(early) == 10 and {n < "s16" for n in early} == {True, False}
+        early = {next(b.name for b in t.players if b.name != n(a00)) for t in list(c.queue.fresh)[:20]}
+        second_group = sorted(c.bots)[16]
+        assert len(early) == 10 and {bot < second_group for bot in early} == {True, False}
         _assert_as_full(host, ch, state)
         _play(host, c, 30, 4_000_000.0)
         _assert_as_full(host, ch, state)
@@ -631,10 +653,10 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
         _built(host, c, second.id)
         # Its old brain's games still queued are dropped at once (before the new one is scheduled).
-        assert not any("s05" in (t.players[0].name, t.players[1].name) for t in [*c.queue.fresh, *c.queue.rest])
+        assert not any(n("s05") in (t.players[0].name, t.players[1].name) for t in [*c.queue.fresh, *c.queue.rest])
         assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
         status, played, total = _status(host, first_of["s05"])
-        assert status == "replaced" and played == c.board.games("s05") >= 2 * 2 * 19 and total == 2 * 2 * 20
+        assert status == "replaced" and played == c.board.games(n("s05")) >= 2 * 2 * 19 and total == 2 * 2 * 20
         host._reschedule(c, c.changed, wait=True)
         c.changed = None
         assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)
@@ -655,7 +677,7 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         _built(host, c, first_of["s11"], ok=False)
         host._reschedule(c, c.changed or set(), wait=True)
         c.changed = None
-        assert "s11" not in c.bots and all("s11" not in s.bots for s in host.games("course"))
+        assert n("s11") not in c.bots and all(n("s11") not in s.bots for s in host.games("course"))
         _assert_as_full(host, ch, state)
     finally:
         if c.journal is not None:
@@ -671,6 +693,9 @@ def test_provisional_rows_become_final(tmp_path):
     ch.mkdir()
     (ch / "kothkit.toml").write_text(PY_CHALLENGE)
     state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    # The bots' names (HMACs of the logins under this key), hence the schedule, the same at every run.
+    (state / "public-ids.key").write_bytes(b"provisional rows: a fixed key.!!")
     host = Host([ch], state)
     c = host._get("course")
     try:

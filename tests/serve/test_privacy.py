@@ -22,7 +22,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
-from kothkit.serve.privacy import neutral
+from kothkit.serve.privacy import load_key, neutral
+from kothkit.serve.submissions import keyed_bot_name
 from kothkit.store.records import split_reason
 from tests.serve.webserver import (ROOT, BRAIN_C, Server, brain, challenge, client, csrf_of, kothkit, play, roster,
                                    submit, user, wait_for)
@@ -266,10 +267,13 @@ def test_the_author_and_admins_read_everything(site):
         assert "MARK-alice-stderr" in root.get(f"/c/{NAME}/game/{gid}/replay").text
     # The key of the public ids is the host's alone.
     assert (state / "public-ids.key").stat().st_mode & 0o077 == 0
-    # On the host's own machine, `kothkit show` keeps showing everything.
+    # On the host's own machine, `kothkit show` keeps showing everything, the brain by its bot's
+    # name: an HMAC of the login (the journal holds no login: a game's id is a hash of its bots' names).
     shown = kothkit("show", state / "journals" / f"{NAME}.sqlite", gid[:12], cwd=state)
     assert shown.returncode == 0, shown.stderr
-    assert ALICE in shown.stdout and "crash: killed by SIGSEGV; stderr: 'MARK-alice-stderr" in shown.stdout
+    alice_bot = keyed_bot_name(load_key(state), ALICE)
+    assert alice_bot in shown.stdout and "crash: killed by SIGSEGV; stderr: 'MARK-alice-stderr" in shown.stdout
+    assert ALICE not in shown.stdout
 
 
 def test_an_admins_crawl_meets_no_error(site, played):
@@ -378,7 +382,8 @@ def test_the_report_a_ta_publishes_names_nobody_by_login(site, tmp_path):
     written = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
     assert written == {n.removeprefix(f"{NAME}-report/"): text for n, text in files.items()}
     full = kothkit("report", state / "journals" / f"{NAME}.sqlite", "--private", "--markdown", cwd=tmp_path)
-    assert ALICE in full.stdout and BOB in full.stdout
+    key = load_key(state)
+    assert keyed_bot_name(key, ALICE) in full.stdout and keyed_bot_name(key, BOB) in full.stdout
     # A copy of the state without its key of public ids: refused by name, no key made up.
     copy = tmp_path / "copy"
     shutil.copytree(state, copy, ignore=shutil.ignore_patterns("public-ids.key"))
