@@ -83,3 +83,9 @@ class BotSpec:
     #: bot's files too (or the same file serves two bots), so neither may write it (see
     #: :func:`private_folders`).
     workdir: Path | None = None
+    #: Who wrote it, where its answer is (a web address), and its language, as a leaderboard
+    #: shows them (``kothkit report --markdown``): bot.toml's ``author``, ``url`` and ``language``
+    #: (the language, when not given, guessed from its command and build).
+    author: str | None = None
+    url: str | None = None
+    language: str | None = None

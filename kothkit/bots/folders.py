@@ -19,7 +19,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,7 +38,21 @@ HASH_IGNORE = (".kothkit-build", ".kothkit-private", "state", "__pycache__", "*.
 #: (so the build's own outputs never change the hash).
 BUILD_SOURCE_GLOBS = ("bot.toml", "meta", "Makefile", "*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.rs",
                       "*.go", "*.java", "*.hs", "*.py", "*.js", "*.ts", "*.sh", "*.toml", "*.txt", "*.json")
-BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language", "env"}
+BOT_TOML_KEYS = {"name", "command", "stderr", "submitted", "build", "sources", "stateful", "entry", "language", "env",
+                 "author", "url"}
+#: The languages guessed from a bot's command or build (its interpreter or compiler, else its
+#: program's file name's ending), for a leaderboard's "language" column.
+LANGUAGES = {"python": "Python", "python3": "Python", "pypy3": "Python", "node": "JavaScript", "nodejs": "JavaScript",
+             "deno": "JavaScript", "java": "Java", "ruby": "Ruby", "perl": "Perl", "php": "PHP", "lua": "Lua",
+             "bash": "Bash", "sh": "sh", "Rscript": "R", "julia": "Julia", "gcc": "C", "cc": "C", "clang": "C",
+             "g++": "C++", "c++": "C++", "clang++": "C++", "rustc": "Rust", "cargo": "Rust", "go": "Go",
+             "ghc": "Haskell", "stack": "Haskell", "cabal": "Haskell", "runghc": "Haskell", "javac": "Java",
+             "kotlinc": "Kotlin", "scala": "Scala", "dotnet": "C#", "mcs": "C#", "fpc": "Pascal",
+             "gfortran": "Fortran", "nim": "Nim", "zig": "Zig", "ocaml": "OCaml", "ocamlfind": "OCaml"}
+EXTENSIONS = {".py": "Python", ".js": "JavaScript", ".mjs": "JavaScript", ".ts": "TypeScript", ".rb": "Ruby",
+              ".pl": "Perl", ".php": "PHP", ".lua": "Lua", ".sh": "Bash", ".hs": "Haskell", ".c": "C",
+              ".cpp": "C++", ".cc": "C++", ".cxx": "C++", ".rs": "Rust", ".go": "Go", ".java": "Java",
+              ".jl": "Julia", ".R": "R", ".kt": "Kotlin", ".cs": "C#", ".nim": "Nim", ".ml": "OCaml"}
 
 # What the judge reads of a bot's folder, before any game, is bounded: bots are code from
 # strangers, and a stateful bot writes its own folder.  Over a cap, the bot sits out.
@@ -243,6 +257,41 @@ def content_hash(folder: Path, sources: Iterable[str] | None = None) -> str:
     return h.hexdigest()
 
 
+def guess_language(*argvs: Iterable[str] | None) -> str | None:
+    """A bot's language from its command and build: the first interpreter or compiler known
+    (:data:`LANGUAGES`), else the first file name with a known ending; None if neither."""
+    words = [w for argv in argvs for w in (argv or ())]
+    for w in words:
+        found = LANGUAGES.get(os.path.basename(w))
+        if found is None and re.fullmatch(r"python3(\.\d+)?", os.path.basename(w)):
+            found = "Python"
+        if found:
+            return found
+    for w in words:
+        found = EXTENSIONS.get(os.path.splitext(w)[1])
+        if found:
+            return found
+    return None
+
+
+def _text(data: dict[str, Any], key: str, path: Path, text: str, cap: int = 200) -> str | None:
+    """A short text of bot.toml (``author``, ``language``): printable, at most ``cap`` characters."""
+    if key not in data:
+        return None
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise BotError(path, f"{key} must be a non-empty string, got {shown(repr(value))}", _toml_line(text, key))
+    return printable(value.strip())[:cap]
+
+
+def _url(data: dict[str, Any], path: Path, text: str) -> str | None:
+    """bot.toml's ``url``: an http(s) address (it becomes a link on leaderboards)."""
+    url = _text(data, "url", path, text, cap=2000)
+    if url is not None and (not re.fullmatch(r"https?://[^\s<>\"'`]+", url)):
+        raise BotError(path, f"url must be an http:// or https:// address, got {shown(url)}", _toml_line(text, "url"))
+    return url
+
+
 def _toml_line(text: str, key: str) -> int | None:
     m = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.M)
     return text.count("\n", 0, m.start()) + 1 if m else None
@@ -335,13 +384,17 @@ def load_bot_toml(path: Path) -> BotSpec:
         submitted=submitted,
         stateful=data.get("stateful", False),
         origin=path,
+        author=_text(data, "author", path, text),
+        url=_url(data, path, text),
     )
+    language = _text(data, "language", path, text, cap=60)
     if entry is not None:
         if "command" in data:
             raise BotError(path, "give either command (a program) or entry (a Python function), not both",
                            _toml_line(text, "entry"))
         file, func = _parse_entry(str(entry), path, _toml_line(text, "entry"), folder)
-        return BotSpec(path=file, kind=BotKind.FUNCTION, entry=f"{file}:{func}", hash=content_hash(file), **common)
+        return BotSpec(path=file, kind=BotKind.FUNCTION, entry=f"{file}:{func}", hash=content_hash(file),
+                       language=language or "Python", **common)
     if "command" not in data:
         raise BotError(path, "missing key 'command' (a list such as [\"python3\", \"bot.py\"])")
     command = _resolve_python(_split_command(data["command"], path, _toml_line(text, "command"), "command"))
@@ -353,6 +406,7 @@ def load_bot_toml(path: Path) -> BotSpec:
         build=build,
         sources=tuple(sources) if sources else None,
         hash=content_hash(folder, sources or (BUILD_SOURCE_GLOBS if build else None)),
+        language=language or guess_language(build, command),
         **common,
     )
 
@@ -386,7 +440,7 @@ def load_meta(path: Path) -> BotSpec:
         raise BotError(path, f"line 2: command not found: {shown(argv[0])}", 2)
     # The legacy judge lets bots keep files in their folder between games.
     return BotSpec(name=name, path=folder, command=tuple(argv), stderr=flag == "1", stateful=True,
-                   hash=content_hash(folder), origin=path)
+                   hash=content_hash(folder), origin=path, language=guess_language(shlex.split(cmd), shlex.split(args)))
 
 
 def _parse_entry(ref: str, where: Path, line: int | None, base: Path) -> tuple[Path, str]:
@@ -404,7 +458,7 @@ def _parse_entry(ref: str, where: Path, line: int | None, base: Path) -> tuple[P
 def load_function_ref(ref: str) -> BotSpec:
     file, func = _parse_entry(ref, Path(ref), None, Path.cwd())
     return BotSpec(name=func, path=file, kind=BotKind.FUNCTION, entry=f"{file}:{func}", hash=content_hash(file),
-                   origin=file)
+                   origin=file, language="Python")
 
 
 def entry_of(b: BotSpec) -> str:

@@ -10,9 +10,16 @@ from kothkit.playing.progress import counted
 
 
 def _print_run(run, run_number: int, seen: dict[str, int], verbose: bool) -> None:
-    mark = "ok  " if run.ok else "FAIL"
     first = f", first reply {run.first_ms:.0f} ms" if run.first_ms is not None else ""
-    out.print(f"  {mark}  {run.title}  [{run.replies} replies{first}]", markup=False, soft_wrap=True)
+    if run.ok and run.never_asked:
+        # Nothing was asked of the bot: no "ok" (it proves nothing), and why.
+        ended = f" ({run.ended})" if run.ended else ""
+        out.print(f"  --    {run.title}  [never asked: the game ended{ended} before the bot's turn]", markup=False,
+                  soft_wrap=True)
+    else:
+        mark = "ok  " if run.ok else "FAIL"
+        out.print(f"  {mark}  {run.title}  [{counted(run.replies, 'reply', 'replies')}{first}]", markup=False,
+                  soft_wrap=True)
     for f in run.findings:
         label = {"fault": "problem", "warning": "warning", "error": "scenario error"}[f.severity]
         key = f.key or f.text
@@ -83,8 +90,11 @@ def check(
     broken = sum(1 for r in report.runs for f in r.findings if f.severity == "error")
     warnings = sum(1 for r in report.runs for f in r.findings if f.severity == "warning")
     failed = sum(1 for r in report.runs if not r.ok)
+    unasked = sum(1 for r in report.runs if r.ok and r.never_asked)
     if report.ok:
-        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({counted(warnings, 'warning')})" if warnings else ""),
+        notes = ([counted(warnings, "warning")] if warnings else []) + (
+            [f"{counted(unasked, 'run')} never asked the bot anything"] if unasked else [])
+        out.print(f"{report.bot} passed all {len(report.runs)} runs" + (f" ({'; '.join(notes)})" if notes else ""),
                   markup=False)
         return
     parts = []

@@ -111,6 +111,21 @@ def _print_plan(info: GameInfo, name: str, vs: str, s: Settings, sprt: SPRT | No
         out.print(f"note: {info.name} has no draws: the draw ratio is left out", markup=False)
 
 
+def conclusion(sprt: SPRT, decision: str, name: str, vs: str) -> str:
+    """What an SPRT's decision says, for any bounds: H1 accepted, the Elo is above elo0; H0 accepted,
+    below elo1 (each with the test's error rates), in words that fit the bound's sign."""
+    unit = f"{sprt.model} Elo"
+    if decision == "H1":
+        x = sprt.elo0
+        said = (f"stronger than {vs} by more than {x:g} {unit}" if x > 0 else f"stronger than {vs}" if x == 0
+                else f"not weaker than {vs} by {-x:g} {unit} or more")
+        return f"{name} is {said} (its Elo is more likely {sprt.elo1:g} than {sprt.elo0:g})"
+    x = sprt.elo1
+    said = (f"not stronger than {vs} by {x:g} {unit} or more" if x > 0 else f"not stronger than {vs}" if x == 0
+            else f"weaker than {vs} by more than {-x:g} {unit}")
+    return f"{name} is {said} (its Elo is more likely {sprt.elo0:g} than {sprt.elo1:g})"
+
+
 def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], h2h: HeadToHead, sprt: SPRT | None,
                   played: int, reused: int) -> None:
     """The statistics against each opponent (a gauntlet) and overall, the SPRT's verdict, the counts."""
@@ -123,11 +138,11 @@ def _print_report(info: GameInfo, name: str, vs: str, opponents: list[BotSpec], 
     counted = 2 * h2h.counted
     if sprt is not None:
         if h2h.decision == "H1":
-            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): {name} is stronger by "
-                       f"{sprt.elo1:g} {sprt.model} Elo or more, after {counted} games")
+            verdict = (f"SPRT: H1 accepted (LLR {h2h.llr:.2f} >= {sprt.upper:.2f}): "
+                       f"{conclusion(sprt, 'H1', name, vs)}, after {counted} games")
         elif h2h.decision == "H0":
-            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): {name} is not stronger by "
-                       f"{sprt.elo1:g} {sprt.model} Elo; after {counted} games")
+            verdict = (f"SPRT: H0 accepted (LLR {h2h.llr:.2f} <= {sprt.lower:.2f}): "
+                       f"{conclusion(sprt, 'H0', name, vs)}, after {counted} games")
         else:
             verdict = f"SPRT: no decision after {counted} games (LLR {h2h.llr:.2f}); the --games cap was reached"
         out.print(verdict, markup=False)

@@ -36,6 +36,23 @@ def _journal(target: str) -> tuple[Path, Path | None]:
     return path, state if path.resolve().parent.name == "journals" and (state / HOST_DB).is_file() else None
 
 
+def _title(target: str) -> str | None:
+    """The title of the challenge ``target`` names (its kothkit.toml's ``[serve] title``), or None."""
+    import tomllib
+
+    from kothkit.playing import challenge as challenges
+
+    p = Path(target)
+    file = p if target.endswith(".toml") else p / challenges.FILE
+    try:
+        title = tomllib.loads(file.read_text(encoding="utf-8")).get("serve", {}).get("title")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(title, dict):  # (titles by language: the English one, else the first)
+        title = title.get("en", next(iter(title.values()), None))
+    return " ".join(title.split())[:200] or None if isinstance(title, str) else None
+
+
 def _public_names(archive: Archive, state: Path | None) -> dict[str, str]:
     """Each bot's name in the public report: its author's nickname as the host shows it, or, for a
     journal that is no host's, the bot's own name (made one word)."""
@@ -51,7 +68,7 @@ def _public_names(archive: Archive, state: Path | None) -> dict[str, str]:
 def report(
     target: Annotated[str, typer.Argument(help="A journal file, a challenge folder, a game name (its .kothkit/GAME.sqlite), or a kothkit serve state folder.")],
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="The site's folder (replaced if it holds an earlier report).")] = Path("report"),
-    as_markdown: Annotated[bool, typer.Option("--markdown", help="Print the leaderboard as a Markdown table instead (writes nothing).")] = False,
+    as_markdown: Annotated[bool, typer.Option("--markdown", help="Print the leaderboard for a challenge's post instead, in Markdown (writes nothing): a heading with the date, seed and games, then each bot's author, language and link (bot.toml's author, language, url), points, faults and, where they tell the bots apart, its Elo.")] = False,
     pages: Annotated[bool, typer.Option(help="Write a replay page per game.")] = True,
     all_games: Annotated[bool, typer.Option("--all", help="Count every game of the journal: also superseded games and matches' (default: the current standings' games, as `kothkit run` counts them).")] = False,
     public: Annotated[bool | None, typer.Option("--public/--private", help="--public: a report to publish: no bot's logs or stderr, each bot by its author's nickname (a host's journal) or its own name. The default for a kothkit serve host's state folder or journal; --private: the full report of one.")] = None,
@@ -64,12 +81,10 @@ def report(
             fail(f"{archive.path} holds no games")
         if public is None:
             public = state is not None
-        boards = boards_of(archive, all_games, _public_names(archive, state) if public else None)
+        boards = boards_of(archive, all_games, _public_names(archive, state) if public else None, _title(target))
         if as_markdown:
-            for board in boards:
-                if len(boards) > 1:
-                    out.print(f"\n**{board.game}**\n", markup=False)
-                out.print(markdown(board), markup=False, highlight=False, soft_wrap=True)
+            for i, board in enumerate(boards):
+                out.print(("\n" if i else "") + markdown(board), markup=False, highlight=False, soft_wrap=True)
             return
         n = write_site(archive, out_dir, boards, pages=pages)
     except ArchiveError as e:

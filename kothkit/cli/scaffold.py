@@ -125,4 +125,5 @@ def new_game_command(
               markup=False, soft_wrap=True)
     out.print(f"next:\n  cd {folder}\n  pip install -e '.[test]'\n  kothkit run {name}\n  python -m pytest\n"
               f"then make it your game: src/{vals['package']}/rules.py, codec.py, validate.py, match.py "
-              "(see the README there and kothkit's docs/plugins.md)", markup=False)
+              f"(see {folder}/README.md; the game interface, installed with kothkit: "
+              "python -m pydoc kothkit.game)", markup=False)

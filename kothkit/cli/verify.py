@@ -2,6 +2,7 @@
 import json
 import os
 import sqlite3
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Optional
@@ -25,6 +26,7 @@ from kothkit.playing.verify import (
     _Settings,
     describe,
     outcome_key,
+    replay_copy,
 )
 from kothkit.store.records import GameRecord, GameTask
 
@@ -127,6 +129,7 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
         bundled = [str(info.bots)] if info.bots else []
         looked = mine + places + bundled
         found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
+    found = _identified(found, t.journal)
     candidates: dict[str, list[BotSpec]] = defaultdict(list)
     for spec in found:
         if spec.name in needed:
@@ -155,6 +158,18 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
             why = next((str(e) for e in build_errors if str(spec.path) in str(e)), "its build failed")
             missing[key] = f"bot {spec.name} cannot be built ({why})"
     return usable, missing
+
+
+def _identified(found: list[BotSpec], journal: Path) -> list[BotSpec]:
+    """``found``, each stateful bot under the identity its runs gave it (:mod:`kothkit.bots.kept`:
+    the code it was given, not the files it kept), read from the journal's records."""
+    from kothkit.playing.keeping import identities
+    from kothkit.store.journal import Journal
+
+    if not any(b.stateful for b in found):
+        return found
+    with Journal(journal, readonly=True) as j:
+        return identities(j, journal, found)[0]
 
 
 @app.command()
@@ -222,13 +237,36 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
         tally.problems.append(f"{game}: {e}")
         return
     usable, missing = _find_bots(games, info, t, runs, bots)
+    if not any(b.stateful for b in usable.values()):
+        _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
+        return
+    # A stateful bot's replays play on a copy of its folder: its real folder, what it keeps
+    # there, is never written by a replay.  The copy is made beside the journal (not in /tmp,
+    # which a jailed bot sees as its own, empty).
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix=".kothkit-verify-", dir=t.journal.parent)
+    except OSError as e:
+        fail(f"{t.journal.parent}: cannot copy the stateful bots' folders there for their replays ({e.strerror}); "
+             "verify a copy of the journal in a folder you may write")
+    with scratch:
+        try:
+            usable = {key: replay_copy(b, Path(scratch.name) / str(i)) for i, (key, b) in enumerate(usable.items())}
+        except OSError as e:
+            fail(f"cannot copy a stateful bot's folder for its replays: {e}")
+        _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
+
+
+def _replay_game(game: str, games: list[GameRecord], info, usable: dict[tuple[str, str], BotSpec],
+                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: int, trusted: bool, left: int,
+                 tally: _Tally) -> None:
     tasks, originals, codes = _tasks(games, game, usable, missing, settings, trusted, tally)
     _note_code_changes(info, codes, tally)
     stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
     if stateful:
         one = len(stateful) == 1
         err.print(f"note: {', '.join(sorted(stateful))} {'keeps' if one else 'keep'} files between games; "
-                  f"{'its' if one else 'their'} replays start from the files as they are now", markup=False)
+                  f"{'its' if one else 'their'} replays start from a copy of the files as they are now "
+                  f"(the real folder is left as it is)", markup=False)
     aside = f" ({counted(left, 'superseded game')} left out: --all to verify {'it' if left == 1 else 'them'} too)" if left else ""
     out.print(f"{game}: re-playing {len(tasks)} of {counted(len(games), 'game')}{aside}, jobs {jobs}", markup=False)
 

@@ -105,6 +105,14 @@ class Run:
     findings: tuple[Finding, ...]
     #: The last lines exchanged with the bot (sent, received, asides, stderr).
     transcript: tuple[str, ...]
+    #: Prompts the bot was sent (0: the game ended before its turn; None: not known), and how the game ended.
+    asked: int | None = None
+    ended: str = ""
+
+    @property
+    def never_asked(self) -> bool:
+        """The game ended before the bot was asked for anything: the run says nothing of it."""
+        return self.asked == 0 and self.replies == 0
 
     @property
     def ok(self) -> bool:
@@ -531,7 +539,8 @@ def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], see
                    tuple(t.lines[-TRANSCRIPT_LINES:])), ref
     findings = _findings_of(record, ref, t, me, spec, limits)
     first = t.replies[0][1] if t.replies else None
-    return Run(title, description, me, len(t.replies), first, tuple(findings), tuple(t.lines[-TRANSCRIPT_LINES:])), ref
+    return Run(title, description, me, len(t.replies), first, tuple(findings), tuple(t.lines[-TRANSCRIPT_LINES:]),
+               asked=len(t.prompts), ended=record.reason), ref
 
 
 def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = None) -> list[BotSpec]:

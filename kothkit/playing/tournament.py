@@ -34,6 +34,7 @@ from kothkit.bots.folders import BotError, BotKind, BotSpec, journal_entry
 from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
+from kothkit.playing.keeping import Keeper
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.plugins import game_code
 from kothkit.procs.contain import fair_cpu
@@ -419,15 +420,21 @@ def run_tournament(
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
     code = game_code(info)
-    schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                        rules=rules, trusted=trusted, code=code)
     jpath = Path(journal)
     played = reused = 0
     with Journal(jpath) as j:
+        # A stateful bot is the code it was given, not the files it keeps (kothkit.bots.kept).
+        keeper = Keeper(j, jpath, bots)
+        bots = keeper.bots
+        schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
+                            rules=rules, trusted=trusted, code=code)
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
-                               **({"submitted": b.submitted} if b.submitted else {})} for b in bots],
+                               **({"submitted": b.submitted} if b.submitted else {}),
+                               # (what a leaderboard shows of each: kothkit report --markdown)
+                               **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
+                              for b in bots],
                              rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == BotKind.FUNCTION for b in bots) else PROGRAM_BATCH
         if cluster is not None:
@@ -468,6 +475,7 @@ def run_tournament(
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner)
@@ -477,9 +485,14 @@ def run_tournament(
 
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
         per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
-        dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
-                 stateful={b.name for b in bots if b.stateful}, batch=batch, first=8 if batch == FAST_BATCH else 1,
-                 on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        try:
+            dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     first=8 if batch == FAST_BATCH else 1, on_done=lambda tasks, rows: store(rows), rows=True,
+                     on_notice=on_notice)
+        finally:
+            # What the stateful bots kept, games cut short by Ctrl-C included: a resumed run reuses their games.
+            keeper.played(keeper.keys)
         j.finish_run(run_id, played, reused)
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,

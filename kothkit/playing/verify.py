@@ -20,6 +20,9 @@ status 1 if anything verified differs or cannot be verified.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -124,6 +127,42 @@ class _Settings:
         """The settings of the latest run that reproduces ``r``'s id, or None."""
         run = self.find_run(r)
         return None if run is None else run[2]
+
+
+def _not_files(folder: str, names: list[str]) -> set[str]:
+    """What a copy leaves out: all but files, folders and symlinks (a FIFO a bot made in its
+    ``state/`` would stall the copy's read)."""
+    left = set()
+    for n in names:
+        try:
+            mode = os.lstat(os.path.join(folder, n)).st_mode
+        except OSError:
+            left.add(n)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            left.add(n)
+    return left
+
+
+def replay_copy(b: BotSpec, where: Path) -> BotSpec:
+    """``b`` played from a copy of its folder made at ``where`` if it keeps files between games (so
+    that a replay never writes its real folder); else ``b``.  Symlinks are copied as they are (a
+    folder's links stay inside it, see :mod:`kothkit.bots.folders`)."""
+    if not b.stateful or b.kind == BotKind.HUMAN:
+        return b
+    folder = b.path if b.path.is_dir() else b.path.parent
+    home = b.workdir if b.workdir is not None else folder
+    copy = where / home.name
+    if home.is_dir():
+        shutil.copytree(home, copy, symlinks=True, ignore=_not_files)
+    else:  # (a private folder not made yet)
+        copy.mkdir(parents=True)
+    if b.workdir is not None:
+        return attrs.evolve(b, workdir=copy)
+    if b.kind == BotKind.FUNCTION and b.entry:
+        file = copy / b.path.name
+        return attrs.evolve(b, path=file, entry=f"{file}:{b.entry.rpartition(':')[2]}")
+    return attrs.evolve(b, path=copy)
 
 
 def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> None:

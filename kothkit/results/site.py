@@ -28,6 +28,7 @@ import math
 import re
 import shutil
 import statistics
+import time
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -60,6 +61,13 @@ class Board:
     ratings: Ratings | None = None
     #: For a report anyone may read: how its bots were renamed, and the games as stored.
     public: _Public | None = None
+    #: The challenge's title (its kothkit.toml's ``[serve] title``), else the game's summary.
+    title: str | None = None
+    #: The seed of the run whose games these are, and when its last game was stored (Unix time).
+    seed: int | None = None
+    finished: float | None = None
+    #: What the run recorded of each bot: its ``author``, ``url`` and ``language`` (bot.toml's).
+    about: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -71,11 +79,13 @@ class _Public:
     stored: Mapping[str, GameRecord]
 
 
-def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, str] | None = None) -> list[Board]:
+def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, str] | None = None,
+              title: str | None = None) -> list[Board]:
     """Each game's standings, from the games ``kothkit run`` counts (``all_games``: every game;
     a journal of matches alone: the matches' games).  With ``rename`` (bot -> its public name), a
     report anyone may read: every bot by its public name (one not given: ``bot-<n>``), and no
-    bot's logs or stderr quotes (:mod:`kothkit.results.public`)."""
+    bot's logs or stderr quotes (:mod:`kothkit.results.public`), and no bot's author or address.
+    ``title``: the challenge's (else each game's summary heads its board)."""
     from kothkit.playing.verify import is_match_run
     from kothkit.plugins import PluginError, get_game
 
@@ -93,20 +103,28 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         runs = [r for r in archive.runs if r.get("game") == game and not is_match_run(r)]
         game_time = None
         submitted: dict[str, str] = {}
+        about: dict[str, dict[str, str]] = {}
+        seed = None
         names = sorted({p for r in games for p in r.players})
         if runs:
             last = runs[-1]
             try:
                 game_time = last["settings"].get("limits", {}).get("game_time")
                 submitted = {b["name"]: str(b["submitted"]) for b in last["bots"] if b.get("submitted")}
+                seed = last.get("seed") if isinstance(last.get("seed"), int) else None
+                keys = ("language",) if public is not None else ("author", "url", "language")
+                about = {b["name"]: {k: str(b[k]) for k in keys if isinstance(b.get(k), str)} for b in last["bots"]}
                 if not all_games:
                     names = sorted({b["name"] for b in last["bots"]})
             except (ValueError, TypeError, KeyError, AttributeError):
                 raise ArchiveError(f"{archive.path}: corrupt journal: run {last.get('id')} cannot be read") from None
+        summary = None
         try:
-            scoring = get_game(game).scoring
+            info = get_game(game)
+            scoring, summary = info.scoring, info.summary
         except PluginError:
             scoring = Scoring()
+        finished = max((archive.finished.get(r.id) or 0.0 for r in games), default=None) or None
         tally = Tally(scoring, names)
         for r in games:
             tally.add(r.players, r.winner)
@@ -115,8 +133,9 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
             games = [private_record(r, shown, ()) for r in games]
             names = sorted(shown.get(n, n) for n in names)
             standings = [attrs.evolve(st, bot=shown.get(st.bot, st.bot)) for st in standings]
+            about = {shown.get(n, n): v for n, v in about.items()}
         out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(standings), game_time,
-                          rate(games_of(games), names), public))
+                          rate(games_of(games), names), public, title or summary, seed, finished, about))
     return out_
 
 
@@ -184,12 +203,76 @@ def _cells(board: Board, s: Standing) -> list[str]:
     return [_points(s, board.scoring), *map(str, counts), *(_elo_cells(board, s.bot) or ())]
 
 
+def when(board: Board) -> str:
+    """When the board's last game was stored, as a date and a UTC time (empty: not known)."""
+    if board.finished is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(board.finished))
+
+
+def heading(board: Board) -> str:
+    """The line under a board's title: its date, seed and games (the report's and the post's)."""
+    parts = [f"standings of {when(board)}" if board.finished else "standings"]
+    if board.seed is not None:
+        parts.append(f"seed {board.seed}")
+    parts.append(f"{counted(len(board.games), 'game')} played by {counted(len(board.bots), 'bot')}")
+    return ", ".join(parts)
+
+
+def elo_says_something(board: Board) -> bool:
+    """Whether a leaderboard's Elo columns tell the bots apart: its Elo ranks separate more than
+    half of them (with few games, most 95% intervals overlap and nearly every bot is "=1")."""
+    rated = board.ratings
+    if rated is None or not rated.ratings:
+        return False
+    return len({r.rank for r in rated.ratings}) * 2 > len(rated.ratings)
+
+
+def faults_of(board: Board, bot: str) -> str:
+    """The games ``bot`` lost by a fault of its own, by verdict ("2 timeout, 1 crash"), or "-"."""
+    found = Counter(r.verdict for r in board.games if r.offender == bot and r.verdict)
+    return ", ".join(f"{n} {v}" for v, n in sorted(found.items(), key=lambda x: (-x[1], x[0]))) or "-"
+
+
+def _md(text: str) -> str:
+    """A stranger's text in a Markdown line or table cell: on one line, and nothing it holds taken
+    for markup (a link, HTML, code, emphasis, a cell's end)."""
+    text = " ".join(text.split())
+    return re.sub(r"([\\`*\[\]<>|])", r"\\\1", text)
+
+
 def markdown(board: Board) -> str:
+    """The board as a post's leaderboard: a heading (its title, date, seed and games), then each
+    bot with its author, language and link where its run recorded them, its points and counts,
+    its faults, and the Elo columns where they tell the bots apart (:func:`elo_says_something`)."""
     heads = _heads(board)
-    lines = ["| # | bot |" + "".join(f" {h} |" for h in heads), "|---:|---|" + "---:|" * len(heads)]
+    elo = board.ratings is not None and bool(board.ratings.ratings)
+    shown_elo = elo_says_something(board)
+    if elo and not shown_elo:
+        heads = heads[:-3]
+    about = board.about
+    authors = any(a.get("author") for a in about.values())
+    languages = any(a.get("language") for a in about.values())
+    extra = (["author"] if authors else []) + (["language"] if languages else [])
+    title = board.title or board.game
+    lines = [f"## {_md(title)}" + (f" ({board.game})" if title != board.game else ""), "",
+             _md(heading(board)[0].upper() + heading(board)[1:]) + ".", ""]
+    lines += ["| # | bot |" + "".join(f" {h} |" for h in extra + heads + ["faults"]),
+              "|---:|---|" + "---|" * len(extra) + "---:|" * len(heads) + "---|"]
     for i, s in enumerate(board.standings, 1):
-        name = s.bot.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-        lines.append(f"| {i} | {name} |" + "".join(f" {c} |" for c in _cells(board, s)))
+        a = about.get(s.bot, {})
+        name = _md(s.bot)
+        if a.get("url"):
+            name = f"[{name}](<{a['url']}>)"
+        cells = ([_md(a.get("author", "")) or "-"] if authors else []) + ([_md(a.get("language", "")) or "-"]
+                                                                          if languages else [])
+        counts = _cells(board, s)
+        if elo and not shown_elo:
+            counts = counts[:-3]
+        lines.append(f"| {i} | {name} |" + "".join(f" {c} |" for c in cells + counts + [faults_of(board, s.bot)]))
+    if elo and not shown_elo:
+        lines += ["", f"Elo ratings left out: with {counted(len(board.games), 'game')} their 95% intervals overlap "
+                      "for most bots (`kothkit report` shows them)."]
     return "\n".join(lines)
 
 
@@ -218,6 +301,16 @@ class _Names:
         return self._of[bot]
 
 
+def _los_order(board: Board) -> list[str]:
+    """The bots of the likelihood-of-superiority matrix: by Elo, bots of one Elo in the
+    leaderboard's order (its tie-breaks), not by name."""
+    if board.ratings is None or not board.ratings.ratings:
+        return []
+    place = {s.bot: i for i, s in enumerate(board.standings)}
+    return [r.bot for r in sorted(board.ratings.ratings,
+                                  key=lambda r: (-round(r.elo, 6), place.get(r.bot, len(place)), r.bot))]
+
+
 def _index_parts(board: Board) -> dict[str, Any]:
     """What ``report/index.html`` shows of ``board``, worked out."""
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
@@ -232,8 +325,9 @@ def _index_parts(board: Board) -> dict[str, Any]:
     return {
         "board": board, "heads": _heads(board), "rows": [(s, _cells(board, s)) for s in board.standings],
         "counts": f"{counted(len(board.games), 'game')}, {counted(len(board.bots), 'bot')}",
+        "heading": heading(board),
         "rated": rated is not None, "los": rated.los if rated is not None else {},
-        "los_order": [r.bot for r in rated.ratings] if rated is not None else [],
+        "los_order": _los_order(board),
         "notes": board.ratings.notes if board.ratings else (),
         "order": [s.bot for s in board.standings], "wdl": wdl,
         "faults": sorted(Counter((r.offender, r.verdict) for r in board.games if r.verdict).items()),

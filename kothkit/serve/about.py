@@ -1,6 +1,7 @@
 """What a challenge's page shows from its folder: its ``README.md`` (``README.zh_CN.md`` for
 Chinese readers, where there is one) rendered from Markdown, and the template brains in its
-``templates/`` folder, offered for download.
+``templates/`` folder, offered for download; and the game's own README (its protocol for bot
+authors), which a folder challenge's page links to.
 
 The README is the host's own text but is rendered as if it were not: raw HTML in it is shown as
 text (markdown-it-py with ``html`` off), images are left out (no page loads anything from
@@ -15,6 +16,7 @@ And what the judge makes of a challenge's limits where the page cannot read them
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,19 @@ def readme(folder: Path, lang: str) -> markupsafe.Markup | None:
     for name in (f"README.{lang}.md", "README.md"):
         path = folder / name
         if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_README:
+            return markupsafe.Markup(_md.render(path.read_text(encoding="utf-8", errors="replace")))
+    return None
+
+
+def protocol(game: Any) -> markupsafe.Markup | None:
+    """The game's own README (its plugin package's README.md, which says how a bot talks to the
+    judge) as HTML, rendered as a challenge's README is; None when its package has none."""
+    module = sys.modules.get(getattr(game.match, "__module__", "") or "")
+    top = sys.modules.get((getattr(module, "__name__", "") or "").partition(".")[0])
+    for mod in (module, top):
+        file = getattr(mod, "__file__", None)
+        path = Path(file).parent / "README.md" if file else None
+        if path is not None and path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_README:
             return markupsafe.Markup(_md.render(path.read_text(encoding="utf-8", errors="replace")))
     return None
 

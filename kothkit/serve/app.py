@@ -655,10 +655,21 @@ class Site:
         limits, settings, game = await run_in_threadpool(self.host.terms, name)
         readme = await run_in_threadpool(about.readme, info.folder, i18n.current())
         files = await run_in_threadpool(about.templates, info.folder)
-        return self.page(request, "about.html", c=info, readme=readme, templates=files,
+        protocol = info.kind == "folder" and await run_in_threadpool(about.protocol, game) is not None
+        return self.page(request, "about.html", c=info, readme=readme, templates=files, protocol=protocol,
                          summary=i18n.said(game.summary, game.name),
                          limits=limit_rows(limits, any(x.entry for x in info.languages)),
                          serving=serve_rows(info, settings))
+
+    async def protocol(self, request: Request) -> Response:
+        """The challenge's game's README: how a bot talks to the judge (a folder challenge's Rules link here)."""
+        name = request.path_params["name"]
+        info = self.challenge(name)
+        game = (await run_in_threadpool(self.host.terms, name))[2]
+        text = await run_in_threadpool(about.protocol, game)
+        if text is None:
+            raise _Refused(404, _("There is no protocol of %(game)s to show.", game=info.game))
+        return self.page(request, "protocol.html", c=info, readme=text)
 
     async def template_file(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -996,6 +1007,7 @@ def create_app(host, accounts: Accounts, *, title: str = "kothkit", access_log: 
         Route("/c/{name}/crosstable", wrap(site.crosstable)),
         Route("/c/{name}/about", wrap(site.about)),
         Route("/c/{name}/template/{file}", wrap(site.template_file)),
+        Route("/c/{name}/protocol", wrap(site.protocol)),
         Route("/c/{name}/submit", wrap(site.submit_page), methods=["GET"]),
         Route("/c/{name}/submit", wrap(site.submit), methods=["POST"]),
         Route("/c/{name}/mine", wrap(site.mine)),

@@ -2,7 +2,8 @@
 
 A :class:`Host` keeps every challenge it serves current.  Folder challenges are
 rescanned every couple of seconds and only changed games are played (a game's id
-holds both bots' content hashes, so the journal's incremental re-run does it).
+holds both bots' content hashes, so the journal's incremental re-run does it; a
+stateful answer's is the code it was given, :mod:`kothkit.playing.keeping`).
 Submissions are stored as bot folders, built contained with the challenge's build
 time limit, and the author's newest brain that builds replaces their previous one:
 only its games are played, and the old brain's games drop out of the standings.
@@ -56,7 +57,7 @@ import time
 import traceback
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -189,6 +190,8 @@ class _Served:
     recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:
     journal: Journal | None = None
+    #: A folder challenge's records of its stateful bots' folders (kothkit.playing.keeping.Records).
+    kept: Any = None
     code: dict | None = None
     run_id: int | None = None
     run_stored: int = 0
@@ -512,6 +515,10 @@ class Host:
             private_folder(c.journal_path.parent)
             private_file(c.journal_path)
         c.journal = Journal(c.journal_path)
+        if c.kind == "folder":  # (a stateful answer is the code it was given, not the files it keeps)
+            from kothkit.playing.keeping import Records
+
+            c.kept = Records(c.journal, c.journal_path)
         c.code = game_code(c.info)
         with self._lock:  # (a host started again: what was queued is read again below)
             c.builds.clear()
@@ -563,7 +570,13 @@ class Host:
         loaded = load_bots(c.entries, self._loaders())
         errors = [str(e) for e in loaded.errors]
         ready = {}
-        for b in loaded.bots:
+        found = list(loaded.bots)
+        if c.kept is not None:
+            with self._lock:
+                busy = {b.name for t in c.inflight.values() for b in t.players}
+                current = dict(c.bots)
+            found = c.kept.identify(found, busy, current)
+        for b in found:
             key = (b.name, b.hash)
             if b.kind == BotKind.FUNCTION and not c.info.function_bots:
                 errors.append(f"{b.origin or b.path}: {c.info.name} does not take Python function bots")
@@ -920,6 +933,8 @@ class Host:
             return
         assert c.journal is not None
         c.journal.add_rows(rows)
+        if c.kept is not None:
+            c.kept.played(task.players)
         row = rows[0]
         with self._lock:
             c.inflight.pop(task.id, None)

@@ -56,6 +56,10 @@ CREATE TABLE IF NOT EXISTS runs (
     reused INTEGER,
     rounds INTEGER
 );
+CREATE TABLE IF NOT EXISTS kept (
+    folder TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
 """
 #: Columns added to the runs table since its first version: an older journal gets them, empty,
 #: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
@@ -500,6 +504,20 @@ class Journal:
         row: sqlite3.Row | None = self.db.execute("SELECT * FROM runs WHERE game=? ORDER BY id DESC LIMIT 1",
                                                   (game,)).fetchone()
         return row
+
+    # -- what stateful bots were given (kothkit.bots.kept) ---------------------------
+    def kept(self, folder: str) -> str | None:
+        """The record kept of a stateful bot's folder (its key: where a run loaded it from), or None."""
+        try:
+            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (folder,)).fetchone()
+        except sqlite3.OperationalError:  # a journal of before the table, opened read-only
+            return None
+        return None if row is None else str(row[0])
+
+    def keep(self, records: Mapping[str, str]) -> None:
+        """Keep these records of stateful bots' folders (by key), in one transaction."""
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)", list(records.items()))
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, ``bots`` and ``settings`` decoded."""

@@ -96,6 +96,20 @@ def test_sprt_between_a_strong_and_a_weak_bot_stops_early_and_accepts_h1(tmp_pat
     assert sum(penta) * 2 == doc["counted"] == doc["overall"]["games"]
 
 
+def test_sprt_conclusions_read_right_for_bounds_below_zero(tmp_path):
+    # A non-regression test: [-50, 0].  H0 accepted says "not stronger", H1 "not weaker by 50 or more".
+    weak = match(tmp_path, bot("q25"), bot("q100"), "--sprt", "-50,0", "--games", "2000", "--seed", "3", name="w")
+    assert weak["sprt"]["decision"] == "H0"
+    assert "SPRT: H0 accepted (LLR " in weak["_stdout"]
+    assert ("): q25 is not stronger than q100 (its Elo is more likely -50 than 0), after "
+            f"{weak['counted']} games") in weak["_stdout"], weak["_stdout"]
+    assert "by 0 " not in weak["_stdout"]
+    strong = match(tmp_path, bot("q100"), bot("q25"), "--sprt", "-50,0", "--games", "2000", "--seed", "3", name="s")
+    assert strong["sprt"]["decision"] == "H1"
+    assert ("): q100 is not weaker than q25 by 50 normalized Elo or more (its Elo is more likely 0 than -50), "
+            f"after {strong['counted']} games") in strong["_stdout"], strong["_stdout"]
+
+
 def test_sprt_between_identical_bots_does_not_accept_h1(tmp_path):
     doc = match(tmp_path, bot("q50"), bot("q50"), "--sprt", "0,10", "--games", "600", "--seed", "3")
     assert doc["bot"] == "q50#1" and list(doc["opponents"]) == ["q50#2"]

@@ -204,3 +204,19 @@ def test_a_bot_that_never_exits_is_warned_about(mnk, tmp_path):
     run = report.runs[0]
     assert run.ok
     assert any("was still running 0.2 s after the end of the game" in f.text for f in run.findings)
+
+
+def test_a_seat_never_asked_is_not_reported_as_ok(cli, tmp_path):
+    # An opponent that dies before its first reply: as seat 1, the checked bot is never asked anything.
+    dead = tmp_path / "dead"
+    dead.mkdir()
+    (dead / "bot.toml").write_text('name = "dead"\ncommand = ["python3", "-c", "raise SystemExit(3)"]\n')
+    done = cli("check", "gomoku_swap2", "threat", "--against", dead, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "ok    as seat 1: a game against the bundled bot dead" not in out
+    assert "[0 replies" not in out
+    line = next(l for l in out.splitlines() if "as seat 1: a game against" in l)
+    assert line.startswith("  --    ") and "[never asked: the game ended (" in line and "before the bot's turn]" in line
+    assert "ok    as seat 0 (opens): a game against the bundled bot dead  [1 reply" in out
+    assert "(2 warnings; 1 run never asked the bot anything)" in out

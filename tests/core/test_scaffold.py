@@ -14,8 +14,11 @@ package declares, and its tests pass without a warning).
 from __future__ import annotations
 
 import json
+import os
 import py_compile
 import shutil
+import subprocess
+import sys
 import tempfile
 import tomllib
 from pathlib import Path
@@ -203,3 +206,25 @@ def test_the_generated_package_passes_its_own_tests_without_a_warning(tmp_path):
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in summary and "warning" not in summary, summary
+
+
+def test_what_new_game_points_to_is_there_for_a_pip_user(cli, tmp_path):
+    """The steps `new-game` prints, and the package it writes, point only to what a pip user has: the
+    package's own README and kothkit's installed modules, never a file of kothkit's source tree."""
+    pkg = tmp_path / "pkg"
+    done = cli("new-game", "tic_tac", "--dir", pkg, check=True)
+    assert "docs/plugins.md" not in done.stdout
+    assert f"(see {pkg}/README.md; the game interface, installed with kothkit: python -m pydoc kothkit.game)" \
+        in " ".join(done.stdout.split())
+    assert (pkg / "README.md").is_file()
+    for f in pkg.rglob("*"):
+        if f.is_file():
+            assert "docs/plugins.md" not in f.read_text(), f
+    # Each module the README names documents itself, with what a game author needs.
+    readme = (pkg / "README.md").read_text()
+    for module, needs in (("kothkit.game", "class Match"), ("kothkit.limits", "class Limits"),
+                          ("kothkit.scoring", "class Scoring"), ("kothkit.testing", "conformance_tests")):
+        assert f"python -m pydoc {module}" in " ".join(readme.split())
+        shown = subprocess.run([sys.executable, "-m", "pydoc", module], capture_output=True, text=True, timeout=120,
+                               cwd=tmp_path, stdin=subprocess.DEVNULL, env={**os.environ, "PAGER": "cat"})
+        assert shown.returncode == 0 and needs in shown.stdout, (module, shown.stderr)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from tests.results.conftest import kothkit
-from tests.results.test_report import markdown_rows
+from tests.results.test_report import markdown_table
 
 
 def _crasher(folder: Path, name: str, submitted: str) -> Path:
@@ -33,12 +33,17 @@ def test_report_breaks_ties_as_run_does(tmp_path):
     doc = json.loads((tmp_path / "r.json").read_text())
     order = [s["bot"] for s in doc["standings"]]
     assert order == ["greedy", "zzz", "aaa"], doc["standings"]
-    rows = markdown_rows(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
-    assert [r[1] for r in rows] == order
+    rows = markdown_table(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
+    assert [r["bot"] for r in rows] == order
     kothkit("report", db, "--out", tmp_path / "site", cwd=tmp_path)
     index = (tmp_path / "site" / "index.html").read_text()
     leaderboard = index[index.index("<h2>Leaderboard"):index.index("</table>", index.index("<h2>Leaderboard"))]
     assert re.findall(r'<a href="bots/[^"]+">([^<]+)</a>', leaderboard) == order
+    # The likelihood-of-superiority matrix: aaa and zzz have one Elo, and are in the leaderboard's
+    # order there too (the earlier submission first), not by name.
+    los = index[index.index("<h2>Likelihood of superiority"):]
+    los = los[:los.index("</table>")]
+    assert re.findall(r"<tr><th>([^<]+)</th>", los) == order
 
 
 def test_report_show_and_export_count_the_current_standings_and_keep_matches_apart(tmp_path):
@@ -54,10 +59,10 @@ def test_report_show_and_export_count_the_current_standings_and_keep_matches_apa
     doc = json.loads((tmp_path / "r.json").read_text())
     assert [s["games"] for s in doc["standings"]] == [2, 2]
 
-    rows = markdown_rows(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
-    assert [(r[1], int(r[6])) for r in rows] == [(s["bot"], s["games"]) for s in doc["standings"]]
-    every = markdown_rows(kothkit("report", db, "--markdown", "--all", cwd=tmp_path).stdout)
-    assert [int(r[6]) for r in every] == [8, 8]
+    rows = markdown_table(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
+    assert [(r["bot"], int(r["games"])) for r in rows] == [(s["bot"], s["games"]) for s in doc["standings"]]
+    every = markdown_table(kothkit("report", db, "--markdown", "--all", cwd=tmp_path).stdout)
+    assert [int(r["games"]) for r in every] == [8, 8]
 
     shown = kothkit("show", db, cwd=tmp_path).stdout
     assert f"2 of 2 games of the current standings in {db}" in shown
@@ -89,6 +94,6 @@ def test_verify_names_one_stateful_bot_in_the_singular(tmp_path):
     kothkit("run", "gomoku_swap2", "--bots", kaito, "--bots", "greedy", "--seed", "4", "--jobs", "2", "--db", db,
             "-q", cwd=tmp_path)
     done = kothkit("verify", db, cwd=tmp_path, check=False)
-    assert "note: Kaito keeps files between games; its replays start from the files as they are now" in done.stderr, (
+    assert "note: Kaito keeps files between games; its replays start from a copy of the files as they are now (the real folder is left as it is)" in done.stderr, (
         done.stdout + done.stderr)
     assert "verified 2 games: 2 identical, 0 differ, 0 not verifiable" in done.stdout

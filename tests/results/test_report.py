@@ -8,6 +8,7 @@ from contextlib import closing
 import re
 import shutil
 import sqlite3
+import time
 
 from urllib.parse import unquote, urlparse
 
@@ -16,10 +17,19 @@ from tests.results.browser import Watched
 from tests.results.conftest import TB, kothkit
 
 
-def markdown_rows(text: str) -> list[list[str]]:
+def markdown_rows(text: str, heads: bool = False) -> list[list[str]]:
+    """The rows of the Markdown table in ``text`` (``heads``: its headings first)."""
     lines = [l for l in text.splitlines() if l.startswith("|")]
     assert re.fullmatch(r"\|(-*:?\|)+|\|(---:?\|)+|\|[-:|]+", lines[1].replace(" ", "")), lines[1]
-    return [[c.strip() for c in re.split(r"(?<!\\)\|", l)[1:-1]] for l in lines[2:]]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", l)[1:-1]] for l in lines]
+    return ([cells[0]] if heads else []) + cells[2:]
+
+
+def markdown_table(text: str) -> list[dict[str, str]]:
+    """The rows of the Markdown table in ``text``, each by its headings (a repeated one numbered: drawn, drawn 2)."""
+    heads, *rows = markdown_rows(text, heads=True)
+    named = [h if heads[:i].count(h) == 0 else f"{h} {heads[:i].count(h) + 1}" for i, h in enumerate(heads)]
+    return [dict(zip(named, r)) for r in rows]
 
 
 def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
@@ -32,15 +42,26 @@ def test_markdown_leaderboard_matches_the_runs_standings(classic12, tmp_path):
     doc = json.loads(doc_path.read_text())
     assert doc["played"] == 0
     text = kothkit("report", db, "--markdown", cwd=tmp_path).stdout
-    rows = markdown_rows(text)
+    heads = markdown_rows(text, heads=True)[0]
     # Points are per match in classic12: the matches won, drawn and lost, then the games, as run's table has them.
-    assert text.splitlines()[0].split("|")[3:11] == [" match points ", " matches won ", " drawn ", " lost ",
-                                                    " games won ", " drawn ", " lost ", " games "]
-    assert [[int(r[0]), r[1], *map(int, r[2:10])] for r in rows] == [
+    counts = ["match points", "matches won", "drawn", "lost", "games won", "drawn", "lost", "games"]
+    assert heads[heads.index("match points"):heads.index("games") + 1] == counts
+    rows = markdown_table(text)
+    assert [[int(r["#"]), r["bot"], *(int(r[h]) for h in ("match points", "matches won", "drawn", "lost",
+                                                        "games won", "drawn 2", "lost 2", "games"))]
+            for r in rows] == [
         [s["rank"], s["bot"], s["points"], s["match_wins"], s["match_draws"], s["match_losses"], s["wins"],
          s["draws"], s["losses"], s["games"]] for s in doc["standings"]]
-    # The Elo beside the points is the one `kothkit run` gave (the same fit of the same games).
-    assert [(r[1], int(r[10])) for r in rows] == [(s["bot"], round(s["elo"])) for s in doc["standings"]]
+    # The heading a challenge's post needs: the game, the date, the seed and the games; each bot's
+    # language (guessed from its command: these bots give none) and the games it lost by a fault.
+    assert text.startswith("## The course's 12x12 Gomoku")
+    day = time.strftime("%Y-%m-%d", time.gmtime(max(open_journal(db).finished.values())))
+    assert re.search(rf"^Standings of {day} \d\d:\d\d UTC, seed 5, 12 games played by 4 bots\.$", text, re.M), text
+    assert {r["bot"]: (r["language"], r["faults"]) for r in rows} == {
+        "steady": ("Python", "-"), "tardy": ("Python", "2 timeout"), "malformed": ("Python", "5 invalid-reply"),
+        "out_of_turn": ("Python", "5 out-of-turn")}
+    # 12 games do not tell these bots' Elo apart: the Elo columns are left out, and it says so.
+    assert "Elo" not in heads and "Elo ratings left out: with 12 games" in text
     assert not (tmp_path / "report").exists()  # --markdown writes nothing
 
 
@@ -52,7 +73,11 @@ def test_the_site_opens_offline_and_links_every_bot_and_replay(browser, classic1
     try:
         p = w.page
         p.goto((site / "index.html").as_uri())
-        assert p.locator("h1").inner_text() == "gomoku_classic12"
+        # A journal alone: the game's summary heads it, then the game, the date, the seed and the games.
+        assert p.locator("h1").inner_text().startswith("The course's 12x12 Gomoku")
+        day = time.strftime("%Y-%m-%d", time.gmtime(max(archive.finished.values())))
+        assert re.fullmatch(rf"gomoku_classic12: standings of {day} \d\d:\d\d UTC, seed 5, 12 games played by 4 bots",
+                            p.locator("h1 + p").inner_text())
         board = p.locator("table").first.locator("tr").all_inner_texts()
         assert [row.split("\t")[1] for row in board[1:]] == ["steady", "tardy", "malformed", "out_of_turn"]
         # the crosstable: steady won both its games against each other bot
@@ -118,7 +143,7 @@ def test_bot_names_are_escaped_everywhere(tmp_path):
         assert "<script>alert" not in text and "\"x'" not in text and "' onmouseover='" not in text, page
         assert page.resolve().is_relative_to(site.resolve())
     rows = markdown_rows(kothkit("report", db, "--markdown", cwd=tmp_path).stdout)
-    assert evil.replace("|", "\\|") in [r[1] for r in rows]
+    assert re.sub(r"([\\`*<>|\[\]])", r"\\\1", evil) in [r[1] for r in rows]
 
 
 def test_a_public_report_holds_no_bots_output(classic12, tmp_path):
@@ -166,3 +191,31 @@ def test_a_renamed_report_orders_ties_as_the_bots_own_names_do(tmp_path):
     assert [s.bot for s in own.standings] == ["alpha", "zulu"]
     assert [s.bot for s in public.standings] == ["Zed", "Amy"]
     assert {p for r in public.games for p in r.players} == {"Zed", "Amy"}
+
+
+def test_a_challenges_report_has_its_title_and_its_answers_authors(classic12, tmp_path):
+    """A challenge folder's report: its title (kothkit.toml's [serve] title) on the site and at the top of
+    the post's leaderboard; each answer's author, language and link as its bot.toml gives them."""
+    ch = tmp_path / "ch"
+    ch.mkdir()
+    (ch / "kothkit.toml").write_text('game = "gomoku_classic12"\nbots = ["bots"]\n\n[serve]\nkind = "folder"\n'
+                                    'title = "KoTH: Gomoku <12x12>"\n')
+    shutil.copytree(classic12.parent / "bots", ch / "bots")
+    toml = ch / "bots" / "steady" / "bot.toml"
+    toml.write_text(toml.read_text() + 'author = "Ada [L]"\nurl = "https://codegolf.stackexchange.com/a/1"\n'
+                    'language = "Python 3"\n')
+    kothkit("run", ch, "--seed", "5", "--move-time", "0.3", "-q", cwd=tmp_path)
+    text = kothkit("report", ch, "--markdown", cwd=tmp_path).stdout
+    assert text.startswith("## KoTH: Gomoku \\<12x12\\> (gomoku_classic12)\n")
+    rows = {r["bot"]: r for r in markdown_table(text)}
+    assert rows["[steady](<https://codegolf.stackexchange.com/a/1>)"]["author"] == "Ada \\[L\\]"
+    assert rows["[steady](<https://codegolf.stackexchange.com/a/1>)"]["language"] == "Python 3"
+    assert rows["tardy"]["author"] == "-" and rows["tardy"]["language"] == "Python"
+    kothkit("report", ch, "--out", tmp_path / "site", cwd=tmp_path)
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "<h1>KoTH: Gomoku &lt;12x12&gt;</h1>" in index
+    assert re.search(r"gomoku_classic12: standings of \d{4}-\d\d-\d\d \d\d:\d\d UTC, seed 5, 12 games", index)
+    # A bot.toml whose url is no web address is refused by name.
+    toml.write_text(toml.read_text().replace("https://codegolf.stackexchange.com/a/1", "javascript:alert(1)"))
+    r = kothkit("run", ch, "--move-time", "0.3", "-q", cwd=tmp_path, check=False)
+    assert "bot.toml:" in r.stderr and "url must be an http:// or https:// address" in r.stderr
