@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from kothkit.botspec import BotError, BotKind, BotSpec
     from kothkit.game import (
+        Clock,
         End,
         Exporter,
         GameInfo,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from kothkit.limits import Limits
     from kothkit.people import CELLS, POINTS, STONES, Grid, Mistake, Svg, Turn
     from kothkit.scenarios import Scenario
-    from kothkit.scoring import Scoring
+    from kothkit.scoring import Scoring, Unit
 
     #: Marker for plugin implementations: ``@kothkit.hookimpl def kothkit_games(): ...``
     hookimpl: pluggy.HookimplMarker
@@ -50,11 +51,12 @@ if TYPE_CHECKING:
 #: The module of each name of the plugin API.  They are imported when first asked for (PEP 562), so
 #: that ``kothkit --version``, which needs none of them, does not import pluggy, attrs and the game API.
 _FROM = {
-    **dict.fromkeys(("End", "Exporter", "GameInfo", "GameReplay", "Match", "Message", "Outcome", "Prompt", "Rejected",
-                     "Rule", "Setup", "Verdict", "integer", "one_of"), "kothkit.game"),
+    **dict.fromkeys(("Clock", "End", "Exporter", "GameInfo", "GameReplay", "Match", "Message", "Outcome", "Prompt",
+                     "Rejected", "Rule", "Setup", "Verdict", "integer", "one_of"), "kothkit.game"),
     **dict.fromkeys(("BotError", "BotKind", "BotSpec"), "kothkit.botspec"),
     **dict.fromkeys(("CELLS", "POINTS", "STONES", "Grid", "Mistake", "Svg", "Turn"), "kothkit.people"),
     "Limits": "kothkit.limits", "Scenario": "kothkit.scenarios", "Scoring": "kothkit.scoring",
+    "Unit": "kothkit.scoring",
 }
 
 
@@ -82,6 +84,7 @@ __all__ = [
     "BotError",
     "BotKind",
     "BotSpec",
+    "Clock",
     "End",
     "Exporter",
     "GameInfo",
@@ -100,6 +103,7 @@ __all__ = [
     "Setup",
     "Svg",
     "Turn",
+    "Unit",
     "Verdict",
     "__version__",
     "hookimpl",

@@ -8,7 +8,7 @@ per-game scores (blindfold Connect-4: +1/0/-1 averaged).
 
 from __future__ import annotations
 
-from collections import defaultdict
+import enum
 from collections.abc import Callable, Iterable, Mapping
 
 import attrs
@@ -23,10 +23,21 @@ def _names(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _names_list(items: Iterable[str]) -> list[str]:
+    return list(items)
+
+
+class Unit(enum.StrEnum):
+    """What earns points: each game, or each match (all games of one pair)."""
+
+    GAME = "game"
+    MATCH = "match"
+
+
 @attrs.frozen
 class Scoring:
     #: "game": points for each game; "match": points for each pair's set of games.
-    unit: str = attrs.field(default="game", validator=attrs.validators.in_(("game", "match")))
+    unit: Unit = attrs.field(default=Unit.GAME, converter=Unit)
     win: float = 1.0
     draw: float = 0.5
     loss: float = 0.0
@@ -49,6 +60,10 @@ class Result:
 
 @attrs.frozen
 class Standing:
+    """One bot's row of a ranking (:meth:`Tally.standings`): what every ranking shows, the CLI's
+    table, a report's and the host's Scoreboard (:class:`kothkit.serve.views.ScoreboardRow` adds
+    what the host knows of the bot)."""
+
     bot: str
     points: float
     wins: int
@@ -58,6 +73,8 @@ class Standing:
     match_wins: int | None = None
     match_draws: int | None = None
     match_losses: int | None = None
+    #: The place, from 1 (:func:`ranked`): bots the game's tie-breaks cannot tell apart share one.
+    rank: int = 0
 
     @property
     def games(self) -> int:
@@ -66,8 +83,20 @@ class Standing:
 
 def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None) -> Callable[[Standing], list[object]]:
     """The sort key of a ranking under ``scoring``: points, then its tie-breaks in order, then the
-    name (``submitted``: bot.toml dates, for the "submitted" tie-break).  Every ranking uses it
-    (the Tally's, the host's live scoreboard)."""
+    name (``submitted``: bot.toml dates, for the "submitted" tie-break).  Every ranking uses it,
+    through :func:`ranked`."""
+    level = _level_key(scoring, submitted)
+
+    def key(s: Standing) -> list[object]:
+        k = level(s)
+        k.append(s.bot)
+        return k
+
+    return key
+
+
+def _level_key(scoring: Scoring, submitted: Mapping[str, str | None] | None) -> Callable[[Standing], list[object]]:
+    """Points and the game's own tie-breaks: bots equal on it share a rank."""
     dates = submitted or {}
 
     def key(s: Standing) -> list[object]:
@@ -80,88 +109,214 @@ def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None
                 k.append((date is None, date or ""))
             else:
                 k.append(s.bot)
-        k.append(s.bot)
         return k
 
     return key
 
 
+def ranked(scoring: Scoring, rows: Iterable[Standing],
+           submitted: Mapping[str, str | None] | None = None) -> list[Standing]:
+    """``rows`` best first, each numbered: the one ranking of every table (``kothkit run``, a
+    report, the host's Scoreboard).  Bots level on points and on every tie-break the game names
+    share a rank (the next rank is then skipped: 1, 2, 2, 4); a game whose tie-breaks end with
+    "name" gives every bot its own."""
+    level = _level_key(scoring, submitted)
+    out: list[Standing] = []
+    prev: list[object] | None = None
+    rank = 0
+    for i, s in enumerate(sorted(rows, key=rank_key(scoring, submitted))):
+        k = level(s)
+        if k != prev:
+            rank, prev = i + 1, k
+        out.append(s if s.rank == rank else attrs.evolve(s, rank=rank))
+    return out
+
+
+_NONE = (0, 0, 0)
+
+
 @attrs.define
 class Tally:
-    """Standings built up one game result at a time: counts only, so memory stays flat
-    however many games a tournament has.  Results naming other bots are ignored."""
+    """Standings kept up to date one game at a time, and taken back a game or a bot at a time.
+
+    Each bot's wins, draws, losses and points are kept as games come (for match scoring, each
+    pair's games too, re-scoring only that pair's match), so a ranking is a sort of the bots
+    however many games were counted: ``kothkit run`` adds thousands a second, and the host's
+    Scoreboard asks for the standings after every game.  Results naming bots not on the tally are
+    ignored."""
 
     scoring: Scoring
-    bots: list[str]
-    # Games per (players, winner): one count a game (a tournament adds thousands a
-    # second), worked into wins, points and matches when standings are asked for.
-    _results: dict[tuple[tuple[str, ...], str | None], int] = attrs.field(init=False, factory=lambda: defaultdict(int))
+    bots: list[str] = attrs.field(converter=_names_list)
+    _known: set[str] = attrs.field(init=False)
+    wins: dict[str, int] = attrs.field(init=False)
+    draws: dict[str, int] = attrs.field(init=False)
+    losses: dict[str, int] = attrs.field(init=False)
+    points: dict[str, float] = attrs.field(init=False)
+    #: Matches won, drawn, lost per bot (match scoring).
+    matches: dict[str, list[int]] = attrs.field(init=False)
+    #: Per unordered pair (sorted): [games won by the first, by the second] (match scoring).
+    _pairs: dict[tuple[str, ...], list[int]] = attrs.field(init=False, factory=dict)
+    #: (bot, opponent) -> (wins, draws, losses) of bot against opponent: the crosstable's cells.
+    cells: dict[tuple[str, str], tuple[int, int, int]] = attrs.field(init=False, factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        self._known = set(self.bots)
+        self.wins, self.draws, self.losses = (dict.fromkeys(self.bots, 0) for _ in range(3))
+        self.points = dict.fromkeys(self.bots, 0.0)
+        self.matches = {b: [0, 0, 0] for b in self.bots}
 
     def add(self, players: tuple[str, ...], winner: str | None) -> None:
-        self._results[players if type(players) is tuple else tuple(players), winner] += 1
+        """One more game (one naming a bot not on the tally is ignored)."""
+        if len(players) == 2 and self.scoring.unit == Unit.GAME and winner in (players[0], players[1], None):
+            self._add_pair(players[0], players[1], winner)  # (the usual game: kept fast)
+            return
+        if not self._known.issuperset(players):
+            return
+        self._count(players, winner, +1)
+        if len(players) == 2:
+            a, b = players
+            for me, other in ((a, b), (b, a)):
+                w, d, lost = self.cells.get((me, other), (0, 0, 0))
+                # Tuples, replaced (never changed in place): a copy of the dict is a snapshot.
+                self.cells[(me, other)] = ((w, d + 1, lost) if winner is None else (w + 1, d, lost) if winner == me
+                                           else (w, d, lost + 1))
+        if self.scoring.unit == Unit.MATCH:
+            pair = tuple(sorted(players))
+            counts = self._pairs.get(pair)
+            if counts is not None:
+                self._score_match(pair, counts, -1)
+            else:
+                counts = self._pairs[pair] = [0] * len(pair)
+            if winner is not None:
+                counts[pair.index(winner)] += 1
+            self._score_match(pair, counts, +1)
 
-    def standings(self, submitted: Mapping[str, str] | None = None) -> list[Standing]:
-        """The bots ranked (``submitted``: bot.toml dates, for the "submitted" tiebreak)."""
-        scoring = self.scoring
-        known = set(self.bots)
-        wins: dict[str, int] = defaultdict(int)
-        draws: dict[str, int] = defaultdict(int)
-        losses: dict[str, int] = defaultdict(int)
-        points: dict[str, float] = defaultdict(float)
-        # Per unordered pair: games won by each side, for match scoring.
-        matches: dict[tuple[str, ...], dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for (players, winner), n in self._results.items():
-            if not known.issuperset(players):
-                continue
-            for p in players:
-                if winner is None:
-                    draws[p] += n
-                elif p == winner:
-                    wins[p] += n
+    def _add_pair(self, a: str, b: str, winner: str | None) -> None:
+        """:meth:`add` of a two-player game scored by the game, written out: ``kothkit run`` adds
+        thousands a second."""
+        known = self._known
+        if a not in known or b not in known:
+            return
+        cells, s, points = self.cells, self.scoring, self.points
+        ab, ba = cells.get((a, b), _NONE), cells.get((b, a), _NONE)
+        # Tuples, replaced (never changed in place): a copy of the dict is a snapshot.
+        if winner is None:
+            self.draws[a] += 1
+            self.draws[b] += 1
+            points[a] += s.draw
+            points[b] += s.draw
+            cells[(a, b)] = (ab[0], ab[1] + 1, ab[2])
+            cells[(b, a)] = (ba[0], ba[1] + 1, ba[2])
+            return
+        if winner == a:
+            cells[(a, b)] = (ab[0] + 1, ab[1], ab[2])
+            cells[(b, a)] = (ba[0], ba[1], ba[2] + 1)
+            loser = b
+        else:
+            cells[(a, b)] = (ab[0], ab[1], ab[2] + 1)
+            cells[(b, a)] = (ba[0] + 1, ba[1], ba[2])
+            loser = a
+        self.wins[winner] += 1
+        self.losses[loser] += 1
+        points[winner] += s.win
+        points[loser] += s.loss
+
+    def remove(self, players: tuple[str, ...], winner: str | None) -> None:
+        """Take back one game given to :meth:`add` (a bot's games, when the bot changes or leaves)."""
+        if not self._known.issuperset(players):
+            return
+        self._count(players, winner, -1)
+        if len(players) == 2:
+            a, b = players
+            for me, other in ((a, b), (b, a)):
+                w, d, lost = self.cells[(me, other)]
+                cell = (w, d - 1, lost) if winner is None else (w - 1, d, lost) if winner == me else (w, d, lost - 1)
+                if cell == (0, 0, 0):
+                    del self.cells[(me, other)]
                 else:
-                    losses[p] += n
-            if scoring.unit == "game":
-                for p in players:
-                    points[p] += n * (scoring.draw if winner is None else scoring.win if p == winner else scoring.loss)
+                    self.cells[(me, other)] = cell
+        if self.scoring.unit == Unit.MATCH:
+            pair = tuple(sorted(players))
+            counts = self._pairs[pair]
+            self._score_match(pair, counts, -1)
+            if winner is not None:
+                counts[pair.index(winner)] -= 1
+            if (pair[0], pair[-1]) in self.cells:  # games of the pair are left: their match counts
+                self._score_match(pair, counts, +1)
             else:
-                m = matches[tuple(sorted(players))]  # a pair that only drew still played a match
-                if winner is not None:
-                    m[winner] += n
-        # Per bot: matches won, drawn, lost.
-        record: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        for (a, b), m in matches.items():
-            if m[a] == m[b]:
-                points[a] += scoring.draw
-                points[b] += scoring.draw
-                record[a][1] += 1
-                record[b][1] += 1
-            else:
-                won, lost_by = (a, b) if m[a] > m[b] else (b, a)
-                points[won] += scoring.win
-                points[lost_by] += scoring.loss
-                record[won][0] += 1
-                record[lost_by][2] += 1
+                del self._pairs[pair]
+
+    def add_bot(self, bot: str) -> None:
+        """A bot joins (with no games yet)."""
+        if bot in self._known:
+            return
+        self.bots.append(bot)
+        self._known.add(bot)
+        self.wins[bot] = self.draws[bot] = self.losses[bot] = 0
+        self.points[bot] = 0.0
+        self.matches[bot] = [0, 0, 0]
+
+    def remove_bot(self, bot: str) -> None:
+        """A bot leaves; its games must have been taken back first (:meth:`remove`)."""
+        if bot not in self._known:
+            return
+        self.bots.remove(bot)
+        self._known.discard(bot)
+        for table in (self.wins, self.draws, self.losses, self.points, self.matches):
+            del table[bot]
+
+    def _count(self, players: tuple[str, ...], winner: str | None, sign: int) -> None:
+        """Each player's win, draw or loss of one game, and its points where games score, added
+        (``sign`` 1) or taken back (-1)."""
+        s = self.scoring
+        for p in players:
+            table = self.draws if winner is None else self.wins if p == winner else self.losses
+            table[p] += sign
+            if s.unit == Unit.GAME:
+                self.points[p] += sign * (s.draw if winner is None else s.win if p == winner else s.loss)
+
+    def _score_match(self, pair: tuple[str, ...], counts: list[int], sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) the match of ``pair`` as ``counts`` stand."""
+        s = self.scoring
+        a, b = pair[0], pair[-1]
+        if counts[0] == counts[-1]:
+            for p in (a, b):
+                self.points[p] += sign * s.draw
+                self.matches[p][1] += sign
+        else:
+            w, lost = (a, b) if counts[0] > counts[-1] else (b, a)
+            self.points[w] += sign * s.win
+            self.points[lost] += sign * s.loss
+            self.matches[w][0] += sign
+            self.matches[lost][2] += sign
+
+    def games(self, bot: str) -> int:
+        """Games counted of ``bot`` (0 for a bot not on the tally)."""
+        return self.wins.get(bot, 0) + self.draws.get(bot, 0) + self.losses.get(bot, 0)
+
+    def standings(self, submitted: Mapping[str, str | None] | None = None) -> list[Standing]:
+        """The bots ranked (:func:`ranked`; ``submitted``: bot.toml dates, for the "submitted" tie-break)."""
+        s = self.scoring
         rows = []
-        for bot in self.bots:
-            pts = points[bot]
-            w, d, lost = wins[bot], draws[bot], losses[bot]
-            if scoring.mean:
-                played = w + d + lost
-                pts = pts / played if played else 0.0
-            if scoring.unit == "match":
-                mw, md, ml = record[bot]
-                rows.append(Standing(bot=bot, points=pts, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
+        for n in self.bots:
+            w, d, lost = self.wins[n], self.draws[n], self.losses[n]
+            p = self.points[n]
+            if s.mean:
+                p = p / (w + d + lost) if w + d + lost else 0.0
+            if s.unit == Unit.MATCH:
+                mw, md, ml = self.matches[n]
+                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
                                      match_losses=ml))
             else:
-                rows.append(Standing(bot=bot, points=pts, wins=w, draws=d, losses=lost))
-        return sorted(rows, key=rank_key(scoring, submitted))
+                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
+        return ranked(s, rows, submitted)
 
 
 def standings(
     scoring: Scoring,
     bots: Iterable[str],
     results: Iterable[Result],
-    submitted: Mapping[str, str] | None = None,
+    submitted: Mapping[str, str | None] | None = None,
 ) -> list[Standing]:
     """Rank ``bots`` by ``results`` under ``scoring``; results naming other bots are ignored."""
     tally = Tally(scoring, list(bots))

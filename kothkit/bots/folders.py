@@ -199,6 +199,12 @@ def stats_below(folder: Path, most: int, skip: Iterable[str] = ()) -> Iterator[o
     """The ``lstat`` of each entry below ``folder``, depth first, ``most`` of them at the most: links
     are never followed, an entry that cannot be read is passed over, and one whose name matches a
     pattern of ``skip`` is left out (a folder's contents with it)."""
+    return (st for _path, st in entries_below(folder, most, skip))
+
+
+def entries_below(folder: Path, most: int, skip: Iterable[str] = ()) -> Iterator[tuple[str, os.stat_result]]:
+    """(path, ``lstat``) of each entry below ``folder``, as :func:`stats_below` gives their stats
+    (walked without recursion: a tree nested thousands deep is no RecursionError)."""
     patterns, stack, given = tuple(skip), [str(folder)], 0
     while stack:
         try:
@@ -215,7 +221,7 @@ def stats_below(folder: Path, most: int, skip: Iterable[str] = ()) -> Iterator[o
                     continue
                 if stat.S_ISDIR(st.st_mode):
                     stack.append(e.path)
-                yield st
+                yield e.path, st
                 given += 1
                 if given >= most:
                     return

@@ -103,7 +103,8 @@ def manifest(b: BotSpec, cache: Cache | None = None) -> Manifest:
 def manifest_hash(given: Manifest) -> str:
     h = hashlib.sha256(b"kothkit manifest 1\0")
     for rel in sorted(given):
-        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + given[rel].encode() + b"\0")
+        # (a link's target, as a name, may be any bytes: Python holds them as lone surrogates)
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + given[rel].encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()
 
 

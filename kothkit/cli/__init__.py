@@ -16,14 +16,15 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "WHERE", "app", "main"]
 
 #: The command modules: each registers its commands on ``app`` when imported.
-COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play", "serve")
+COMMANDS = ("run", "verify", "check", "scaffold", "show", "export", "report", "headtohead", "play", "serve", "cluster")
 
 #: The module of each command (tests/core/test_cli_startup.py checks it against what the modules
 #: register): a command given on the command line imports its own module only, not every command's
 #: (the verify, report and serve modules pull in the web site's and archive's code).
 WHERE = {"games": "run", "run": "run", "debug": "run", "verify": "verify", "prune": "verify", "check": "check",
          "new-game": "scaffold", "show": "show", "export": "export", "report": "report", "match": "headtohead",
-         "gauntlet": "headtohead", "play": "play", "serve": "serve", "users": "serve"}
+         "gauntlet": "headtohead", "play": "play", "serve": "serve", "users": "serve",
+         "cluster": "cluster"}
 
 
 def _wanted(args: list[str]) -> tuple[str, ...]:

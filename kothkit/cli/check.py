@@ -58,8 +58,9 @@ def check(
     from kothkit.cli.common import bot_loaders, bundled_entries, game_target
     from kothkit.playing.check import CheckError, check_bot
 
-    info, _ = game_target(game, rules)
-    limits = info.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
+    played = game_target(game, rules)
+    info = played.with_settings()  # check's scenarios read the rules from the game; it journals no game
+    limits = played.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
     resolved, unknown = bundled_entries([bot], info)
     if unknown:
         err.print(f"error: {unknown[0]}", markup=False, soft_wrap=True)

@@ -7,9 +7,8 @@ import os
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
-import attrs
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -18,6 +17,9 @@ import kothkit
 from kothkit.bots.folders import BotError, BotSpec, load_bots, printable
 from kothkit.playing import challenge as challenges
 from kothkit.plugins import PluginError, get_game, plugin_manager
+
+if TYPE_CHECKING:
+    from kothkit.playing.settings import Game
 
 
 def _plain(param, ctx):
@@ -43,7 +45,7 @@ def _plain(param, ctx):
 
 
 #: Metavars by option name where the type alone says too little (options ending in _time: S).
-_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "listen": "S", "progress_every": "S"}
+_METAVARS = {"bots": "BOT", "against": "BOT", "memory_mb": "MB", "disk_mb": "MB", "cluster": "ADDRESS", "cluster_certs": "DIR", "listen": "S", "progress_every": "S"}
 
 
 class PlainGroup(TyperGroup):
@@ -157,12 +159,13 @@ def is_challenge(target: str) -> bool:
     return os.sep in target or target.endswith(".toml") or Path(target, challenges.FILE).is_file()
 
 
-def game_target(target: str, rules: list[str] | None = None) -> tuple[Any, challenges.Challenge | None]:
-    """The game of ``target`` (a game's name, or a challenge folder or its kothkit.toml) with its rules
-    settings: the challenge's [rules], then ``rules`` (``--rules KEY=VALUE``) over them, each checked
-    by the game (an error names the file and line, or the option).  The game comes back with these
-    settings as its rules (``GameInfo.rules``) and the challenge's [limits] as its limits, and the
-    challenge, or None."""
+def game_target(target: str, rules: list[str] | None = None) -> Game:
+    """The game of ``target`` (a game's name, or a challenge folder or its kothkit.toml) as a run plays
+    it (:func:`kothkit.playing.settings.game_of`): its registration, the challenge's [rules] and
+    ``rules`` (``--rules KEY=VALUE``) over the game's, each checked by the game (an error names the
+    file and line, or the option), the challenge's [limits], and the challenge, or None."""
+    from kothkit.playing.settings import SettingsError, game_of
+
     ch = None
     if is_challenge(target):
         try:
@@ -170,33 +173,10 @@ def game_target(target: str, rules: list[str] | None = None) -> tuple[Any, chall
         except challenges.ChallengeError as e:
             fail(str(e))
     info = game_info(ch.game if ch else target)
-    given = dict(_rule(r) for r in rules or ())
-    for k, v in given.items():
-        if k not in info.rules:
-            fail(f"--rules {k}: unknown rule {k!r} for {info.name} (known: {', '.join(info.rules) or 'none'})")
-        try:
-            info.check_rules({k: v})
-        except (ValueError, TypeError, KeyError) as e:
-            fail(f"--rules {k}={v!r}: bad value: {e}")
-    if ch is not None:
-        try:
-            challenges.check_rules(ch, dict(info.rules))
-            challenges.check_rule_values(ch, info.check_rules)
-        except challenges.ChallengeError as e:
-            fail(str(e))
-    merged = {**(ch.rules if ch else {}), **given}
     try:
-        info.check_rules(merged)
-    except (ValueError, TypeError, KeyError) as e:
-        fail(f"{challenges.rules_place(ch) + ' and --rules' if ch and given else 'the rules'}: {e}")
-    if merged:
-        info = attrs.evolve(info, rules={**info.rules, **merged})
-    if ch is not None and ch.limits:
-        try:
-            info = attrs.evolve(info, limits=info.limits.replace(**ch.limits))
-        except (TypeError, ValueError) as e:
-            fail(f"{ch.path}: [limits]: {e}")
-    return info, ch
+        return game_of(info, ch, dict(_rule(r) for r in rules or ()))
+    except SettingsError as e:
+        fail(str(e))
 
 
 def bot_loaders():

@@ -44,9 +44,10 @@ def play(
     from kothkit.playing.play import drop_game, new_game, store_game
     from kothkit.playing.referee import play_game
 
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     game = info.name
-    settings_rules = dict(info.rules)
+    settings_rules = dict(played.rules)
     probe = _check_seat(info, seat, name)
     bot = _bot(info, against, ch)
     if bot.name == name:
@@ -57,7 +58,7 @@ def play(
     journal = journal_path(game, option=db, suffix="-play")
     server = local = None
     while True:
-        task, run_id, seed = new_game(journal, info, seats, info.limits, settings_rules, seed,
+        task, run_id, seed = new_game(journal, info, seats, played.limits, settings_rules, seed,
                                       challenge_seed=ch.seed if ch else None)
         k = task.index
         term: WebSeat | Terminal

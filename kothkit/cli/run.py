@@ -45,8 +45,9 @@ def run(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="A folder of bot folders, one bot folder, file.py:function, or a bundled bot's name; repeatable. Default: the game's bundled bots.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed (default: the challenge file's seed, else the journal's last seed for this game, else a fresh one, printed).")] = None,
     new_seed: Annotated[bool, typer.Option("--new-seed", help="Draw a fresh seed even if the challenge file or the journal has one.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores).")] = None,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers (needs kothkit[cluster]; see docs/tournaments.md).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own) (needs kothkit\\[cluster]; see docs/tournaments.md).")] = None,
+    cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
     rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
@@ -60,6 +61,8 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
+    openings: Annotated[Optional[str], typer.Option("--openings", help="Openings for a game that takes them (gomocup): a file of one a line in the game's format, or a Piskvork .psq; round r of every pair starts its two games (each bot black once) from the r-th.")] = None,
+    openings_order: Annotated[str, typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed).")] = "sequential",
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, rounds=rounds, trusted=trusted, db=db,
@@ -67,13 +70,15 @@ def run(
                             "memory_mb": memory_mb, "disk_mb": disk_mb})
     settled(given.check)
     # The rules settings are checked here, once: a bad value is reported before any game runs.
-    info, ch = game_target(target, rules)
+    game = game_target(target, rules)
+    info, ch = game.info, game.challenge
     specs, errors = _field(info, ch, bots, build_time)
-    s = settled(lambda: resolve(info.name, info.rounds, info.limits, ch, given))
-    pool = _connect(cluster, info, specs)
+    s = settled(lambda: resolve(game, given))
+    book = _openings(info, openings, openings_order)
+    pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
-    result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every)
+    result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every, book)
     _print_results(info, s, result, faults, errors)
     plugin_manager().hook.kothkit_tournament_finished(game=info, standings=result.standings, journal=s.journal)
     if json_path is not None:
@@ -92,13 +97,15 @@ def _field(info, ch, bots: list[str] | None, build_time: float | None):
     return specs, errors
 
 
-def _connect(cluster: str | None, info, specs):
-    """The Dask cluster of ``--cluster``, connected, or None."""
+def _connect(cluster: str | None, certs: Path | None, info, specs):
+    """The Dask cluster of ``--cluster`` (its certificates in ``certs``), connected, or None."""
     if cluster is None:
         return None
-    from kothkit.playing.cluster import ClusterError, connect
+    from kothkit.playing.cluster import ClusterError, connect, use_certs
 
     try:
+        if certs is not None:
+            use_certs(certs)
         return connect(cluster, info, specs, note=lambda text: out.print(f"  {text}", markup=False))
     except ClusterError as e:
         fail(str(e))
@@ -120,7 +127,22 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
         out.print(f"cpu: {fair_cpu(info.pondering, jobs, s.limits.pin_cpu)[1]}", markup=False)
 
 
-def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every: float):
+def _openings(info, path: str | None, order: str):
+    """The tournament's openings (``--openings``), or None."""
+    if path is None:
+        return None
+    from kothkit.playing.openings import OpeningsError, load
+
+    try:
+        book = load(Path(path), info, dict(info.rules), order)
+    except OpeningsError as e:
+        fail(f"--openings: {e}")
+    out.print(f"openings: {len(book.texts)} ({book.source}, {book.order}), each played from both seats",
+              markup=False)
+    return book
+
+
+def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every: float, openings=None):
     """Play the tournament with its progress shown; an interruption or a lost worker ends the command
     saying that the finished games are kept."""
     import sqlite3
@@ -133,9 +155,10 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
-                                    rules=dict(info.rules), rounds=s.rounds, trusted=s.trusted,
+                                    rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
-                                    on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool)
+                                    on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool,
+                                    openings=openings)
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {s.journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)
@@ -199,7 +222,8 @@ def debug(
     from kothkit.playing.schedule import game_id, settings_of
     from kothkit.store.records import GameTask
 
-    info, ch = game_target(game, rules)
+    played = game_target(game, rules)
+    info, ch = played.info, played.challenge
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")
@@ -214,9 +238,9 @@ def debug(
     other = opponents[0]
     seats = (other, me) if second else (me, other)
     names = [s.name if seats.count(s) == 1 else f"{s.name}#{i}" for i, s in enumerate(seats)]
-    limits = info.limits.replace(move_time=move_time)
-    task = GameTask(id=game_id(info.name, settings_of(limits, info.rules), seats, ("debug", seed)), game=info.name,
-                    players=seats, seed=seed, limits=limits, rules=dict(info.rules))
+    limits = played.limits.replace(move_time=move_time)
+    task = GameTask(id=game_id(info.name, settings_of(limits, played.rules), seats, ("debug", seed)), game=info.name,
+                    players=seats, seed=seed, limits=limits, rules=dict(played.rules))
     def show(kind, seat, text, ms):
         who = names[seat]
         t = f" ({ms:.1f} ms)" if ms is not None else ""

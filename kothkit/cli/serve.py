@@ -94,13 +94,14 @@ def serve(
     state: StateOption = DEFAULT_STATE,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 8000,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", help="Games (and builds) at once, shared by all challenges (default: the cores, half of them when a challenge's game allows pondering: a core per seat).")] = None,
     title: Annotated[str, typer.Option("--title", help="The site's name on its pages.")] = "kothkit",
     header_timeout: Annotated[float, typer.Option("--header-timeout", help="Seconds a client has to send a request's headers (then it is cut off).")] = 10.0,
     body_timeout: Annotated[float, typer.Option("--body-timeout", help="Seconds a client has to send a request's body once its headers came (then it is cut off).")] = 60.0,
     proxy: Annotated[Optional[list[str]], typer.Option("--proxy", help="The reverse proxy's address (or network, such as 10.0.0.0/24; repeat for several): only its X-Forwarded-For and X-Forwarded-Proto are believed. Without it, none are.")] = None,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local:N for N local single-threaded workers; --jobs is then unused (needs kothkit[cluster]; see docs/hosting.md).")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own); --jobs is then unused (needs kothkit\\[cluster]; see docs/hosting.md).")] = None,
+    cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -137,9 +138,16 @@ def serve(
         private_folder(state)
     except OSError as e:
         fail(f"{state}: cannot make the state folder: {e.strerror or e}")
+    if cluster_certs is not None:
+        from kothkit.playing.cluster import use_certs
+
+        try:
+            use_certs(cluster_certs)
+        except ClusterError as e:
+            fail(f"--cluster-certs {cluster_certs}: {e}")
     try:
-        h = Host([c.resolve() for c in challenges], state.resolve(),
-                 jobs or len(os.sched_getaffinity(0)), cluster=cluster)
+        # (no --jobs: the host's default, a core per seat for a game that allows pondering)
+        h = Host([c.resolve() for c in challenges], state.resolve(), jobs, cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
     accounts = _accounts(state)

@@ -1,6 +1,5 @@
 """`kothkit verify` and `kothkit prune`: a tournament's journal re-played and checked, superseded games removed."""
 import json
-import os
 import sqlite3
 import tempfile
 from collections import defaultdict
@@ -10,10 +9,12 @@ from typing import Annotated, Optional
 import attrs
 import typer
 
-from kothkit.bots.folders import BotKind, BotSpec, entry_of, load_bots
+from kothkit.bots.folders import BotError, BotKind, BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import game_rules
 from kothkit.playing.progress import counted
 from kothkit.playing.settings import journal_path
 from kothkit.playing.verify import (
@@ -178,7 +179,7 @@ def verify(
     bots: Annotated[Optional[list[str]], typer.Option("--bots", help="Where the journal's bots are: a folder of bot folders, a bot folder, or file.py:function; repeatable. Default: where the run loaded them from, the challenge's bots, the game's bundled bots.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal of a challenge or game, if not its default one.")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Also verify the superseded games: those of earlier runs that no longer count in the standings (a bot changed or left, other settings).")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Games re-played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
     trusted: Annotated[bool, typer.Option("--trusted", help="Call Python function bots in the judge's processes.")] = False,
 ) -> None:
     """Re-play the games of a tournament's journal from their seeds with the same bots and list the games that differ."""
@@ -190,8 +191,7 @@ def verify(
     tally = _Tally()
     for game in sorted({r.game for r in chosen}):
         left = 0 if all_games else sum(1 for r in superseded if r.game == game)
-        _verify_game(game, [r for r in chosen if r.game == game], t, runs, settings, bots, jobs or os.cpu_count() or 1,
-                     trusted, left, tally)
+        _verify_game(game, [r for r in chosen if r.game == game], t, runs, settings, bots, jobs, trusted, left, tally)
     _report(tally, len(chosen), 0 if all_games else len(superseded))
     if tally.differ or tally.problems:
         raise typer.Exit(1)
@@ -226,7 +226,7 @@ def _read(t: _Target) -> tuple[list[dict], list[GameRecord]]:
 
 
 def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict], settings: _Settings,
-                 bots: Optional[list[str]], jobs: int, trusted: bool, left: int, tally: _Tally) -> None:
+                 bots: Optional[list[str]], jobs: Optional[int], trusted: bool, left: int, tally: _Tally) -> None:
     """Re-play ``games`` (all of ``game``) and add what is found to ``tally``; ``left``: how many of the
     game's superseded games are left out."""
     from kothkit.plugins import PluginError, get_game
@@ -251,15 +251,19 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
     with scratch:
         try:
             usable = {key: replay_copy(b, Path(scratch.name) / str(i)) for i, (key, b) in enumerate(usable.items())}
-        except OSError as e:
+        except (OSError, BotError) as e:
             fail(f"cannot copy a stateful bot's folder for its replays: {e}")
         _replay_game(game, games, info, usable, missing, settings, jobs, trusted, left, tally)
 
 
 def _replay_game(game: str, games: list[GameRecord], info, usable: dict[tuple[str, str], BotSpec],
-                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: int, trusted: bool, left: int,
-                 tally: _Tally) -> None:
+                 missing: dict[tuple[str, str], str], settings: _Settings, jobs: Optional[int], trusted: bool,
+                 left: int, tally: _Tally) -> None:
     tasks, originals, codes = _tasks(games, game, usable, missing, settings, trusted, tally)
+    if jobs is None:  # as kothkit run chose: a core per seat for a game that allows pondering
+        from kothkit.procs.cores import default_jobs
+
+        jobs = default_jobs(bool(info.pondering), not tasks or tasks[0].limits.pin_cpu)
     _note_code_changes(info, codes, tally)
     stateful = {b.name for t_ in tasks for b in t_.players if b.stateful}
     if stateful:
@@ -308,8 +312,14 @@ def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], Bot
             codes.add(json.dumps(s["game"], sort_keys=True))
         players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
                         for n, h in zip(r.players, r.hashes))
+        rules = dict(s["rules"])
+        if OPENINGS_KEY in rules:  # a match's openings: this game's, from the run's seed and its slot
+            run = settings.find_run(r)
+            a, b = sorted(r.players)
+            slot = settings._slot(run[1], a, b, r.seed) if run is not None else None
+            rules = game_rules(_game_info(game), rules, run[1] if run is not None else 0, slot)
         tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
-                              rules=dict(s["rules"]), index=r.index, trusted=trusted))
+                              rules=rules, index=r.index, trusted=trusted))
         originals[r.id] = r
     for reason, rs in unusable.items():
         tally.problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")
@@ -364,3 +374,10 @@ def prune(
         j.delete([r.id for r in superseded])
     out.print(f"pruned {counted(len(superseded), 'superseded game')} from {t.journal}; "
               f"{counted(len(records) - len(superseded), 'game')} kept", markup=False)
+
+
+def _game_info(game: str):
+    """The registered game ``game`` (its openings' rules setting, for a match's games)."""
+    from kothkit.plugins import get_game
+
+    return get_game(game)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from kothkit.bots.folders import BotKind, BotSpec, load_bots
-from kothkit.game import GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Rejected, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.referee import EventFn, Referee
 from kothkit.playing.seats import (
@@ -479,7 +479,7 @@ def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, sp
                  limits: Limits) -> list[Finding]:
     out: list[Finding] = []
     if record.offender == record.players[me]:
-        first_clock = ref.last_clock == "first"
+        first_clock = ref.last_clock == Clock.FIRST
         text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
                        ref.partial, spec.kind == BotKind.FUNCTION, ref.late, ref.slow)
         out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))

@@ -193,12 +193,29 @@ _WHERE: dict[str, Path | None] = {}
 
 
 def _place(b: BotSpec) -> Path | None:
+    """Where this worker plays ``b``: None at the judge's path, else the copy it was sent (once
+    :func:`receive` finished it: another worker of this machine may be unpacking or building it
+    right now).  A copy found on disk (sent to this machine before) is hashed again first, and
+    dropped if it is not ``b`` (then sent again)."""
     if b.hash not in _WHERE:
-        sent = shipped_root() / b.hash / Path(b.path).name
-        # Only a copy that :func:`receive` finished (unpacked, checked and built): another worker
-        # of this machine may be unpacking or building it right now.
-        done = _ready(b.hash).exists() and sent.exists()
-        _WHERE[b.hash] = sent if not Path(b.path).exists() and done else None
+        if Path(b.path).exists():
+            _WHERE[b.hash] = None
+            return None
+        root = private_root()
+        sent = root / b.hash / Path(b.path).name
+        if not (_ready(b.hash).exists() and sent.exists()):
+            return None
+        if _bot_hash(_moved(b, sent)) != b.hash:
+            import fcntl
+            import shutil
+
+            with open(root / f"{b.hash}.lock", "a") as lock:  # (as receive: one worker of a machine at a time)
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if _ready(b.hash).exists() and _bot_hash(_moved(b, sent)) != b.hash:
+                    _ready(b.hash).unlink()
+                    shutil.rmtree(root / b.hash, ignore_errors=True)
+            return None
+        _WHERE[b.hash] = sent
     return _WHERE[b.hash]
 
 
@@ -208,11 +225,40 @@ def _ready(bot_hash: str) -> Path:
 
 
 def shipped_root() -> Path:
-    """Where a worker keeps the bots it was sent, by content hash (one folder per user)."""
+    """Where a worker keeps the bots it was sent, by content hash (one folder per user; see
+    :func:`private_root`)."""
     import os
     import tempfile
 
     return Path(tempfile.gettempdir()) / f"kothkit-shipped-{os.getuid()}"
+
+
+def private_root() -> Path:
+    """:func:`shipped_root`, made if missing, and checked: a folder (not a link) of this worker's
+    user alone.  One that another user owns (made before this worker, to read or swap the bots it
+    is sent) is a :class:`ClusterError` naming it; one that others could enter is emptied and made
+    0700 again (what they could have put there is not played)."""
+    import os
+    import shutil
+    import stat
+
+    root = shipped_root()
+    for _ in range(2):
+        try:
+            os.mkdir(root, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(root)
+        if not stat.S_ISDIR(st.st_mode):
+            raise ClusterError(f"{root} is not a folder (a link or a file put there): remove it, or give the worker "
+                               f"a TMPDIR of its own")
+        if st.st_uid != os.getuid():
+            raise ClusterError(f"{root} belongs to user {st.st_uid}, not to this worker's ({os.getuid()}): remove "
+                               f"it, or give the worker a TMPDIR of its own")
+        if not st.st_mode & 0o077:
+            return root
+        shutil.rmtree(root)
+    raise ClusterError(f"{root}: cannot make it this worker's user's alone")
 
 
 def _moved(b: BotSpec, where: Path) -> BotSpec:
@@ -259,8 +305,7 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
     import shutil
     import tarfile
 
-    root = shipped_root()
-    root.mkdir(mode=0o700, exist_ok=True)
+    root = private_root()
     home = root / b.hash
     where = home / Path(b.path).name
     moved = _moved(b, where)
@@ -272,7 +317,7 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
             shutil.rmtree(home, ignore_errors=True)
             home.mkdir()
             with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
-                tar.extractall(home, filter="data")
+                unpack(tar, home)
             if _bot_hash(moved) != b.hash:
                 return "the copy sent has other content"
             failed = _build_here(moved) if b.build else None
@@ -281,6 +326,41 @@ def receive(b: BotSpec, packed: bytes) -> str | None:
             _ready(b.hash).touch()
     _WHERE[b.hash] = where
     return None
+
+
+def unpack(tar, dest: Path) -> None:
+    """Unpack ``tar`` (a bot sent by the judge) into ``dest`` as tarfile's ``data`` filter does: no
+    member outside ``dest`` (absolute, ``..``, a link leading out), no device or pipe, no set-id bits
+    or write for others, nothing owned by anyone but this worker's user.  Python before 3.11.4 (3.11.2
+    of Debian 12, say) has no filters: the same rules are kept here then."""
+    import os
+    import tarfile
+
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    top = os.path.realpath(dest)
+
+    def inside(path: str) -> bool:
+        return os.path.commonpath([top, os.path.realpath(path)]) == top
+
+    members = []
+    for m in tar.getmembers():
+        where = os.path.join(dest, m.name)
+        bad = (os.path.isabs(m.name) or ".." in Path(m.name).parts or not inside(where)
+               or not (m.isreg() or m.isdir() or m.issym() or m.islnk()))
+        if m.issym():
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(os.path.dirname(where), m.linkname))
+        elif m.islnk():
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+        if bad:
+            raise ClusterError(f"the copy sent holds {m.name!r}, which would land outside its folder or is no "
+                               f"file, folder or link within it")
+        if m.isreg() or m.isdir():
+            m.mode = (m.mode & 0o755) | (0o700 if m.isdir() else 0o600)
+        m.uid, m.gid, m.uname, m.gname = os.getuid(), os.getgid(), "", ""
+        members.append(m)
+    tar.extractall(dest, members=members)
 
 
 class ClusterError(RuntimeError):
@@ -313,11 +393,11 @@ def _build_here(b: BotSpec) -> str | None:
     """Build ``b`` on this machine unless it is built (its build cached by content hash, as on the
     judge's); one worker of a machine builds while the others wait.  Why it failed, or None."""
     import fcntl
-    import tempfile
 
     from kothkit.bots.build import build
 
-    lock = Path(tempfile.gettempdir()) / f"kothkit-build-{b.hash[:32]}.lock"
+    # In the worker's own folder: a lock in the shared TMPDIR, another user could hold for good.
+    lock = private_root() / f"build-{b.hash[:32]}.lock"
     with open(lock, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -384,13 +464,152 @@ def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str,
     return found
 
 
+# -- who may talk to the cluster: Dask's TLS, with certificates of the cluster's own ------------------
+
+#: The files ``kothkit cluster certs DIR`` makes: the cluster's authority (its key signs the others),
+#: and a certificate and key for each role.  Dask's TLS asks every end of every connection for a
+#: certificate the authority signed: the scheduler, each worker, and the host or judge (a client).
+CA, CA_KEY = "ca.pem", "ca-key.pem"
+ROLES = ("scheduler", "worker", "host")
+#: Days the certificates made by :func:`make_certs` are valid.
+CERT_DAYS = 825
+
+
+def _key_pem(key) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _certificates(days: int = CERT_DAYS) -> dict[str, tuple[bytes, bytes | None]]:
+    """A new authority and a certificate signed by it for each of :data:`ROLES`: by name (``ca`` and
+    the roles), (certificate PEM, key PEM)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"kothkit cluster {uuid.uuid4().hex[:12]}")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=days))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                       crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    out: dict[str, tuple[bytes, bytes | None]] = {"ca": (ca.public_bytes(serialization.Encoding.PEM), _key_pem(ca_key))}
+    for role in ROLES:
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = (x509.CertificateBuilder()
+                .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"kothkit {role}")]))
+                .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(now - datetime.timedelta(minutes=5))
+                .not_valid_after(now + datetime.timedelta(days=days))
+                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                # Every Dask process both listens and connects.
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
+                                                      ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+                .add_extension(x509.SubjectAlternativeName([x509.DNSName(f"kothkit-{role}")]), critical=False)
+                .sign(ca_key, hashes.SHA256()))
+        out[role] = (cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
+    return out
+
+
+def make_certs(folder: Path, days: int = CERT_DAYS) -> list[Path]:
+    """Make a cluster's certificates in ``folder`` (made 0700; refused if it holds any of them
+    already): :data:`CA` and its key, and ``ROLE.pem`` and ``ROLE-key.pem`` for each of :data:`ROLES`,
+    keys 0600.  The files written."""
+    import os
+
+    folder = Path(folder)
+    names = [CA, CA_KEY] + [f for r in ROLES for f in (f"{r}.pem", f"{r}-key.pem")]
+    there = [n for n in names if (folder / n).exists()]
+    if there:
+        raise ClusterError(f"{folder}: holds certificates already ({', '.join(there)}): give an empty folder")
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    made = _certificates(days)
+    written = []
+    for name, (cert, key) in made.items():
+        stem = "ca" if name == "ca" else name
+        for path, data, mode in ((folder / f"{stem}.pem", cert, 0o644), (folder / f"{stem}-key.pem", key, 0o600)):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data or b"")
+            written.append(path)
+    return written
+
+
+def use_certs(folder: Path, role: str = "host") -> None:
+    """Connect to clusters with the certificates in ``folder`` (as :func:`make_certs` names them:
+    :data:`CA`, ``ROLE.pem``, ``ROLE-key.pem``), set in Dask's configuration for this process.  A
+    :class:`ClusterError` names a missing file, or a key that others can read."""
+    import dask
+
+    folder = Path(folder)
+    files = {"ca": folder / CA, "cert": folder / f"{role}.pem", "key": folder / f"{role}-key.pem"}
+    for path in files.values():
+        if not path.is_file():
+            raise ClusterError(f"{path}: no such file (the cluster's certificates: `kothkit cluster certs DIR` makes "
+                               f"them; see docs/hosting.md)")
+    if files["key"].stat().st_mode & 0o077:
+        raise ClusterError(f"{files['key']}: others can read this key: chmod 600 it")
+    dask.config.set({"distributed.comm.require-encryption": True,
+                     "distributed.comm.tls.ca-file": str(files["ca"].resolve()),
+                     "distributed.comm.tls.client.cert": str(files["cert"].resolve()),
+                     "distributed.comm.tls.client.key": str(files["key"].resolve())})
+
+
+def _security(address: str):
+    """The Dask security of a connection to ``address``: TLS with the certificates of Dask's
+    configuration (set by :func:`use_certs`, or Dask's own settings), else a :class:`ClusterError`."""
+    from distributed.security import Security
+
+    if not address.startswith("tls://"):
+        raise ClusterError(f"--cluster {address}: a cluster is reached over TLS only (tls://HOST:PORT, with the "
+                           f"cluster's certificates: --cluster-certs DIR; see docs/hosting.md), or local:N")
+    security = Security(require_encryption=True)
+    if not (getattr(security, "tls_ca_file", None) and getattr(security, "tls_client_cert", None)):
+        raise ClusterError(f"--cluster {address}: no certificates for the cluster: --cluster-certs DIR (made by "
+                           f"`kothkit cluster certs DIR`; see docs/hosting.md)")
+    return security
+
+
+def _no_http(dask_scheduler=None, dask_worker=None) -> None:
+    """Stop a scheduler's or worker's HTTP server (run in its event loop): kothkit reads nothing from
+    it, and it would tell anyone who asks about the cluster's work (Dask starts one even with its
+    dashboard off)."""
+    server = dask_scheduler if dask_scheduler is not None else dask_worker
+    http = getattr(server, "http_server", None)
+    if http is not None:
+        http.stop()
+
+
+#: Dask settings of every cluster kothkit starts: no routes in the HTTP servers Dask starts anyway
+#: (they are then stopped, :func:`_no_http`).
+NO_HTTP: dict[str, list[str]] = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+
+
 class ClusterPool:
-    """A connection to a Dask cluster (a scheduler at an address, or a ``local:N`` cluster started
-    here): :class:`ClusterExecutor` hands it its work."""
+    """A connection to a Dask cluster (a scheduler at a ``tls://`` address, or a ``local:N`` cluster
+    started here): :class:`ClusterExecutor` hands it its work.
+
+    Every connection is Dask's TLS, both ends showing a certificate the cluster's authority signed:
+    a local cluster makes its own (kept in memory, passed to its worker processes alone), a remote one
+    uses those of Dask's configuration (:func:`use_certs`).  Anyone without them, on this machine or
+    another, can neither use the scheduler nor join as a worker.  The scheduler's and workers' HTTP
+    servers are stopped."""
 
     def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT):
         try:
             from distributed import Client, LocalCluster
+            from distributed.security import Security
         except ImportError as e:
             raise ClusterError("--cluster needs Dask distributed: pip install 'kothkit[cluster]'") from e
         self.address = address
@@ -398,6 +617,8 @@ class ClusterPool:
         self._futures: dict[str, object] = {}
         self._lock = threading.Lock()
         try:
+            import dask
+
             if address.startswith(LOCAL):
                 try:
                     n = int(address[len(LOCAL):])
@@ -405,15 +626,22 @@ class ClusterPool:
                     raise ClusterError(f"--cluster {address} is not local:N (N a number of workers)") from None
                 if n < 1:
                     raise ClusterError(f"--cluster {address}: a local cluster needs at least one worker")
-                import dask
-
-                with dask.config.set(LOCAL_SETTINGS):
+                try:
+                    security = Security.temporary()
+                except ImportError as e:
+                    raise ClusterError(f"--cluster {address}: the cluster's certificates need the cryptography "
+                                       f"package: pip install 'kothkit[cluster]'") from e
+                with dask.config.set({**LOCAL_SETTINGS, **NO_HTTP}):
                     self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                dashboard_address=None, silence_logs=logging.ERROR)
-                self.client = Client(self.cluster, timeout=timeout)
+                                                host="127.0.0.1", protocol="tls://", security=security,
+                                                dashboard_address=None, worker_dashboard_address=None,
+                                                silence_logs=logging.ERROR)
+                self.client = Client(self.cluster, timeout=timeout, security=security)
             else:
-                self.client = Client(address, timeout=timeout)
+                self.client = Client(address, timeout=timeout, security=_security(address))
             self.client.wait_for_workers(1, timeout=timeout)
+            self.client.run_on_scheduler(_no_http)
+            self.quiet()
         except ClusterError:
             self.close()
             raise
@@ -426,6 +654,10 @@ class ClusterPool:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def quiet(self, workers: list[str] | None = None) -> None:
+        """Stop the HTTP servers of ``workers`` (None: all of them)."""
+        self.client.run(_no_http, workers=workers, on_error="ignore")
 
     @property
     def workers(self) -> list[str]:
@@ -483,6 +715,84 @@ def play_sent(tasks, packs: dict, rows: bool, pondering: bool | None) -> tuple[l
     return play(tasks, rows=rows, pondering=pondering)
 
 
+class _Relay:
+    """A worker's match of a person's game that tells the judge each reply it plays (``tell``), so
+    that the judge's copy of the match stands where the worker's does (see :func:`play_person_sent`)."""
+
+    def __init__(self, match, tell: Callable[[list], None]) -> None:
+        self._match, self._tell = match, tell
+
+    def play(self, seat: int, reply):
+        import pickle
+
+        self._tell(["play", seat, pickle.dumps(reply)])
+        return self._match.play(seat, reply)
+
+    def __getattr__(self, name: str):
+        return getattr(self._match, name)
+
+
+#: Seconds a worker waits for the person's reply beyond the judge's own wait (the judge abandons
+#: the game first, and says so).
+PERSON_SLACK = 60.0
+
+
+def play_person_sent(task, packs: dict, seat: int, asks: str, tells: str, idle: float | None):
+    """What a worker runs for a game of a person (the Play page of ``kothkit serve --cluster``):
+    the bot had here (:func:`_ensure`), then the game played here with the person's seat answered
+    by the judge, through two Dask queues: ``tells`` carries the referee's events, each reply the
+    match plays, and each question to the person; ``asks`` the person's replies.  The task leaves
+    its worker's thread while it waits on the person (``secede``: the worker plays other games),
+    its bot as much nicer than the worker as the host's Play bots are."""
+    import os
+    import pickle
+    from typing import cast
+
+    import attrs
+    from distributed import Queue, get_client, secede
+
+    from kothkit.game import Match
+    from kothkit.playing.play import Abandoned
+    from kothkit.playing.referee import play_game
+    from kothkit.plugins import get_game
+
+    for b in task.players:
+        if b.kind != BotKind.HUMAN:
+            _ensure(b, packs.get(b.hash))
+            failed = _build_here(b) if b.build and _place(b) is None else None  # (at its path: built?)
+            if failed:
+                raise ClusterError(f"bot {b.name} did not build on this worker: {failed}")
+    secede()
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + PERSON_NICE))
+    except (OSError, AttributeError):
+        pass
+    client = get_client()
+    to_judge, from_judge = Queue(tells, client=client), Queue(asks, client=client)
+    info = get_game(task.game)
+    relayed = attrs.evolve(info, match=lambda setup: cast(Match, _Relay(info.match(setup), to_judge.put)))
+
+    def person(match, prompt):
+        to_judge.put(["ask"])
+        try:
+            said = from_judge.get(timeout=None if idle is None else idle + PERSON_SLACK)
+        except TimeoutError:
+            raise Abandoned() from None
+        if said[0] != "reply":
+            raise Abandoned()
+        return pickle.loads(said[1])
+
+    def event(kind: str, who: int, text: str, ms: float | None) -> None:
+        to_judge.put(["event", kind, who, text, ms])
+
+    return play_game(_here(task), info=relayed, on_event=event, boards=True, people={seat: person})
+
+
+#: The niceness a Play page's bot gets on a worker above the worker's (as kothkit.serve.playsite.NICE).
+PERSON_NICE = 10
+
+
 def build_bot(build, folder: str, timeout: float, memory_mb: int | None, processes: int | None, spec_hash: str,
               packed: bytes) -> tuple[bool, str, float]:
     """What a worker runs for one of the host's builds: ``build`` (the host's, which travels by its
@@ -502,8 +812,7 @@ def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
 
     if Path(folder).exists():
         return folder
-    root = shipped_root()
-    root.mkdir(mode=0o700, exist_ok=True)
+    root = private_root()
     home = root / f"build-{spec_hash}"
     where = home / Path(folder).name
     with open(root / f"build-{spec_hash}.lock", "a") as lock:
@@ -512,7 +821,7 @@ def _folder_here(folder: str, spec_hash: str, packed: bytes) -> str:
             shutil.rmtree(home, ignore_errors=True)
             home.mkdir()
             with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
-                tar.extractall(home, filter="data")
+                unpack(tar, home)
     return str(where)
 
 
@@ -530,6 +839,82 @@ def _pack_folder(folder: Path) -> bytes:
     from kothkit.bots.folders import BotSpec as Spec
 
     return _pack(Spec(name=folder.name, path=folder, command=("x",)))
+
+
+# -- on the judge: a worker's results bound to the work it was sent -------------------------------
+
+def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
+    """Why ``item`` (a journal row with ``rows``, else a record), sent back by a worker for ``task``,
+    is not that game's result, or None.
+
+    It must be the game sent (its id, game, place, players, their content hashes and seed), and its
+    outcome must be the one its moves give: the moves are played again into a fresh match of the
+    game (a pure state machine, as :func:`kothkit.results.archive.transcript` re-plays a journal's
+    records), every reply in turn from the seat the game asked, a reply the game refuses only last
+    and then the refused bot's loss, an ended game's outcome as the game gives it.  A game that
+    stopped on a fault the moves cannot show (a crash, a timeout) is the worker's word as to
+    which bot, but scored as the game scores that bot's fault."""
+    from kothkit.game import Outcome, Setup, Verdict
+    from kothkit.store.records import GameRecord, Move
+
+    try:
+        if rows:
+            import json
+
+            r = GameRecord(id=item.id, game=item.game, index=item.idx, players=tuple(json.loads(item.players)),
+                           hashes=tuple(json.loads(item.hashes)), seed=item.seed, winner=item.winner,
+                           reason=item.reason, offender=item.fault, verdict=item.verdict,
+                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)))
+        else:
+            r = item
+        names = tuple(b.name for b in task.players)
+        sent = (task.id, task.game, task.index, names, tuple(b.hash for b in task.players), task.seed)
+        if (r.id, r.game, r.index, tuple(r.players), tuple(r.hashes), r.seed) != sent:
+            return (f"sent back a game it was not sent (game {str(r.id)[:12]} for game {task.id[:12]}, "
+                    f"#{task.index} {' vs '.join(names)})")
+    except (AttributeError, TypeError, ValueError, IndexError, RecursionError):
+        return f"sent back something else than game {task.id[:12]}'s result"
+    if info is None:
+        return None
+    game = f"game {task.id[:12]} (#{task.index} {' vs '.join(names)})"
+    try:
+        rules = {**info.rules, **task.rules} if task.rules else info.rules
+        match = info.match(Setup(players=names, seed=task.seed, rules=rules))
+        want: Outcome | None = None
+        fault: tuple[str | None, str | None] = (None, None)
+        for i, m in enumerate(r.moves):
+            step = match.next()
+            if isinstance(step, Outcome):
+                return f"sent back {game} with {len(r.moves)} replies; the game ended after {i}"
+            if step.seat != m.seat:
+                return f"sent back {game} with move {i + 1} by seat {m.seat}; the game asked seat {step.seat}"
+            rejected = match.play(m.seat, m.reply)
+            if rejected is not None:
+                if i != len(r.moves) - 1:
+                    return f"sent back {game} going on after move {i + 1}, which the game refuses"
+                want = match.forfeit(m.seat, rejected.verdict, rejected.reason)
+                fault = (names[m.seat], str(rejected.verdict))
+                break
+        if want is None:
+            end = match.next()
+            if isinstance(end, Outcome):
+                want = end
+            else:
+                # A fault the moves cannot show: a bot's, scored as the game scores it.
+                if r.offender not in names or r.verdict not in set(Verdict) - {Verdict.ILLEGAL_MOVE}:
+                    return (f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: "
+                            f"{r.reason})")
+                seat = names.index(r.offender)
+                head = f"{r.verdict}: "
+                want = match.forfeit(seat, Verdict(r.verdict), r.reason[len(head):] if r.reason.startswith(head)
+                                     else r.reason)
+                fault = (r.offender, r.verdict)
+        winner = None if want.winner is None else names[want.winner]
+        if (r.winner, r.reason, r.offender, r.verdict) != (winner, want.reason, *fault):
+            return f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: {r.reason})"
+    except Exception as e:  # noqa: BLE001 - a record its own game cannot re-play is not taken on trust
+        return f"sent back {game}, which the game cannot re-play ({type(e).__name__}: {e})"
+    return None
 
 
 class ClusterExecutor:
@@ -571,6 +956,7 @@ class ClusterExecutor:
         self.address = address
         self._games = list(games)
         self._codes = {info.name: (codes or {}).get(info.name) or game_code(info) for info in self._games}
+        self._infos = {info.name: info for info in self._games}
         self._bots = list(bots)
         # The hash a bot was loaded with: its games' ids hold it, so a worker must play that content
         # (a bot loader of a plugin must hash as kothkit.bots.folders.content_hash does for --cluster).
@@ -692,6 +1078,7 @@ class ClusterExecutor:
             del self._refused[w]
         if not new:
             return
+        self.pool.quiet(new)  # (their HTTP servers: see _no_http)
         problems = self._check(new)
         for w in new:
             if problems.get(w):
@@ -766,7 +1153,10 @@ class ClusterExecutor:
                 self._packs[b.hash] = packed
         return packed
 
-    def _submit(self, fn, what: str, *args) -> cf.Future:
+    def _submit(self, fn, what: str, *args, check: Callable[[object], str | None] | None = None) -> cf.Future:
+        """``fn(*args)`` on a checked worker; ``check(result)``: why the result cannot be taken (its
+        worker is then refused, and the future fails with BrokenProcessPool: the caller plays the work
+        again elsewhere), or None."""
         out: cf.Future = cf.Future()
         key = f"kothkit-{fn.__name__}-{uuid.uuid4().hex}"
         with self._lock:
@@ -791,7 +1181,13 @@ class ClusterExecutor:
             if out.done() or not out.set_running_or_notify_cancel():
                 return  # (failed already, its workers gone: see _orphans)
             try:
-                out.set_result(f.result())
+                result = f.result()
+                why = check(result) if check is not None else None
+                if why is not None:
+                    worker = self._refuse(f, why)
+                    out.set_exception(BrokenProcessPool(f"worker {worker} {why}"))
+                else:
+                    out.set_result(result)
             except BaseException as e:
                 from distributed import KilledWorker
 
@@ -812,7 +1208,116 @@ class ClusterExecutor:
             packs = {b.hash: self._pack_of(b) for t in tasks for b in t.players}
         what = " vs ".join(b.name for b in tasks[0].players) if tasks else "nothing"
         what += f" (+{len(tasks) - 1})" if len(tasks) > 1 else ""
-        return self._submit(play_sent, what, tasks, packs, rows, pondering)
+        return self._submit(play_sent, what, tasks, packs, rows, pondering,
+                            check=lambda result: self._unbound(tasks, result, rows))
+
+    def _unbound(self, tasks, result, rows: bool) -> str | None:
+        """Why a worker's ``result`` for ``tasks`` is not theirs (:func:`unbound`), or None."""
+        try:
+            out, _seconds = result
+            got = list(out)
+        except (TypeError, ValueError):
+            return "sent back something else than games"
+        if len(got) != len(tasks):
+            # (A worker stops short only when it is interrupted itself, going away: a worker that
+            # dropped the games it would lose is dealt with alike.)
+            return f"sent back {len(got)} games for the {len(tasks)} it was sent"
+        for task, item in zip(tasks, got):
+            info = self._infos.get(task.game)
+            why = unbound(task, item, info, rows)
+            if why is not None:
+                return why
+        return None
+
+    def _refuse(self, fut, why: str) -> str:
+        """Leave the worker that delivered ``fut`` idle from now on, for ``why``: its name."""
+        try:
+            holders = self.pool.client.who_has(fut).get(fut.key, ())
+        except Exception:  # noqa: BLE001 - a scheduler gone: the work fails all the same
+            holders = ()
+        with self._lock:
+            for w in holders:
+                self._checked.discard(w)
+                self._refused[w] = f"worker {w} {why}"
+        name = ", ".join(holders) or "(unknown)"
+        self._note(f"cluster: worker left idle: worker {name} {why}")
+        return name
+
+    def play_person(self, task, seat: int, person, on_event=None, idle: float | None = None):
+        """Play ``task``, a game of a person (the Play page's), on a worker, its seat ``seat``
+        answered here by ``person(match, prompt)`` (:class:`kothkit.playing.playweb.WebSeat`), the
+        referee's events handed to ``on_event`` as they come: the host runs no submitted code.  Its
+        record, checked as any game's (:func:`unbound`).  Waits for the game (``person`` raising
+        :class:`kothkit.playing.play.Abandoned` ends it on the worker too).
+
+        The judge keeps a copy of the match, played with each reply the worker's plays (a game is a
+        pure state machine), for ``person`` to read and answer."""
+        import pickle
+
+        from distributed import Queue
+
+        from kothkit.game import Prompt, Setup
+        from kothkit.playing.play import Abandoned
+
+        info = self._infos.get(task.game)
+        if info is None:
+            from kothkit.plugins import get_game
+
+            info = get_game(task.game)
+        names = tuple(b.name for b in task.players)
+        rules = {**info.rules, **task.rules} if task.rules else info.rules
+        copy = info.match(Setup(players=names, seed=task.seed, rules=rules))
+        key = uuid.uuid4().hex
+        asks = Queue(f"kothkit-person-{key}-asks", client=self.pool.client)
+        tells = Queue(f"kothkit-person-{key}-tells", client=self.pool.client)
+        packs = {b.hash: self._pack_of(b) for b in task.players if b.kind != BotKind.HUMAN}
+        # (Named by its bot only in the host's log: the person's seat holds their login.)
+        what = "a person vs " + " vs ".join(b.name for b in task.players if b.kind != BotKind.HUMAN)
+        fut = self._submit(play_person_sent, what, task, packs, seat, asks.name, tells.name, idle,
+                           check=lambda record: unbound(task, record, info, rows=False))
+
+        def handle(said: list) -> None:
+            if said[0] == "event" and on_event is not None:
+                on_event(*said[1:5])
+            elif said[0] == "play":
+                copy.next()
+                copy.play(said[1], pickle.loads(said[2]))
+            elif said[0] == "ask":
+                prompt = copy.next()
+                if not isinstance(prompt, Prompt) or prompt.seat != seat:
+                    raise ClusterError(f"the worker asked the person out of turn in game {task.id[:12]}")
+                try:
+                    reply = person(copy, prompt)
+                except Abandoned:
+                    asks.put(["abandon"])
+                    raise
+                asks.put(["reply", pickle.dumps(reply)])
+
+        try:
+            while True:
+                try:
+                    said = tells.get(timeout=0.5)
+                except TimeoutError:
+                    if not fut.done():
+                        continue
+                    for said in tells.get(batch=True):  # what came after the last look
+                        handle(said)
+                    break
+                handle(said)
+            return fut.result()
+        except BaseException:
+            fut.cancel()
+            try:
+                asks.put(["abandon"])  # (the worker's game ends at once, its bot killed)
+            except Exception:  # noqa: BLE001 - a cluster gone: the game went with it
+                pass
+            raise
+        finally:
+            for q in (asks, tells):
+                try:
+                    q.close()
+                except Exception:  # noqa: BLE001 - a cluster gone takes its queues with it
+                    pass
 
     def build(self, folder: str, timeout: float, memory_mb: int | None = None,
               processes: int | None = None) -> cf.Future:

@@ -42,6 +42,7 @@ from kothkit.limits import Limits
 from kothkit.messages import say
 from kothkit.playing.seeding import bot_seed as bot_seed
 from kothkit.procs.contain import Jail
+from kothkit.procs.defuse import defuse, own
 from kothkit.procs.fastjson import dumps_compact
 from kothkit.procs.pipes import LineProcess, LineTooLong
 from kothkit.store.records import GameTask, Move
@@ -51,6 +52,9 @@ _CALL_HEAD = '{"op":"call","args":'
 
 #: Seconds a new function host may take to start and answer its first request (not a move).
 HOST_START_TIME = 20.0
+#: Seconds a seat thinks before the seats that wait are frozen (kothkit.playing.referee.FREEZE_AFTER's
+#: value, for a function host's own wait; seats do not import the referee, which imports them).
+FREEZE_AFTER = 0.005
 
 _clock_ns = time.perf_counter_ns
 
@@ -129,6 +133,11 @@ class Judge(Protocol):
     def moves(self) -> list[Move]: ...
     @property
     def prefix(self) -> str | None: ...
+    @property
+    def folded(self) -> tuple[str, ...]: ...
+    @property
+    def has_asides(self) -> bool: ...
+    def is_aside(self, line: str) -> bool: ...
     @property
     def idle(self) -> set[int]: ...
     @property
@@ -249,9 +258,13 @@ class ProgramSeat(Seat):
             argv += [str(a) for a in info.bot_args(setup, self.index, bot_seed(task.seed, self.index))]
         self.jail = jail = Jail(limits, cpu=ref.cpus[self.index % len(ref.cpus)], writable=spec.stateful,
                                 freezable=not info.pondering, reuse_root=True, env=spec.env)
+        if spec.stateful:
+            own(spec.path)  # what it writes is an unprivileged user's, never root's (kothkit.procs.defuse)
         proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
                                        stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
                                        aside_prefix=ref.prefix.encode() if ref.prefix else None,
+                                       aside_folded=tuple(p.encode() for p in ref.folded),
+                                       any_line_end=info.any_line_end,
                                        aside_line_cap=limits.aside_line_cap)
         try:
             jail.setup()
@@ -336,6 +349,8 @@ class ProgramSeat(Seat):
         self._drain(proc)
         proc.kill()
         self.jail.teardown(reaped=proc.exited)
+        if self.spec.stateful:
+            defuse(self.spec.path)  # no set-id bit or world-write left behind, nothing root's
         return self.exit
 
     def _drain(self, proc: LineProcess) -> None:
@@ -347,8 +362,7 @@ class ProgramSeat(Seat):
             proc.read_stderr()
             if proc.err_eof or len(proc.err_log) + proc.err_dropped == before:
                 break
-        prefix = ref.prefix
-        if not prefix:
+        if not ref.has_asides:
             return
         for _ in range(16):
             if proc.eof or len(proc.out_buf) > ref.limits.max_line:
@@ -364,7 +378,7 @@ class ProgramSeat(Seat):
                 return
             if line is None:
                 return
-            if line.startswith(prefix):
+            if ref.is_aside(line):
                 ref.keep_aside(self, line)
 
     def output(self, moves: int) -> tuple[str, list[int]]:
@@ -406,29 +420,51 @@ class HostSeat(Seat):
             self.start_error = say("cannot start the function host: {error}", error=e)
             return
         self.proc = host
-        self.jail = ref.hosts.jail(spec)
+        self.jail = jail = ref.hosts.jail(spec)
+        fresh = ref.hosts.fresh(spec)
+        # Frozen between games (see stop): a game without pondering leaves it so until its first
+        # turn (its acknowledgement is read then), so that it takes nothing of the first mover's time.
+        waits = jail is not None and jail.freezer_group is not None and not ref.info.pondering
+        if jail is not None and jail.frozen and (fresh or not waits):
+            jail.thaw()
         # What the bot prints arrives on its host's stderr: shown live to whoever watches.
         host.on_stderr = (lambda line, i=self.index: ref.emit("stderr", i, line)) if ref.on_event else None
         ref.watch(host.stdout_fd, self, "out")
         ref.watch(host.stderr_fd, self, "err")
         new_game = {"op": "new", "seed": seed}
-        if ref.hosts.fresh(spec):
+        if fresh:
             # A host just started: its interpreter start-up must not count against the first move.
             try:
                 self.request(new_game, max(limits.first_time, HOST_START_TIME))
             except Stop as stop:
                 self.start_error = stop.fault.reason
-            return
-        # Pipelined (see the class's docstring): the acknowledgement is read before the first reply.
-        host.send(dumps_compact(new_game))
-        self.acks = 1
+        else:
+            # Pipelined (see the class's docstring): the acknowledgement is read before the first reply.
+            host.send(dumps_compact(new_game))
+            self.acks = 1
+        if waits and self.start_error is None and jail is not None and not jail.frozen:
+            ref.idle.add(self.index)  # frozen once another seat is asked, until its own turn
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         payload = step[1]
         ref = self.ref
         if ref.on_event is not None:
             ref.emit("send", self.index, repr(payload))
-        reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        jail, idle = self.jail, ref.idle
+        if idle:
+            idle.discard(self.index)
+        if jail is not None and jail.frozen:
+            jail.thaw()  # its turn (a game without pondering froze it, children and all, while it waited)
+        try:
+            reply, elapsed = self.call(_CALL_HEAD + dumps_compact(payload) + "}", allowed_ns / 1e9, late)
+        except (Stop, EndGame):
+            raise
+        except Exception as e:  # noqa: BLE001 - what the bot wrote made the judge fail: the bot's loss
+            self.forget()
+            what = f"what cannot be read ({type(e).__name__})"
+            raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}", line=what))) from None
+        if jail is not None and jail.freezer_group is not None and not ref.info.pondering:
+            idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)
 
     def forget(self) -> None:
@@ -480,6 +516,9 @@ class HostSeat(Seat):
         buf = host.out_buf
         t0 = clock()
         deadline = t0 + timeout
+        # The seats that replied and wait are frozen once this one has thought FREEZE_AFTER (as in
+        # the general wait, Referee.wait_line): a fast reply costs no freezer write.
+        freeze_at = t0 + FREEZE_AFTER if ref.idle else None
         try:
             try:
                 n = os.write(fd, data)
@@ -499,9 +538,16 @@ class HostSeat(Seat):
                     else:
                         line = ref.wait_line(self, deadline, *late)
                     return self.answer(line), clock() - t0
-                left = deadline - clock()
+                now = clock()
+                left = deadline - now
                 if left <= 0:
                     raise Stop(Fault(self.index, *late))
+                if freeze_at is not None:
+                    if now >= freeze_at:
+                        ref.freeze_idle()
+                        freeze_at = None
+                    else:
+                        left = min(left, freeze_at - now)
                 # A host is a process: the referee has a selector.
                 for ready, _ in cast(select.epoll, ref.sel).poll(left):
                     ref.read_ready(ready)
@@ -511,21 +557,21 @@ class HostSeat(Seat):
             raise
 
     def answer(self, line: str) -> Any:
-        """The value of one answer line of the host; an error answer is the bot's fault."""
+        """The value of one answer line of the host; an error answer is the bot's fault, and so is any
+        line that is not an answer (the bot can write on its host's descriptors: whatever it writes,
+        a 30,000-deep JSON array, a bare number, is a crash of the bot, never the judge's error)."""
         if line.startswith('{"ok":'):
             value = line[6:-1]
             # The common case, a small number (a column, a cell), without a JSON parse.
             if line[-1] == "}" and value.isdigit() and value.isascii() and (len(value) == 1 or value[0] != "0"):
                 return int(value)
-            try:
-                return json.loads(line)["ok"]
-            except ValueError:
-                pass
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError, MemoryError):
+            answer = None
+        if not isinstance(answer, dict) or not ("ok" in answer or "error" in answer):
             raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}",
-                                                            line=repr(_short(line))))) from None
+                                                            line=repr(_short(line)))))
         if "error" in answer:
             detail = answer.get("detail")
             self.detail = detail if isinstance(detail, str) else None
@@ -533,6 +579,8 @@ class HostSeat(Seat):
         return answer.get("ok")
 
     def end_input(self, ended: bool) -> None:
+        if self.jail is not None:
+            self.jail.thaw()  # to read what it owes, or to be killed
         if not ended and self.proc is not None:  # a game cut short: a host may be in the middle of a call
             self.acks = 0
             self.forget()
@@ -540,6 +588,23 @@ class HostSeat(Seat):
     def stop(self, end: float, ended: bool) -> Exit:
         if self.proc is None:
             return NO_EXIT
+        try:
+            return self._stop()
+        finally:
+            self._rest()
+
+    def _rest(self) -> None:
+        """Between games a kept host is frozen with all it started (it has no opponent to think
+        for, and would take the next game's core), and a stateful bot's folder defused."""
+        jail = self.ref.hosts.jail(self.spec)
+        if jail is None or jail is not self.jail:
+            return  # discarded: its jail is gone with it
+        jail.freeze()
+        if self.spec.stateful:
+            defuse(self.spec.workdir or self.spec.path.parent)
+
+    def _stop(self) -> Exit:
+        assert self.proc is not None
         if self.acks:
             # Never asked this game: read its pending acknowledgement now (the invariant above).
             try:
@@ -785,8 +850,12 @@ class HostPool:
                 folder.mkdir(parents=True, exist_ok=True)
             # (no prepared root: a host is started once per bot and worker, and serves many games)
             # A stateful bot writes its folder (its working directory), as a program bot does.
-            jail = Jail(limits, cpu=cpu, writable=spec.stateful, env=spec.env)
+            # Freezable: frozen, with whatever it started, while its opponent thinks in a game
+            # without pondering (HostSeat.ask) and between games (HostSeat.stop).
+            jail = Jail(limits, cpu=cpu, writable=spec.stateful, freezable=True, env=spec.env)
             jail.setup()
+            if spec.stateful:
+                own(folder)
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function
             shown = ((spec.path.parent,) if spec.workdir is not None else ()) + tuple(readable)

@@ -1,26 +1,34 @@
 """A run's settings resolved in one place: what the command line gave, over the challenge file, over
 the journal, over the game's defaults.
 
-Every command that plays games (``run``, ``match``, ``gauntlet``, ``play``), ``verify`` (which journal)
-and the host take their seed, journal, jobs, rounds, limits and ``trusted`` from here, so that the
-order of precedence is written once.  The seed's order is the one users rely on to resume: a seed
-given as an option, else the challenge file's ``seed``, else the journal's last run of the game (a run
-again resumes it), else a fresh one; ``--new-seed`` skips the file and the journal.  Errors are
-:class:`SettingsError` naming the option or the file, for the command to print.
+Every command that plays games (``run``, ``match``, ``gauntlet``, ``play``, ``debug``, ``check``),
+``verify`` (which journal) and the host take their game's rules and limits (:func:`game_of`), seed,
+journal, jobs, rounds and ``trusted`` from here, so that the order of precedence is written once.
+The game's registration is never copied to carry a challenge's ``[rules]`` or ``[limits]``: they
+travel beside it (:class:`Game`), so that :func:`kothkit.plugins.game_code` still knows its plugin
+and ``run`` and the host give one challenge's games the same ids.
+
+The seed's order is the one users rely on to resume: a seed given as an option, else the challenge
+file's ``seed``, else the journal's last run of the game (a run again resumes it), else a fresh one;
+``--new-seed`` skips the file and the journal. Errors are :class:`SettingsError` naming the option
+or the file, for the command to print.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from kothkit.limits import Limits
+from kothkit.playing import challenge as challenges
 from kothkit.playing.challenge import MAX_JOBS, MAX_ROUNDS, MAX_SEED, Challenge
+from kothkit.procs.cores import default_jobs
 
 if TYPE_CHECKING:
+    from kothkit.game import GameInfo
     from kothkit.store.journal import Journal
 
 
@@ -49,6 +57,55 @@ class Seed:
             return " (the journal's last seed; --new-seed for a fresh one)" if new_seed_option else \
                 " (the journal's last seed)"
         return " (drawn)" if self.origin == "fresh" else ""
+
+
+@attrs.frozen
+class Game:
+    """A game as a run plays it: its registration as the plugin made it, and beside it the rules
+    (the game's defaults, the challenge's ``[rules]``, ``--rules`` over them) and limits (the
+    game's, the challenge's ``[limits]`` over them), checked."""
+
+    info: GameInfo
+    rules: Mapping[str, Any]
+    limits: Limits
+    challenge: Challenge | None = None
+
+    def with_settings(self) -> GameInfo:
+        """A copy of the registration holding these rules and limits, for code that reads them from
+        it (``kothkit check``'s scenarios); never for a game's id (its plugin is then unknown)."""
+        return attrs.evolve(self.info, rules=dict(self.rules), limits=self.limits)
+
+
+def game_of(info: GameInfo, challenge: Challenge | None = None, rules: Mapping[str, Any] | None = None) -> Game:
+    """``info`` with the ``challenge``'s rules and limits, and ``rules`` (``--rules``) over its rules,
+    each checked by the game; a :class:`SettingsError` names the file and line, or the option."""
+    given = dict(rules or {})
+    for k, v in given.items():
+        if k not in info.rules:
+            raise SettingsError(f"--rules {k}: unknown rule {k!r} for {info.name} "
+                                f"(known: {', '.join(info.rules) or 'none'})")
+        try:
+            info.check_rules({k: v})
+        except (ValueError, TypeError, KeyError) as e:
+            raise SettingsError(f"--rules {k}={v!r}: bad value: {e}") from None
+    limits = info.limits
+    if challenge is not None:
+        try:
+            challenges.check_rules(challenge, dict(info.rules))
+            challenges.check_rule_values(challenge, info.check_rules)
+        except challenges.ChallengeError as e:
+            raise SettingsError(str(e)) from None
+        try:
+            limits = limits.replace(**challenge.limits)
+        except (TypeError, ValueError) as e:
+            raise SettingsError(f"{challenge.path}: [limits]: {e}") from None
+    merged = {**(challenge.rules if challenge else {}), **given}
+    try:
+        info.check_rules(merged)
+    except (ValueError, TypeError, KeyError) as e:
+        where = challenges.rules_place(challenge) + " and --rules" if challenge and given else "the rules"
+        raise SettingsError(f"{where}: {e}") from None
+    return Game(info=info, rules={**info.rules, **merged}, limits=limits, challenge=challenge)
 
 
 def choose_seed(game: str, *, option: int | None = None, challenge_seed: int | None = None,
@@ -126,34 +183,34 @@ class Settings:
     rounds: int
     trusted: bool
     limits: Limits
+    #: The game's rules as played (:attr:`Game.rules`).
+    rules: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-def resolve(game: str, default_rounds: int, default_limits: Limits, challenge: Challenge | None, given: Options,
-            *, journal_suffix: str = "") -> Settings:
-    """The settings of a run of ``game`` from the options ``given``, the ``challenge`` file (or None)
-    and the game's defaults.  The journal is checked, and read for its last seed when no seed is given."""
+def resolve(game: Game, given: Options, *, journal_suffix: str = "") -> Settings:
+    """The settings of a run of ``game`` (with its challenge's rules and limits, :func:`game_of`)
+    from the options ``given``, the challenge file and the game's defaults.  The journal is checked,
+    and read for its last seed when no seed is given."""
     given.check()
-    limits = default_limits
-    if challenge is not None and challenge.limits:
-        try:
-            limits = limits.replace(**challenge.limits)
-        except (TypeError, ValueError) as e:
-            raise SettingsError(f"{challenge.path}: [limits]: {e}") from None
+    challenge, limits = game.challenge, game.limits
     for key, value in given.limits.items():
         try:
             limits = limits.replace(**{key: value})
         except (TypeError, ValueError) as e:
             raise SettingsError(f"--{key.replace('_', '-')}: {e}") from None
-    journal = journal_path(game, challenge, given.db, suffix=journal_suffix)
+    journal = journal_path(game.info.name, challenge, given.db, suffix=journal_suffix)
     from kothkit.store.journal import JournalError, check
 
     try:  # read-only: a file that is not a journal is reported, not turned into one
         check(journal)
     except JournalError as e:
         raise SettingsError(str(e)) from None
-    seed = choose_seed(game, option=given.seed, challenge_seed=challenge.seed if challenge else None,
+    seed = choose_seed(game.info.name, option=given.seed, challenge_seed=challenge.seed if challenge else None,
                        challenge_path=challenge.path if challenge else None, journal=journal, new=given.new_seed)
     return Settings(journal=journal, seed=seed,
-                    jobs=given.jobs or (challenge.jobs if challenge else None) or os.cpu_count() or 1,
-                    rounds=given.rounds or (challenge.rounds if challenge else None) or default_rounds,
-                    trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits)
+                    # (else a core per seat for a game that allows pondering: kothkit.procs.cores.default_jobs)
+                    jobs=(given.jobs or (challenge.jobs if challenge else None)
+                          or default_jobs(bool(game.info.pondering), limits.pin_cpu)),
+                    rounds=given.rounds or (challenge.rounds if challenge else None) or game.info.rounds,
+                    trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits,
+                    rules=dict(game.rules))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.bots.folders import BotKind, BotSpec
+from kothkit.bots.folders import MAX_BYTES, MAX_DEPTH, MAX_FILES, BotError, BotKind, BotSpec, open_regular
 from kothkit.game import Match, Prompt
 from kothkit.limits import Limits
 from kothkit.playing.schedule import game_id
@@ -129,32 +128,81 @@ class _Settings:
         return None if run is None else run[2]
 
 
-def _not_files(folder: str, names: list[str]) -> set[str]:
-    """What a copy leaves out: all but files, folders and symlinks (a FIFO a bot made in its
-    ``state/`` would stall the copy's read)."""
-    left = set()
-    for n in names:
+#: What ``kothkit verify`` copies of a stateful bot's folder at the most: its files' bytes, and its
+#: entries (a stranger's bot fills its own folder as it likes; past these, a clear error).
+COPY_BYTES = 4 * MAX_BYTES
+COPY_ENTRIES = 10 * MAX_FILES
+
+
+def _copy_file(src: str, dst: str, budget: int) -> int:
+    """Copy the regular file ``src`` to the new file ``dst`` (its mode and times too); the bytes
+    copied, at most ``budget`` (else a BotError)."""
+    fd = open_regular(Path(src))  # (never a FIFO: its read would stall the copy)
+    try:
+        st = os.fstat(fd)
+        out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        n = 0
         try:
-            mode = os.lstat(os.path.join(folder, n)).st_mode
-        except OSError:
-            left.add(n)
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-            left.add(n)
-    return left
+            while chunk := os.read(fd, 1 << 20):
+                n += len(chunk)
+                if n > budget:
+                    raise BotError(src, f"the bot's folder is larger than {COPY_BYTES >> 20} MiB: "
+                                        "too large to copy for its replays")
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view):]
+            os.fchmod(out, stat.S_IMODE(st.st_mode) & 0o777)
+            os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+    return n
+
+
+def _copy_folder(src: Path, dst: Path) -> None:
+    """A copy of the bot folder ``src`` made at ``dst``, walked without recursion and within
+    :data:`COPY_BYTES`, :data:`COPY_ENTRIES` and ``MAX_DEPTH`` (else a BotError naming it).  Only
+    files, folders and symlinks that stay inside it are copied (a FIFO, socket or device is left
+    out); a link is made to lead to the same place in the copy, never back to ``src``."""
+    root = os.path.realpath(src)
+    budget, entries = COPY_BYTES, 0
+    dst.mkdir(parents=True)
+    stack = [(str(src), str(dst), 0)]
+    while stack:
+        s, d, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BotError(s, f"folders nested more than {MAX_DEPTH} deep: too deep to copy for its replays")
+        with os.scandir(s) as it:
+            for e in it:
+                entries += 1
+                if entries > COPY_ENTRIES:
+                    raise BotError(src, f"holds more than {COPY_ENTRIES} files and folders: too many to copy "
+                                        "for its replays")
+                target = os.path.join(d, e.name)
+                if e.is_symlink():
+                    real = os.path.realpath(e.path)
+                    if real == root or real.startswith(root + os.sep):
+                        inside = os.path.join(str(dst), os.path.relpath(real, root))
+                        os.symlink(os.path.relpath(inside, d), target)
+                elif e.is_dir(follow_symlinks=False):
+                    os.mkdir(target)
+                    stack.append((e.path, target, depth + 1))
+                elif e.is_file(follow_symlinks=False):
+                    budget -= _copy_file(e.path, target, budget)
 
 
 def replay_copy(b: BotSpec, where: Path) -> BotSpec:
     """``b`` played from a copy of its folder made at ``where`` if it keeps files between games (so
-    that a replay never writes its real folder); else ``b``.  Symlinks are copied as they are (a
-    folder's links stay inside it, see :mod:`kothkit.bots.folders`)."""
+    that a replay never writes its real folder); else ``b``.  A BotError for a folder too large or
+    too deep to copy (:func:`_copy_folder`)."""
     if not b.stateful or b.kind == BotKind.HUMAN:
         return b
     folder = b.path if b.path.is_dir() else b.path.parent
     home = b.workdir if b.workdir is not None else folder
     copy = where / home.name
     if home.is_dir():
-        shutil.copytree(home, copy, symlinks=True, ignore=_not_files)
+        _copy_folder(home, copy)
     else:  # (a private folder not made yet)
         copy.mkdir(parents=True)
     if b.workdir is not None:
@@ -169,8 +217,17 @@ def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> No
     """Play ``tasks`` (in index order) on ``jobs`` workers, stateful bots in order, one game at a time."""
     from kothkit.playing.tournament import dispatch
 
-    dispatch(tasks, jobs=jobs, pin_cpu=bool(tasks) and tasks[0].limits.pin_cpu, stateful=stateful,
+    pin = bool(tasks) and tasks[0].limits.pin_cpu
+    dispatch(tasks, jobs=jobs, pin_cpu=pin, stateful=stateful, cores_per_job=_cores_per_job(tasks, jobs, pin),
              on_done=lambda done, records: on_done(done[0], records[0]))
+
+
+def _cores_per_job(tasks: list[GameTask], jobs: int, pin: bool) -> int:
+    """A core per seat for a game that allows pondering, as kothkit run laid it out (fair_cpu)."""
+    from kothkit.plugins import get_game
+    from kothkit.procs.contain import fair_cpu
+
+    return fair_cpu(bool(get_game(tasks[0].game).pondering), jobs, pin)[0] if tasks else 1
 
 
 def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:

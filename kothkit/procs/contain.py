@@ -551,12 +551,13 @@ PREPARE_TIME = 20.0
 _PREPARED: dict[tuple[Any, ...], tuple[int, int, int | None] | None] = {}
 
 
-def _identity(path: str) -> tuple[str, int, int]:
+def _identity(path: str) -> tuple[str, int, int, int]:
+    # (and its owner: the C init id-maps a folder's owner to the bot's user, see kothkit.procs.defuse)
     try:
         st = os.stat(path)
     except OSError:
-        return (path, -1, -1)
-    return (path, st.st_dev, st.st_ino)
+        return (path, -1, -1, -1)
+    return (path, st.st_dev, st.st_ino, st.st_uid)
 
 
 def _still(found: tuple[int, int, int | None]) -> bool:
@@ -1291,3 +1292,57 @@ class Jail:
                     time.sleep(0.005)
         self.group = self.pids_group = self.freezer_group = self.cpuset_group = None
         self._keepable.clear()
+
+
+# -- a CPU quota (issue 42: the Play page's bot) -------------------------------------------------
+def write_cpu_quota(group: Path, share: float, period_us: int = 100_000) -> None:
+    """Cap the processes of cgroup ``group`` at ``share`` of one core: v2's cpu.max, or v1's twin
+    cpu.cfs_period_us and cpu.cfs_quota_us."""
+    quota = max(1000, int(period_us * share))
+    if (group / "cpu.max").exists():
+        _write(f"{group}/cpu.max", f"{quota} {period_us}")
+    else:
+        _write(f"{group}/cpu.cfs_period_us", str(period_us))
+        _write(f"{group}/cpu.cfs_quota_us", str(quota))
+
+
+def thread_cpu_quota(share: float) -> Path | None:
+    """Put the calling thread in a cpu cgroup of its own capped at ``share`` of one core: every
+    process it starts from now on inherits the group (a bot's jail joins groups of other
+    controllers only), setsid'd spinners included.  A cgroup v1 cpu hierarchy only: there a
+    thread may be in a group of its own (``tasks``).  None where there is none writable."""
+    import threading
+
+    base = _own_cgroup_v1("cpu")
+    if base is None or not (base / "cpu.cfs_quota_us").exists():
+        return None
+    g = base / _group_name()
+    try:
+        g.mkdir()
+    except OSError:
+        return None
+    try:
+        write_cpu_quota(g, share)
+        _write(f"{g}/tasks", str(threading.get_native_id()))
+    except OSError:
+        leave_cpu_quota(g)
+        return None
+    return g
+
+
+def leave_cpu_quota(group: Path) -> None:
+    """The calling thread back in the group's parent; the group removed once its processes are gone."""
+    import threading
+
+    try:
+        _write(f"{group.parent}/tasks", str(threading.get_native_id()))
+    except OSError:
+        pass
+    for _ in range(200):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -97,3 +99,38 @@ def claim(jobs: int) -> Claim:
     k = os.getpid() % len(others) if others else 0
     order = held + others[k:] + others[:k]
     return Claim(cores=[order[i % len(order)] for i in range(max(1, jobs))], held=held, fds=fds)
+
+
+def default_jobs(pondering: bool, pin_cpu: bool = True, cores: int | None = None) -> int:
+    """The games a judge plays at once when nobody chose (``--jobs``, a challenge's ``jobs``): one
+    per core, or, for a game that allows pondering, one per two cores, so that each seat has a core
+    of its own (a bot thinking on its opponent's time must not take that time; issue 36).  Every
+    judge uses this rule (``kothkit run``, ``match``, ``verify``, ``serve``), so that a game is laid
+    out the same everywhere.  ``cores``: those this process may run on (its affinity) unless given."""
+    n = cores if cores is not None else len(os.sched_getaffinity(0))
+    if pondering and pin_cpu and n >= 2:
+        return n // 2
+    return max(1, n)
+
+
+#: A Play game's bot's most CPU: this share of the one core it is held to (a CPU quota, so that
+#: a bot that forks spinners cannot take even that whole core from the ladder's games beside it).
+PLAY_SHARE = 0.5
+
+
+@contextmanager
+def play_core(share: float = PLAY_SHARE) -> Iterator[tuple[int, Path | None]]:
+    """For the calling thread (a Play game's, in ``kothkit serve``): a core claimed as a judge
+    claims one (a core the ladder's workers do not hold where one is left), and a CPU quota of
+    ``share`` of a core on every process the thread starts meanwhile
+    (:func:`kothkit.procs.contain.thread_cpu_quota`; None where the machine has no cgroup for it).
+    Yields (core, the quota's group)."""
+    from kothkit.procs.contain import leave_cpu_quota, thread_cpu_quota
+
+    with claim(1) as got:
+        group = thread_cpu_quota(share)
+        try:
+            yield got.cores[0], group
+        finally:
+            if group is not None:
+                leave_cpu_quota(group)

@@ -608,13 +608,42 @@ static const int refused_calls[] = {
 #ifdef __NR_iopl
     __NR_iopl, __NR_ioperm,
 #endif
+    425, 426, 427, /* io_uring_setup, io_uring_enter, io_uring_register: the same everywhere */
 };
+
+/* Calls allowed but for some arguments (issue 42): nothing made in the jail carries a set-id bit
+   (chmod, a created file's or folder's mode: refused whatever its owner), and no AF_VSOCK socket
+   (the hypervisor's). openat2's mode is behind a pointer: ENOSYS, and libc uses openat. */
+enum { ACT_EPERM, ACT_ENOSYS, ACT_CLONE, ACT_ALLOW, ACT_SOCKET, ACT_OPEN1, ACT_OPEN2, ACT_MODE1, ACT_MODE2,
+       ACT_MODE3, N_ACTS };
+static const struct { int nr, action; } checked_calls[] = {
+#ifdef __NR_open
+    {__NR_open, ACT_OPEN1},
+#endif
+#ifdef __NR_creat
+    {__NR_creat, ACT_MODE1},
+#endif
+#ifdef __NR_mkdir
+    {__NR_mkdir, ACT_MODE1},
+#endif
+#ifdef __NR_chmod
+    {__NR_chmod, ACT_MODE1},
+#endif
+#ifdef __NR_mknod
+    {__NR_mknod, ACT_MODE1},
+#endif
+    {__NR_fchmod, ACT_MODE1}, {__NR_fchmodat, ACT_MODE2}, {452 /* fchmodat2 */, ACT_MODE2},
+    {__NR_mkdirat, ACT_MODE2}, {__NR_mknodat, ACT_MODE2}, {__NR_openat, ACT_OPEN2},
+    {437 /* openat2 */, ACT_ENOSYS}, {__NR_socket, ACT_SOCKET},
+};
+#define SETID_BITS 06000
+#define CREATING (0100 /* O_CREAT */ | 020000000 /* __O_TMPFILE */)
+#define AF_VSOCK_ 40
 
 #ifdef SECCOMP_ARCH
 /* The filter looks the call's number up in a balanced tree (JGE on the sorted numbers, a few JEQ at
    the leaves) rather than down a chain of one JEQ per refused call: the kernel runs the filter for
    every call number once as it installs it (to cache the calls it always allows), once per bot. */
-enum { ACT_EPERM, ACT_ENOSYS, ACT_CLONE, ACT_ALLOW };
 struct special { uint32_t nr; int action; };
 #define LEAF 4
 
@@ -647,14 +676,17 @@ static int emit_tree(struct sock_filter *f, int *k, const struct special *s, int
 }
 #endif
 
-enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0], FILTER_MAX = 2 * N_REFUSED + 24 };
+enum { N_REFUSED = sizeof refused_calls / sizeof refused_calls[0],
+       N_CHECKED = sizeof checked_calls / sizeof checked_calls[0],
+       FILTER_MAX = 2 * (N_REFUSED + N_CHECKED) + 48 };
 
 /* The filter's instructions in f[FILTER_MAX]; their number, or 0 where there is none. */
 static int build_seccomp(struct sock_filter *f) {
 #ifdef SECCOMP_ARCH
     int N = N_REFUSED;
-    struct special s[N_REFUSED + 3];
+    struct special s[N_REFUSED + N_CHECKED + 3];
     for (int i = 0; i < N; i++) s[i] = (struct special){(uint32_t)refused_calls[i], ACT_EPERM};
+    for (int i = 0; i < N_CHECKED; i++) s[N++] = (struct special){(uint32_t)checked_calls[i].nr, checked_calls[i].action};
     /* pinned to a core that no cpuset holds: the affinity cannot be checked (a pointer), so no call may change it */
     if (pinned) s[N++] = (struct special){__NR_sched_setaffinity, ACT_EPERM};
     /* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone, whose flags are checked */
@@ -666,13 +698,16 @@ static int build_seccomp(struct sock_filter *f) {
     f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM); /* another ABI */
     f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    /* the blocks the tree jumps to, after it: clone's check, allow, EPERM, ENOSYS */
-    int x32 = k++, tree = k, end = tree + tree_size(N + 2), target[4];
-    if (end + 5 > FILTER_MAX) return 0;
-    target[ACT_CLONE] = end;
-    target[ACT_ALLOW] = end + 2;
-    target[ACT_EPERM] = end + 3;
-    target[ACT_ENOSYS] = end + 4;
+    /* the blocks the tree jumps to, after it: two instructions each for the checks of an argument
+       (clone's, socket's, open's flags, a mode), then allow, EPERM, ENOSYS */
+    int x32 = k++, tree = k, end = tree + tree_size(N + 2), target[N_ACTS];
+    static const int order[] = {ACT_CLONE, ACT_SOCKET, ACT_OPEN1, ACT_OPEN2, ACT_MODE1, ACT_MODE2, ACT_MODE3,
+                                ACT_ALLOW, ACT_EPERM, ACT_ENOSYS};
+    for (int i = 0, at = end; i < (int)(sizeof order / sizeof order[0]); i++) {
+        target[order[i]] = at;
+        at += i < 7 ? 2 : 1; /* a load and a test; a return */
+    }
+    if (target[ACT_ENOSYS] + 1 > FILTER_MAX) return 0;
 #if defined(__x86_64__)
     f[x32] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, /* x32 */
                                           (unsigned char)(target[ACT_EPERM] - x32 - 1), 0);
@@ -680,13 +715,30 @@ static int build_seccomp(struct sock_filter *f) {
     f[x32] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0);
 #endif
     if (target[ACT_EPERM] - x32 - 1 > 255 || !emit_tree(f, &k, s, N + 2, target) || k != end) return 0;
-    f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-    f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-                                          CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | 0x40000000 /* NEWNET */ |
-                                          0x02000000 | 0x04000000 | 0x08000000 /* CGROUP, UTS, IPC */, 1, 0);
+#define ARG(i) (uint32_t)(offsetof(struct seccomp_data, args) + 8 * (i)) /* its low 32 bits: both machines are little-endian */
+#define LOAD(off) f[k] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)), k++
+#define TEST(op, value, yes, no) \
+    f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | (op) | BPF_K, (value), (unsigned char)(target[yes] - k - 1), \
+                                        (unsigned char)(target[no] - k - 1)), k++
+    LOAD(ARG(0));
+    TEST(BPF_JSET, CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | 0x40000000 /* NEWNET */ |
+                   0x02000000 | 0x04000000 | 0x08000000 /* CGROUP, UTS, IPC */, ACT_EPERM, ACT_ALLOW);
+    LOAD(ARG(0));
+    TEST(BPF_JEQ, AF_VSOCK_, ACT_EPERM, ACT_ALLOW);
+    LOAD(ARG(1)); /* open(path, flags, mode): its mode counts only when it creates */
+    TEST(BPF_JSET, CREATING, ACT_MODE2, ACT_ALLOW);
+    LOAD(ARG(2)); /* openat(dirfd, path, flags, mode) */
+    TEST(BPF_JSET, CREATING, ACT_MODE3, ACT_ALLOW);
+    for (int i = 1; i <= 3; i++) { /* a mode in args[1], args[2], args[3] */
+        LOAD(ARG(i));
+        TEST(BPF_JSET, SETID_BITS, ACT_EPERM, ACT_ALLOW);
+    }
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
     f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+#undef ARG
+#undef LOAD
+#undef TEST
     return k;
 #else
     (void)f;

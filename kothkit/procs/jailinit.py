@@ -52,7 +52,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWCGROUP = 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-MOUNT_ATTR_RDONLY = 1
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID, MOUNT_ATTR_NODEV = 1, 2, 4
 AT_FDCWD, AT_RECURSIVE = -100, 0x8000
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (post-4.20 syscalls are unified)
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
@@ -83,7 +83,22 @@ SYSCALLS = {
     "aarch64": (0xC00000B7, 220, _AARCH64),
 }
 NEW_MOUNT_API = (428, 429, 430, 431, 432, 433, 442)  # open_tree ... fspick, mount_setattr: the same everywhere
+IO_URING = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register: the same everywhere
 CLONE3 = 435
+#: Calls refused for some arguments (as in jailinit.c): no set-id bit on what the jail makes, no AF_VSOCK
+#: socket.  machine -> ((number, check)...); a check names what to look at: "mode1".."mode3" (the mode in
+#: args[1..3]), "open1"/"open2" (the flags in args[1]/args[2], the mode in the next argument, when creating),
+#: "socket" (the family), "enosys" (openat2, whose mode is behind a pointer).
+CHECKED = {
+    "x86_64": ((2, "open1"), (85, "mode1"), (83, "mode1"), (90, "mode1"), (133, "mode1"), (91, "mode1"),
+               (268, "mode2"), (452, "mode2"), (258, "mode2"), (259, "mode2"), (257, "open2"), (437, "enosys"),
+               (41, "socket")),
+    "aarch64": ((52, "mode1"), (53, "mode2"), (452, "mode2"), (34, "mode2"), (33, "mode2"), (56, "open2"),
+                (437, "enosys"), (198, "socket")),
+}
+SETID_BITS = 0o6000
+CREATING = 0o100 | 0o20000000  # O_CREAT, __O_TMPFILE
+AF_VSOCK = 40
 NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
 
@@ -132,6 +147,19 @@ def set_readonly(path, readonly, recursive):
         except OSError:
             if t == path:
                 raise
+
+
+def set_nosuid(path):
+    """Set-id bits and devices mean nothing on ``path``'s mount (the bot's folder, as in jailinit.c)."""
+    attr = MountAttr(MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0)
+    r = libc.syscall(SYS_MOUNT_SETATTR, AT_FDCWD, path.encode(), 0, ctypes.byref(attr), ctypes.sizeof(attr))
+    if r == 0:
+        return
+    if ctypes.get_errno() != 38:  # ENOSYS
+        check(r, f"mount_setattr {path}")
+    st = os.statvfs(path)
+    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
+          (MS_RDONLY if st.f_flag & os.ST_RDONLY else 0) | (MS_NOEXEC if st.f_flag & os.ST_NOEXEC else 0))
 
 
 def _locked_flags(path):
@@ -212,6 +240,7 @@ def confine_files(cfg, folder_fd):
     mount(f"/proc/self/fd/{folder_fd}", folder, None, MS_BIND)
     if cfg.get("folder_rw", True):  # else it stays read-only: only a stateful bot writes its folder
         set_readonly(folder, False, recursive=False)
+    set_nosuid(folder)  # nothing it writes there runs with another user's rights
     if hide:
         set_readonly(hide, True, recursive=False)
 
@@ -245,22 +274,47 @@ def seccomp_program(machine, pinned=False):
     ``pinned``: sched_setaffinity refused too.
 
     The same answer to every call; jailinit.c looks the call's number up in a tree, cheaper for the
-    kernel to install, this a chain of comparisons (tests/core/test_containment.py compares them)."""
+    kernel to install, this a chain of comparisons (tests/core/test_containment.py compares them).
+    Jumps are by label; BPF's are forward only, each under 256 instructions."""
     if machine not in SYSCALLS:
         return None
     arch, clone, calls = SYSCALLS[machine]
-    calls = calls + NEW_MOUNT_API + ((SCHED_SETAFFINITY[machine],) if pinned else ())
-    n = len(calls)
+    calls = calls + NEW_MOUNT_API + IO_URING + ((SCHED_SETAFFINITY[machine],) if pinned else ())
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (ld, 0, 0, 0)]
-    if machine == "x86_64":
-        prog.append((jge, n + 6, 0, 0x40000000))  # x32
-    else:
-        prog.append((0x05, 0, 0, 0))  # ja +0
-    prog += [(jeq, n - i + 5, 0, nr) for i, nr in enumerate(calls)]
-    prog += [(jeq, 0, 1, CLONE3), (ret, 0, 0, enosys), (jeq, 0, 2, clone), (ld, 0, 0, 16),
-             (jset, 1, 0, NAMESPACE_FLAGS), (ret, 0, 0, allow), (ret, 0, 0, eperm)]
+
+    def arg(i):
+        return 16 + 8 * i  # its low 32 bits (both machines are little-endian)
+
+    # (code, jt, jf, k) with jt/jf a label's name (or a count), and ("label", name): resolved below.
+    code: list = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, eperm), (ld, 0, 0, 0),
+                  (jge, "eperm", 0, 0x40000000) if machine == "x86_64" else (0x05, 0, 0, 0)]  # x32 / ja +0
+    code += [(jeq, "eperm", 0, nr) for nr in calls]
+    code += [(jeq, "enosys" if check == "enosys" else check, 0, nr) for nr, check in CHECKED[machine]]
+    code += [(jeq, "enosys", 0, CLONE3), (jeq, "clone", 0, clone), (ret, 0, 0, allow)]
+    code += [("label", "clone"), (ld, 0, 0, arg(0)), (jset, "eperm", "allow", NAMESPACE_FLAGS),
+             ("label", "socket"), (ld, 0, 0, arg(0)), (jeq, "eperm", "allow", AF_VSOCK),
+             ("label", "open1"), (ld, 0, 0, arg(1)), (jset, "mode2", "allow", CREATING),
+             ("label", "open2"), (ld, 0, 0, arg(2)), (jset, "mode3", "allow", CREATING)]
+    for i in (1, 2, 3):
+        code += [("label", f"mode{i}"), (ld, 0, 0, arg(i)), (jset, "eperm", "allow", SETID_BITS)]
+    code += [("label", "allow"), (ret, 0, 0, allow), ("label", "eperm"), (ret, 0, 0, eperm),
+             ("label", "enosys"), (ret, 0, 0, enosys)]
+    where: dict = {}
+    n = 0
+    for item in code:
+        if item[0] == "label":
+            where[item[1]] = n
+        else:
+            n += 1
+    prog: list[tuple[int, int, int, int]] = []
+    for item in code:
+        if item[0] == "label":
+            continue
+        c, jt, jf, k = item
+        at = len(prog)
+        prog.append((c, where[jt] - at - 1 if isinstance(jt, str) else jt,
+                     where[jf] - at - 1 if isinstance(jf, str) else jf, k))
     return prog
 
 

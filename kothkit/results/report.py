@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -41,6 +41,9 @@ from kothkit.procs.fastjson import dumps as _dumps
 from kothkit.scoring import Standing
 from kothkit.store.ratings import Ratings
 from kothkit.store.records import GameRecord
+
+if TYPE_CHECKING:
+    from kothkit.store.journal import Outline
 
 
 def _num(x: float):
@@ -68,11 +71,11 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         t.add_column("±95%", justify="right")
         t.add_column("Elo rank", justify="right")
         shared = {r.rank for r in rated.ratings if sum(x.rank == r.rank for x in rated.ratings) > 1}
-    for i, s in enumerate(rows, 1):
+    for s in rows:
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells: list[str | Text] = [str(i), Text(s.bot), pts, *map(str, counts)]
+        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *map(str, counts)]
         if rated is not None:
             r = rated.of(s.bot)
             # No error estimate (as many ratings as pairs) shows as "-".
@@ -90,7 +93,7 @@ def game_json(r: GameRecord) -> dict:
     }
 
 
-def outline_json(row: Sequence[Any], players: dict[str, list[str]] | None = None) -> str:
+def outline_json(row: Outline, players: dict[str, list[str]] | None = None) -> str:
     """The JSON text of :func:`game_json` for a game's outline (:meth:`kothkit.store.journal.Journal.outlines`):
     the same text, made from the journal's columns without a record (``players`` caches the seatings)."""
     gid, idx, names, seed, winner, reason, offender, verdict, moves = row
@@ -134,7 +137,7 @@ def _split_moves(text: str) -> tuple[str, str] | None:
 def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
                games: Iterable[GameRecord] | None = None, played: int, reused: int, total: int, journal: Path,
                errors: list[str], ratings: Ratings | None = None,
-               outlines: Iterable[Sequence[Any]] | None = None) -> None:
+               outlines: Iterable[Outline] | None = None) -> None:
     """Stream the document to ``path`` (games are written one by one, never all held in memory): the
     games are ``games`` (records), or ``outlines`` (the journal's, see :func:`outline_json`: a
     tournament's document is written from these, in a third of the time)."""
@@ -149,11 +152,11 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
         "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,
         "total": total, "journal": str(journal), "errors": errors,
         "standings": [
-            {"rank": i, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
+            {"rank": s.rank, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "games": s.games, **elo(s.bot),
              **({} if s.match_wins is None else
                 {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
-            for i, s in enumerate(standings, 1)
+            for s in standings
         ],
     }
     if ratings is not None:

@@ -259,17 +259,18 @@ def markdown(board: Board) -> str:
              _md(heading(board)[0].upper() + heading(board)[1:]) + ".", ""]
     lines += ["| # | bot |" + "".join(f" {h} |" for h in extra + heads + ["faults"]),
               "|---:|---|" + "---|" * len(extra) + "---:|" * len(heads) + "---|"]
-    for i, s in enumerate(board.standings, 1):
+    for s in board.standings:
         a = about.get(s.bot, {})
         name = _md(s.bot)
         if a.get("url"):
-            name = f"[{name}](<{a['url']}>)"
+            # (bot.toml's url has no space, < or >: a | would end the table's cell, a backslash escape what follows)
+            name = f"[{name}](<{a['url'].replace('|', '%7C').replace(chr(92), '%5C')}>)"
         cells = ([_md(a.get("author", "")) or "-"] if authors else []) + ([_md(a.get("language", "")) or "-"]
                                                                           if languages else [])
         counts = _cells(board, s)
         if elo and not shown_elo:
             counts = counts[:-3]
-        lines.append(f"| {i} | {name} |" + "".join(f" {c} |" for c in cells + counts + [faults_of(board, s.bot)]))
+        lines.append(f"| {s.rank} | {name} |" + "".join(f" {c} |" for c in cells + counts + [faults_of(board, s.bot)]))
     if elo and not shown_elo:
         lines += ["", f"Elo ratings left out: with {counted(len(board.games), 'game')} their 95% intervals overlap "
                       "for most bots (`kothkit report` shows them)."]
@@ -352,7 +353,7 @@ def bot_stats(board: Board, bot: str) -> dict:
 
 def _bot_page(board: Board, bot: str, links: dict[str, Any]) -> str:
     st = bot_stats(board, bot)
-    rank = next((i for i, s in enumerate(board.standings, 1) if s.bot == bot), None)
+    rank = next((s.rank for s in board.standings if s.bot == bot), None)
     return render("report/bot.html", board=board, bot=bot, rank=rank, st=st,
                   counts=f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}",
                   games=[r for r in board.games if bot in r.players], **links)

@@ -14,7 +14,7 @@ import attrs
 
 from kothkit.serve.i18n import _
 from kothkit.serve.privacy import neutral
-from kothkit.serve.views import GameSummary, Standing
+from kothkit.serve.views import GameSummary, ScoreboardRow
 
 
 def status_label(status: str) -> str:
@@ -70,7 +70,7 @@ def _by_verdict(games: Iterable[GameSummary], private: bool) -> tuple[Faults, ..
                  for kind, g in first.items())
 
 
-def feedback(bot: str, standing: Standing | None, games: list[GameSummary], played: int, total: int) -> Feedback:
+def feedback(bot: str, standing: ScoreboardRow | None, games: list[GameSummary], played: int, total: int) -> Feedback:
     """The feedback of the brain playing as ``bot`` from its row of the standings and its games
     counted (``played`` of ``total`` due)."""
     own = [g for g in games if g.offender == bot]

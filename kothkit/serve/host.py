@@ -45,6 +45,7 @@ from __future__ import annotations
 import bisect
 import concurrent.futures as cf
 import datetime as dt
+import enum
 import itertools
 import json
 import os
@@ -61,23 +62,41 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from kothkit.scoring import Tally
 from kothkit.serve import i18n
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
 from kothkit.serve.queue import GameQueue, pick
-from kothkit.serve.scoreboard import Board
-from kothkit.serve.settings import ServeSettings, SettingsError
+from kothkit.serve.settings import Kind, ServeSettings, SettingsError
 from kothkit.serve.submissions import Store
-from kothkit.serve.views import Cell, ChallengeInfo, Crosstable, GameSummary, Language, Standing, Submission
+from kothkit.serve.views import (
+    Cell,
+    ChallengeInfo,
+    Crosstable,
+    GameSummary,
+    Language,
+    ScoreboardRow,
+    Status,
+    Submission,
+)
 
 __all__ = ["Host", "SubmitError", "TooLarge", "BadFileName", "UnknownLanguage", "RateLimited", "SettingsError",
-           "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "Standing", "Submission"]
+           "ChallengeInfo", "Crosstable", "Cell", "GameSummary", "Language", "ScoreboardRow", "Submission"]
 
 
 
 class PhaseClosed(SubmitError):
     """Submissions are not taken now: before the challenge's ``opens`` or after its ``closes``."""
+
+
+class Period(enum.StrEnum):
+    """A :class:`Phase`'s name."""
+
+    BEFORE = "before"
+    OPEN = "open"
+    CLOSED = "closed"
+    FINAL = "final"
 
 
 @attrs.frozen
@@ -86,18 +105,18 @@ class Phase:
     to come), ``closed`` (``closes`` passed, games still due) or ``final`` (closed, nothing due:
     the standings are final).  ``text`` says it in a few words, with the date."""
 
-    name: str
+    name: Period
     opens: dt.datetime | None
     closes: dt.datetime | None
     text: str
 
     @property
     def final(self) -> bool:
-        return self.name == "final"
+        return self.name == Period.FINAL
 
     @property
     def taking(self) -> bool:
-        return self.name == "open"
+        return self.name == Period.OPEN
 
 
 def _date(d: dt.datetime) -> str:
@@ -181,7 +200,7 @@ class _Served:
     #: Builds taken from ``builds`` and not finished (in a slot).
     running_builds: int = 0
     #: The standings of the counted games, kept game by game.
-    board: Board | None = None
+    board: Tally | None = None
     version: int = 0
     #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
@@ -235,14 +254,6 @@ def _safe_name(text: str) -> str:
     return name or "challenge"
 
 
-def _summary(row, index: int | None = None) -> GameSummary:
-    """A GameSummary of a journal row (Journal.summaries: id, idx, players, winner, verdict, offender,
-    reason, finished_at)."""
-    gid, idx, players, winner, verdict, offender, reason, finished = row
-    return GameSummary(id=gid, index=idx if index is None else index, bots=tuple(json.loads(players)), winner=winner,
-                       verdict=verdict, offender=offender, reason=reason, time=finished)
-
-
 def _recent_key(s: GameSummary) -> tuple:
     """The order of the counted games: as they were stored (a game's index at the time it was
     counted settles a tie)."""
@@ -265,14 +276,21 @@ class Host:
     :class:`SettingsError` naming the file (and line), from the constructor.
     """
 
-    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int = 1, cluster: str | None = None) -> None:
+    def __init__(self, challenge_dirs: list[Path], state_dir: Path, jobs: int | None = 1,
+                 cluster: str | None = None) -> None:
         from kothkit.serve.accounts import DB_FILE, private_file, private_folder
 
         self.state_dir = Path(state_dir)
         # Hashes, sessions, students' sources: the host's user's alone (0700, the database 0600).
         private_folder(self.state_dir)
         private_file(self.state_dir / DB_FILE)
-        self.jobs = max(1, int(jobs))
+        #: None: the default (kothkit.procs.cores.default_jobs), set once the challenges are loaded.
+        self.jobs = max(1, int(jobs)) if jobs is not None else 0
+        self._jobs_given = jobs is not None
+        #: What each challenge's games get of the CPU (said at start, shown on the admin page).
+        self.cpu: dict[str, str] = {}
+        #: Whether the state's mount is nosuid, nodev (said at start).
+        self.files = ""
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
         self._lock = threading.RLock()
@@ -284,6 +302,17 @@ class Host:
             names.add(c.name)
             self._served.append(c)
         self._by_name = {c.name: c for c in self._served}
+        #: A core left free for the Play page's bots (kothkit.procs.cores.play_core), never the ladder's.
+        self.play_core = False
+        if not self._jobs_given:
+            from kothkit.procs.cores import default_jobs
+
+            # A core per seat where a game allows pondering (issue 36): one game per two cores; and
+            # one core for the Play page where the machine has more than one game needs.
+            n = len(os.sched_getaffinity(0))
+            pondering = any(c.info.pondering and c.limits.pin_cpu for c in self._served)
+            self.play_core = n - 1 >= (2 if pondering else 1)
+            self.jobs = default_jobs(pondering, cores=n - int(self.play_core))
         self._store = Store(self.state_dir)
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -307,7 +336,8 @@ class Host:
     # -- loading ----------------------------------------------------------------------------
     def _load(self, folder: Path, taken: set[str]) -> _Served:
         from kothkit.playing import challenge as challenges
-        from kothkit.playing.settings import journal_path
+        from kothkit.playing.settings import SettingsError as Unplayable
+        from kothkit.playing.settings import game_of, journal_path
         from kothkit.plugins import PluginError, get_game
 
         try:
@@ -319,14 +349,10 @@ class Host:
             info = get_game(ch.game)
         except PluginError as e:
             raise SettingsError(f"{ch.path}: {e}") from None
-        try:
-            challenges.check_rules(ch, dict(info.rules))
-            challenges.check_rule_values(ch, info.check_rules)
-            limits = info.limits.replace(**ch.limits)
-        except challenges.ChallengeError as e:
+        try:  # the rules and limits as kothkit run takes them: the same games, the same ids
+            game = game_of(info, ch)
+        except Unplayable as e:
             raise SettingsError(str(e)) from None
-        except (TypeError, ValueError) as e:
-            raise SettingsError(f"{ch.path}: [limits]: {e}") from None
         from kothkit.serve import validation
 
         problem = validation.settings_problem(info, settings)
@@ -337,12 +363,12 @@ class Host:
             if name not in taken:
                 break
             name = f"{base}-{k}"
-        if settings.kind == "submissions":
+        if settings.kind == Kind.SUBMISSIONS:
             journal = ch.journal or self.state_dir / "journals" / f"{name}.sqlite"
         else:  # where kothkit run keeps the challenge's games
             journal = journal_path(info.name, ch)
-        return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=limits,
-                       rules={**info.rules, **ch.rules}, rounds=ch.rounds or info.rounds, seed=ch.seed,
+        return _Served(name=name, folder=ch.folder, settings=settings, info=info, limits=game.limits,
+                       rules=dict(game.rules), rounds=ch.rounds or info.rounds, seed=ch.seed,
                        journal_path=Path(journal), entries=[str(b) for b in ch.bots],
                        # Versions go on growing across restarts: a page open before one waits for a
                        # version above the one it saw, and gets it.
@@ -376,6 +402,25 @@ class Host:
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
         # has two per slot, as in kothkit run.
         per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        if self.cluster is None:
+            for c in self._served:  # said at start, and on the admin page
+                self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
+                self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.cores import PLAY_SHARE
+
+            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
+                                if self.play_core else
+                                f"the Play page's bots share a core with the ladder's games (no core left for "
+                                f"them: --jobs, or the machine's cores), {quota}")
+            self._log(f"cpu: Play: {self.cpu['Play']}")
+        from kothkit.procs.defuse import nosuid
+
+        # The host side's own guard (docs/hosting.md): set-id bits mean nothing on the state's mount.
+        self.files = (f"{self.state_dir} is on a nosuid, nodev mount" if nosuid(self.state_dir) else
+                      f"{self.state_dir} is NOT on a nosuid, nodev mount (docs/hosting.md): bots' files are "
+                      f"defused after every build and game, but mount it nosuid,nodev too")
+        self._log(f"files: {self.files}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
@@ -433,7 +478,7 @@ class Host:
                 try:
                     if time.monotonic() >= next_scan:
                         for c in self._served:
-                            if c.kind == "folder" and c.journal is not None:
+                            if c.kind == Kind.FOLDER and c.journal is not None:
                                 self._scan(c)
                         next_scan = time.monotonic() + SCAN_EVERY
                     self._release()
@@ -490,7 +535,7 @@ class Host:
     def _tools(self) -> list[str]:
         """The programs the served languages build and run with (``gcc``, ``python3``...), which
         every worker must have: a build that failed for want of one would be its author's loss."""
-        return sorted({argv[0] for c in self._served if c.kind == "submissions"
+        return sorted({argv[0] for c in self._served if c.kind == Kind.SUBMISSIONS
                        for lang in c.settings.languages for argv in (lang.build, lang.command)
                        if argv and "/" not in argv[0]})
 
@@ -509,7 +554,7 @@ class Host:
         from kothkit.plugins import game_code
         from kothkit.store.journal import Journal
 
-        if c.kind == "submissions" and c.journal_path.parent == self.state_dir / "journals":
+        if c.kind == Kind.SUBMISSIONS and c.journal_path.parent == self.state_dir / "journals":
             from kothkit.serve.accounts import private_file, private_folder
 
             private_folder(c.journal_path.parent)
@@ -527,7 +572,7 @@ class Host:
             c.plan, c.planned = None, {}  # (and its schedule is made afresh: the state may have changed)
         # The challenge file's seed (set when read), else the journal's last, else a fresh one.
         c.seed = choose_seed(c.info.name, challenge_seed=c.seed, journal=c.journal).value
-        if c.kind == "folder":
+        if c.kind == Kind.FOLDER:
             self._scan(c, force=True)
             return
         from kothkit.bots.build import is_built
@@ -537,18 +582,18 @@ class Host:
         with self._lock:
             for row in self._store.list(c.name):
                 c.logins.setdefault(row.bot, row.login)
-            for row in self._store.with_status(c.name, "active"):
+            for row in self._store.with_status(c.name, Status.ACTIVE):
                 try:
                     spec = load_folder(self._store.folder(row))
                 except (BotError, OSError) as e:
-                    self._store.set_status(row.id, "build-failed", build_output=f"the brain cannot be loaded: {e}")
+                    self._store.set_status(row.id, Status.BUILD_FAILED, build_output=f"the brain cannot be loaded: {e}")
                     continue
                 if spec.build and not is_built(spec):
                     c.builds.append(("rebuild", row.id))  # its build output is gone: built again first
                     continue
                 bots[row.bot], latest[row.bot] = spec, row.time
                 c.active[row.bot] = row.id
-            for row in self._store.with_status(c.name, "queued"):
+            for row in self._store.with_status(c.name, Status.QUEUED):
                 c.builds.append(("submission", row.id))
             c.bots, c.latest = bots, latest
         self._reschedule(c, set(), wait=True)
@@ -668,13 +713,13 @@ class Host:
             if stop is not None and stop():
                 return None
             chunk = added[i:i + 2048]
-            rows = {row[0]: row for row in journal.summaries(chunk)}
+            rows = {row.id: row for row in journal.summaries(chunk)}
             for gid in chunk:
                 row = rows.get(gid)
                 if row is None:
                     unplayed.append(gid)
                 else:  # the same id: the same bots in the same seats (the id holds them in seat order)
-                    found.append(_summary(row, plan.index(gid)))
+                    found.append(GameSummary.of(row, plan.index(gid)))
         if not full:  # the other games not counted yet (a game stored meanwhile: left out by _apply)
             with self._lock:
                 unplayed.extend(gid for gid in c.unplayed if gid not in changes.removed)
@@ -713,7 +758,9 @@ class Host:
             return
         bots, j = plan.plan.schedule.bots, c.journal
         assert j is not None and c.seed is not None  # (set by _open)
-        described = [{"name": b.name, "hash": b.hash, "where": entry_of(b)} for b in bots]
+        dates = self._submitted(c)
+        described = [{"name": b.name, "hash": b.hash, "where": entry_of(b),
+                      **({"submitted": dates[b.name]} if b.name in dates else {})} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
             last = j.last_run(c.info.name)
             settings = settings_of(c.limits, c.rules, c.code)
@@ -731,7 +778,7 @@ class Host:
         names = [b.name for b in bots]
         with self._lock:
             if plan.full or c.board is None:
-                counted, board, unplayed = {}, Board(c.info.scoring, names), set()
+                counted, board, unplayed = {}, Tally(c.info.scoring, names), set()
                 recent: list[GameSummary] = []
             else:
                 counted, board, unplayed, recent = c.counted, c.board, c.unplayed, c.recent
@@ -799,11 +846,11 @@ class Host:
                     c.running_builds += 1
                     if item[0] in ("submission", "rebuild", "check"):
                         row = self._store.get(item[1])
-                        if row is None or row.status == "disabled":  # (an admin disabled it meanwhile)
+                        if row is None or row.status == Status.DISABLED:  # (an admin disabled it meanwhile)
                             c.running_builds -= 1
                             continue
                         if item[0] == "submission":
-                            self._store.set_status(row.id, "building")
+                            self._store.set_status(row.id, Status.BUILDING)
                             self._bump(c)
                         return c, item, str(self._store.folder(row))
                     return c, item, item[1]
@@ -889,9 +936,10 @@ class Host:
             elif tries[key] <= RETRIES:
                 c.builds.appendleft(item)
             elif item[0] == "submission":
-                self._store.set_status(item[1], "build-failed", build_output="the build ended its worker (host error)")
+                self._store.set_status(item[1], Status.BUILD_FAILED,
+                                       build_output="the build ended its worker (host error)")
             elif item[0] == "check":
-                self._store.set_status(item[1], "check-failed")
+                self._store.set_status(item[1], Status.CHECK_FAILED)
             self._bump(c)
 
     def _put_off(self, c: _Served, task, tries: int) -> None:
@@ -941,16 +989,12 @@ class Host:
             c.queue.done(task)
             if c.plan is not None and task.id in c.plan and task.id not in c.counted:  # (never counted twice)
                 c.unplayed.discard(task.id)
-                s = c.counted[task.id] = GameSummary(id=row[0], index=c.plan.index(task.id),
-                                                     bots=tuple(json.loads(row[3])), winner=row[6], verdict=row[9],
-                                                     offender=row[8], reason=row[7], time=row[13])
+                s = c.counted[task.id] = GameSummary.of(row, c.plan.index(task.id))
                 assert c.board is not None  # (made with the index, by _apply)
                 c.board.add(s.bots, s.winner)
                 c.recent.append(s)
             if c.stored_since is not None:
-                c.stored_since.append(GameSummary(id=row[0], index=row[2], bots=tuple(json.loads(row[3])),
-                                                  winner=row[6], verdict=row[9], offender=row[8], reason=row[7],
-                                                  time=row[13]))
+                c.stored_since.append(GameSummary.of(row))
                 c.run_stored += 1
             self._bump(c)
         self._finish_run(c)
@@ -976,7 +1020,7 @@ class Host:
         from kothkit.bots.folders import BotError, load_folder
 
         row = self._store.get(item[1])
-        if row is None or row.status == "disabled":
+        if row is None or row.status == Status.DISABLED:
             return
         spec = None
         if ok:
@@ -994,7 +1038,7 @@ class Host:
             ok, text = False, f"{text.rstrip()}\n{too_much}".lstrip()
         with self._lock:
             if not ok:
-                self._store.set_status(row.id, "build-failed", build_output=text, build_seconds=took)
+                self._store.set_status(row.id, Status.BUILD_FAILED, build_output=text, build_seconds=took)
                 if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
@@ -1006,7 +1050,7 @@ class Host:
                     return
             elif item[0] == "submission" and c.settings.check:
                 # The check before the ladder (kothkit.serve.validation): entered once it is done.
-                self._store.set_status(row.id, "checking", build_output=text, build_seconds=took)
+                self._store.set_status(row.id, Status.CHECKING, build_output=text, build_seconds=took)
                 c.builds.appendleft(("check", row.id))
                 self._bump(c)
                 return
@@ -1040,7 +1084,7 @@ class Host:
                 validation.save(self.state_dir, row.id, check)
         with self._lock:
             if spec is None:
-                self._store.set_status(row.id, "check-failed")
+                self._store.set_status(row.id, Status.CHECK_FAILED)
                 self._bump(c)
                 return
             fresh = self._enter(c, row, spec, None, 0.0)
@@ -1053,16 +1097,16 @@ class Host:
         before = c.active.get(row.bot)
         if before is not None and before > row.id:
             # A newer brain of the same author built first: this one never plays.
-            self._store.set_status(row.id, "replaced", build_output=text, build_seconds=took)
+            self._store.set_status(row.id, Status.REPLACED, build_output=text, build_seconds=took)
             self._bump(c)
             return None
         if before is not None and before != row.id:
             played, total = self._progress(c, row.bot)
-            self._store.set_status(before, "replaced", played=played, total=total)
+            self._store.set_status(before, Status.REPLACED, played=played, total=total)
             c.queue.drop({row.bot})  # its old brain's games still queued: not played now
             for gid in [gid for gid, (_, t) in c.later.items() if row.bot in (b.name for b in t.players)]:
                 del c.later[gid]
-        self._store.set_status(row.id, "active", build_output=text, build_seconds=took)
+        self._store.set_status(row.id, Status.ACTIVE, build_output=text, build_seconds=took)
         c.active[row.bot] = row.id
         c.bots[row.bot] = spec
         c.latest[row.bot] = row.time
@@ -1089,26 +1133,33 @@ class Host:
         spec = c.bots.get(bot)
         return spec is not None and c.planned.get(bot) != spec.hash
 
-    def _standings(self, c: _Served) -> list[Standing]:
+    @staticmethod
+    def _submitted(c: _Served) -> dict[str, str]:
+        """The dates of the "submitted" tie-break, as ``kothkit run`` and a report take them (with the
+        lock held, or in the dispatcher thread): a folder's bot's bot.toml ``submitted``, a
+        submission's time."""
+        if c.kind == Kind.FOLDER:
+            return {n: date for n, b in c.bots.items() if (date := b.submitted)}
+        from kothkit.results.archive import iso_time
+
+        return {n: date for n, t in c.latest.items() if t is not None and (date := iso_time(t))}
+
+    def _standings(self, c: _Served) -> list[ScoreboardRow]:
         """``c``'s Scoreboard, worked out once per version (with the lock held)."""
         if c.cache is not None and c.cache[0] == c.version:
             return c.cache[1]
-        from kothkit.results.archive import iso_time
         from kothkit.store.ratings import performance
 
-        rows = c.board.standings({n: iso_time(t) for n, t in c.latest.items() if t is not None}) if c.board else []
-        standings, rank, prev = [], 0, None
+        rows = c.board.standings(self._submitted(c)) if c.board else []
+        standings = []
         due = c.total_per_bot()
-        for i, s in enumerate(rows):
-            key = (s.points, s.wins)
-            if key != prev:  # bots level on points and wins share a rank
-                rank, prev = i + 1, key
-            owner = c.logins.get(s.bot) if c.kind == "submissions" else None
+        for s in rows:
+            owner = c.logins.get(s.bot) if c.kind == Kind.SUBMISSIONS else None
             provisional = s.games < due or self._pending(c, s.bot)
             elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
-            standings.append(Standing(rank=rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins, draws=s.draws,
-                                      losses=s.losses, games=s.games, latest=c.latest.get(s.bot), due=due,
-                                      provisional=provisional, elo=elo, elo_error=error))
+            standings.append(ScoreboardRow(rank=s.rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins,
+                                           draws=s.draws, losses=s.losses, games=s.games, latest=c.latest.get(s.bot),
+                                           due=due, provisional=provisional, elo=elo, elo_error=error))
         c.cache = (c.version, standings)
         return standings
 
@@ -1123,7 +1174,7 @@ class Host:
         with self._lock:
             return ChallengeInfo(name=c.name, default_title=s.title or c.folder.resolve().name, game=c.info.name,
                                  kind=s.kind, titles=dict(s.titles), zone=s.zone(),
-                                 languages=s.languages if s.kind == "submissions" else (), max_bytes=s.max_bytes,
+                                 languages=s.languages if s.kind == Kind.SUBMISSIONS else (), max_bytes=s.max_bytes,
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue) + len(c.later),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
@@ -1139,15 +1190,21 @@ class Host:
         KeyError if there is none."""
         return self._get(name).journal_path
 
+    def cluster_executor(self) -> Any:
+        """The cluster's executor when the host plays on one (``--cluster``: the Play page's games
+        are played there too, kothkit.serve.playsite), else None."""
+        return self._slots if self.cluster is not None else None
+
     def play_setup(self, name: str) -> tuple:
         """What the Play page needs of challenge ``name`` (kothkit.serve.playsite): (game info,
         limits, rules, serve settings, {bot: (author's login, spec)} of the active brains)."""
         c = self._get(name)
         with self._lock:
-            brains = {bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()} if c.kind == "submissions" else {}
+            brains = ({bot: (c.logins.get(bot), spec) for bot, spec in c.bots.items()}
+                      if c.kind == Kind.SUBMISSIONS else {})
         return c.info, c.limits, dict(c.rules), c.settings, brains
 
-    def standings(self, name: str) -> list[Standing]:
+    def standings(self, name: str) -> list[ScoreboardRow]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
         with self._lock:
@@ -1185,13 +1242,13 @@ class Host:
         row = self._read(c, game_id)
         if row is None:
             raise KeyError(f"no game {game_id!r} in {name}")
-        return _summary(row)
+        return GameSummary.of(row)
 
     def owners(self, name: str, game_id: str) -> set[str]:
         """The logins whose brains played game ``game_id`` (empty for folder bots); KeyError if unknown."""
         c = self._get(name)
         s = self.game(name, game_id)
-        if c.kind != "submissions":
+        if c.kind != Kind.SUBMISSIONS:
             return set()
         with self._lock:
             return {c.logins[b] for b in s.bots if b in c.logins}
@@ -1232,7 +1289,7 @@ class Host:
         ``retry_after`` seconds), all :class:`SubmitError`; KeyError for an unknown challenge."""
         c = self._get(name)
         phase = self.phase(name)
-        if not phase.taking and c.kind == "submissions":
+        if not phase.taking and c.kind == Kind.SUBMISSIONS:
             # (in the request's language and the challenge's time zone: the site calls this in its context)
             raise PhaseClosed(_("submissions are not taken now: %(phase)s", phase=i18n.phase_text(phase)))
         row = self._store.add(c.name, c.settings, login, filename, language, data)
@@ -1253,7 +1310,7 @@ class Host:
 
     def _submission(self, c: _Served, row: Submission, current: bool | None = None) -> Submission:
         status, played, total = row.status, row.played, row.total
-        if status == "active":
+        if status == Status.ACTIVE:
             with self._lock:
                 if c.active.get(row.bot) == row.id:
                     played, total = self._progress(c, row.bot)
@@ -1262,9 +1319,9 @@ class Host:
                     # Done only with the schedule current (every bot in it as it is now: else a bot
                     # just gone or come changes what is due) and each of its games counted.
                     done = played >= total and (self._current(c) if current is None else current)
-                    status = "done" if done and not self._pending(c, row.bot) else "playing"
+                    status = Status.DONE if done and not self._pending(c, row.bot) else Status.PLAYING
                 else:  # its rebuild is queued (the host restarted without its build output)
-                    status, played, total = "building", 0, 0
+                    status, played, total = Status.BUILDING, 0, 0
         return attrs.evolve(row, status=status, played=played, total=total)
 
     # -- phases -----------------------------------------------------------------------------
@@ -1276,7 +1333,7 @@ class Host:
             return True
         if any(self._pending(c, b) for b in c.bots):
             return True
-        return bool(self._store.with_status(c.name, "queued", "building")) if c.kind == "submissions" else False
+        return bool(c.kind == Kind.SUBMISSIONS and self._store.with_status(c.name, Status.QUEUED, Status.BUILDING))
 
     def phase(self, name: str, now: dt.datetime | None = None) -> Phase:
         """The challenge's phase now (or at ``now``): see :class:`Phase`."""
@@ -1284,16 +1341,17 @@ class Host:
         opens, closes = c.settings.opens, c.settings.closes
         now = now or dt.datetime.now(dt.UTC)
         if opens is not None and now < opens:
-            return Phase("before", opens, closes, f"submissions open at {_date(opens)}")
+            return Phase(Period.BEFORE, opens, closes, f"submissions open at {_date(opens)}")
         if closes is not None and now >= closes:
             with self._lock:
                 due = self._due(c)
             if due:
-                return Phase("closed", opens, closes, f"closed at {_date(closes)}: the last games are being played")
-            return Phase("final", opens, closes, f"closed at {_date(closes)}: the standings are final")
+                return Phase(Period.CLOSED, opens, closes,
+                             f"closed at {_date(closes)}: the last games are being played")
+            return Phase(Period.FINAL, opens, closes, f"closed at {_date(closes)}: the standings are final")
         if closes is not None:
-            return Phase("open", opens, closes, f"open until {_date(closes)}")
-        return Phase("open", opens, closes, "open")
+            return Phase(Period.OPEN, opens, closes, f"open until {_date(closes)}")
+        return Phase(Period.OPEN, opens, closes, "open")
 
     # -- an admin's tools -------------------------------------------------------------------
     def rejudge(self, name: str, sub_id: int) -> str:
@@ -1304,14 +1362,14 @@ class Host:
         row = self._store.get(sub_id)
         if row is None or row.challenge != c.name:
             raise KeyError(f"no submission {sub_id} in {name}")
-        if row.status == "build-failed":
-            self._store.set_status(row.id, "queued")
+        if row.status == Status.BUILD_FAILED:
+            self._store.set_status(row.id, Status.QUEUED)
             with self._lock:
                 c.builds.append(("submission", row.id))
                 self._bump(c)
             self._wake.set()
             return _("submission %(id)s: built again", id=row.id)
-        if row.status != "active":
+        if row.status != Status.ACTIVE:
             raise SubmitError(_("submission %(id)s is %(status)s: only an active brain or a failed build is rejudged",
                                 id=row.id, status=row.status))
 
@@ -1341,10 +1399,10 @@ class Host:
         row = self._store.get(sub_id)
         if row is None or row.challenge != c.name:
             raise KeyError(f"no submission {sub_id} in {name}")
-        if row.status not in ("active", "queued", "building"):
+        if row.status not in (Status.ACTIVE, Status.QUEUED, Status.BUILDING):
             raise SubmitError(_("submission %(id)s is %(status)s: only an active or queued brain is disabled",
                                 id=row.id, status=row.status))
-        self._store.set_status(row.id, "disabled")
+        self._store.set_status(row.id, Status.DISABLED)
 
         def leave() -> None:
             with self._lock:
@@ -1395,15 +1453,15 @@ class Host:
         row = self._store.get(sub_id)
         if row is None or row.challenge != c.name:
             raise KeyError(f"no submission {sub_id} in {name}")
-        if row.status != "disabled":
+        if row.status != Status.DISABLED:
             raise SubmitError(_("submission %(id)s is %(status)s: only a disabled brain is enabled",
                                 id=row.id, status=row.status))
         newer = [r.id for r in self._store.list(c.name, row.login) if r.id > row.id
-                 and r.status in ("queued", "building", "checking", "active")]
+                 and r.status in (Status.QUEUED, Status.BUILDING, Status.CHECKING, Status.ACTIVE)]
         if newer:
             raise SubmitError(_("submission %(id)s: its author's submission %(newer)s is newer (disable that one "
                                 "first)", id=row.id, newer=newer[-1]))
-        self._store.set_status(row.id, "queued")
+        self._store.set_status(row.id, Status.QUEUED)
         with self._lock:
             if ("submission", row.id) not in c.builds:  # (disabled while queued: its build is still to come)
                 c.builds.append(("submission", row.id))
@@ -1419,7 +1477,7 @@ class Host:
         # With a cluster: its workers (those checked) and what each plays or builds.
         out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
                "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers(),
-               "refused": pool.refused() if pool is not None else {}}
+               "refused": pool.refused() if pool is not None else {}, "cpu": dict(self.cpu)}
         for c in self._served:
             with self._lock:
                 rows.append({

@@ -40,6 +40,7 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 
 from kothkit import messages
+from kothkit.game import Verdict
 from kothkit.store.records import split_reason
 
 #: The site's languages, the first the default; each with its name as its speakers write it.
@@ -191,10 +192,9 @@ def missing(message: str, lang: str) -> bool:
     return lang != DEFAULT and message not in languages()[lang].known
 
 
-#: A verdict (kothkit.game.Verdict) in words, translated where it is shown.
-VERDICTS = {"crash": N_("crash"), "timeout": N_("timeout"), "time-budget": N_("time-budget"), "memory": N_("memory"),
-            "disk": N_("disk"), "out-of-turn": N_("out-of-turn"), "invalid-reply": N_("invalid-reply"),
-            "illegal-move": N_("illegal-move"), "fault": N_("fault")}
+#: A verdict in words, translated where it is shown: each :class:`kothkit.game.Verdict` (its value is
+#: its message: :func:`extract` adds them to the catalogs) and a fault of no known kind.
+VERDICTS = {**{v.value: v.value for v in Verdict}, "fault": N_("fault")}
 _VERDICT_REASON = re.compile(r"([a-z-]+): (.*)", re.S)
 
 
@@ -434,6 +434,8 @@ def extract() -> Catalog:
                 continue
             catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,
                         context=context)
+    for v in Verdict:  # (VERDICTS: the words of the verdicts' names)
+        catalog.add(v.value, None, [("kothkit/game.py", 0)])
     # Babel's extractor skips f-strings' values: "f'{_(\"you lose\")}'" is a message too.
     for path in sorted((root / "serve").glob("*.py")):
         for lineno, found in marked(path):

@@ -15,7 +15,11 @@ Games in progress live in the server's process, one thread each (:class:`PlayRoo
 started per person in any hour; a game that waits ``idle`` seconds for the person is abandoned.
 A game's page may have at most ``MAX_QUEUED`` entries waiting, and none once the game is over.
 An abandoned game stores nothing; its bot is killed and reaped as at the end of any game.  A Play
-game's bot runs ``NICE`` steps nicer than the server, below the ladder's games.
+game's bot runs ``NICE`` steps nicer than the server, below the ladder's games, held to a core of
+its own where the ladder left one, under a CPU quota of half a core whatever it starts
+(:func:`kothkit.procs.cores.play_core`).  With ``--cluster``
+the bot is built and plays on a worker, the person's seat answered from here
+(:meth:`kothkit.playing.cluster.ClusterExecutor.play_person`): the host runs no submitted code.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, drop_game, hidden_information, new_game, store_game
 from kothkit.playing.playweb import MAX_ENTRY, WebSeat
+from kothkit.procs.cores import play_core
 from kothkit.serve import i18n
 from kothkit.serve.accounts import private_file, private_folder
 from kothkit.serve.i18n import gettext as _
@@ -162,11 +167,13 @@ class PlayRoom:
             return sum(1 for g in self._games.values() if g.ended_at is None)
 
     def start(self, challenge: str, info: Any, limits: Any, rules: dict, login: str, opponent: Opponent,
-              seat: int, replay_url: str, reads_bot: bool = True) -> LiveGame:
+              seat: int, replay_url: str, reads_bot: bool = True, remote: Any = None) -> LiveGame:
         """Start a game of ``login`` against ``opponent`` in seat ``seat``: its live game (Refused
         when the room is full or the person started too many games this hour).  ``reads_bot``:
         whether the person may read the bot's own words (the stderr a fault's reason quotes): a
-        brain's are its author's (and admins'); else the game shows the fault's neutral reason."""
+        brain's are its author's (and admins'); else the game shows the fault's neutral reason.
+        ``remote``: the host's cluster executor (``serve --cluster``), where the bot is built and
+        plays (kothkit.playing.cluster.ClusterExecutor.play_person), or None: here."""
         now = time.monotonic()
         with self._lock:
             if self._closed:
@@ -203,7 +210,8 @@ class PlayRoom:
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
         # The game's thread runs in the starter's context: its messages (the result) in their language.
         g.thread = threading.Thread(target=contextvars.copy_context().run,
-                                    args=(self._play, g, info, seats, limits, rules, seat, replay_url, reads_bot),
+                                    args=(self._play, g, info, seats, limits, rules, seat, replay_url, reads_bot,
+                                          remote),
                                     name=f"kothkit-play-{g.id[:6]}", daemon=True)
         with self._lock:
             self._games[g.id] = g
@@ -211,7 +219,7 @@ class PlayRoom:
         return g
 
     def _play(self, g: LiveGame, info: Any, seats: tuple, limits: Any, rules: dict, seat: int,
-              replay_url: str, reads_bot: bool) -> None:
+              replay_url: str, reads_bot: bool, remote: Any = None) -> None:
         """The game's thread: build the bot if needed, play, store (or not, if abandoned)."""
         from kothkit.playing.referee import play_game
         from kothkit.playing.tournament import build_bots
@@ -224,14 +232,22 @@ class PlayRoom:
         with contextlib.suppress(OSError, AttributeError):
             tid = threading.get_native_id()
             os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + NICE))
+        # A core of its own where the ladder left one, and a CPU quota: whatever the bot starts
+        # (50 setsid spinners) takes at most that share of that core (kothkit.procs.cores.play_core).
+        held = contextlib.ExitStack()
+        try:
+            core: int | None = held.enter_context(play_core())[0]
+        except OSError:
+            core = None
         try:
             bot = seats[1 - seat]
-            with self._build_lock:
-                built, errors = build_bots([bot])
-            if errors or not built:
-                web.abandoned(_("the bot did not build: %(e)s") % {"e": errors[0] if errors else "?"})
-                return
-            seats = tuple(built[0] if i != seat else s for i, s in enumerate(seats))
+            if remote is None:  # (with a cluster, a worker builds it)
+                with self._build_lock:
+                    built, errors = build_bots([bot])
+                if errors or not built:
+                    web.abandoned(_("the bot did not build: %(e)s") % {"e": errors[0] if errors else "?"})
+                    return
+                seats = tuple(built[0] if i != seat else s for i, s in enumerate(seats))
             with self._lock:  # (two games of one journal pick their slots one after the other)
                 # Private to the host's user, as the ladder's journals (a seat is named after a login).
                 private_folder(journal.parent)
@@ -242,7 +258,10 @@ class PlayRoom:
             def event(kind: str, who: int, text: str, ms: float | None) -> None:
                 web.event(kind, who, text if reads_bot or kind != "verdict" else neutral(text), ms)
 
-            rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web})
+            if remote is not None:  # the host runs no submitted code: the bot plays on a worker
+                rec = remote.play_person(task, seat, web, event, idle=web.idle)
+            else:
+                rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web}, cpu=core)
             with self._lock:
                 store_game(journal, run_id, rec)
             reason = rec.reason if reads_bot else neutral(rec.reason)
@@ -258,6 +277,7 @@ class PlayRoom:
                 drop_game(journal, run_id)
             web.abandoned(_("the server hit an error (it is in the server's log)"))
         finally:
+            held.close()
             web.ended.set()
             with self._lock:
                 g.ended_at = time.monotonic()
@@ -417,7 +437,8 @@ async def start(site: Any, request: Request) -> Response:
     reads_bot = opponent.author in (None, s.user.login) or bool(s.user.admin)
     try:
         g = await run_in_threadpool(site.play.start, name, info, limits, dict(rules), s.user.login, opponent,
-                                    int(seat_text), f"/c/{name}/played/{{id}}", reads_bot)
+                                    int(seat_text), f"/c/{name}/played/{{id}}", reads_bot,
+                                    site.host.cluster_executor())
     except Refused as e:
         return await page(site, request, e.message, e.status, e.headers)
     return RedirectResponse(f"/c/{name}/play/{g.id}", status_code=303)

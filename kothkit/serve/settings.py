@@ -11,7 +11,7 @@
     min_interval = 60         # seconds between two submissions of one author
     per_day = 20              # submissions per author in any 24 hours
     build_time = 60           # seconds a build may take (then it is killed: build failed)
-    build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: no limit)
+    build_seconds_per_day = 600  # seconds of builds per author in any 24 hours (default: 600)
     build_memory_mb = 1024    # real memory a build may use (then it is killed: build failed, memory)
     build_processes = 256     # processes (tasks) a build may run at once
     check = true              # a brain that built plays a validation pair before the ladder (default: false)
@@ -38,6 +38,7 @@ A wrong key or value is a :class:`SettingsError` naming the file and line.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import re
 import shlex
 import tomllib
@@ -49,7 +50,17 @@ import attrs
 
 from kothkit.serve.views import Language
 
-KINDS = ("folder", "submissions")
+
+class Kind(enum.StrEnum):
+    """What a challenge's bots are: its bot folders, or what people submit on the site."""
+
+    FOLDER = "folder"
+    SUBMISSIONS = "submissions"
+
+
+KINDS = tuple(k.value for k in Kind)
+#: Seconds of builds an author gets in any 24 hours unless the challenge says otherwise.
+BUILD_SECONDS_PER_DAY = 600.0
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
         "build_memory_mb", "build_processes", "check", "check_against", "check_failed_replaces", "play_own",
         "play_all", "opens", "closes", "keep_mb", "keep_file_mb", "titles", "timezone"}
@@ -73,13 +84,13 @@ class SettingsError(Exception):
 
 @attrs.frozen
 class ServeSettings:
-    kind: str = "folder"
+    kind: Kind = attrs.field(default=Kind.FOLDER, converter=Kind)
     title: str | None = None
     max_bytes: int = 1_000_000
     min_interval: float = 60.0
     per_day: int = 20
     build_time: float = 60.0
-    build_seconds_per_day: float | None = None
+    build_seconds_per_day: float | None = BUILD_SECONDS_PER_DAY
     build_memory_mb: int = 1024
     build_processes: int = 256
     #: MiB on disk all of one author's submissions of the challenge may keep (sources, build output).
@@ -192,9 +203,8 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
     build_processes = number("build_processes", 256, 8, 1 << 20, True)
     keep_mb = number("keep_mb", 256, 1, 1 << 20, True)
     keep_file_mb = number("keep_file_mb", 64, 1, 1 << 20, True)
-    budget = table.get("build_seconds_per_day")
-    if budget is not None:
-        budget = float(number("build_seconds_per_day", None, 1, 86400, False))
+    # (a budget by default: one author's builds cannot take the host's slots all day, issue 42)
+    budget = float(number("build_seconds_per_day", BUILD_SECONDS_PER_DAY, 1, 86400, False))
     flags = {}
     for k, default in (("check", False), ("check_failed_replaces", True), ("play_own", True), ("play_all", False)):
         v = table.get(k, default)

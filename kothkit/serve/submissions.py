@@ -31,6 +31,8 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
+import sys
 import threading
 import time
 from pathlib import Path
@@ -41,7 +43,7 @@ import attrs
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
 from kothkit.serve.settings import ServeSettings
-from kothkit.serve.views import Submission
+from kothkit.serve.views import Status, Submission
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -252,8 +254,8 @@ class Store:
                                  "status) VALUES (?,?,?,?,?,?,?,'queued')",
                                  (challenge, login, bot, now, lang.id, filename, len(data)))
                 assert cur.lastrowid is not None  # (an INSERT's)
-                row = Submission(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data), "queued", "",
-                                 0, 0, 0.0)
+                row = Submission(cur.lastrowid, challenge, login, bot, now, lang.id, filename, len(data),
+                                 Status.QUEUED, "", 0, 0, 0.0)
                 folder = self.folder(row)
                 try:
                     _write_bot(folder, lang, bot, data)
@@ -314,13 +316,13 @@ class Store:
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=? ORDER BY id DESC",
                           (challenge, login))
 
-    def with_status(self, challenge: str, *statuses: str) -> builtins.list[Submission]:  # (list: the method above)
+    def with_status(self, challenge: str, *statuses: Status) -> builtins.list[Submission]:  # (list: the method above)
         """Oldest first."""
         marks = ",".join("?" * len(statuses))
         return self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND status IN ({marks}) ORDER BY id",
                           (challenge, *statuses))
 
-    def set_status(self, sub_id: int, status: str, build_output: str | None = None,
+    def set_status(self, sub_id: int, status: Status, build_output: str | None = None,
                    played: int | None = None, total: int | None = None, build_seconds: float = 0.0) -> None:
         """Set a submission's status (and what is given); ``build_seconds`` adds to its builds' time."""
         with self._lock:
@@ -338,19 +340,41 @@ class Store:
 
 def disk_use(folder: Path) -> tuple[int, int, str]:
     """(bytes on disk of everything in ``folder``, of its largest file, that file's name); links are
-    not followed, and a folder that is gone takes nothing."""
+    not followed, and a folder that is gone takes nothing.  Walked without recursion (os.walk
+    recurses: a tree a build nested a thousand deep was a RecursionError in the host)."""
+    from kothkit.bots.folders import entries_below
+
     total, biggest, name = 0, 0, ""
-    for root, dirs, files in os.walk(folder):
-        for f in files + dirs:
-            try:
-                st = os.lstat(os.path.join(root, f))
-            except OSError:
-                continue
-            used = st.st_blocks * 512
-            total += used
-            if f in files and used > biggest:
-                biggest, name = used, os.path.relpath(os.path.join(root, f), folder)
+    for path, st in entries_below(folder, sys.maxsize):
+        used = st.st_blocks * 512
+        total += used
+        if not stat.S_ISDIR(st.st_mode) and used > biggest:
+            biggest, name = used, os.path.relpath(path, folder)
     return total, biggest, name
+
+
+def _remove_tree(top: str) -> None:
+    """Remove the folder ``top`` and all below it, links never followed, without recursion
+    (shutil.rmtree of Python 3.11 recurses); what cannot be removed stays."""
+    stack = [(top, False)]
+    while stack:
+        d, emptied = stack.pop()
+        if emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+            continue
+        stack.append((d, True))
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append((e.path, False))
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(e.path)
 
 
 def _keep_only(folder: Path, names: set[str]) -> None:
@@ -363,7 +387,7 @@ def _keep_only(folder: Path, names: set[str]) -> None:
         if e.name in names and e.is_file(follow_symlinks=False):
             continue
         if e.is_dir(follow_symlinks=False):
-            shutil.rmtree(e.path, ignore_errors=True)
+            _remove_tree(e.path)
         else:
             with contextlib.suppress(OSError):
                 os.unlink(e.path)

@@ -8,10 +8,16 @@ verdict's reason) is returned as it is: the web escapes it.
 from __future__ import annotations
 
 import datetime as dt
+import enum
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from kothkit.store.journal import GameRow, Summary
 
 
 @attrs.frozen
@@ -70,8 +76,9 @@ class ChallengeInfo:
 
 
 @attrs.frozen
-class Standing:
-    """One row of the Scoreboard."""
+class ScoreboardRow:
+    """One row of the Scoreboard: a bot's :class:`kothkit.scoring.Standing` (its rank, points and
+    games, as every ranking numbers them) with what the host knows of it."""
 
     rank: int
     bot: str
@@ -123,6 +130,22 @@ class Crosstable:
         return {k: Cell(*v) for k, v in self.counts.items()}
 
 
+class Status(enum.StrEnum):
+    """A submission's status: as stored in host.sqlite (the last two only as the host shows an
+    ``active`` brain, by its games), each the text of its column."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    BUILD_FAILED = "build-failed"
+    CHECKING = "checking"
+    CHECK_FAILED = "check-failed"
+    ACTIVE = "active"
+    REPLACED = "replaced"
+    DISABLED = "disabled"
+    PLAYING = "playing"
+    DONE = "done"
+
+
 @attrs.frozen
 class Submission:
     """A submitted brain: a row of host.sqlite's submissions table as stored (its fields are the
@@ -140,7 +163,7 @@ class Submission:
     #: The file name the author uploaded (shown only; the source is stored as ``Language.file``).
     filename: str
     size: int
-    #: queued | building | build-failed | playing | done | replaced
+    #: A :class:`Status` (the text of the column, as stored).
     status: str
     #: The compiler's output (build-failed; warnings otherwise).  The web shows it to its
     #: author and admins only.
@@ -169,3 +192,11 @@ class GameSummary:
     reason: str
     #: When the game was stored.
     time: float
+
+    @classmethod
+    def of(cls, row: Summary | GameRow, index: int | None = None) -> GameSummary:
+        """The summary of a journal row, as read back (:meth:`kothkit.store.journal.Journal.summaries`)
+        or as written (a :class:`kothkit.store.journal.GameRow`), at ``index`` (default: the row's)."""
+        return cls(id=row.id, index=row.idx if index is None else index, bots=tuple(json.loads(row.players)),
+                   winner=row.winner, verdict=row.verdict, offender=row.fault, reason=row.reason,
+                   time=row.finished_at)

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS games (
     moves TEXT NOT NULL,
     logs TEXT NOT NULL,
     seconds REAL NOT NULL,
-    finished_at REAL NOT NULL
+    finished_at REAL NOT NULL,
+    memory TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -64,6 +65,15 @@ CREATE TABLE IF NOT EXISTS kept (
 #: Columns added to the runs table since its first version: an older journal gets them, empty,
 #: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
 RUNS_ADDED = {"rounds": "INTEGER", "kind": "TEXT"}
+#: Columns added to the games table since its first version (nullable: an older journal gets them
+#: empty when it is opened).  ``memory``: JSON, each seat's memory peak in MiB (GameRecord.memory).
+GAMES_ADDED = {"memory": "TEXT"}
+#: The games table's columns in GameRow's order (rows are inserted by name: an older journal's
+#: table has the added columns last, as a new one has).
+GAME_COLUMNS = ("id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict", "moves",
+                "logs", "seconds", "finished_at", "memory")
+_INSERT = (f"INSERT OR REPLACE INTO games ({', '.join(GAME_COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
 
 
 def _row_to_record(row: sqlite3.Row) -> GameRecord:
@@ -72,8 +82,25 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
         offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
-        logs=json.loads(row["logs"]), seconds=row["seconds"],
+        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row),
     )
+
+
+def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
+    """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
+    try:
+        text = row["memory"]
+    except (IndexError, KeyError):
+        return None
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(v is None or type(v) is int for v in value):
+        return None
+    return tuple(value)
 
 
 def _jsonable(value: object) -> object:
@@ -123,6 +150,8 @@ class GameRow(NamedTuple):
     logs: str
     seconds: float
     finished_at: float
+    #: JSON: each seat's memory peak in MiB, or None.
+    memory: str | None = None
 
     def __reduce__(self) -> tuple[Callable[..., GameRow], tuple[type[GameRow], tuple[object, ...]]]:
         # Rows cross from workers to the judge by the thousand: pickled as a plain tuple of the
@@ -131,6 +160,35 @@ class GameRow(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+
+
+class Outline(NamedTuple):
+    """What a results document shows of a stored game (:meth:`Journal.outlines`), columns as stored
+    (players and moves JSON), without the logs and hashes."""
+
+    id: str
+    idx: int
+    players: str
+    seed: int
+    winner: str | None
+    reason: str
+    fault: str | None
+    verdict: str | None
+    moves: str
+
+
+class Summary(NamedTuple):
+    """What a scoreboard keeps of a stored game (:meth:`Journal.summaries`); its fields are named as
+    :class:`GameRow`'s, so that either makes a ``kothkit.serve.views.GameSummary``."""
+
+    id: str
+    idx: int
+    players: str
+    winner: str | None
+    verdict: str | None
+    fault: str | None
+    reason: str
+    finished_at: float
 
 
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
@@ -175,7 +233,7 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> GameRow:
     return _new_tuple(GameRow, (
         r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
         r.offender, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
-        time.time() if finished_at is None else finished_at))
+        time.time() if finished_at is None else finished_at, None if r.memory is None else _dumps(r.memory)))
 
 
 def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
@@ -272,12 +330,22 @@ class _Checkpointer:
         self._thread.join(timeout)
 
 
+def _kept_key(folder: str) -> str | bytes:
+    """A kept record's key as SQLite takes it: the path as text, or for a path whose names are not
+    UTF-8 (Python holds their bytes as lone surrogates, which SQLite's text refuses) its bytes."""
+    try:
+        folder.encode("utf-8")
+    except UnicodeEncodeError:
+        return folder.encode("utf-8", "surrogateescape")
+    return folder
+
+
 class JournalError(Exception):
     """The file is not a journal kothkit can use (not SQLite, truncated, another program's database)."""
 
 
 #: Each table of a journal and its columns, as SCHEMA makes them.
-_COLUMNS = {"games": list(GameRow._fields),
+_COLUMNS = {"games": [f for f in GameRow._fields if f not in GAMES_ADDED],
             "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
 
 
@@ -309,8 +377,8 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
         return
     for table, columns in _COLUMNS.items():
         found = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
-        # The columns added since (RUNS_ADDED) come after these, and are added when it is opened.
-        if found[:len(columns)] != columns or not set(found[len(columns):]) <= set(RUNS_ADDED):
+        # The columns added since (RUNS_ADDED, GAMES_ADDED) come after these, and are added when it is opened.
+        if found[:len(columns)] != columns or not set(found[len(columns):]) <= set(RUNS_ADDED) | set(GAMES_ADDED):
             raise JournalError(f"{path}: not a kothkit journal (its tables: {', '.join(sorted(tables))})")
 
 
@@ -329,7 +397,7 @@ def check(path: str | Path) -> None:
 
 
 #: The columns of :meth:`Journal.summaries`.
-SUMMARY_COLUMNS = "id, idx, players, winner, verdict, fault, reason, finished_at"
+SUMMARY_COLUMNS = ", ".join(Summary._fields)
 
 
 class Journal:
@@ -363,6 +431,10 @@ class Journal:
         for column, kind in RUNS_ADDED.items():
             if column not in have:
                 self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        have = {row["name"] for row in self.db.execute("PRAGMA table_info(games)")}
+        for column, kind in GAMES_ADDED.items():
+            if column not in have:
+                self.db.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
         if self.db.execute("PRAGMA user_version").fetchone()[0] == 0:
             self.db.execute(f"PRAGMA user_version={JOURNAL_VERSION}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
@@ -392,7 +464,7 @@ class Journal:
         """Store finished games, as rows made by :func:`row_of`, in one transaction (all or nothing)."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            self.db.executemany(_INSERT, rows)
         if self._checkpointer is None:  # from the first games on: it also watches the log's size
             self._checkpointer = _Checkpointer(self.path)
         now = time.monotonic()
@@ -426,20 +498,17 @@ class Journal:
                 if gid in by_id:
                     yield _row_to_record(by_id[gid])
 
-    def outlines(self, ids: list[str]) -> Iterator[tuple[str, int, str, int, str | None, str, str | None, str | None,
-                                                         str]]:
-        """(id, idx, players, seed, winner, reason, fault, verdict, moves) of the stored games among
-        ``ids``, in the order of ``ids``, players and moves as stored (JSON): what a results document
-        shows of a game, without the records' logs and hashes, nor their Move tuples."""
+    def outlines(self, ids: list[str]) -> Iterator[Outline]:
+        """The :class:`Outline` of the stored games among ``ids``, in the order of ``ids``: what a
+        results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = ("SELECT id, idx, players, seed, winner, reason, fault, verdict, moves FROM games"
-                 f" WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)
                 if row is not None:
-                    yield row
+                    yield _new_tuple(Outline, row)
 
     def results(self, ids: list[str]) -> Iterator[GameResult]:
         """The results (no moves, no logs) of the stored games among ``ids``, in no particular order."""
@@ -454,14 +523,13 @@ class Journal:
                     names = seats[players] = tuple(json.loads(players))
                 yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
 
-    def summaries(self, ids: Sequence[str]) -> Iterator[tuple[str, int, str, str | None, str | None, str | None, str,
-                                                             float | None]]:
-        """(id, idx, players (JSON), winner, verdict, fault, reason, finished_at) of the stored games
-        among ``ids``, in no particular order: what a scoreboard keeps of a game."""
+    def summaries(self, ids: Sequence[str]) -> Iterator[Summary]:
+        """The :class:`Summary` of the stored games among ``ids``, in no particular order: what a
+        scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
             q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
-            yield from (tuple(r) for r in self.db.execute(q, chunk))
+            yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"
@@ -509,7 +577,7 @@ class Journal:
     def kept(self, folder: str) -> str | None:
         """The record kept of a stateful bot's folder (its key: where a run loaded it from), or None."""
         try:
-            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (folder,)).fetchone()
+            row = self.db.execute("SELECT record FROM kept WHERE folder=?", (_kept_key(folder),)).fetchone()
         except sqlite3.OperationalError:  # a journal of before the table, opened read-only
             return None
         return None if row is None else str(row[0])
@@ -517,7 +585,8 @@ class Journal:
     def keep(self, records: Mapping[str, str]) -> None:
         """Keep these records of stateful bots' folders (by key), in one transaction."""
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)", list(records.items()))
+            self.db.executemany("INSERT OR REPLACE INTO kept (folder, record) VALUES (?, ?)",
+                                [(_kept_key(k), v) for k, v in records.items()])
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first, ``bots`` and ``settings`` decoded."""

@@ -18,13 +18,13 @@ from typing import Any
 
 import attrs
 
-from kothkit.game import GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Clock, GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup
 
 #: Default bound on the prompts of one game: a game that has not ended by then is reported.
 MAX_STEPS = 10_000
 #: legal_replies() longer than this is a bug (sample it deterministically instead).
 MAX_LEGAL = 1000
-CLOCKS = ("first", "move")
+CLOCKS = tuple(c.value for c in Clock)
 
 
 class ConformanceError(AssertionError):

@@ -5,7 +5,14 @@ killed with SIGKILL mid-tournament loses no game and stores none twice, whether 
 plays its batches elsewhere or fails them (``KilledWorker``) and the judge plays them again; a
 worker that cannot load the game's plugin, or runs another kothkit, is named in a clear error
 before any game; stateful bots keep their order on workers of this machine and are refused,
-saying why, when a worker runs on another (another kernel boot id, in a private mount namespace)"""
+saying why, when a worker runs on another (another kernel boot id, in a private mount namespace).
+
+Issue 42's attacks on a cluster: a stranger's client or worker (plain, TLS without a certificate,
+another authority's) gets nothing from a local cluster or ``serve --cluster local:1``; no process of
+a cluster answers HTTP; a worker forging results is left idle and its games are played elsewhere;
+the shipped bots' folder is the worker's user's alone and its copies are hashed again; workers on
+Python 3.11.2 unpack what they are sent; the Play page's bot plays on a worker.  Every cluster here
+is reached over TLS, with certificates made for the module (:func:`certs`)."""
 
 from __future__ import annotations
 
@@ -33,6 +40,44 @@ ROOT = Path(__file__).resolve().parents[2]
 DASK = Path(sys.executable).parent / "dask"
 SWAP2 = ROOT / "plugins" / "gomoku_swap2" / "bots"
 STARTUP = 60.0
+
+
+#: Dask's settings that name the certificates this process reaches a cluster with.
+TLS_SETTINGS = ("distributed.comm.require-encryption", "distributed.comm.tls.ca-file",
+                "distributed.comm.tls.client.cert", "distributed.comm.tls.client.key")
+
+
+@contextlib.contextmanager
+def using_certs(folder: Path):
+    """This process reaches clusters with the certificates in ``folder`` (made there if missing),
+    and so do the commands it runs (KOTHKIT_CLUSTER_CERTS), until the end."""
+    import dask
+
+    from kothkit.playing.cluster import make_certs, use_certs
+
+    if not (folder / "ca.pem").exists():
+        make_certs(folder)
+    with pytest.MonkeyPatch.context() as mp, dask.config.set({k: dask.config.get(k) for k in TLS_SETTINGS}):
+        mp.setenv("KOTHKIT_CLUSTER_CERTS", str(folder))
+        use_certs(folder)
+        yield folder
+
+
+@pytest.fixture(scope="module", autouse=True)
+def certs(tmp_path_factory):
+    """The module's clusters' certificates (kothkit cluster certs), made once."""
+    with using_certs(tmp_path_factory.mktemp("certs") / "certs") as folder:
+        yield folder
+
+
+def _tls(role: str) -> list[str]:
+    """The TLS options of a ``dask scheduler`` or ``dask worker`` with the certificates this process
+    uses (:func:`using_certs`)."""
+    import dask
+
+    folder = Path(dask.config.get("distributed.comm.tls.ca-file")).parent
+    return ["--tls-ca-file", str(folder / "ca.pem"), "--tls-cert", str(folder / f"{role}.pem"),
+            "--tls-key", str(folder / f"{role}-key.pem")]
 
 
 def _free_port() -> int:
@@ -96,14 +141,21 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
     from :data:`KINDS`), started here, killed and reaped at the end.  Yields (address, worker
     processes, worker addresses).  ``hide``: the workers see an empty folder there (a private mount
     namespace: as on another machine).  ``scheduler_env``: settings for the scheduler."""
+    import dask
+
+    if not dask.config.get("distributed.comm.tls.ca-file", None):  # (a module without the certs fixture)
+        with using_certs(tmp / "certs"):
+            with dask_cluster(tmp, workers, hide, scheduler_env) as got:
+                yield got
+        return
     kinds = ["plain"] * workers if isinstance(workers, int) else list(workers)
     port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
+    address = f"tls://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
     log = open(tmp / "dask.log", "ab")
     try:
         procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                       "--no-dashboard"], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                       "--no-dashboard", *_tls("scheduler")], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                       env={**os.environ, **(scheduler_env or {})}))
         started, named = [], []
         for kind in kinds:
@@ -127,9 +179,9 @@ def _start_worker(tmp: Path, address: str, kind: str, hide: Path | None, log) ->
     cmd, env = _worker_cmd(tmp, kind, hide)
     wport = _free_port()
     proc = subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                             "--host", "127.0.0.1", "--worker-port", str(wport)],
+                             "--host", "127.0.0.1", "--worker-port", str(wport), *_tls("worker")],
                             stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL)
-    return proc, f"tcp://127.0.0.1:{wport}"
+    return proc, f"tls://127.0.0.1:{wport}"
 
 
 @contextlib.contextmanager
@@ -215,7 +267,10 @@ def test_a_worker_killed_mid_tournament_loses_nothing_and_stores_nothing_twice(t
                 if stored:
                     break
                 time.sleep(0.02)
-            assert stored and run.poll() is None, "the tournament ended before a worker could be killed"
+            if not (stored and run.poll() is None):
+                out = run.communicate(timeout=60)[0] if run.poll() is not None else ""
+                raise AssertionError(f"the tournament ended before a worker could be killed ({stored} games "
+                                     f"stored):\n{out}")
             workers[0].send_signal(signal.SIGKILL)
             out, _ = run.communicate(timeout=300)
         finally:
@@ -312,7 +367,7 @@ def test_workers_check_each_bots_content_and_build_what_is_not_built(cluster, tm
     # A bot whose sources on the worker are not the judge's: named, with the worker.
     with open(tmp_path / "two" / "bot.c", "a") as f:
         f.write("\n/* edited after the judge loaded it */\n")
-    with pytest.raises(ClusterError, match=r"worker tcp://127\.0\.0\.1:\d+ does not have bot two as the judge "
+    with pytest.raises(ClusterError, match=r"worker tls://127\.0\.0\.1:\d+ does not have bot two as the judge "
                                            r"does \(other content\)"):
         connect(cluster, info, bots).close()
 
@@ -491,3 +546,467 @@ def test_work_whose_worker_left_fails_to_be_played_again_and_a_new_worker_takes_
                     cluster.capacity()
                     time.sleep(0.2)
                 assert cluster.build(str(quick), 60.0).result(timeout=60)[0] is True
+
+
+# -- who may use the cluster (issue 42): TLS only, certificates of the cluster's own ---------------
+
+#: What a stranger on the machine tries against a cluster's scheduler (argv: its address, a file
+#: the function would write): a plain client, a TLS client without certificates, and one with
+#: certificates of another authority each ask the scheduler to run a function.
+ATTACK = """
+import json, sys
+from distributed import Client
+from distributed.security import Security
+address, mark = sys.argv[1], sys.argv[2]
+
+def f(mark=mark):
+    open(mark, "w").write("ran")
+    return "ran"
+
+out = {}
+for name, a, security in (("tcp", address.replace("tls://", "tcp://"), None), ("tls", address, None),
+                          ("another-authority", address, Security.temporary())):
+    try:
+        with Client(a, timeout=3, security=security) as c:
+            out[name] = c.run_on_scheduler(f)
+    except Exception as e:
+        out[name] = type(e).__name__
+print(json.dumps(out))
+"""
+
+
+def _stranger_env() -> dict:
+    """An environment without the module's certificates (nor any Dask setting)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("DASK_", "KOTHKIT_CLUSTER"))}
+
+
+@pytest.fixture(scope="module")
+def local_pool():
+    from kothkit.playing.cluster import ClusterPool
+
+    with ClusterPool("local:1") as pool:
+        yield pool
+
+
+def test_a_local_cluster_refuses_clients_and_workers_without_its_certificates(local_pool, tmp_path):
+    """The attack: ``Client("tcp://127.0.0.1:PORT").run_on_scheduler(f)`` ran ``f`` inside the host,
+    and a worker anyone started joined and was sent every bot."""
+    import json
+
+    from kothkit.playing.cluster import make_certs
+
+    address = local_pool.client.scheduler.address
+    assert address.startswith("tls://127.0.0.1:")
+    before = local_pool.workers
+    mark = tmp_path / "ran"
+    other = tmp_path / "other-certs"
+    make_certs(other)
+    log = open(tmp_path / "rogue.log", "ab")
+    rogues = [subprocess.Popen([str(DASK), "worker", a, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                "--host", "127.0.0.1", "--death-timeout", "5", *tls],
+                               stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=_stranger_env())
+              for a, tls in ((address.replace("tls://", "tcp://"), []), (address, []),
+                             (address, ["--tls-ca-file", str(other / "ca.pem"), "--tls-cert", str(other / "worker.pem"),
+                                        "--tls-key", str(other / "worker-key.pem")]))]
+    try:
+        attack = subprocess.run([sys.executable, "-c", ATTACK, address, str(mark)], capture_output=True, text=True,
+                                timeout=120, env=_stranger_env(), stdin=subprocess.DEVNULL)
+        assert attack.returncode == 0, attack.stderr[-3000:]
+        tried = json.loads(attack.stdout.splitlines()[-1])
+        assert set(tried) == {"tcp", "tls", "another-authority"} and "ran" not in tried.values(), tried
+        assert not mark.exists()
+        end = time.monotonic() + 60
+        while any(p.poll() is None for p in rogues):
+            assert local_pool.workers == before, "a worker without the cluster's certificate joined"
+            assert time.monotonic() < end, "the rogue workers neither joined nor gave up"
+            time.sleep(0.2)
+        assert local_pool.workers == before
+    finally:
+        for p in rogues:
+            p.kill()
+        for p in rogues:
+            p.wait(timeout=30)
+        log.close()
+    # The cluster's own still works.
+    assert local_pool.client.submit(sum, [1, 2], pure=False).result(timeout=60) == 3
+
+
+def test_no_process_of_a_local_cluster_answers_http(local_pool):
+    """Dask starts an HTTP server in its scheduler and each worker (status, metrics, task names) even
+    with the dashboard off: kothkit stops them."""
+    import psutil
+
+    pids = {os.getpid(), *local_pool.client.run(os.getpid).values()}
+    ports = sorted({c.laddr.port for c in psutil.net_connections("tcp")
+                    if c.status == psutil.CONN_LISTEN and c.pid in pids})
+    assert len(ports) >= 2  # the scheduler's and the worker's TLS ports at least
+    for port in ports:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.settimeout(5)
+            s.sendall(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            try:
+                answer = s.recv(64)
+            except (TimeoutError, ConnectionError):
+                answer = b""
+        assert not answer.startswith(b"HTTP/"), (port, answer)
+
+
+def test_a_cluster_is_reached_over_tls_with_its_certificates_only(cli, tmp_path):
+    from kothkit.playing.cluster import ClusterError, make_certs, use_certs
+
+    plain = cli("run", "connect4_hidden", "--rounds", "1", "--cluster", "tcp://127.0.0.1:1", "--db",
+                tmp_path / "j.sqlite", timeout=60)
+    assert plain.returncode == 1 and "a cluster is reached over TLS only (tls://HOST:PORT" in plain.stderr, plain.stderr
+    made = cli("cluster", "certs", tmp_path / "certs", timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "certs").stat().st_mode & 0o777 == 0o700
+    assert all((tmp_path / "certs" / f"{r}-key.pem").stat().st_mode & 0o777 == 0o600
+               for r in ("ca", "scheduler", "worker", "host"))
+    with pytest.raises(ClusterError, match="holds certificates already"):
+        make_certs(tmp_path / "certs")
+    with pytest.raises(ClusterError, match=re.escape(f"{tmp_path / 'none' / 'ca.pem'}: no such file")):
+        use_certs(tmp_path / "none")
+    (tmp_path / "certs" / "host-key.pem").chmod(0o644)
+    with pytest.raises(ClusterError, match="others can read this key"):
+        use_certs(tmp_path / "certs")
+
+
+# -- a worker's results are the games it was sent ------------------------------------------------
+
+#: Turns a worker (one with the cluster's certificates: a machine taken over) into a liar: each row
+#: of the games it plays is changed as FORGE_KIND says.  RESTORE undoes it.
+FORGE = """
+import kothkit.playing.cluster as c
+real = getattr(c, "_honest_play", c.play)
+c._honest_play = real
+
+def forged(tasks, rows=False, pondering=None):
+    out, took = real(tasks, rows=rows, pondering=pondering)
+    import json
+    changed = []
+    for r in out:
+        players = json.loads(r.players)
+        if KIND == "drops-a-game":
+            continue
+        if KIND == "another-game":
+            r = r._replace(id="0" * len(r.id))
+        else:  # the loser (or seat 0 of a draw) wins, its moves as they were
+            r = r._replace(winner=next(p for p in players if p != r.winner) if r.winner else players[0], fault=None,
+                           verdict=None)
+        changed.append(r)
+    return changed, took
+
+c.play = forged
+"""
+RESTORE = """
+import kothkit.playing.cluster as c
+c.play = getattr(c, "_honest_play", c.play)
+"""
+
+
+@pytest.mark.parametrize("kind", ["another-game", "a-win-its-moves-do-not-give", "drops-a-game"])
+def test_a_worker_that_forges_results_is_left_idle_and_its_games_are_played_elsewhere(cluster, tmp_path, kind):
+    from distributed import Client
+
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import connect
+    from kothkit.playing.tournament import run_tournament
+    from kothkit.plugins import get_game
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    bots = load_bots([bots_dir / "random_player", bots_dir / "deducer"]).bots
+    info = get_game("connect4_hidden")
+    local = run_tournament(info, bots, seed=7, journal=tmp_path / "local.sqlite", jobs=1, rounds=6)
+    with Client(cluster, timeout=STARTUP) as client:
+        liar = sorted(client.scheduler_info(n_workers=-1)["workers"])[0]
+        client.run(exec, f"KIND = {kind!r}\n" + FORGE, {}, workers=[liar])
+        try:
+            notes: list[str] = []
+            with connect(cluster, info, bots, note=notes.append) as ex:
+                remote = run_tournament(info, bots, seed=7, journal=tmp_path / "remote.sqlite", rounds=6, cluster=ex)
+                refused = ex.refused()
+        finally:
+            client.run(exec, RESTORE, {}, workers=[liar])
+    assert list(refused) == [liar], (refused, notes)
+    assert f"worker {liar} sent back " in refused[liar]
+    what = {"another-game": "a game it was not sent", "a-win-its-moves-do-not-give": "an outcome its moves do not give",
+            "drops-a-game": "games for the"}[kind]
+    assert what in refused[liar], refused[liar]
+    assert any(n.startswith(f"cluster: worker left idle: worker {liar} sent back") for n in notes), notes
+    # Every game stored is the honest one, each once.
+    assert remote.played == local.played == 12
+    assert _games(tmp_path / "remote.sqlite") == _games(tmp_path / "local.sqlite")
+
+
+# -- the bots a worker is sent: its own folder, hashed again, unpacked safely on any Python 3.11 ---
+
+def _instant(tmp_path: Path, monkeypatch) -> tuple:
+    """A worker's view with a TMPDIR of this test's (``tmp``), and the ``instant`` bot as the judge
+    packs it, its folder gone from here (as on another machine): (bot, packed, tmp)."""
+    import tempfile
+
+    import kothkit.playing.cluster as cluster_mod
+    from kothkit.bots.folders import load_bots
+    from kothkit.playing.cluster import _pack
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setattr(cluster_mod, "_WHERE", {})
+    shutil.copytree(ROOT / "benchmarks" / "bots" / "instant", tmp_path / "judge" / "instant",
+                    ignore=shutil.ignore_patterns(".kothkit-build", "bot"))
+    (b,) = load_bots([tmp_path / "judge" / "instant"]).bots
+    packed = _pack(b)
+    shutil.rmtree(tmp_path / "judge")
+    return b, packed, tmp
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a folder another user owns")
+def test_a_shipped_bots_folder_another_user_owns_is_refused(tmp_path, monkeypatch):
+    """The attack: another local user made ``$TMPDIR/kothkit-shipped-UID`` first, to read or swap
+    every bot the worker is sent."""
+    from kothkit.playing.cluster import ClusterError, _ensure, shipped_root
+
+    b, packed, _ = _instant(tmp_path, monkeypatch)
+    root = shipped_root()
+    root.mkdir(mode=0o777)
+    os.chown(root, 65534, 65534)
+    with pytest.raises(ClusterError, match=rf"{re.escape(str(root))} belongs to user 65534, not to this worker's"):
+        _ensure(b, packed)
+    assert list(root.iterdir()) == []
+    root.rmdir()
+    # A link put there (to a folder of the other user's) is refused too.
+    (tmp_path / "theirs").mkdir()
+    root.symlink_to(tmp_path / "theirs")
+    with pytest.raises(ClusterError, match="is not a folder"):
+        _ensure(b, packed)
+    assert list((tmp_path / "theirs").iterdir()) == []
+
+
+def test_a_shipped_bots_folder_others_could_enter_is_emptied_and_a_swapped_copy_is_not_played(tmp_path, monkeypatch):
+    import kothkit.playing.cluster as cluster_mod
+    from kothkit.playing.cluster import _ensure, _place, _ready, shipped_root
+
+    import fcntl
+    import threading
+
+    b, packed, tmp = _instant(tmp_path, monkeypatch)
+    root = shipped_root()
+    root.mkdir()
+    root.chmod(0o777)
+    # Another user holds a build lock by the name a worker once used in the shared TMPDIR: no matter.
+    held = open(tmp / f"kothkit-build-{b.hash[:32]}.lock", "a")
+    fcntl.flock(held, fcntl.LOCK_EX)
+    (root / b.hash).mkdir()
+    (root / f"{b.hash}.ready").touch()  # planted: a "copy" that is not the bot
+    (root / b.hash / "instant").mkdir()
+    first = threading.Thread(target=_ensure, args=(b, packed), daemon=True)
+    first.start()
+    first.join(120)
+    held.close()
+    assert not first.is_alive(), "the worker waited for a lock another user holds"
+    assert root.stat().st_mode & 0o777 == 0o700
+    sent = root / b.hash / "instant"
+    assert _place(b) == sent and (sent / "bot").exists()
+    # The copy changed on disk after it was made (a worker restarted since finds it): hashed again,
+    # dropped, and sent again.
+    with open(sent / "bot.c", "a") as f:
+        f.write("\n/* changed */\n")
+    monkeypatch.setattr(cluster_mod, "_WHERE", {})
+    assert _place(b) is None
+    assert not _ready(b.hash).exists() and not sent.exists()
+    _ensure(b, packed)
+    assert _place(b) == sent and "changed" not in (sent / "bot.c").read_text()
+
+
+def _python_3_11_2(monkeypatch) -> None:
+    """tarfile as Python 3.11.2 has it: no extraction filters (they came in 3.11.4)."""
+    import tarfile
+
+    monkeypatch.delattr(tarfile, "data_filter")
+    real = tarfile.TarFile.extractall
+
+    def extractall(self, path=".", members=None, *, numeric_owner=False, **kw):
+        if kw:
+            raise TypeError(f"extractall() got an unexpected keyword argument {next(iter(kw))!r}")
+        return real(self, path, members, numeric_owner=numeric_owner)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall)
+
+
+def test_a_worker_on_python_3_11_2_unpacks_and_plays_the_bots_it_is_sent(tmp_path, monkeypatch):
+    """The attack's finding: such workers failed every shipped game (``extractall(filter=)``)."""
+    from kothkit.playing.cluster import _ensure, _place
+
+    _python_3_11_2(monkeypatch)
+    b, packed, _ = _instant(tmp_path, monkeypatch)
+    _ensure(b, packed)
+    assert (_place(b) / "bot").exists()
+
+
+@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device"])
+def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkeypatch, member):
+    import io
+    import tarfile
+
+    from kothkit.playing.cluster import ClusterError, unpack
+
+    _python_3_11_2(monkeypatch)
+
+    def tar_of(*infos: tuple) -> tarfile.TarFile:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            for info, data in infos:
+                tar.addfile(info, io.BytesIO(data) if data is not None else None)
+        buf.seek(0)
+        return tarfile.open(fileobj=buf)
+
+    def entry(name: str, data: bytes | None = b"x", **kw) -> tuple:
+        info = tarfile.TarInfo(name)
+        info.size = len(data) if data is not None else 0
+        for k, v in kw.items():
+            setattr(info, k, v)
+        return info, data
+
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    # What a bot may hold: its files (set-id bits and others' write dropped, owned here), links inside.
+    with tar_of(entry("bot/run", mode=0o6777, uid=0, gid=0), entry("bot/sub/", None, type=tarfile.DIRTYPE, mode=0o777),
+                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run")) as tar:
+        unpack(tar, dest)
+    st = (dest / "bot" / "run").stat()
+    assert (st.st_mode & 0o7777, st.st_uid) == (0o755, os.getuid())
+    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln").read_text() == "x"
+    bad = {"../escape": entry("../escape"), "/abs": entry(str(tmp_path / "abs")),
+           "link-out": entry("bot/out", None, type=tarfile.SYMTYPE, linkname="../../outside"),
+           "hard-out": entry("bot/hard", None, type=tarfile.LNKTYPE, linkname="../outside"),
+           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}[member]
+    with tar_of(bad) as tar, pytest.raises(ClusterError, match="would land outside its folder"):
+        unpack(tar, tmp_path / "dest2")
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
+    assert not (tmp_path / "dest2").exists() or list((tmp_path / "dest2").rglob("*")) == []
+
+
+# -- the Play page's games under --cluster: their bots play on a worker ---------------------------
+
+def test_a_persons_game_is_played_on_a_worker_the_person_answered_here(cluster, tmp_path):
+    """``serve --cluster`` runs no submitted code itself: a Play page's bot plays on a worker, the
+    person's seat answered by the host through the cluster (here a scripted person playing as the
+    bundled deducer would)."""
+    import importlib.util
+
+    from kothkit.bots.folders import BotKind, BotSpec, load_bots
+    from kothkit.human import HUMAN_HASH
+    from kothkit.playing.cluster import connect
+    from kothkit.playing.play import new_game
+    from kothkit.plugins import get_game
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    (bot,) = load_bots([bots_dir / "random_player"]).bots
+    spec = importlib.util.spec_from_file_location("kothkit_test_deducer", bots_dir / "deducer" / "bot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    info = get_game("connect4_hidden")
+    me = BotSpec(name="someone+you", path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
+    task, _run, _seed = new_game(tmp_path / "play.sqlite", info, (me, bot), info.limits, dict(info.rules))
+    asked, events, seen = [], [], []
+    with connect(cluster, info, [bot]) as ex:
+
+        def person(match, prompt):
+            asked.append(prompt.payload)
+            seen.append({w: list(what) for w, what in ex.workers().items()})
+            return module.deducer(*prompt.payload, {})[0]
+
+        record = ex.play_person(task, 0, person, lambda *e: events.append(e), idle=60)
+    assert record.id == task.id and record.players == ("someone+you", "random_player") and record.offender is None
+    assert asked and len([m for m in record.moves if m.seat == 0]) == len(asked)
+    assert any(e[0] == "reply" and e[1] == 1 for e in events), events
+    # While the person thought, the game was a worker's.
+    assert all(any("a person vs random_player" in what for what in now.values()) for now in seen), seen
+
+
+def _brains_and_ancestors() -> dict[int, set[int]]:
+    """Each bot process (a ``brain``) under this process, with the pids of its ancestors."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                text = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            parents[int(d)] = int(text[text.rindex(")") + 2:].split()[1])
+    found = {}
+    for pid in parents:
+        try:
+            if b"brain" not in open(f"/proc/{pid}/cmdline", "rb").read():
+                continue
+        except OSError:
+            continue
+        chain, p = set(), parents.get(pid)
+        while p and p not in chain:
+            chain.add(p)
+            p = parents.get(p)
+        if os.getpid() in chain:
+            found[pid] = chain
+    return found
+
+
+def test_the_play_pages_bot_plays_on_a_worker_under_cluster(cluster, tmp_path):
+    """The finding: with ``--cluster`` the host still ran the Play page's bot itself."""
+    from distributed import Client
+
+    from kothkit.playing.cluster import ClusterExecutor
+    from kothkit.playing.executor import build
+    from kothkit.plugins import get_game
+    from kothkit.serve.playsite import Opponent, PlayRoom
+    from tests.serve.test_play_site import _wait_state
+
+    info = get_game("gomoku_classic12")
+    room = PlayRoom(tmp_path, idle=3.0)
+    threat = Opponent(key="bundled:threat", label="threat", spec=next(b for b in room.bundled(info) if b.name == "threat"))
+    with Client(cluster, timeout=STARTUP) as client, ClusterExecutor(cluster, [info], build=build) as ex:
+        workers = set(client.run(os.getpid).values())
+        try:
+            g = room.start("g12", info, info.limits, dict(info.rules), "ann", threat, 1, "/r/{id}", remote=ex)
+            st = _wait_state(g, "waiting")  # the bot opened, on a worker: the person's turn
+            assert st["picture"] and "threat" in " ".join(st["log"]), st
+            bots = _brains_and_ancestors()
+            assert bots and all(chain & workers for chain in bots.values()), (bots, workers)
+            # Nobody moves: abandoned after its idle time, nothing stored, the worker's bot reaped.
+            st = _wait_state(g, "abandoned", 60)
+            g.thread.join(30)
+            assert not g.thread.is_alive() and room.played("g12", "ann") == []
+            end = time.monotonic() + 30
+            while set(bots) & set(_brains_and_ancestors()):
+                assert time.monotonic() < end, "the worker's bot outlived its abandoned game"
+                time.sleep(0.2)
+        finally:
+            room.close()
+
+
+def test_serve_with_a_local_cluster_refuses_a_client_without_its_certificate(tmp_path):
+    """The review's attack on ``kothkit serve --cluster local:N`` as it ran it: a stranger's client
+    on every port the server listens on but its web site's, asking each to run a function."""
+    import json
+
+    import psutil
+
+    from tests.serve.webserver import Server, challenge
+
+    server = Server([challenge(tmp_path / "course")], tmp_path / "state", tmp_path, args=("--cluster", "local:1"))
+    try:
+        web = int(server.url.rsplit(":", 1)[1])
+        ports = sorted({c.laddr.port for c in psutil.Process(server.proc.pid).net_connections("tcp")
+                        if c.status == psutil.CONN_LISTEN} - {web})
+        assert ports, server.text  # the scheduler's and the workers' nannies' (all TLS)
+        attacks = [subprocess.Popen([sys.executable, "-c", ATTACK, f"tls://127.0.0.1:{port}", str(tmp_path / f"ran-{port}")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_stranger_env(),
+                                    stdin=subprocess.DEVNULL) for port in ports]
+        for port, attack in zip(ports, attacks):
+            out, errors = attack.communicate(timeout=120)
+            assert attack.returncode == 0, errors[-3000:]
+            tried = json.loads(out.splitlines()[-1])
+            assert "ran" not in tried.values() and not (tmp_path / f"ran-{port}").exists(), (port, tried)
+    finally:
+        assert server.stop() == 0, server.text

@@ -488,17 +488,34 @@ def test_the_c_inits_seccomp_filter_answers_as_the_python_inits(tmp_path):
         tree = [struct.unpack("HBBI", raw[i:i + 8]) for i in range(0, len(raw), 8)]
         chain = jailinit.seccomp_program(platform.machine(), pinned)
         assert tree and chain
+        checked = {nr for nr, _ in jailinit.CHECKED[platform.machine()]}
+        # the arguments' low words (args[0..3]): namespaces for clone; a family, open's flags, a mode
+        variants = [(0, 0, 0, 0), (0x11, 0, 0, 0), (0x10000000, 0, 0, 0), (0x20000000, 0, 0, 0), (0x00020000, 0, 0, 0),
+                    (40, 1, 0, 0), (2, 1, 0, 0), (0, 0o4755, 0, 0), (0, 0o755, 0, 0), (0, 0o101, 0o4755, 0),
+                    (0, 0o1, 0o4755, 0), (0, 0, 0o100, 0o2755), (0, 0, 0o20000000, 0o4000), (0, 0, 0o2755, 0o644),
+                    (0, 0, 0, 0o6000)]
         for abi in (arch, 0x40000003):  # the machine's, i386's
             for nr in numbers:
-                for flags in ((0, 0x11, 0x10000000, 0x20000000, 0x00020000) if nr in (clone, jailinit.CLONE3)
-                              else (0,)):
-                    data = {4: abi, 0: nr, 16: flags}
+                for args in variants if nr in (clone, jailinit.CLONE3) or nr in checked else variants[:1]:
+                    data = {4: abi, 0: nr, **{16 + 8 * i: a for i, a in enumerate(args)}}
                     answer, steps = _run_bpf(tree, data)
-                    assert answer == _run_bpf(chain, data)[0], (pinned, hex(abi), nr, hex(flags))
+                    assert answer == _run_bpf(chain, data)[0], (pinned, hex(abi), nr, args)
                     longest = max(longest, steps)
         assert _run_bpf(tree, {0: affinity, 4: arch, 16: 0})[0] == (eperm if pinned else allow)
-    native = {0: 0, 4: arch, 16: 0}
+    native = {0: 0, 4: arch, 16: 0, 24: 0, 32: 0, 40: 0}
     assert _run_bpf(tree, {**native, 0: refused[0]})[0] == eperm
     assert _run_bpf(tree, {**native, 0: clone, 16: 0x10000000})[0] == eperm  # clone(CLONE_NEWUSER)
     assert _run_bpf(tree, {**native, 0: clone, 16: 0x11})[0] == allow  # fork
+    # issue 42: io_uring and AF_VSOCK refused, and a set-id bit on what the jail makes
+    for nr in jailinit.IO_URING:
+        assert _run_bpf(tree, {**native, 0: nr})[0] == eperm
+    socket_nr = next(nr for nr, check in jailinit.CHECKED[platform.machine()] if check == "socket")
+    assert _run_bpf(tree, {**native, 0: socket_nr, 16: 40})[0] == eperm  # AF_VSOCK
+    assert _run_bpf(tree, {**native, 0: socket_nr, 16: 1})[0] == allow  # AF_UNIX
+    fchmod = next(nr for nr, check in jailinit.CHECKED[platform.machine()] if check == "mode1")
+    openat = next(nr for nr, check in jailinit.CHECKED[platform.machine()] if check == "open2")
+    assert _run_bpf(tree, {**native, 0: fchmod, 24: 0o4755})[0] == eperm
+    assert _run_bpf(tree, {**native, 0: fchmod, 24: 0o755})[0] == allow
+    assert _run_bpf(tree, {**native, 0: openat, 32: 0o101, 40: 0o2755})[0] == eperm  # O_CREAT, setgid
+    assert _run_bpf(tree, {**native, 0: openat, 32: 0o1, 40: 0o2755})[0] == allow  # no O_CREAT: no mode
     assert longest < 20  # a chain runs one comparison per refused call (about 40)

@@ -10,7 +10,8 @@ import pytest
 
 from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
-from kothkit.playing.settings import Options, SettingsError, choose_seed, journal_path, resolve
+from kothkit.playing.settings import Game, Options, SettingsError, choose_seed, game_of, journal_path, resolve
+from kothkit.plugins import get_game
 from kothkit.store.journal import Journal
 
 
@@ -19,6 +20,13 @@ def _challenge(folder: Path, text: str) -> challenges.Challenge:
     (folder / "bots").mkdir(exist_ok=True)
     (folder / challenges.FILE).write_text(f'game = "connect4_hidden"\nbots = ["bots"]\n{text}')
     return challenges.load(folder)
+
+
+def _game(rounds: int, ch: challenges.Challenge | None = None) -> Game:
+    """connect4 with ``rounds`` and no limits of its own, and ``ch``'s rules and limits."""
+    import attrs
+
+    return game_of(attrs.evolve(get_game("connect4_hidden"), rounds=rounds, limits=Limits()), ch)
 
 
 def _journal_with_seed(path: Path, game: str, seed: int) -> Path:
@@ -60,26 +68,26 @@ def test_the_journal_is_the_option_then_the_file_then_the_folder_then_the_game(t
 def test_resolve_merges_options_over_the_file_over_the_defaults(tmp_path):
     ch = _challenge(tmp_path / "c", "seed = 12\njobs = 3\nrounds = 4\ntrusted = true\n[limits]\nmove_time = 2.0\n"
                                     "memory_mb = 300\n")
-    s = resolve("connect4_hidden", 7, Limits(), ch, Options())
+    s = resolve(_game(7, ch), Options())
     assert (s.seed.value, s.jobs, s.rounds, s.trusted) == (12, 3, 4, True)
     assert (s.limits.move_time, s.limits.memory_mb) == (2.0, 300)
     assert s.journal == ch.folder / "kothkit.sqlite"
-    s = resolve("connect4_hidden", 7, Limits(), ch, Options(seed=1, jobs=2, rounds=9, limits={"move_time": 0.5,
+    s = resolve(_game(7, ch), Options(seed=1, jobs=2, rounds=9, limits={"move_time": 0.5,
                                                                                                "memory_mb": None}))
     assert (s.seed.value, s.jobs, s.rounds, s.limits.move_time, s.limits.memory_mb) == (1, 2, 9, 0.5, 300)
-    s = resolve("connect4_hidden", 7, Limits(), None, Options(db=tmp_path / "j.sqlite"))
+    s = resolve(_game(7), Options(db=tmp_path / "j.sqlite"))
     assert (s.jobs, s.rounds, s.trusted, s.seed.origin) == (os.cpu_count() or 1, 7, False, "fresh")
 
 
 def test_a_bad_setting_names_its_option_or_file(tmp_path):
     with pytest.raises(SettingsError, match="--jobs must be an integer from 1 to"):
-        resolve("connect4_hidden", 1, Limits(), None, Options(jobs=0))
+        resolve(_game(1), Options(jobs=0))
     with pytest.raises(SettingsError, match="--move-time: "):
-        resolve("connect4_hidden", 1, Limits(), None, Options(limits={"move_time": -1.0}))
+        resolve(_game(1), Options(limits={"move_time": -1.0}))
     not_a_journal = tmp_path / "notes.sqlite"
     not_a_journal.write_text("my notes, not a journal\n")
     with pytest.raises(SettingsError, match="notes.sqlite: not a usable kothkit journal"):
-        resolve("connect4_hidden", 1, Limits(), None, Options(db=not_a_journal))
+        resolve(_game(1), Options(db=not_a_journal))
     assert not_a_journal.read_text() == "my notes, not a journal\n"
 
 

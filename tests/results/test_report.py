@@ -202,20 +202,21 @@ def test_a_challenges_report_has_its_title_and_its_answers_authors(classic12, tm
                                     'title = "KoTH: Gomoku <12x12>"\n')
     shutil.copytree(classic12.parent / "bots", ch / "bots")
     toml = ch / "bots" / "steady" / "bot.toml"
-    toml.write_text(toml.read_text() + 'author = "Ada [L]"\nurl = "https://codegolf.stackexchange.com/a/1"\n'
+    toml.write_text(toml.read_text() + 'author = "Ada [L]"\nurl = "https://codegolf.stackexchange.com/a/1?a=|b"\n'
                     'language = "Python 3"\n')
     kothkit("run", ch, "--seed", "5", "--move-time", "0.3", "-q", cwd=tmp_path)
     text = kothkit("report", ch, "--markdown", cwd=tmp_path).stdout
     assert text.startswith("## KoTH: Gomoku \\<12x12\\> (gomoku_classic12)\n")
     rows = {r["bot"]: r for r in markdown_table(text)}
-    assert rows["[steady](<https://codegolf.stackexchange.com/a/1>)"]["author"] == "Ada \\[L\\]"
-    assert rows["[steady](<https://codegolf.stackexchange.com/a/1>)"]["language"] == "Python 3"
+    # (a | in the url would end its cell: it is percent-encoded)
+    assert rows["[steady](<https://codegolf.stackexchange.com/a/1?a=%7Cb>)"]["author"] == "Ada \\[L\\]"
+    assert rows["[steady](<https://codegolf.stackexchange.com/a/1?a=%7Cb>)"]["language"] == "Python 3"
     assert rows["tardy"]["author"] == "-" and rows["tardy"]["language"] == "Python"
     kothkit("report", ch, "--out", tmp_path / "site", cwd=tmp_path)
     index = (tmp_path / "site" / "index.html").read_text()
     assert "<h1>KoTH: Gomoku &lt;12x12&gt;</h1>" in index
     assert re.search(r"gomoku_classic12: standings of \d{4}-\d\d-\d\d \d\d:\d\d UTC, seed 5, 12 games", index)
     # A bot.toml whose url is no web address is refused by name.
-    toml.write_text(toml.read_text().replace("https://codegolf.stackexchange.com/a/1", "javascript:alert(1)"))
+    toml.write_text(toml.read_text().replace("https://codegolf.stackexchange.com/a/1?a=|b", "javascript:alert(1)"))
     r = kothkit("run", ch, "--move-time", "0.3", "-q", cwd=tmp_path, check=False)
     assert "bot.toml:" in r.stderr and "url must be an http:// or https:// address" in r.stderr

@@ -515,13 +515,15 @@ def _py_brain(i: int) -> bytes:
     return f"print({i})\n".encode()
 
 
-def _row(t, finished: float) -> tuple:
-    """A journal row for task ``t`` (as the workers store them), its result made from its seed."""
+def _row(t, finished: float):
+    """A journal row for task ``t`` (a GameRow, as the workers store them), its result made from its seed."""
     import json
+
+    from kothkit.store.journal import GameRow
 
     a, b = t.players
     winner = (a.name, b.name, None)[t.seed % 3]
-    return (t.id, t.game, t.index, json.dumps([a.name, b.name]), json.dumps([a.hash, b.hash]), t.seed, winner,
+    return GameRow(t.id, t.game, t.index, json.dumps([a.name, b.name]), json.dumps([a.hash, b.hash]), t.seed, winner,
             "four in a row" if winner else "board full", None, None, "[]", "{}", 0.01, finished)
 
 

@@ -62,6 +62,9 @@ def _serve(hosts, where: Path, **how) -> Host:
     toml = course / "kothkit.toml"  # with the check before the ladder: run on a worker too
     toml.write_text(toml.read_text().replace('kind = "submissions"\n', 'kind = "submissions"\ncheck = true\n'))
     koth = folder_challenge(where, {"alpha": 0, "beta": 2, "gamma": 5})
+    # One key for both hosts' states: the brains' names (HMACs of the logins), hence their games, alike.
+    (where / "state").mkdir(mode=0o700)
+    (where / "state" / "public-ids.key").write_bytes(b"a change of brains: a fixed key.")
     host = hosts([course, koth], where / "state", **how)
     host.start()
     for login, offset in (("s1", 1), ("s2", 4), ("s3", 6)):

@@ -241,10 +241,10 @@ def test_a_body_sent_slowly_is_cut_off(site):
         s.sendall(b"POST /login HTTP/1.1\r\nHost: " + server.url[7:].encode() + b"\r\nOrigin: " + server.url.encode()
                   + b"\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
                   + str(len(body)).encode() + b"\r\n\r\n")
-        start = time.monotonic()
-        got = b""
+        got, sent = b"", 0
         for byte in body:  # a byte every 0.2 s: 45 s for all of it, were it allowed
             s.sendall(bytes([byte]))
+            sent += 1
             time.sleep(0.2)
             s.setblocking(False)
             try:
@@ -258,7 +258,7 @@ def test_a_body_sent_slowly_is_cut_off(site):
         while chunk := s.recv(65536):
             got += chunk
         assert got.startswith(b"HTTP/1.1 408"), got[:300]
-        assert time.monotonic() - start < BODY_TIMEOUT + 10
+        assert sent < len(body)  # (the answer came while the body was still coming, not after it)
     finally:
         s.close()
 

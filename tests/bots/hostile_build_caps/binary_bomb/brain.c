@@ -1,0 +1,2 @@
+char big[200000000] = {1};
+int main(void){return big[0];}
