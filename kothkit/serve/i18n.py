@@ -299,13 +299,27 @@ def day(d: datetime.datetime) -> str:
 
 #: The admin log's targets and details (``admin_log``: kept in English, as the server prints them),
 #: with ``{name}`` placeholders; :func:`admin_text` shows them in the reader's language.
-ADMIN_TEXTS = (N_("from {file}; {n} skipped"), N_("{challenge} submission {id}"))
+ADMIN_TEXTS = (N_("from {file}; {n} skipped"), N_("{challenge} submission {id}"),
+               # How the host shares the CPU (kothkit.procs.contain.fair_cpu, kothkit.serve.host)
+               N_("a waiting bot is frozen (freezer cgroup {version}): it cannot take its opponent's CPU"),
+               N_("a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its "
+                  "opponent's core"),
+               N_("the game allows pondering: each bot of a game has a core of its own"),
+               N_("the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to "
+                  "share"),
+               N_("the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to "
+                  "share (--jobs {fair} gives each bot its own)"),
+               N_("the Play page's bots have a core the ladder leaves free, under a CPU quota of {share} core"),
+               N_("the Play page's bots share a core with the ladder's games (no core left for them: --jobs, or the "
+                  "machine's cores), under a CPU quota of {share} core"))
 
 
 def admin_text(text: str) -> str:
     """A target or detail of the admin log in the request's language (as it is if no message fits)."""
     if current() == DEFAULT or not text:
         return text
+    if text in ADMIN_TEXTS:  # (a message without values)
+        return gettext(text)
     found = messages.match(text, messages.ordered(ADMIN_TEXTS))
     if found is None:
         return text
