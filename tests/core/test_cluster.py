@@ -845,7 +845,7 @@ def test_a_worker_on_python_3_11_2_unpacks_and_plays_the_bots_it_is_sent(tmp_pat
     assert (_place(b) / "bot").exists()
 
 
-@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device"])
+@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device", "chain"])
 def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkeypatch, member):
     import io
     import tarfile
@@ -873,16 +873,22 @@ def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkey
     dest.mkdir()
     # What a bot may hold: its files (set-id bits and others' write dropped, owned here), links inside.
     with tar_of(entry("bot/run", mode=0o6777, uid=0, gid=0), entry("bot/sub/", None, type=tarfile.DIRTYPE, mode=0o777),
-                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run")) as tar:
+                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run"),
+                entry("bot/ln2", None, type=tarfile.SYMTYPE, linkname="ln")) as tar:
         unpack(tar, dest)
     st = (dest / "bot" / "run").stat()
     assert (st.st_mode & 0o7777, st.st_uid) == (0o755, os.getuid())
-    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln").read_text() == "x"
+    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln2").read_text() == "x"
     bad = {"../escape": entry("../escape"), "/abs": entry(str(tmp_path / "abs")),
            "link-out": entry("bot/out", None, type=tarfile.SYMTYPE, linkname="../../outside"),
            "hard-out": entry("bot/hard", None, type=tarfile.LNKTYPE, linkname="../outside"),
-           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}[member]
-    with tar_of(bad) as tar, pytest.raises(ClusterError, match="would land outside its folder"):
+           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}.get(member)
+    # Links that each look inside by their letters, but lead out once the first is on disk.
+    chain = [entry("bot/a/", None, type=tarfile.DIRTYPE, mode=0o755),
+             entry("bot/a/l", None, type=tarfile.SYMTYPE, linkname="../.."),
+             entry("bot/l2", None, type=tarfile.SYMTYPE, linkname="a/l/.."), entry("bot/l2/escape")]
+    with tar_of(*(chain if member == "chain" else [bad])) as tar, \
+            pytest.raises(ClusterError, match="would land outside its folder"):
         unpack(tar, tmp_path / "dest2")
     assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
     assert not (tmp_path / "dest2").exists() or list((tmp_path / "dest2").rglob("*")) == []
