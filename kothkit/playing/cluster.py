@@ -369,7 +369,8 @@ def unpack(tar, dest: Path) -> None:
             bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, target)) or through_link(target)
             links.add(os.path.normpath(m.name))
         elif m.islnk():
-            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname)) or through_link(m.linkname)
+            bad = (bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+                   or through_link(m.linkname))
         if bad:
             raise ClusterError(f"the copy sent holds {m.name!r}, which would land outside its folder or is no "
                                f"file, folder or link within it")
