@@ -173,3 +173,19 @@ def test_defuse_strips_a_set_id_bit_from_a_file_nobody_may_read(tmp_path):
     defuse.defuse(folder)
     (folder / "d").chmod(0o755)
     assert privileged(folder) == []
+
+
+@needs_jail
+def test_a_stateful_function_host_discarded_mid_game_leaves_nothing_world_writable(cli, tmp_path):
+    """A function host is defused between games; one that dies in the middle of one (its host
+    discarded, never rested) is defused as its jail ends."""
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE / "ww_then_dies", bots / "ww_then_dies")
+    shutil.copytree(ROOT / "plugins" / "connect4_hidden" / "bots" / "constant_player", bots / "constant_player")
+    cli("run", "connect4_hidden", "--bots", bots, "--seed", "2", "--jobs", "1", "--rounds", "1", "--move-time", "5",
+        "--db", tmp_path / "j.sqlite", "--json", tmp_path / "out.json", "-q", check=True, timeout=300)
+    games = json.loads((tmp_path / "out.json").read_text())["games"]
+    assert games and all(g["fault"] == "ww_then_dies" for g in games), games
+    assert (bots / "ww_then_dies" / "left.txt").exists()
+    assert privileged(bots / "ww_then_dies") == []
+    assert processes_touching(bots) == []
