@@ -892,8 +892,13 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
                     f"#{task.index} {' vs '.join(names)})")
     except (AttributeError, TypeError, ValueError, IndexError, RecursionError):
         return f"sent back something else than game {task.id[:12]}'s result"
-    if info is None:
-        return None
+    if info is None:  # (a game the executor was not made with: its rules all the same, never trust)
+        from kothkit.plugins import get_game
+
+        try:
+            info = get_game(task.game)
+        except Exception:  # noqa: BLE001 - no such game here: nothing to re-play the record with
+            return f"sent back game {task.id[:12]} of {task.game!r}, a game the judge cannot re-play"
     game = f"game {task.id[:12]} (#{task.index} {' vs '.join(names)})"
     try:
         rules = {**info.rules, **task.rules} if task.rules else info.rules

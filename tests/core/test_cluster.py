@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import pytest
 
 pytest.importorskip("distributed")
@@ -1016,3 +1017,22 @@ def test_serve_with_a_local_cluster_refuses_a_client_without_its_certificate(tmp
             assert "ran" not in tried.values() and not (tmp_path / f"ran-{port}").exists(), (port, tried)
     finally:
         assert server.stop() == 0, server.text
+
+
+def test_a_result_for_a_game_the_executor_was_not_made_with_is_still_replayed():
+    """unbound without the game's info (a task of a game the executor did not list) re-plays the
+    record with the installed game all the same: an outcome its moves do not give is refused."""
+    from kothkit.bots.folders import load_bots
+    from kothkit.limits import Limits
+    from kothkit.playing.cluster import unbound
+    from kothkit.store.records import GameRecord, GameTask
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    a, b = load_bots([bots_dir / "random_player", bots_dir / "deducer"]).bots
+    task = GameTask(id="forged-1", game="connect4_hidden", players=(a, b), seed=5, limits=Limits())
+    forged = GameRecord(id="forged-1", game="connect4_hidden", index=0, players=(a.name, b.name),
+                        hashes=(a.hash, b.hash), seed=5, winner=a.name, reason="four in a row")
+    assert "an outcome its moves do not give" in (unbound(task, forged, None, rows=False) or "")
+    other = GameTask(id="forged-2", game="no_such_game", players=(a, b), seed=5, limits=Limits())
+    assert "cannot re-play" in (unbound(other, attrs.evolve(forged, id="forged-2", game="no_such_game"), None,
+                                        rows=False) or "")
