@@ -2,9 +2,11 @@
 part of the plugin API.
 
 * Piskvork ``.psq`` (Gomocup's game record): a ``Piskvorky WxH, 11:11, 0`` header, one
-  ``x,y,time_ms`` line per stone (1-based, x across, y down, colours alternating from black as
-  Piskvork reads them; an opening that places two stones of one colour in a row, like Swap2's,
-  is still written in the order the stones were placed), then the two players' names.
+  ``x,y,time_ms`` line per stone (1-based, x across, y down), then the two players' names.  A psq
+  has no colours: Piskvork reads the stones as alternating from black.  The stones of an opening
+  (on the board before the first move, like classic12's centre four) are therefore written
+  black, white, black, ...; a game that cannot be written so (Swap2's, where black moves after an
+  opening of two black stones and one white) is refused with :class:`Unwritable`.
 * SGF (FF[4]) for Gomoku (GM[4]): SZ, PB, PW, RE, DT and one B[]/W[] node per stone.
 """
 
@@ -26,9 +28,35 @@ class Stone(NamedTuple):
     ms: float = 0.0
 
 
-def psq(width: int, height: int, stones: Sequence[Stone], black: str, white: str) -> str:
+class Unwritable(ValueError):
+    """A game a format cannot hold (its reason says why; ``kothkit export`` names the game)."""
+
+
+def psq_order(stones: Sequence[Stone], opening: int = 0) -> list[Stone]:
+    """``stones`` in the order Piskvork reads them right (colours alternating from black): the
+    first ``opening`` stones (a position, not moves) interleaved black first, the moves after them
+    as played; :class:`Unwritable` if they cannot alternate."""
+    head = stones[:opening]
+    blacks = [s for s in head if s.black]
+    whites = [s for s in head if not s.black]
+    if len(blacks) not in (len(whites), len(whites) + 1):
+        raise Unwritable(f"its opening has {len(blacks)} black and {len(whites)} white stones, and Piskvork "
+                         f"reads a .psq's stones as alternating from black (SGF and JSON hold it)")
+    ordered = [s for pair in zip(blacks, whites) for s in pair] + blacks[len(whites):]
+    for i, s in enumerate(stones[opening:], start=opening):
+        if s.black != (i % 2 == 0):
+            raise Unwritable(f"its stone {i + 1} ({s.x + 1},{s.y + 1}) is {'black' if s.black else 'white'} after "
+                             f"{i} stones, and Piskvork reads a .psq's stones as alternating from black "
+                             f"(SGF and JSON hold it)")
+        ordered.append(s)
+    return ordered
+
+
+def psq(width: int, height: int, stones: Sequence[Stone], black: str, white: str, opening: int = 0) -> str:
+    """The .psq file of a game: the first ``opening`` stones are the position it started from (put
+    in alternating order), the rest its moves (see :func:`psq_order`)."""
     lines = [f"Piskvorky {width}x{height}, 11:11, 0"]
-    lines += [f"{s.x + 1},{s.y + 1},{int(round(s.ms))}" for s in stones]
+    lines += [f"{s.x + 1},{s.y + 1},{int(round(s.ms))}" for s in psq_order(stones, opening)]
     lines += [_one_line(black), _one_line(white)]
     return "\n".join(lines) + "\n"
 

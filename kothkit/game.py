@@ -88,13 +88,16 @@ class Clock(enum.StrEnum):
     FIRST = "first"
     #: The limits' ``move_time``.
     MOVE = "move"
+    #: The limits' ``startup_time`` (an engine's start-up), never charged to ``game_time``.
+    START = "start"
 
 
 class Prompt(NamedTuple):
     """Send ``notices`` in order, then ``payload`` to ``seat`` and wait for its reply.
 
     ``clock`` names the time control for the reply: ``"first"`` uses the
-    limits' ``first_reply_time`` (e.g. START -> OK), ``"move"`` uses ``move_time``.
+    limits' ``first_reply_time`` (e.g. START -> OK), ``"move"`` uses ``move_time``,
+    ``"start"`` the ``startup_time`` (an engine's start-up: never charged to its game budget).
 
     A named tuple rather than an attrs class: a game makes one per move, and
     a tuple is built several times faster.
@@ -122,13 +125,37 @@ class Rejected:
     reason: str
 
 
+@attrs.define(eq=False)
+class SeatClocks:
+    """Each seat's own reply time used so far in a game, kept by the core as the game goes: what a
+    game that tells its bots their time (Piskvork's ``INFO time_left``) reads.  A match reads it,
+    never changes it; it is no clock of the match's own (a replay of the game sees the times zero)."""
+
+    #: Seconds of reply time each seat has used, in seat order (replies to ``clock="start"``
+    #: prompts not counted).
+    used: list[float]
+    #: The game's budget per seat (``Limits.game_time``), or None without one.
+    budget: float | None = None
+
+    def left(self, seat: int) -> float | None:
+        """Seconds ``seat`` has left of its budget (never below 0), or None without a budget."""
+        return None if self.budget is None else max(0.0, self.budget - self.used[seat])
+
+
 @attrs.frozen
 class Setup:
-    """Everything a match needs to start: seat names, its seed, and the rules settings."""
+    """Everything a match needs to start: seat names, its seed, and the rules settings; and, for a
+    game that tells its bots their limits, the limits and the seats' clock (None where nobody
+    plays against them: a replay, the conformance kit).  A game's outcome must never depend on
+    the last two: a replay of its moves must reach the same end."""
 
     players: tuple[str, ...]
     seed: int
     rules: Mapping[str, Any] = attrs.field(factory=dict)
+    #: The limits the core holds the game's bots to (:class:`kothkit.limits.Limits`), or None.
+    limits: Limits | None = attrs.field(default=None, eq=False)
+    #: The seats' reply time used so far (:class:`SeatClocks`), kept up to date by the core, or None.
+    clock: SeatClocks | None = attrs.field(default=None, eq=False)
 
 
 class End(enum.StrEnum):
@@ -383,6 +410,12 @@ class GameInfo:
     draws: bool = True
     #: Lines starting with this prefix are diagnostics: logged, never a reply, never out of turn.
     aside_prefix: str | None = None
+    #: More such prefixes, matched whatever the letter case of the line (Piskvork's ``MESSAGE``
+    #: and ``DEBUG``: ``message ...`` is one too).
+    aside_prefixes: tuple[str, ...] = ()
+    #: A program bot's lines may end in CR, LF or CR LF, and its empty lines are skipped (Piskvork's
+    #: engines); otherwise a line ends at LF (a CR before it is dropped) and an empty line is a reply.
+    any_line_end: bool = False
     #: Default number of rounds (each pair plays two games a round, each bot opening one).
     rounds: int = 1
     #: The rules let a bot keep thinking while its opponent moves (pondering).  Without, kothkit
@@ -405,6 +438,13 @@ class GameInfo:
     exporters: Mapping[str, Exporter | str] = attrs.field(factory=dict)
     #: Scripted situations ``kothkit check`` puts a bot in (:class:`kothkit.scenarios.Scenario`).
     scenarios: Sequence[Scenario] = ()
+    #: The rules setting an opening goes into, for ``kothkit match --openings`` (gomocup's
+    #: ``position``: stones on the board before the first move), or None: the game takes none.
+    opening_rule: str | None = None
+    #: ``f(seed, rules)``: an opening for :attr:`opening_rule` drawn from ``seed`` (pure: from the
+    #: seed and the rules settings alone), which a match gives each game pair when no file of
+    #: openings is given; or None.
+    random_opening: Callable[[int, Mapping[str, Any]], str] | None = None
     #: Folder of the game's translations for the web site's pages (``kothkit serve``): a ``LANG.po``
     #: file per language (``zh_CN.po``) whose message ids are the game's English texts for people
     #: (its summary, its reasons, its boards' titles) with ``{name}`` where a value goes

@@ -84,6 +84,12 @@ class Limits:
     game_time: float | None = attrs.field(default=None, validator=_seconds(True))
     #: Added to every time limit before a reply counts as late (pipe and scheduling jitter).
     tolerance: float = attrs.field(default=0.05, validator=_seconds(False))
+    #: Seconds for a reply to a prompt with ``clock="start"`` (an engine's start-up, e.g. Piskvork's
+    #: START -> OK), never charged to ``game_time``; None: ``first_reply_time``.
+    startup_time: float | None = attrs.field(default=None, validator=_seconds(True))
+    #: Seconds the core waits, after a bot's reply, before it writes to that bot again (some
+    #: engines drop a command that comes within milliseconds of their move); 0: none.  At most 1.
+    guard: float = attrs.field(default=0.0, validator=[_seconds(False), attrs.validators.le(1.0)])
     #: Seconds a bot gets after the final message before its process group is killed.
     grace: float = attrs.field(default=0.5, validator=_seconds(False))
     #: Cap on the resident memory of a bot and its children, in MiB; None: no cap.
@@ -122,6 +128,10 @@ class Limits:
     def first_time(self) -> float:
         return self.first_reply_time if self.first_reply_time is not None else self.move_time
 
+    @property
+    def start_time(self) -> float:
+        return self.startup_time if self.startup_time is not None else self.first_time
+
     def replace(self, **changes: Any) -> Limits:
         """A copy with ``changes`` applied; keys that are None are left as they were."""
         return attrs.evolve(self, **{k: v for k, v in changes.items() if v is not None})
@@ -130,4 +140,4 @@ class Limits:
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(Limits))
 #: Limits added after journals existed: left out of a game's identity while at their defaults
 #: (kothkit.playing.schedule.settings_of), so that the games played before keep their ids.
-LATER_LIMITS = ("network", "env")
+LATER_LIMITS = ("network", "env", "startup_time", "guard")

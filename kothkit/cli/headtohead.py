@@ -67,15 +67,24 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
 
 
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
-         per_opponent_cap: bool) -> None:
+         per_opponent_cap: bool, openings: str | None = None, openings_order: str = "sequential") -> None:
     """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
+    from kothkit.playing.openings import OpeningsError, choose
     from kothkit.playing.tournament import WorkerLost
+
+    try:
+        book = choose(info, dict(info.rules), openings, openings_order)
+    except OpeningsError as e:
+        fail(f"--openings: {e}")
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
     pairs = None if games_cap is None else (games_cap // 2) * (len(opponents) if per_opponent_cap else 1)
     vs = opponents[0].name if len(opponents) == 1 else f"the field ({len(opponents)} bots)"
     _print_plan(info, new.name, vs, s, sprt, pairs)
+    if book is not None and not quiet:
+        out.print(f"openings: {len(book.texts) if book.texts else 'one a pair'} ({book.source}"
+                  f"{', ' + book.order if book.texts else ''}), each played from both seats", markup=False)
     last = [0.0]
 
     def show(h: HeadToHead) -> None:  # at most once a second, and when the SPRT decides
@@ -89,7 +98,8 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
     try:
         h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
                                    limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
-                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False))
+                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False),
+                                   openings=book)
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
         raise typer.Exit(130) from None
@@ -188,6 +198,8 @@ Db = Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (de
 JsonPath = Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")]
 Rules = Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)]
+OpeningsFile = Annotated[Optional[str], typer.Option("--openings", help="Openings, each played from both seats in a game pair: a file of one opening a line in the game's own format (gomocup: x,y x,y ...), or a Piskvork .psq; 'none': no openings. Default: a game that draws openings from the seed (gomocup) gets one a pair.")]
+OpeningsOrder = Annotated[str, typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed).")]
 
 
 @app.command()
@@ -209,6 +221,8 @@ def match(
     json_path: JsonPath = None,
     quiet: Quiet = False,
     rules: Rules = None,
+    openings: OpeningsFile = None,
+    openings_order: OpeningsOrder = "sequential",
 ) -> None:
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
@@ -219,7 +233,8 @@ def match(
     a, b = resolve_bot(info, bot_a, ch), resolve_bot(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
-    _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False)
+    _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False,
+         openings=openings, openings_order=openings_order)
 
 
 @app.command()
@@ -241,6 +256,8 @@ def gauntlet(
     json_path: JsonPath = None,
     quiet: Quiet = False,
     rules: Rules = None,
+    openings: OpeningsFile = None,
+    openings_order: OpeningsOrder = "sequential",
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
@@ -255,4 +272,5 @@ def gauntlet(
         me = attrs.evolve(me, name=f"{me.name}#new")
     if not field:
         fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
-    _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True)
+    _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True,
+         openings=openings, openings_order=openings_order)

@@ -61,6 +61,8 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
+    openings: Annotated[Optional[str], typer.Option("--openings", help="Openings for a game that takes them (gomocup): a file of one a line in the game's format, or a Piskvork .psq; round r of every pair starts its two games (each bot black once) from the r-th.")] = None,
+    openings_order: Annotated[str, typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed).")] = "sequential",
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, rounds=rounds, trusted=trusted, db=db,
@@ -72,10 +74,11 @@ def run(
     info, ch = game.info, game.challenge
     specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(game, given))
+    book = _openings(info, openings, openings_order)
     pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
-    result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every)
+    result, faults = _play(info, specs, s, jobs, pool, quiet, progress_every, book)
     _print_results(info, s, result, faults, errors)
     plugin_manager().hook.kothkit_tournament_finished(game=info, standings=result.standings, journal=s.journal)
     if json_path is not None:
@@ -124,7 +127,22 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
         out.print(f"cpu: {fair_cpu(info.pondering, jobs, s.limits.pin_cpu)[1]}", markup=False)
 
 
-def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every: float):
+def _openings(info, path: str | None, order: str):
+    """The tournament's openings (``--openings``), or None."""
+    if path is None:
+        return None
+    from kothkit.playing.openings import OpeningsError, load
+
+    try:
+        book = load(Path(path), info, dict(info.rules), order)
+    except OpeningsError as e:
+        fail(f"--openings: {e}")
+    out.print(f"openings: {len(book.texts)} ({book.source}, {book.order}), each played from both seats",
+              markup=False)
+    return book
+
+
+def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every: float, openings=None):
     """Play the tournament with its progress shown; an interruption or a lost worker ends the command
     saying that the finished games are kept."""
     import sqlite3
@@ -139,7 +157,8 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
                                     rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
-                                    on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool)
+                                    on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool,
+                                    openings=openings)
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {s.journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)

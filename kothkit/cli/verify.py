@@ -13,6 +13,8 @@ from kothkit.bots.folders import BotError, BotKind, BotSpec, entry_of, load_bots
 from kothkit.cli.common import app, bot_loaders, err, fail, out
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import game_rules
 from kothkit.playing.progress import counted
 from kothkit.playing.settings import journal_path
 from kothkit.playing.verify import (
@@ -310,8 +312,14 @@ def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], Bot
             codes.add(json.dumps(s["game"], sort_keys=True))
         players = tuple(usable[n, h] if h != HUMAN_HASH else BotSpec(name=n, path=Path("."), kind=BotKind.HUMAN, hash=h)
                         for n, h in zip(r.players, r.hashes))
+        rules = dict(s["rules"])
+        if OPENINGS_KEY in rules:  # a match's openings: this game's, from the run's seed and its slot
+            run = settings.find_run(r)
+            a, b = sorted(r.players)
+            slot = settings._slot(run[1], a, b, r.seed) if run is not None else None
+            rules = game_rules(_game_info(game), rules, run[1] if run is not None else 0, slot)
         tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
-                              rules=dict(s["rules"]), index=r.index, trusted=trusted))
+                              rules=rules, index=r.index, trusted=trusted))
         originals[r.id] = r
     for reason, rs in unusable.items():
         tally.problems.append(f"{reason}: {counted(len(rs), 'game')} cannot be verified")
@@ -366,3 +374,10 @@ def prune(
         j.delete([r.id for r in superseded])
     out.print(f"pruned {counted(len(superseded), 'superseded game')} from {t.journal}; "
               f"{counted(len(records) - len(superseded), 'game')} kept", markup=False)
+
+
+def _game_info(game: str):
+    """The registered game ``game`` (its openings' rules setting, for a match's games)."""
+    from kothkit.plugins import get_game
+
+    return get_game(game)

@@ -14,6 +14,7 @@ them); run again, a match reuses its games and resumes where it stopped.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ import attrs
 from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import Openings, as_setting, game_rules, repeats
 from kothkit.playing.schedule import game_key, id_maker, settings_of
 from kothkit.playing.seeding import derive
 from kothkit.procs.contain import fair_cpu
@@ -114,11 +117,12 @@ class HeadToHead:
 
 def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
                rules: dict[str, Any], trusted: bool,
-               pairs: int | None) -> Iterator[tuple[GameTask, GameTask]]:
+               pairs: int | None, openings: Openings | None = None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
-    ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it."""
-    settings = settings_of(limits, rules)
-    key = game_key(info.name, settings)
+    ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it.
+    With ``openings``, both games of pair k start from its opening (in the rules, so in the ids)."""
+    booked = rules if openings is None else {**rules, OPENINGS_KEY: as_setting(openings)}
+    key = game_key(info.name, settings_of(limits, booked))
     n = len(opponents)
     plans = []
     for opp in opponents:
@@ -129,8 +133,10 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
         a, b, seats, ids = plans[k % n]
         slot = 2 * (k // n)
         game_seed = derive(seed, "game", a, b, slot)
+        # The pair's opening: from the run's openings (in the ids through the key) and the slot.
+        pair_rules = rules if openings is None else game_rules(info, booked, seed, slot)
         first, second = (GameTask(id=ids[g](f"{slot}\x1f{seed}"), game=info.name, players=seats[g], seed=game_seed,
-                                  limits=limits, rules=rules, index=2 * k + g,
+                                  limits=limits, rules=pair_rules, index=2 * k + g,
                                   trusted=trusted) for g in (0, 1))
         yield first, second
 
@@ -138,10 +144,12 @@ def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed:
 def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
          limits: Limits, rules: dict[str, Any], trusted: bool, pairs: int | None, sprt: SPRT | None,
          on_pair: Callable[[HeadToHead], None] | None = None,
-         on_notice: Callable[[str], None] | None = None) -> tuple[HeadToHead, int, int]:
+         on_notice: Callable[[str], None] | None = None,
+         openings: Openings | None = None) -> tuple[HeadToHead, int, int]:
     """Play (or reuse from ``journal``) the pairs until ``pairs`` are done or the SPRT decides.
 
-    Returns the count, and how many games were played and reused.
+    Returns the count, and how many games were played and reused.  ``on_notice`` hears, at the end,
+    how many of the pairs played repeated an earlier pair move for move.
     """
     from kothkit.playing.tournament import FAST_BATCH, dispatch
 
@@ -149,7 +157,8 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     played = reused = 0
     bots = [new, *opponents]
     with Journal(journal) as j:
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
+        booked = rules if openings is None else {**rules, OPENINGS_KEY: as_setting(openings)}
+        run_id = j.start_run(info.name, seed, settings_of(limits, booked),
                              [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
         seatings: dict[str, tuple[str, ...]] = {}
 
@@ -159,7 +168,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs)
+            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs, openings)
             while not h2h.decided:
                 chunk = [t for pair in itertools.islice(schedule, CHUNK) for t in pair]
                 if not chunk:
@@ -178,12 +187,21 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                     if t.id not in found:
                         yield t
 
+        #: Pair number -> its two games' replies (the games played here), to find pairs that repeat.
+        halves: dict[int, list[Any]] = {}
+        whole: list[tuple[object, ...]] = []
+
         def store(rows: list[GameRow]) -> None:
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
             for row in rows:
                 note(h2h.add(row.idx, result_of(row, seatings).winner))
+                p, g = divmod(row.idx, 2)
+                half = halves.setdefault(p, [None, None])
+                half[g] = (row.players, row.winner, tuple(json.dumps(m[:2]) for m in json.loads(row.moves)))
+                if None not in half:
+                    whole.append(tuple(halves.pop(p)))
 
         # Under an SPRT, small batches: games already handed out when it decides are played for nothing.
         batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
@@ -195,6 +213,12 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
                  on_notice=on_notice, stop=lambda: h2h.decided)
         j.finish_run(run_id, played, reused)
     h2h.finish()
+    again = repeats(whole)
+    if again and on_notice is not None:
+        hint = ("" if info.opening_rule is None or openings is not None and openings.order != "seed"
+                else ": give --openings FILE" if openings is None else "")
+        on_notice(f"warning: {again} of the {len(whole)} game pairs played repeat an earlier pair move for move "
+                  f"(deterministic bots: such pairs count the same games again){hint}")
     return h2h, played, reused
 
 

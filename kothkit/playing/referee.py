@@ -33,7 +33,7 @@ from typing import Any
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotKind, printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
-from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, SeatClocks, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.messages import say
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
@@ -146,6 +146,14 @@ class Referee:
                                   for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
         self.prefix = info.aside_prefix
+        #: The lower-cased prefixes of aside lines whatever their case (GameInfo.aside_prefixes).
+        self.folded = tuple(p.lower() for p in info.aside_prefixes)
+        #: Whether the game has aside lines at all.
+        self.has_asides = bool(self.prefix or self.folded)
+        #: The seats' reply time used, as the match sees it (Setup.clock).
+        self.clock = SeatClocks([0.0] * len(task.players), task.limits.game_time)
+        #: perf_counter_ns of each seat's last reply, for the guard delay (Limits.guard).
+        self.replied_ns = [0] * len(task.players)
         #: Every seat a function called in this process: no process to start, watch or stop.
         self.no_processes = self.sel is None
         #: A timed-out seat's reply that came in the grace period: [seat, reply, ms].
@@ -161,6 +169,8 @@ class Referee:
         #: What each seat did at exit (Seat.stop), once the game is over.
         self.exits: list[Exit] = []
         self._slot: list[int] | None = None
+        #: Each seat's memory peak in MiB (None: no memory cgroup), read as the game ends.
+        self.peaks: list[int | None] = []
 
     def overtime_slot(self) -> list[int]:
         """The slot that arms a deadline around a call in this process (kothkit.bots.overtime.watch),
@@ -190,7 +200,8 @@ class Referee:
         task = self.task
         names = tuple([b.name for b in task.players])
         rules = {**self.info.rules, **task.rules} if task.rules else self.info.rules
-        match = self.info.match(Setup(players=names, seed=task.seed, rules=rules))
+        match = self.info.match(Setup(players=names, seed=task.seed, rules=rules, limits=task.limits,
+                                      clock=self.clock))
         fault: Fault | None = None
         outcome: Outcome | None = None
         # Once a game, not once a call (once a batch, in kothkit.playing.executor.play_batch, where this
@@ -229,6 +240,7 @@ class Referee:
             verdict=fault.verdict if fault else None, moves=tuple(self.moves),
             logs=self._logs() if not self.no_processes or fault or WRITES[0] != writes else {},
             seconds=round(time.monotonic() - t0, 4),
+            memory=tuple(self.peaks) if any(p is not None for p in self.peaks) else None,
         )
         # Seats and referee point at each other: undone here, so that a game's objects go when it
         # ends, not at a garbage collection (the cycle would set collections off, game after game).
@@ -270,6 +282,8 @@ class Referee:
         calls = [s.call if type(s) is FunctionSeat else None for s in seats]
         watch = self.overtime_slot() if any(calls) else []
         clock_ns = time.perf_counter_ns
+        guard = lim.guard > 0
+        used = self.clock.used
         late: Late
         while True:
             step = nxt()
@@ -278,7 +292,11 @@ class Referee:
             seat, _payload, notices, clock = step
             if notices:  # function bots get prompts only: their seats ignore notices
                 for m in notices:
+                    if guard:
+                        self.guard(m.seat)
                     seats[m.seat].notify(match, m.payload, "notice")
+            if guard:
+                self.guard(seat)
             s = seats[seat]
             if budget or clock != "move":
                 allowed, kind, why = self.time_allowed(s, step)
@@ -304,8 +322,11 @@ class Referee:
                 reply, ns = asks[seat](match, step, allowed_ns, late)
             if ns > allowed_ns and s.timed:
                 raise Stop(Fault(seat, *late))
-            if budget and s.timed:
+            if budget and s.timed and clock != Clock.START:
                 s.used += ns / 1e9
+                used[seat] = s.used
+            if guard:
+                self.replied_ns[seat] = clock_ns()
             ms = (ns + 500) // 1000 / 1000  # to the microsecond
             if watched:
                 s.show_reply(reply, ms)
@@ -319,8 +340,23 @@ class Referee:
             if follows and s.follows:
                 s.after_play(match)
 
+    def guard(self, seat: int) -> None:
+        """Wait until ``seat`` replied at least ``Limits.guard`` ago (at most the guard itself)."""
+        wait = self.replied_ns[seat] + int(self.limits.guard * 1e9) - time.perf_counter_ns()
+        if wait > 0:
+            time.sleep(wait / 1e9)
+
+    def is_aside(self, line: str) -> bool:
+        """Whether ``line`` is a diagnostic (aside) line of the game's."""
+        if self.prefix and line.startswith(self.prefix):
+            return True
+        return bool(self.folded) and line[:32].lower().startswith(self.folded)
+
     def time_allowed(self, s: Seat, step: Prompt) -> tuple[float, Verdict, str]:
         """Seconds ``s`` has for ``step`` (tolerance not included), and the verdict if it takes longer."""
+        if step.clock == Clock.START:  # start-up: its own allowance, outside the game's budget
+            limit = self.limits.start_time
+            return limit, Verdict.TIMEOUT, no_reply_within(limit)
         limit = self.limits.first_time if step.clock == Clock.FIRST else self.limits.move_time
         kind, why = Verdict.TIMEOUT, no_reply_within(limit)
         if self.limits.game_time is not None:
@@ -426,7 +462,7 @@ class Referee:
                                      problem=e.reason, at=e.start))) from None
             if line is None:
                 return None
-            if self.prefix and s.lines and line.startswith(self.prefix):
+            if self.has_asides and s.lines and self.is_aside(line):
                 self.keep_aside(s, line)
                 continue
             return line
@@ -485,6 +521,8 @@ class Referee:
             if s.lines and s.jail is not None:
                 s.jail.thaw()  # the game is over: to read its end message and leave within the grace
         for m in match.final(outcome):
+            if self.limits.guard > 0:
+                self.guard(m.seat)
             self.seats[m.seat].notify(match, m.payload, "final")
 
     def _stop_all(self, ended: bool = True) -> None:
@@ -501,6 +539,8 @@ class Referee:
         # Seats that talk in lines first: their lines are read to the end (asides kept, the rest
         # dropped) before a host's owed acknowledgement is read, which must not find one waiting.
         exits = [NO_EXIT] * len(self.seats)
+        # Each bot's memory peak, read from its cgroup before the jail is torn down.
+        self.peaks = [_peak_mib(s) for s in self.seats]
         for s in sorted(self.seats, key=lambda s: not s.lines):
             exits[s.index] = s.stop(end, ended)
         self.exits = exits
@@ -550,7 +590,8 @@ class Referee:
                 parts.append("\n".join(s.aside))
                 tags += s.aside_moves
             if s.aside_dropped:
-                parts.append(f"[... {s.aside_dropped} bytes of {self.prefix} output dropped over the cap]")
+                label = " / ".join(([self.prefix] if self.prefix else []) + list(self.info.aside_prefixes))
+                parts.append(f"[... {s.aside_dropped} bytes of {label} output dropped over the cap]")
                 tags.append(moves)
             if parts:
                 logs[s.spec.name] = "\n".join(parts)
@@ -560,6 +601,15 @@ class Referee:
         if self._late_reply is not None:
             logs[R.LATE_REPLY] = self._late_reply
         return logs
+
+
+def _peak_mib(s: Seat) -> int | None:
+    """The memory peak of ``s``'s jail in MiB, rounded up; None without a memory cgroup."""
+    jail = getattr(s, "jail", None)
+    if jail is None:
+        return None
+    peak = jail.memory_peak()
+    return None if peak is None else -(-peak // (1 << 20))
 
 
 def play_game(task: GameTask, *, cpu: int | tuple[int, ...] | None = None, on_event: EventFn | None = None,

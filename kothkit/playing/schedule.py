@@ -25,6 +25,8 @@ import attrs
 
 from kothkit.bots.folders import BotSpec
 from kothkit.limits import LATER_LIMITS, Limits
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import game_rules
 from kothkit.playing.seeding import derive, deriver
 from kothkit.store.records import GameTask
 
@@ -128,9 +130,14 @@ class Schedule:
         """Tasks in play order: round by round, pairs in a seeded order within a round."""
         seed, rules, make = self.seed, dict(self.rules), GameTask
         game, limits, trusted = self.game, self.limits, self.trusted
+        booked = OPENINGS_KEY in rules  # openings: each game's own rules (its round's opening)
+        if booked:
+            from kothkit.plugins import get_game
+        info = get_game(game) if booked else None
         for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
             yield make(id=game_id_of(f"{k}\x1f{seed}"), game=game, players=seats, seed=game_seed(k), limits=limits,
-                       rules=rules, index=index, trusted=trusted)
+                       rules=game_rules(info, rules, seed, k) if info is not None else rules, index=index,
+                       trusted=trusted)
 
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""

@@ -134,6 +134,11 @@ class Judge(Protocol):
     @property
     def prefix(self) -> str | None: ...
     @property
+    def folded(self) -> tuple[str, ...]: ...
+    @property
+    def has_asides(self) -> bool: ...
+    def is_aside(self, line: str) -> bool: ...
+    @property
     def idle(self) -> set[int]: ...
     @property
     def on_event(self) -> Callable[[str, int, str, float | None], None] | None: ...
@@ -258,6 +263,8 @@ class ProgramSeat(Seat):
         proc = self.proc = LineProcess(argv=argv, cwd=spec.path, max_line=limits.max_line,
                                        stderr_cap=limits.stderr_cap, on_stderr=ref.stderr_shower(self),
                                        aside_prefix=ref.prefix.encode() if ref.prefix else None,
+                                       aside_folded=tuple(p.encode() for p in ref.folded),
+                                       any_line_end=info.any_line_end,
                                        aside_line_cap=limits.aside_line_cap)
         try:
             jail.setup()
@@ -355,8 +362,7 @@ class ProgramSeat(Seat):
             proc.read_stderr()
             if proc.err_eof or len(proc.err_log) + proc.err_dropped == before:
                 break
-        prefix = ref.prefix
-        if not prefix:
+        if not ref.has_asides:
             return
         for _ in range(16):
             if proc.eof or len(proc.out_buf) > ref.limits.max_line:
@@ -372,7 +378,7 @@ class ProgramSeat(Seat):
                 return
             if line is None:
                 return
-            if line.startswith(prefix):
+            if ref.is_aside(line):
                 ref.keep_aside(self, line)
 
     def output(self, moves: int) -> tuple[str, list[int]]:

@@ -35,6 +35,8 @@ from kothkit.game import GameInfo, Verdict
 from kothkit.limits import Limits
 from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
 from kothkit.playing.keeping import Keeper
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import Openings, as_setting
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.plugins import game_code
 from kothkit.procs.contain import fair_cpu
@@ -142,7 +144,9 @@ class _Batches:
                 self.play_again(lost)
 
     def read_ahead(self, pending: Iterator[GameTask]) -> None:
-        if self.stop is not None and not self.exhausted and self.stop():
+        # Asked whether or not the schedule has all been read: a capped match (--games) reads its
+        # whole schedule early, and its window must still empty once the SPRT decides.
+        if self.stop is not None and (self.window or not self.exhausted) and self.stop():
             self.exhausted = True
             self.window.clear()
         while not self.exhausted and len(self.window) < self.window_size:
@@ -409,6 +413,7 @@ def run_tournament(
     on_record: Callable[[GameResult, bool], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
     cluster: Executor | None = None,
+    openings: Openings | None = None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
@@ -416,9 +421,12 @@ def run_tournament(
     ``on_notice(text)`` with what the host should know of the run itself (see :func:`dispatch`).
     Bots must already be built (see :func:`build_bots`).  ``cluster``: an executor that plays the
     games instead of ``jobs`` local workers (a checked :class:`kothkit.playing.cluster.ClusterExecutor`).
+    ``openings``: round r of each pair plays its two games from the r-th opening (kothkit.playing.openings).
     """
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
+    if openings is not None:  # in the run's rules (so in the ids); each game gets its own (Schedule)
+        rules[OPENINGS_KEY] = as_setting(openings)
     code = game_code(info)
     jpath = Path(journal)
     played = reused = 0

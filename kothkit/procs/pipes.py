@@ -70,6 +70,11 @@ class LineProcess:
     #: stdout lines that start with these bytes are diagnostics (asides): never longer than
     #: ``aside_line_cap`` bytes here, whatever the bot wrote, and exempt from ``max_line``
     aside_prefix: bytes | None = None
+    #: and lines that start with these lower-case bytes whatever their case
+    aside_folded: tuple[bytes, ...] = ()
+    #: CR, LF and CR LF all end a line, and empty lines are skipped (Piskvork's engines); else a
+    #: line ends at LF (a CR before it dropped)
+    any_line_end: bool = False
     aside_line_cap: int = 16 * 1024
     #: bytes of over-long aside lines discarded as they streamed in
     aside_cut: int = 0
@@ -191,7 +196,7 @@ class LineProcess:
             self._cutting = False
             data = data[i + 1:]
         self.out_buf += data
-        if self.aside_prefix is not None:
+        if self.aside_prefix is not None or self.aside_folded:
             self._cut_aside()
 
     def _cut_aside(self) -> None:
@@ -200,11 +205,17 @@ class LineProcess:
         buf = self.out_buf
         start = buf.rfind(b"\n") + 1
         over = len(buf) - start - self.aside_line_cap
-        if over > 0 and self.aside_prefix is not None and buf.startswith(self.aside_prefix, start):
+        if over > 0 and self._aside(buf, start):
             del buf[start + self.aside_line_cap:]
             buf += b"\n"
             self.aside_cut += over
             self._cutting = True
+
+    def _aside(self, buf: bytearray, start: int) -> bool:
+        """Whether the line at ``start`` of ``buf`` is an aside."""
+        if self.aside_prefix is not None and buf.startswith(self.aside_prefix, start):
+            return True
+        return bool(self.aside_folded) and bytes(buf[start:start + 32]).lower().startswith(self.aside_folded)
 
     def read_stderr(self) -> None:
         try:
@@ -234,8 +245,17 @@ class LineProcess:
         caller keeps at most ``aside_line_cap`` bytes of it, and a diagnostic never loses a game.
         """
         buf = self.out_buf
-        i = buf.find(b"\n")
-        aside = self.aside_prefix is not None and buf.startswith(self.aside_prefix)
+        if self.any_line_end:
+            ends = 0
+            while ends < len(buf) and buf[ends] in b"\r\n":  # an empty line, or the LF of a CR LF
+                ends += 1
+            if ends:
+                del buf[:ends]
+            lf, cr = buf.find(b"\n"), buf.find(b"\r")
+            i = lf if cr < 0 else cr if lf < 0 else min(lf, cr)
+        else:
+            i = buf.find(b"\n")
+        aside = self._aside(buf, 0)
         if i < 0:
             if len(buf) > self.max_line and not aside:
                 raise LineTooLong(say("line longer than {limit} bytes: {start}...", limit=self.max_line,

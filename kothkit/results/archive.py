@@ -22,10 +22,13 @@ from typing import Any, Literal, cast
 import attrs
 
 import kothkit
-from kothkit.game import GameInfo, Match, Outcome, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, SeatClocks, Setup, Verdict
+from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
-from kothkit.store.journal import JOURNAL_VERSION
+from kothkit.playing.openings import KEY as OPENINGS_KEY
+from kothkit.playing.openings import game_rules
+from kothkit.store.journal import JOURNAL_VERSION, memory_of
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move
 
 #: Version of the per-game JSON document (``kothkit export --format json``, embedded in replay pages).
@@ -140,6 +143,27 @@ class Archive:
         return settings, None if slot is None else slot // 2 + 1
 
 
+    def run_seed_slot(self, r: GameRecord) -> tuple[int, int | None]:
+        """(the seed of the run that played ``r``, the game's slot in it); (0, None) if none does."""
+        finder = self._settings()
+        found = finder.find_run(r)
+        if found is None:
+            return 0, None
+        a, b = sorted(r.players)
+        return found[1], finder._slot(found[1], a, b, r.seed)
+
+
+def _limits_of(stored: object) -> Limits | None:
+    """The limits a run stored (fields this kothkit does not know left out), or None."""
+    if not isinstance(stored, dict):
+        return None
+    known = {f.name for f in attrs.fields(Limits)}
+    try:
+        return Limits(**{k: v for k, v in stored.items() if k in known})
+    except (ValueError, TypeError):
+        return None
+
+
 def open_journal(path: Path) -> Archive:
     """Read every game of the journal at ``path``; ArchiveError (one line naming the file) when it
     is missing, not a kothkit journal, from a newer kothkit, or corrupt.  Never writes to it."""
@@ -237,7 +261,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
                       reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
-                      logs=logs, seconds=float(row["seconds"]))
+                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row))
 
 
 # -- logs --------------------------------------------------------------------------------------
@@ -382,6 +406,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
                           problem=f"the game {r.game!r} is not installed (its plugin is missing): moves and "
                                   "logs only, no prompts or boards")
     rules = {**info.rules, **(settings["rules"] if settings else {})}
+    if OPENINGS_KEY in rules:  # a match's openings: the game's own, from its slot
+        rules = game_rules(info, rules, *archive.run_seed_slot(r))
     draw_pictures = _Pictures(info) if pictures else None
     boards = boards and info.renders
     steps: list[Step] = []
@@ -390,7 +416,11 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
     final: tuple = ()
     pending: tuple = ()
     try:
-        match = info.match(Setup(players=r.players, seed=r.seed, rules=rules))
+        # The limits, and the seats' clock kept from the replies' times as the referee kept it, for a
+        # game that tells its bots their limits and time left (gomocup's INFO lines).
+        told = _limits_of(limits)
+        clock = SeatClocks([0.0] * len(r.players), told.game_time if told is not None else None)
+        match = info.match(Setup(players=r.players, seed=r.seed, rules=rules, limits=told, clock=clock))
         start_board, start_picture = _draw(boards, match, draw_pictures)
         for i, m in enumerate(r.moves):
             step = match.next()
@@ -403,6 +433,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             if step.seat != m.seat:
                 problem = f"move {i + 1}: the record has seat {m.seat} replying, the game asked seat {step.seat}"
             rejected = match.play(m.seat, m.reply)
+            if clock.budget is not None and step.clock != Clock.START and 0 <= m.seat < len(clock.used):
+                clock.used[m.seat] += m.ms / 1000
             if draw_pictures is not None:
                 draw_pictures.move = i + 1
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)

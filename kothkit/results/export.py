@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from kothkit.formats import Unwritable
 from kothkit.results.archive import (
     Archive,
     ArchiveError,
@@ -70,6 +71,8 @@ def export_games(archive: Archive, records, fmt: str) -> list[tuple[str, str]]:
             raise ArchiveError(f"{game}: {t.picture_problem}")
         try:
             text = formats[fmt](t)
+        except Unwritable as e:  # a game the format cannot hold: said as such, not as a plugin's fault
+            raise ArchiveError(f"{game} cannot be written as {fmt}: {e}") from e
         except Exception as e:  # noqa: BLE001 - a plugin's exporter: its error, named
             raise ArchiveError(f"{game}: {r.game}'s {fmt} exporter raised {type(e).__name__}: {e}") from e
         if not isinstance(text, str):

@@ -90,6 +90,10 @@ def game_text(t: Transcript) -> str:
         mine = [m.ms for m in r.moves if m.seat == seat]
         if mine:
             p(f"time: {bot}: {len(mine)} replies, {sum(mine) / 1000:.3f} s in all, longest {max(mine):.1f} ms")
+    if r.memory:  # each bot's memory peak in the game (journals from before it was kept have none)
+        peaks = [f"{bot} {mib} MiB" for bot, mib in zip(r.players, r.memory) if mib is not None]
+        if peaks:
+            p(f"memory peak: {', '.join(peaks)}")
     for bot in r.players:
         p()
         lines = logs[bot]

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS games (
     moves TEXT NOT NULL,
     logs TEXT NOT NULL,
     seconds REAL NOT NULL,
-    finished_at REAL NOT NULL
+    finished_at REAL NOT NULL,
+    memory TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -64,6 +65,15 @@ CREATE TABLE IF NOT EXISTS kept (
 #: Columns added to the runs table since its first version: an older journal gets them, empty,
 #: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
 RUNS_ADDED = {"rounds": "INTEGER", "kind": "TEXT"}
+#: Columns added to the games table since its first version (nullable: an older journal gets them
+#: empty when it is opened).  ``memory``: JSON, each seat's memory peak in MiB (GameRecord.memory).
+GAMES_ADDED = {"memory": "TEXT"}
+#: The games table's columns in GameRow's order (rows are inserted by name: an older journal's
+#: table has the added columns last, as a new one has).
+GAME_COLUMNS = ("id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict", "moves",
+                "logs", "seconds", "finished_at", "memory")
+_INSERT = (f"INSERT OR REPLACE INTO games ({', '.join(GAME_COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
 
 
 def _row_to_record(row: sqlite3.Row) -> GameRecord:
@@ -72,8 +82,25 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
         offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
-        logs=json.loads(row["logs"]), seconds=row["seconds"],
+        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row),
     )
+
+
+def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
+    """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
+    try:
+        text = row["memory"]
+    except (IndexError, KeyError):
+        return None
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(v is None or type(v) is int for v in value):
+        return None
+    return tuple(value)
 
 
 def _jsonable(value: object) -> object:
@@ -123,6 +150,8 @@ class GameRow(NamedTuple):
     logs: str
     seconds: float
     finished_at: float
+    #: JSON: each seat's memory peak in MiB, or None.
+    memory: str | None = None
 
     def __reduce__(self) -> tuple[Callable[..., GameRow], tuple[type[GameRow], tuple[object, ...]]]:
         # Rows cross from workers to the judge by the thousand: pickled as a plain tuple of the
@@ -204,7 +233,7 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> GameRow:
     return _new_tuple(GameRow, (
         r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
         r.offender, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
-        time.time() if finished_at is None else finished_at))
+        time.time() if finished_at is None else finished_at, None if r.memory is None else _dumps(r.memory)))
 
 
 def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
@@ -316,7 +345,7 @@ class JournalError(Exception):
 
 
 #: Each table of a journal and its columns, as SCHEMA makes them.
-_COLUMNS = {"games": list(GameRow._fields),
+_COLUMNS = {"games": [f for f in GameRow._fields if f not in GAMES_ADDED],
             "runs": ["id", "game", "seed", "settings", "bots", "started_at", "finished_at", "played", "reused"]}
 
 
@@ -348,8 +377,8 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
         return
     for table, columns in _COLUMNS.items():
         found = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
-        # The columns added since (RUNS_ADDED) come after these, and are added when it is opened.
-        if found[:len(columns)] != columns or not set(found[len(columns):]) <= set(RUNS_ADDED):
+        # The columns added since (RUNS_ADDED, GAMES_ADDED) come after these, and are added when it is opened.
+        if found[:len(columns)] != columns or not set(found[len(columns):]) <= set(RUNS_ADDED) | set(GAMES_ADDED):
             raise JournalError(f"{path}: not a kothkit journal (its tables: {', '.join(sorted(tables))})")
 
 
@@ -402,6 +431,10 @@ class Journal:
         for column, kind in RUNS_ADDED.items():
             if column not in have:
                 self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        have = {row["name"] for row in self.db.execute("PRAGMA table_info(games)")}
+        for column, kind in GAMES_ADDED.items():
+            if column not in have:
+                self.db.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
         if self.db.execute("PRAGMA user_version").fetchone()[0] == 0:
             self.db.execute(f"PRAGMA user_version={JOURNAL_VERSION}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
@@ -431,7 +464,7 @@ class Journal:
         """Store finished games, as rows made by :func:`row_of`, in one transaction (all or nothing)."""
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("INSERT OR REPLACE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            self.db.executemany(_INSERT, rows)
         if self._checkpointer is None:  # from the first games on: it also watches the log's size
             self._checkpointer = _Checkpointer(self.path)
         now = time.monotonic()

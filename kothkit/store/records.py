@@ -110,13 +110,16 @@ class GameRecord:
     logs: Mapping[str, object] = attrs.field(factory=dict)
     #: Wall seconds the game took (not part of the result: never compared).
     seconds: float = 0.0
+    #: Each seat's memory peak in the game, in MiB (its memory cgroup's), None for a seat without
+    #: one; None when no seat had one (and in journals from before it was kept).  Not compared.
+    memory: tuple[int | None, ...] | None = None
 
     def __reduce__(self) -> tuple[Callable[..., GameRecord], tuple[object, ...]]:
         # Records cross from workers to the judge by the thousand: a plain tuple of fields
         # pickles several times faster than attrs' generic state protocol.
         return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
                                    self.reason, self.offender, self.verdict, [tuple(m) for m in self.moves], self.logs,
-                                   self.seconds))
+                                   self.seconds, self.memory))
 
     def result_key(self) -> tuple[object, ...]:
         """What must be identical between two plays of the same game (no timings)."""
@@ -133,6 +136,7 @@ def _unpickle_task(id: str, game: str, players: tuple[BotSpec, ...], seed: int, 
 
 def _unpickle_record(id: str, game: str, index: int, players: tuple[str, ...], hashes: tuple[str, ...], seed: int,
                      winner: str | None, reason: str, offender: str | None, verdict: str | None,
-                     moves: list[tuple[int, object, float]], logs: Mapping[str, object], seconds: float) -> GameRecord:
+                     moves: list[tuple[int, object, float]], logs: Mapping[str, object], seconds: float,
+                     memory: tuple[int | None, ...] | None = None) -> GameRecord:
     return GameRecord(id, game, index, players, hashes, seed, winner, reason, offender, verdict,
-                      moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds)
+                      moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds, memory=memory)

@@ -662,6 +662,7 @@ class Kit:
         """Every export format the game gives (``GameInfo.exporters``, or a plugin's deprecated
         ``kothkit_exporters`` hook), and the core's json and html (its replay page, with the game's
         pictures), writes several finished games as text without raising."""
+        from kothkit.formats import Unwritable
         from kothkit.plugins import PluginError, exporters_of
         from kothkit.results.export import html_page, json_document
 
@@ -678,6 +679,8 @@ class Kit:
             for name, exporter in sorted(formats.items()):
                 try:
                     text = exporter(t)
+                except Unwritable:
+                    continue  # a game the format cannot hold, refused as such (kothkit export says why)
                 except Exception as e:
                     raise ConformanceError(f"{where}: the {name} exporter raised {type(e).__name__}: {e}") from e
                 if not isinstance(text, str):

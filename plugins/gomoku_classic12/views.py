@@ -60,7 +60,8 @@ def _stones(t) -> list[formats.Stone]:
 
 
 def psq(t) -> str:
-    return formats.psq(SIZE, SIZE, _stones(t), t.record.players[0], t.record.players[1])
+    opening = len(OPENINGS[ClassicMatch.check_rules(t.rules)["opening"]])
+    return formats.psq(SIZE, SIZE, _stones(t), t.record.players[0], t.record.players[1], opening=opening)
 
 
 def sgf(t) -> str:

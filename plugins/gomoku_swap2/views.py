@@ -1,6 +1,6 @@
 """The Swap2 game for people: its board as a picture for replay pages, and its games as Piskvork
-``.psq`` and SGF files (the opening's stones in the order they were placed), and what a person playing
-it sees and types (``kothkit play``)."""
+``.psq`` (those Piskvork can read) and SGF files (the opening's stones in the order they were
+placed), and what a person playing it sees and types (``kothkit play``)."""
 
 from __future__ import annotations
 
@@ -33,19 +33,24 @@ def picture(match: Swap2Match) -> Grid:
                 col_labels=tuple(str(x) for x in range(SIZE)), row_labels=tuple(str(y) for y in range(SIZE)))
 
 
-def _stones(t) -> tuple[list[formats.Stone], Swap2Match]:
+def _stones(t) -> tuple[list[formats.Stone], Swap2Match, int]:
+    """The stones in the order placed, the match at the end, and how many the opening placed."""
     r = t.record
     match = Swap2Match(Setup(players=r.players, seed=r.seed, rules=t.rules))
     stones: list[formats.Stone] = []
+    opening = 0
     for step in t.steps:
         if step.rejected is not None:
             break
         before = len(match.board.stones)
+        in_opening = match.phase != "game"
         if match.play(step.seat, step.reply) is not None:
             break
         for i, s in enumerate(match.board.stones[before:]):
             stones.append(formats.Stone(s.x, s.y, s.color == BLACK, step.ms if i == 0 else 0.0))
-    return stones, match
+        if in_opening:
+            opening = len(stones)
+    return stones, match, opening
 
 
 def _colours(t, match: Swap2Match) -> tuple[str, str, bool | None]:
@@ -58,15 +63,17 @@ def _colours(t, match: Swap2Match) -> tuple[str, str, bool | None]:
 
 
 def psq(t) -> str:
-    stones, match = _stones(t)
+    """Only the games Piskvork reads right: those whose opening ended with as many white stones as
+    black (B's ``W (x,y)``); the others are refused (:class:`kothkit.formats.Unwritable`)."""
+    stones, match, opening = _stones(t)
     black, white, _ = _colours(t, match)
-    return formats.psq(SIZE, SIZE, stones, black, white)
+    return formats.psq(SIZE, SIZE, stones, black, white, opening=opening)
 
 
 def sgf(t) -> str:
     from kothkit.results.archive import iso_time
 
-    stones, match = _stones(t)
+    stones, match, _ = _stones(t)
     black, white, won = _colours(t, match)
     date = (iso_time(t.finished_at) or "")[:10] or None
     return formats.sgf(SIZE, SIZE, stones, black, white, formats.sgf_result(won, t.record.verdict), date,

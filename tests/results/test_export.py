@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from sgfmill import sgf
 
 from kothkit.results.archive import open_journal
@@ -27,23 +28,71 @@ def swap2_cells(reply: str) -> list[tuple[int, int]]:
     return [(int(x), int(y)) for x, y in re.findall(r"\((\d+)\s*,\s*(\d+)\)", reply)]
 
 
-def test_swap2_games_export_as_psq_with_their_moves_in_placement_order(swap2, tmp_path):
-    kothkit("export", swap2, "--format", "psq", "--out", tmp_path / "psq", cwd=tmp_path)
+def board_of_psq(moves: list[tuple[int, int, int]]) -> dict[tuple[int, int], str]:
+    """The position a .psq gives as Piskvork reads it: 0-based (x, y) -> colour, alternating from black."""
+    return {(x - 1, y - 1): "B" if i % 2 == 0 else "W" for i, (x, y, _ms) in enumerate(moves)}
+
+
+def swap2_board(r) -> tuple[dict[tuple[int, int], str], int]:
+    """The stones of a Swap2 game as its own rules placed them (0-based (x, y) -> colour), and how
+    many of them the opening placed."""
+    from kothkit.game import Setup
+    from kothkit_gomoku_swap2.match import Swap2Match
+    from kothkit_gomoku_swap2.rules import BLACK
+
+    match = Swap2Match(Setup(players=r.players, seed=r.seed))
+    opening = 0
+    for m in r.moves:
+        in_opening = match.phase != "game"
+        if match.play(m.seat, m.reply) is not None:
+            break
+        if in_opening:
+            opening = len(match.board.stones)
+    return {(s.x, s.y): "B" if s.color == BLACK else "W" for s in match.board.stones}, opening
+
+
+def test_swap2_games_export_as_psq_as_piskvork_reads_them_or_are_refused(swap2, tmp_path):
     archive = open_journal(swap2)
-    files = sorted((tmp_path / "psq").glob("*.psq"))
-    assert len(files) == len(archive.records) == 6
+    written = refused = 0
     for r in archive.records:
-        (f,) = [f for f in files if r.id[:12] in f.name]
-        size, moves, names = read_psq(f.read_text())
-        assert size == (15, 15)
-        expected = [c for m in r.moves for c in swap2_cells(m.reply if isinstance(m.reply, str) else "")]
-        if r.verdict == "invalid-reply" or r.verdict == "illegal-move":
-            expected = expected[: len(moves)]
-        assert [(x - 1, y - 1) for x, y, _ in moves] == expected
-        assert sorted(names[:2]) == sorted(r.players)
-        # the opening's three stones come first, in the order placed: black, black, white
-        assert [(x - 1, y - 1) for x, y, _ in moves[:3]] == swap2_cells(r.moves[0].reply)
-        assert moves[0][2] == round(r.moves[0].ms)
+        board, opening = swap2_board(r)
+        proc = kothkit("export", swap2, r.id[:12], "--format", "psq", "--out", "-", cwd=tmp_path, check=False)
+        opening_colours = sorted(board[c] for c in list(board)[:opening])
+        b, w = opening_colours.count("B"), opening_colours.count("W")
+        if b == w or (b == w + 1 and len(board) == opening):
+            # B took white with a stone of its own (black moves next), or no move followed the opening.
+            assert proc.returncode == 0, proc.stderr
+            size, moves, names = read_psq(proc.stdout)
+            assert size == (15, 15) and len(moves) == len(board)
+            assert board_of_psq(moves) == board
+            assert sorted(names[:2]) == sorted(r.players)
+            written += 1
+        else:
+            # Black moved after an opening of more black stones than white: no .psq can hold it.
+            assert proc.returncode == 1 and not proc.stdout
+            assert f"game #{r.index} ({r.id[:12]}) cannot be written as psq: its stone " in proc.stderr
+            assert "alternating from black (SGF and JSON hold it)" in proc.stderr
+            refused += 1
+    assert refused >= 1
+    every = kothkit("export", swap2, "--format", "psq", "--out", tmp_path / "psq", cwd=tmp_path, check=False)
+    assert every.returncode == 1 and "cannot be written as psq" in every.stderr
+    assert not (tmp_path / "psq").exists()  # all or nothing: no file of a refused export
+
+
+def test_psq_of_an_opening_with_two_stones_of_a_colour_in_a_row_reads_back_as_it_was():
+    from kothkit.formats import Stone, Unwritable, psq
+
+    # classic12's centre four, placed B, B, W, W, then a white move and a black one.
+    stones = [Stone(5, 5, True), Stone(6, 6, True), Stone(6, 5, False), Stone(5, 6, False),
+              Stone(3, 4, True, 120), Stone(8, 8, False, 80)]
+    size, moves, names = read_psq(psq(12, 12, stones, "a", "b", opening=4))
+    assert board_of_psq(moves) == {(s.x, s.y): "B" if s.black else "W" for s in stones}
+    assert [m[2] for m in moves[4:]] == [120, 80] and names == ["a", "b"]
+    # Swap2's opening then black: the fourth stone would read as white.
+    with pytest.raises(Unwritable, match="2 black and 0 white"):
+        psq(15, 15, stones[:2] + stones[3:4] + [Stone(1, 1, True)], "a", "b", opening=2)
+    with pytest.raises(Unwritable, match="stone 4"):
+        psq(15, 15, stones[:2] + stones[3:4] + [Stone(1, 1, True)], "a", "b", opening=3)
 
 
 def test_swap2_sgf_is_read_by_sgfmill(swap2, tmp_path):
@@ -83,7 +132,11 @@ def test_classic12_exports_the_opening_then_the_moves(classic12, tmp_path):
     size, moves, names = read_psq(text)
     assert size == (12, 12) and names[:2] == list(r.players)
     played = [tuple(map(int, m.reply.split())) for m in r.moves if m.reply != "OK"]
-    assert [(y - 1, x - 1) for x, y, _ in moves] == [(5, 5), (6, 6), (5, 6), (6, 5), *played]
+    # Piskvork reads colours alternating from black: the centre four come B, W, B, W.
+    assert [(y - 1, x - 1) for x, y, _ in moves] == [(5, 5), (5, 6), (6, 6), (6, 5), *played]
+    colours = board_of_psq(moves)
+    assert [colours[(c, r_)] for r_, c in [(5, 5), (6, 6), (5, 6), (6, 5)]] == ["B", "B", "W", "W"]
+    assert all(colours[(c, r_)] == "BW"[i % 2] for i, (r_, c) in enumerate(played))
     game = sgf.Sgf_game.from_bytes(kothkit("export", classic12, r.id[:12], "-f", "sgf", "-o", "-",
                                            cwd=tmp_path).stdout.encode())
     assert game.get_size() == 12 and game.get_root().get("RE") == ("B+T" if r.winner == r.players[0] else "W+T")

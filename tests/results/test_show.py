@@ -96,7 +96,8 @@ def test_bad_game_ids_say_so_and_list_candidates(classic12, tmp_path):
     first = open_journal(classic12).records[0].id
     twin = first[:8] + ("0" if first[8] != "0" else "1") + first[9:]
     with sqlite3.connect(journal) as db:
-        db.execute("INSERT INTO games SELECT ?, game, 99, players, hashes, seed, winner, reason, fault, verdict, "
+        db.execute("INSERT INTO games (id, game, idx, players, hashes, seed, winner, reason, fault, verdict, moves, "
+                   "logs, seconds, finished_at) SELECT ?, game, 99, players, hashes, seed, winner, reason, fault, verdict, "
                    "moves, logs, seconds, finished_at FROM games WHERE id = ?", (twin, first))
     db.close()
     ids = [r.id for r in open_journal(journal).records]

@@ -1,0 +1,1 @@
+"""The gomocup game plugin for kothkit: Gomocup engines over the Piskvork protocol, unchanged."""
