@@ -408,9 +408,11 @@ class Host:
             for c in self._served:  # said at start, and on the admin page
                 self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
                 self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.contain import cpu_quota_base
             from kothkit.procs.cores import PLAY_SHARE
 
-            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            quota = (f"under a CPU quota of {PLAY_SHARE:g} core" if cpu_quota_base() is not None else
+                     "with no CPU quota (no writable cgroup v1 cpu hierarchy here)")
             self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
                                 if self.play_core else
                                 f"the Play page's bots share a core with the ladder's games (no core left for "
