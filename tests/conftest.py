@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kothkit.testing.procs import TIME_SCALE
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"
 
@@ -23,7 +25,7 @@ class CLI:
                  env: dict | None = None) -> subprocess.CompletedProcess:
         proc = subprocess.run(
             [sys.executable, "-m", "kothkit", *map(str, args)], cwd=cwd or self.tmp, capture_output=True, text=True,
-            timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200", **(env or {})},
+            timeout=timeout * TIME_SCALE, stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "200", **(env or {})},
         )
         if check and proc.returncode != 0:
             raise AssertionError(f"kothkit {' '.join(map(str, args))} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")

@@ -102,6 +102,7 @@ def serve(
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="A line per request on stdout: time, user, method, path, status, ms.")] = True,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games and run the builds on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own); --jobs is then unused (needs kothkit\\[cluster]; see docs/hosting.md).")] = None,
     cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
+    allow_weak_jail: Annotated[bool, typer.Option("--allow-weak-jail", help="Take submissions even where the jail lacks file confinement, a memory or process cap by cgroup, a network of its own or an unprivileged uid (what is missing is said at the start and on every admin page); without it such a host refuses to start.")] = False,
 ) -> None:
     """Serve challenges on the web and keep playing their games: a Scoreboard, submissions, logs."""
     try:
@@ -150,6 +151,7 @@ def serve(
         h = Host([c.resolve() for c in challenges], state.resolve(), jobs, cluster=cluster)
     except (SettingsError, ValueError, OSError) as e:
         fail(str(e))
+    gaps = _jail_gaps(h, state, cluster, allow_weak_jail)
     accounts = _accounts(state)
     sock = _listen(host, port)
     try:
@@ -159,6 +161,7 @@ def serve(
             err.print(f"--cluster {cluster}: {e}", markup=False)
             raise typer.Exit(1) from None
         app_ = create_app(h, accounts, title=title, access_log=access_log, body_timeout=body_timeout)
+        app_.site.templates.env.globals["jail_gaps"] = tuple(gaps)  # (said on every admin page)
         shown = f"[{host}]" if ":" in host else host
         address = f"http://{shown}:{sock.getsockname()[1]}/"
         out.print(f"state: {state.resolve()}", markup=False)
@@ -195,6 +198,27 @@ def serve(
         accounts.close()
         sock.close()
     out.print("stopped", markup=False)
+
+
+def _jail_gaps(h, state: Path, cluster: str | None, allow: bool) -> list[str]:
+    """What this machine's jail lacks for strangers' code ([] if nothing, or no submissions challenge,
+    or the games are played on a cluster, whose workers are checked as they join): the host refuses
+    to start, naming it, unless ``allow`` (--allow-weak-jail) says the host accepts it."""
+    from kothkit.procs.contain import capabilities, gaps_line, jail_gaps
+
+    if cluster is not None:
+        h.full_jail = not allow and any(info.kind == "submissions" for info in h.challenges())
+        return []  # (each worker's jail is checked as it joins)
+    out.print(f"containment: {capabilities().summary()}", markup=False)
+    if not any(info.kind == "submissions" for info in h.challenges()):
+        return []
+    gaps = jail_gaps(folders=(state.resolve(),))
+    if gaps and not allow:
+        fail("kothkit serve takes strangers' code here, and this machine cannot jail it as promised:\n  "
+             + "\n  ".join(gaps) + "\n(--allow-weak-jail starts anyway, saying so on every admin page)")
+    if gaps:
+        err.print(gaps_line(gaps) + " (accepted by --allow-weak-jail)", style="bold red", markup=False)
+    return gaps
 
 
 @users_app.command("add")

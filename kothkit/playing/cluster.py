@@ -344,15 +344,33 @@ def unpack(tar, dest: Path) -> None:
     def inside(path: str) -> bool:
         return os.path.commonpath([top, os.path.realpath(path)]) == top
 
+    # The checks are made before anything is written, so realpath sees none of the tar's own links:
+    # a path that goes through one of them (``a/l`` a link to ``../..``, then ``l2`` to ``a/l/..``
+    # and a file ``l2/evil``) would be judged by its letters and land outside.  So no path may go
+    # through a link of the tar, nor write onto one (a packed folder never does either).
+    links: set[str] = set()
+
+    def through_link(path: str) -> bool:
+        at = ""
+        for part in Path(path).parts[:-1]:
+            at = os.path.normpath(os.path.join(at, part))
+            if at in links:
+                return True
+        return False
+
     members = []
     for m in tar.getmembers():
         where = os.path.join(dest, m.name)
         bad = (os.path.isabs(m.name) or ".." in Path(m.name).parts or not inside(where)
-               or not (m.isreg() or m.isdir() or m.issym() or m.islnk()))
+               or not (m.isreg() or m.isdir() or m.issym() or m.islnk())
+               or through_link(m.name) or os.path.normpath(m.name) in links)
         if m.issym():
-            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(os.path.dirname(where), m.linkname))
+            target = os.path.join(os.path.dirname(m.name), m.linkname)
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, target)) or through_link(target)
+            links.add(os.path.normpath(m.name))
         elif m.islnk():
-            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+            bad = (bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+                   or through_link(m.linkname))
         if bad:
             raise ClusterError(f"the copy sent holds {m.name!r}, which would land outside its folder or is no "
                                f"file, folder or link within it")
@@ -417,10 +435,10 @@ def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = No
     import shutil
 
     import kothkit
-    from kothkit.procs.contain import SYSTEM_PATH
+    from kothkit.procs.contain import SYSTEM_PATH, jail_gaps
 
     out: dict = {"kothkit": kothkit.__version__, "code": None, "error": None, "bots": {}, "builds": {},
-                 "machine": machine(),
+                 "machine": machine(), "jail": jail_gaps(),
                  # A jailed build starts from SYSTEM_PATH alone: the worker's own PATH does not count.
                  "missing": sorted(t for t in tools if shutil.which(t, path=SYSTEM_PATH) is None)}
     try:
@@ -441,8 +459,11 @@ def probe(game: str, bots: Sequence[BotSpec], hashes: dict[str, str] | None = No
     return out
 
 
-def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str]) -> list[str]:
+def _problems(worker: str, seen: dict, version: str, code: dict, want: dict[str, str],
+              jail: bool = False) -> list[str]:
     found = []
+    if jail and seen.get("jail"):  # (a host taking submissions: see kothkit.procs.contain.jail_gaps)
+        found.append(f"worker {worker} cannot jail strangers' code as promised: {'; '.join(seen['jail'])}")
     if seen.get("kothkit") != version:
         found.append(f"worker {worker} runs kothkit {seen.get('kothkit')}, the judge {version}")
     if seen.get("missing"):
@@ -874,8 +895,13 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
                     f"#{task.index} {' vs '.join(names)})")
     except (AttributeError, TypeError, ValueError, IndexError, RecursionError):
         return f"sent back something else than game {task.id[:12]}'s result"
-    if info is None:
-        return None
+    if info is None:  # (a game the executor was not made with: its rules all the same, never trust)
+        from kothkit.plugins import get_game
+
+        try:
+            info = get_game(task.game)
+        except Exception:  # noqa: BLE001 - no such game here: nothing to re-play the record with
+            return f"sent back game {task.id[:12]} of {task.game!r}, a game the judge cannot re-play"
     game = f"game {task.id[:12]} (#{task.index} {' vs '.join(names)})"
     try:
         rules = {**info.rules, **task.rules} if task.rules else info.rules
@@ -943,14 +969,16 @@ class ClusterExecutor:
 
     def __init__(self, address: str, games: Sequence[GameInfo], *, bots: Sequence[BotSpec] = (),
                  codes: dict[str, dict] | None = None, build=None, note=None, strict: bool = False,
-                 tools: Sequence[str] = ()) -> None:
-        """``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
+                 tools: Sequence[str] = (), jail: bool = False) -> None:
+        """``jail``: a worker whose jail lacks what strangers' code needs is refused;
+        ``codes``: each game's code by name (default: :func:`kothkit.plugins.game_code`);
         ``build(folder, timeout, memory_mb, processes)``: how a worker builds a bot
         (:func:`kothkit.playing.executor.build`); ``tools``: the programs every worker must have
         (the compilers and interpreters of the host's languages)."""
         from kothkit.plugins import game_code
 
         self._build = build
+        self._jail = jail
         self._tools = tuple(sorted(set(tools)))
         self.pool = ClusterPool(address)
         self.address = address
@@ -1017,7 +1045,8 @@ class ClusterExecutor:
                 if got is None or isinstance(got, BaseException):
                     found.append(f"worker {w} failed the check: {type(got).__name__}: {got}")
                 else:
-                    found += _problems(w, got, kothkit.__version__, self._codes[info.name], self._want)
+                    found += _problems(w, got, kothkit.__version__, self._codes[info.name], self._want,
+                                       self._jail)
             stateful = sorted(b.name for b in self._bots if b.stateful)
             away = sorted(w for w, got in seen.items() if isinstance(got, dict) and got.get("machine") != machine())
             if stateful and away:

@@ -54,6 +54,7 @@ only pages really used.  Without a writable cgroup we fall back to RLIMIT_DATA
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import resource
@@ -120,6 +121,11 @@ class Capabilities:
     #: controller), or None: a pinned bot's core is then held by nothing (it may widen its affinity).
     cpuset_dir: Path | None = None
     cpuset_version: str | None = None
+    #: A writable cgroup directory with the cpu controller (cpu.max on v2, cpu.cfs_quota_us on v1), or None.
+    cpu_dir: Path | None = None
+    cpu_version: str | None = None
+    #: Why a cgroup kothkit wants is missing ("" when none is): said by :func:`jail_gaps`.
+    cgroup_why: str = ""
 
     def network_line(self) -> str:
         if self.network:
@@ -207,18 +213,176 @@ def _own_cgroup_v1(controller: str) -> Path | None:
     return None
 
 
-def _own_cgroup_v2(controller: str = "memory") -> Path | None:
+# -- cgroup v2: the judge's own tree ------------------------------------------------------
+#: The unified hierarchy's mount point.
+CGROUP2_ROOT = Path("/sys/fs/cgroup")
+#: The controllers a judge enables for its bots' groups on the unified hierarchy (cpu: cpu.max, CPU quotas).
+V2_CONTROLLERS = ("memory", "pids", "cpuset", "cpu")
+#: The leaf a judge moves its group's processes into before it enables controllers there: a
+#: non-root group with processes of its own cannot hand controllers to its children (cgroup v2's
+#: no-internal-processes rule).  Named so that the sweep never takes it for a dead judge's.
+V2_LEAF = "kothkit-leaf"
+
+
+@attrs.frozen
+class _V2:
+    """What :func:`_v2_setup` made of the unified hierarchy for this process."""
+
+    #: The group the bots' groups are made in (the judge's own, or the parent of its leaf), or None.
+    base: Path | None = None
+    #: The controllers enabled for the base's children.
+    controllers: frozenset[str] = frozenset()
+    #: Why a controller kothkit wants is missing ("" when none is).
+    why: str = ""
+    #: The leaf this process made and moved its group's processes into, and the controllers it
+    #: enabled, undone at its exit when nothing else is left in them (:func:`_v2_restore`).
+    made_leaf: Path | None = None
+    enabled: tuple[str, ...] = ()
+
+
+_V2_STATE: dict[int, _V2] = {}
+
+
+def _own_v2_dir() -> Path | None:
+    """The judge's group on the unified hierarchy, or None (no cgroup v2 mounted at /sys/fs/cgroup)."""
     try:
+        if not (CGROUP2_ROOT / "cgroup.controllers").is_file():
+            return None  # cgroup v1 (or a hybrid, whose unified tree holds no controller)
         for line in Path("/proc/self/cgroup").read_text().splitlines():
             if line.startswith("0::"):
-                base = Path("/sys/fs/cgroup")
-                d = base / line[3:].lstrip("/")
-                if ((d / "cgroup.controllers").is_file()
-                        and controller in (d / "cgroup.subtree_control").read_text().split()):
-                    return d
+                d = CGROUP2_ROOT / line[3:].strip().lstrip("/")
+                return d if (d / "cgroup.controllers").is_file() else None
     except OSError:
         return None
     return None
+
+
+def _words(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except OSError:
+        return []
+
+
+def _enable(base: Path, controllers: list[str]) -> tuple[list[str], OSError | None]:
+    """Enable each of ``controllers`` for ``base``'s children; those enabled, and the last error."""
+    done, error = [], None
+    for c in controllers:
+        try:
+            _write(str(base / "cgroup.subtree_control"), f"+{c}")
+            done.append(c)
+        except OSError as e:
+            error = e
+    return done, error
+
+
+def _move_all(src: Path, dst: Path) -> None:
+    """Move every process of ``src`` into ``dst`` (again while some fork as they are moved)."""
+    for _ in range(20):
+        pids = _words(src / "cgroup.procs")
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                _write(str(dst / "cgroup.procs"), pid)
+            except ProcessLookupError:
+                pass
+
+
+def _v2_setup() -> _V2:
+    """The judge's cgroup v2 tree, set up once per process: where its group is writable (root, or
+    a group delegated to it: ``Delegate=yes``, a chown by hand), the processes of the group move
+    into its leaf :data:`V2_LEAF` and :data:`V2_CONTROLLERS` are enabled for the bots' groups, made
+    beside the leaf.  (The root group needs no leaf: it may hold processes and hand controllers on.)
+    A judge started inside the leaf (a worker, a second judge) finds the tree made."""
+    pid = os.getpid()
+    if pid in _V2_STATE:
+        return _V2_STATE[pid]
+    state = _v2_make()
+    _V2_STATE[pid] = state
+    if state.made_leaf is not None:
+        import atexit
+
+        atexit.register(_v2_restore)
+    return state
+
+
+def _v2_make() -> _V2:
+    own = _own_v2_dir()
+    if own is None:
+        return _V2(why="no cgroup v2 hierarchy at /sys/fs/cgroup")
+    base = own.parent if own.name == V2_LEAF else own
+    want = [c for c in V2_CONTROLLERS if c in _words(base / "cgroup.controllers")]
+    have = set(_words(base / "cgroup.subtree_control"))
+    missing = [c for c in want if c not in have]
+    made_leaf: Path | None = None
+    enabled: list[str] = []
+    why = ""
+    if missing:
+        error: OSError | None = None
+        if own == base and (base / "cgroup.type").exists() and _words(base / "cgroup.procs"):
+            # A group that is not the root, with processes of its own (the judge, maybe its shell):
+            # they go to its leaf first.  (Moved before any controller is enabled: the threaded ones,
+            # cpu, cpuset and pids, could be enabled beside them, and the group be left half set up.)
+            leaf = base / V2_LEAF
+            try:
+                try:
+                    leaf.mkdir()
+                    made_leaf = leaf
+                except FileExistsError:
+                    pass
+                _move_all(base, leaf)
+            except OSError as e:
+                error = e
+                if made_leaf is not None:
+                    try:
+                        _move_all(leaf, base)
+                        leaf.rmdir()
+                    except OSError:
+                        pass
+                    made_leaf = None
+        if error is None:
+            enabled, error = _enable(base, missing)
+        have = set(_words(base / "cgroup.subtree_control"))
+        if error is not None and not set(want) <= have:
+            why = (f"cannot enable {' '.join(c for c in want if c not in have)} in {base}: "
+                   f"{error.strerror or error}" + (f" (its processes: {' '.join(_words(base / 'cgroup.procs'))})"
+                                                   if error.errno == errno.EBUSY else ""))
+    lacking = [c for c in ("memory", "pids", "cpuset") if c not in have]
+    if lacking and not why:
+        why = (f"{' '.join(lacking)} not available to {base} (its parent does not hand "
+               f"{'it' if len(lacking) == 1 else 'them'} on)")
+    if not _probe_dir(base):
+        return _V2(why=why or f"{base} is not writable by the judge", made_leaf=made_leaf,
+                   enabled=tuple(enabled))
+    return _V2(base=base, controllers=frozenset(have & set(V2_CONTROLLERS)), why=why, made_leaf=made_leaf,
+               enabled=tuple(enabled))
+
+
+def _v2_restore() -> None:
+    """At the exit of the judge that set the tree up: when it is alone in its leaf and no group
+    of its bots is left, the group is as it found it (controllers off, processes back, leaf gone).
+    Else it stays for the others (the unit's end removes it)."""
+    state = _V2_STATE.get(os.getpid())
+    if state is None or state.made_leaf is None or state.base is None:
+        return
+    leaf, base = state.made_leaf, state.base
+    try:
+        if _words(leaf / "cgroup.procs") != [str(os.getpid())]:
+            return
+        if any(d.is_dir() and d != leaf for d in base.iterdir()):
+            return
+        for c in reversed(state.enabled):
+            _write(str(base / "cgroup.subtree_control"), f"-{c}")
+        _write(str(base / "cgroup.procs"), str(os.getpid()))
+        leaf.rmdir()
+    except OSError:
+        pass
+
+
+def _own_cgroup_v2(controller: str = "memory") -> Path | None:
+    state = _v2_setup()
+    return state.base if controller in state.controllers else None
 
 
 def _probe_dir(d: Path) -> bool:
@@ -415,10 +579,11 @@ def _probe_namespaces() -> _Probed:
     return _probe_jail(net=False)
 
 
-def _probe_jail(net: bool) -> _Probed:
+def _probe_jail(net: bool, where: Path | None = None) -> _Probed:
+    """The helper's probe run in a scratch layout made in ``where`` (default: the judge's scratch, TMPDIR)."""
     userns = os.geteuid() != 0
     net = net and os.environ.get("KOTHKIT_NO_NETNS") != "1"
-    tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-"))
+    tmp = Path(tempfile.mkdtemp(prefix="kothkit-probe-", dir=where))
     why = ""
     try:
         bots = tmp / "bots"
@@ -477,8 +642,11 @@ def _usable_cgroup(controller: str, v2: bool = True) -> tuple[Path | None, str |
 @cache
 def capabilities() -> Capabilities:
     cores = tuple(sorted(os.sched_getaffinity(0)))
-    mem = mem_v = pids = pids_v = frz = frz_v = cs = cs_v = None
-    if os.environ.get("KOTHKIT_NO_CGROUP") != "1":
+    mem = mem_v = pids = pids_v = frz = frz_v = cs = cs_v = cpu = cpu_v = None
+    cgroup_why = ""
+    if os.environ.get("KOTHKIT_NO_CGROUP") == "1":
+        cgroup_why = "disabled by KOTHKIT_NO_CGROUP=1"
+    else:
         mem, mem_v = _usable_cgroup("memory")
         pids, pids_v = _usable_cgroup("pids")
         if mem_v == "v2" or pids_v == "v2":
@@ -486,15 +654,122 @@ def capabilities() -> Capabilities:
         else:
             frz, frz_v = _usable_cgroup("freezer", v2=False)
         cs, cs_v = _usable_cgroup("cpuset")
-        for d in {d for d in (mem, pids, frz, cs) if d is not None}:
+        cpu, cpu_v = _usable_cgroup("cpu")
+        for d in {d for d in (mem, pids, frz, cs, cpu) if d is not None}:
             _sweep(d)
+        if mem is None or pids is None:
+            cgroup_why = _v2_setup().why if _own_v2_dir() is not None else _v1_why()
     p = _probe_namespaces()
     return Capabilities(cgroup_dir=mem, cgroup_version=mem_v, cores=cores, pids_dir=pids, pids_version=pids_v,
                         namespaces=p.namespaces, files=p.files, userns=p.userns, why=p.why,
                         helper=("C" if compiled_helper() else "Python") if p.namespaces else "",
                         minimal=p.minimal, user=p.user, no_caps=p.no_caps, seccomp=p.seccomp,
                         freezer_dir=frz, freezer_version=frz_v, network=p.network, cpuset_dir=cs,
-                        cpuset_version=cs_v)
+                        cpuset_version=cs_v, cpu_dir=cpu, cpu_version=cpu_v, cgroup_why=cgroup_why)
+
+
+def _v1_why() -> str:
+    if not Path("/sys/fs/cgroup").is_dir() or not any(Path("/sys/fs/cgroup").iterdir()):
+        return "no cgroup file system at /sys/fs/cgroup"
+    missing = [c for c in ("memory", "pids") if _own_cgroup_v1(c) is None]
+    if missing:
+        return f"no {' or '.join(missing)} cgroup hierarchy mounted"
+    return "the judge's memory or pids cgroup is not writable by it (run it as root, or give it a group of its own)"
+
+
+# -- what a host taking strangers' code must have ----------------------------------------
+#: Linux gave tmpfs idmapped mounts in 6.3 (ext4, xfs and btrfs had them in 5.12 to 5.15).
+TMPFS_IDMAP = (6, 3)
+
+
+def _filesystem(path: Path) -> str:
+    """The type of the file system ``path`` lies on ("" if unknown), from /proc/self/mountinfo."""
+    try:
+        target = str(Path(path).resolve())
+        best, kind = "", ""
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            fields = left.split()
+            mount = fields[4].encode().decode("unicode_escape") if len(fields) > 4 else ""
+            inside = target == mount or target.startswith(mount.rstrip("/") + "/")
+            if inside and len(mount) >= len(best):
+                best, kind = mount, right.split()[0] if right else ""
+        return kind
+    except (OSError, IndexError, UnicodeDecodeError):
+        return ""
+
+
+def _kernel() -> tuple[int, int]:
+    try:
+        major, minor = os.uname().release.split(".")[:2]
+        return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+    except ValueError:
+        return (0, 0)
+
+
+def _idmap_why(folders: tuple[Path, ...]) -> str:
+    """Why a bot's folder cannot be id-mapped here, naming the folder and what to do, or ""."""
+    for f in folders:
+        fs = _filesystem(f)
+        if fs == "tmpfs" and _kernel() < TMPFS_IDMAP:
+            return (f"{f} is on tmpfs, which cannot be id-mapped on this kernel (Linux {'.'.join(map(str, _kernel()))}"
+                    f"; tmpfs can from 6.3): put it on ext4, xfs or btrfs")
+        if fs in ("9p", "overlay", "nfs", "nfs4", "fuse", "cifs", "smb3", "vboxsf", "virtiofs"):
+            return f"{f} is on {fs}, which cannot be id-mapped: put it on ext4, xfs or btrfs"
+    return ""
+
+
+@cache
+def folder_unprivileged(folder: Path) -> bool:
+    """Whether a bot whose folder lies in ``folder`` runs unprivileged: as :data:`BOT_UID` (the
+    folder id-mapped to it) or as root of a user namespace.  (The probe of :func:`capabilities`
+    tries the judge's scratch, TMPDIR: the host's bots live in its state folder.)"""
+    caps = capabilities()
+    if not caps.namespaces or caps.userns:
+        return caps.userns
+    try:
+        return _probe_jail(net=False, where=folder).user is not None
+    except OSError:
+        return False
+
+
+USERNS_HOW = ("allow user namespaces (Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 24.04: "
+              "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile giving the judge's "
+              "python `userns,`, see docs/hosting.md), or run the judge as root")
+CGROUP_HOW = ("run the judge as root, or under systemd with Delegate=yes (docs/hosting.md's unit; "
+              "by hand: systemd-run --scope -p Delegate=yes kothkit ...)")
+
+
+def jail_gaps(folders: tuple[Path, ...] = (), caps: Capabilities | None = None) -> list[str]:
+    """What the jail lacks of what a host taking strangers' code must have -- file confinement, a
+    memory cap by cgroup, a process cap, no network, an unprivileged uid -- each with why and how
+    to get it; [] when nothing.  ``folders``: where the bots' folders live (their file system
+    must take an id-mapping when the judge is root)."""
+    caps = caps or capabilities()
+    gaps = []
+    cgroup_how = ("unset KOTHKIT_NO_CGROUP" if os.environ.get("KOTHKIT_NO_CGROUP") == "1" else CGROUP_HOW)
+    if not caps.files:
+        gaps.append(f"file confinement ({caps.why or 'no mount namespace'}): {USERNS_HOW}")
+    if caps.cgroup_version is None:
+        gaps.append(f"a memory cap by cgroup ({caps.cgroup_why or 'no writable memory cgroup'}): {cgroup_how}")
+    if caps.pids_version is None:
+        gaps.append(f"a process cap ({caps.cgroup_why or 'no writable pids cgroup'}; RLIMIT_NPROC counts the "
+                    f"judge's user, not a bot): {cgroup_how}")
+    if not caps.network:
+        gaps.append(f"no network ({caps.why or 'no network namespace'}): a network namespace per bot needs the "
+                    "namespaces of file confinement")
+    places = (*folders, Path(tempfile.gettempdir()))
+    if not caps.namespaces:
+        gaps.append("an unprivileged uid (bots run as the judge's user): " + USERNS_HOW)
+    elif not caps.userns and (caps.user is None or not all(folder_unprivileged(Path(f)) for f in folders)):
+        why = _idmap_why(places) or caps.why or "the id-mapping of a bot's folder failed"
+        gaps.append(f"an unprivileged uid (bots would run as root: {why})")
+    return gaps
+
+
+def gaps_line(gaps: list[str]) -> str:
+    """One line saying what the jail lacks, made to stand out in a run's output."""
+    return "JAIL INCOMPLETE: strangers' bots are NOT fully contained here; missing: " + "; ".join(gaps)
 
 
 def fair_cpu(pondering: bool, jobs: int, pin_cpu: bool = True, caps: Capabilities | None = None) -> tuple[int, str]:
@@ -1306,6 +1581,18 @@ def write_cpu_quota(group: Path, share: float, period_us: int = 100_000) -> None
         _write(f"{group}/cpu.cfs_quota_us", str(quota))
 
 
+def cpu_quota_base() -> Path | None:
+    """The cgroup v1 ``cpu`` group under which :func:`thread_cpu_quota` makes its groups, or None
+    where there is none writable (a cgroup v2-only machine: a thread cannot have a group of its own
+    there; ``KOTHKIT_NO_CGROUP=1``): then nothing caps the Play page's bots but their core."""
+    if os.environ.get("KOTHKIT_NO_CGROUP") == "1":
+        return None
+    base = _own_cgroup_v1("cpu")
+    if base is None or not (base / "cpu.cfs_quota_us").exists() or not os.access(base, os.W_OK):
+        return None
+    return base
+
+
 def thread_cpu_quota(share: float) -> Path | None:
     """Put the calling thread in a cpu cgroup of its own capped at ``share`` of one core: every
     process it starts from now on inherits the group (a bot's jail joins groups of other
@@ -1313,8 +1600,8 @@ def thread_cpu_quota(share: float) -> Path | None:
     thread may be in a group of its own (``tasks``).  None where there is none writable."""
     import threading
 
-    base = _own_cgroup_v1("cpu")
-    if base is None or not (base / "cpu.cfs_quota_us").exists():
+    base = cpu_quota_base()
+    if base is None:
         return None
     g = base / _group_name()
     try:

@@ -293,6 +293,9 @@ class Host:
         self.files = ""
         #: The Dask cluster that plays and builds (``ADDRESS`` or ``local:N``), or None: ``jobs`` slots here.
         self.cluster = cluster
+        #: Workers of the cluster must have the full jail (kothkit.procs.contain.jail_gaps): set by
+        #: kothkit serve for submissions challenges, unless --allow-weak-jail.
+        self.full_jail = False
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._served: list[_Served] = []
@@ -392,7 +395,7 @@ class Host:
             from kothkit.playing.cluster import ClusterExecutor
 
             self._slots = ClusterExecutor(self.cluster, [c.info for c in self._served], build=executor.build,
-                                          note=self._log, tools=self._tools())
+                                          note=self._log, tools=self._tools(), jail=self.full_jail)
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
@@ -406,9 +409,11 @@ class Host:
             for c in self._served:  # said at start, and on the admin page
                 self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
                 self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.contain import cpu_quota_base
             from kothkit.procs.cores import PLAY_SHARE
 
-            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            quota = (f"under a CPU quota of {PLAY_SHARE:g} core" if cpu_quota_base() is not None else
+                     "with no CPU quota (no writable cgroup v1 cpu hierarchy here)")
             self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
                                 if self.play_core else
                                 f"the Play page's bots share a core with the ladder's games (no core left for "

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+#: The tests' time limits are multiplied by this (``KOTHKIT_TEST_SCALE``, default 1): tests/vm runs
+#: them in an emulated VM, many times slower than a real machine.
+TIME_SCALE = max(1.0, float(os.environ.get("KOTHKIT_TEST_SCALE") or 1))
+
 
 def processes_touching(*folders: Path | str) -> list[str]:
     """Live processes whose working directory or command line points into one of ``folders``.

@@ -28,7 +28,7 @@ from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.playing.referee import play_game
 from kothkit.playing.schedule import Schedule
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import TIME_SCALE, processes_touching
 
 CAPS = capabilities()
 needs_namespaces = pytest.mark.skipif(not CAPS.namespaces, reason=f"no PID namespace here: {CAPS.why}")
@@ -92,7 +92,7 @@ def zombie_children(pid: int) -> list[int]:
 
 def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
     """Processes still touching ``folders`` once they had ``deadline`` seconds to die."""
-    end = time.monotonic() + deadline
+    end = time.monotonic() + deadline * TIME_SCALE
     while True:
         left = processes_touching(*folders)
         if not left or time.monotonic() > end:
@@ -103,6 +103,9 @@ def wait_gone(*folders: Path, deadline: float = 15.0) -> list[str]:
 def first_game(folders: list[Path], **limits):
     info = get_game("gomoku_swap2")
     bots = tuple(load_folder(f) for f in folders)
+    # (on a slow machine, KOTHKIT_TEST_SCALE: the times given, or the game's, times the scale)
+    times = {k: limits.get(k, getattr(info.limits, k)) for k in ("move_time", "first_reply_time", "game_time")}
+    limits.update({k: v * TIME_SCALE for k, v in times.items() if v is not None})
     sched = Schedule(game=info.name, bots=bots, seed=5, rounds=1, limits=info.limits.replace(**limits),
                      rules=dict(info.rules))
     return info, next(iter(sched))
@@ -174,7 +177,7 @@ def test_bots_die_with_a_killed_judge(tmp_path):
                              stdin=subprocess.DEVNULL)
     try:
         assert judge.stdout.readline() == "playing\n"
-        end = time.monotonic() + 30
+        end = time.monotonic() + 30 * TIME_SCALE
 
         def settled() -> bool:
             # Both bots up, each with its child and its setsid grandchild.  The child each starts
@@ -220,7 +223,7 @@ def test_a_frozen_bot_dies_with_a_killed_judge(tmp_path, helper):
                              stdin=subprocess.DEVNULL, env=env)
     try:
         assert judge.stdout.readline() == "playing\n"
-        end = time.monotonic() + 30
+        end = time.monotonic() + 30 * TIME_SCALE
         while not _frozen_groups(judge.pid) and time.monotonic() < end:
             time.sleep(0.05)
         assert _frozen_groups(judge.pid), "the spawner was never frozen"
@@ -370,7 +373,7 @@ def test_tournament_under_each_containment_mode(cli, tmp_path, mode):
     """)
     make_bot(bots, "plain")
     out = tmp_path / "out.json"
-    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "2", "--move-time", "5",
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", "2", "--move-time", str(5 * TIME_SCALE),
             "--db", tmp_path / "j.sqlite", "--json", out, env=env, check=True)
     line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
     if mode == "python-init":

@@ -25,19 +25,19 @@ from kothkit.bots.folders import load_folder
 from kothkit.bots.build import build
 from kothkit.procs.contain import capabilities
 from kothkit.store.journal import Journal
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import TIME_SCALE, processes_touching
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "bots" / "hostile"
 GREEDY = ROOT / "plugins" / "gomoku_swap2" / "bots" / "greedy"
-MOVE_TIME = 1.0
+MOVE_TIME = 1.0 * TIME_SCALE
 #: flood_stderr writes its 256 MiB before its first reply: time enough even on a loaded machine.
-FLOOD_MOVE_TIME = 8.0
+FLOOD_MOVE_TIME = 8.0 * TIME_SCALE
 MEMORY_MB = 256
 #: The judge's peak resident memory, whatever the bots do (about 45 MiB here; flood_stderr sends it
 #: 256 MiB, flood_stdout sends until it is killed).
 JUDGE_RSS_MB = 100
-PARALLEL = 4
+PARALLEL = 4 if TIME_SCALE == 1 else 2
 
 #: bot -> (verdict kind or None for a game with no fault, text the reason must contain)
 EXPECTED = {
@@ -131,7 +131,7 @@ def arena(tmp_path_factory):
         for item in list(running):
             name, p, t0 = item
             code = p.poll()
-            if code is None and time.monotonic() - t0 > 120:
+            if code is None and time.monotonic() - t0 > 120 * TIME_SCALE:
                 p.kill()
                 code = p.wait()
                 results[name] = {"hung": True}
