@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from kothkit.scoring import Tally
+from kothkit.serve import i18n
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
@@ -1176,7 +1177,8 @@ class Host:
         c = self._get(name)
         s = c.settings
         with self._lock:
-            return ChallengeInfo(name=c.name, title=s.title or c.folder.resolve().name, game=c.info.name, kind=s.kind,
+            return ChallengeInfo(name=c.name, default_title=s.title or c.folder.resolve().name, game=c.info.name,
+                                 kind=s.kind, titles=dict(s.titles), zone=s.zone(),
                                  languages=s.languages if s.kind == Kind.SUBMISSIONS else (), max_bytes=s.max_bytes,
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue) + len(c.later),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
@@ -1293,7 +1295,8 @@ class Host:
         c = self._get(name)
         phase = self.phase(name)
         if not phase.taking and c.kind == Kind.SUBMISSIONS:
-            raise PhaseClosed(f"submissions are not taken now: {phase.text}")
+            # (in the request's language and the challenge's time zone: the site calls this in its context)
+            raise PhaseClosed(_("submissions are not taken now: %(phase)s", phase=i18n.phase_text(phase)))
         row = self._store.add(c.name, c.settings, login, filename, language, data)
         with self._lock:
             c.logins[row.bot] = row.login
