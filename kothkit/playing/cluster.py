@@ -344,15 +344,33 @@ def unpack(tar, dest: Path) -> None:
     def inside(path: str) -> bool:
         return os.path.commonpath([top, os.path.realpath(path)]) == top
 
+    # The checks are made before anything is written, so realpath sees none of the tar's own links:
+    # a path that goes through one of them (``a/l`` a link to ``../..``, then ``l2`` to ``a/l/..``
+    # and a file ``l2/evil``) would be judged by its letters and land outside.  So no path may go
+    # through a link of the tar, nor write onto one (a packed folder never does either).
+    links: set[str] = set()
+
+    def through_link(path: str) -> bool:
+        at = ""
+        for part in Path(path).parts[:-1]:
+            at = os.path.normpath(os.path.join(at, part))
+            if at in links:
+                return True
+        return False
+
     members = []
     for m in tar.getmembers():
         where = os.path.join(dest, m.name)
         bad = (os.path.isabs(m.name) or ".." in Path(m.name).parts or not inside(where)
-               or not (m.isreg() or m.isdir() or m.issym() or m.islnk()))
+               or not (m.isreg() or m.isdir() or m.issym() or m.islnk())
+               or through_link(m.name) or os.path.normpath(m.name) in links)
         if m.issym():
-            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(os.path.dirname(where), m.linkname))
+            target = os.path.join(os.path.dirname(m.name), m.linkname)
+            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, target)) or through_link(target)
+            links.add(os.path.normpath(m.name))
         elif m.islnk():
-            bad = bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+            bad = (bad or os.path.isabs(m.linkname) or not inside(os.path.join(dest, m.linkname))
+                   or through_link(m.linkname))
         if bad:
             raise ClusterError(f"the copy sent holds {m.name!r}, which would land outside its folder or is no "
                                f"file, folder or link within it")
@@ -877,8 +895,13 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
                     f"#{task.index} {' vs '.join(names)})")
     except (AttributeError, TypeError, ValueError, IndexError, RecursionError):
         return f"sent back something else than game {task.id[:12]}'s result"
-    if info is None:
-        return None
+    if info is None:  # (a game the executor was not made with: its rules all the same, never trust)
+        from kothkit.plugins import get_game
+
+        try:
+            info = get_game(task.game)
+        except Exception:  # noqa: BLE001 - no such game here: nothing to re-play the record with
+            return f"sent back game {task.id[:12]} of {task.game!r}, a game the judge cannot re-play"
     game = f"game {task.id[:12]} (#{task.index} {' vs '.join(names)})"
     try:
         rules = {**info.rules, **task.rules} if task.rules else info.rules

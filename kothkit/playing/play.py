@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from kothkit.botspec import BotKind
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
+from kothkit.messages import say
 
 if TYPE_CHECKING:
     from kothkit.bots.folders import BotSpec
@@ -80,7 +81,8 @@ class Terminal:
             self.last_board = text
 
     def event(self, kind: str, seat: int, text: str, ms: float | None) -> None:
-        """The referee's events: moves and boards (a hidden game shows the person only their turns)."""
+        """The referee's events: moves and boards (a hidden game shows the person only their turns).
+        The lines are kothkit.messages texts: a page shows them in its reader's language."""
         who = "you" if seat == self.me else self.names[seat]
         if kind == "reply" and seat != self.me:
             # The event comes before the game takes the reply: the match still stands at its prompt.
@@ -88,12 +90,16 @@ class Terminal:
             self.start = None  # it stands at the game's first prompt only
             if now is not None and is_handshake(self.info, now, seat):
                 return
-            took = f" ({ms / 1000:.2f} s)" if ms is not None else ""
-            self.say(f"{who} moved{took}" if self.hidden else f"{who} played {text}{took}")
+            if ms is None:
+                self.say(say("{bot} moved", bot=who) if self.hidden else say("{bot} played {move}", bot=who, move=text))
+            elif self.hidden:
+                self.say(say("{bot} moved ({seconds} s)", bot=who, seconds=f"{ms / 1000:.2f}"))
+            else:
+                self.say(say("{bot} played {move} ({seconds} s)", bot=who, move=text, seconds=f"{ms / 1000:.2f}"))
         elif kind == "board" and not self.hidden:
             self.board(text)
         elif kind == "verdict":
-            self.say(f"{who} lost by a fault: {text}")
+            self.say(say("{bot} lost by a fault: {reason}", bot=who, reason=text))
 
     def __call__(self, match: Match, prompt: Prompt) -> Any:
         """The person's reply to ``prompt``: asked until the game accepts it."""

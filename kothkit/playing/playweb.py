@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 from kothkit.game import GameInfo, Match, Prompt
 from kothkit.human import read_entry, turn_of
+from kothkit.messages import say
 from kothkit.picture import Grid, PictureError, panels_of, picture_of, to_json
-from kothkit.playing.play import Abandoned, Terminal
+from kothkit.playing.play import Abandoned, Terminal, is_handshake
 
 #: Lines of the moves' log a page shows.
 LOG_LINES = 200
@@ -49,6 +50,10 @@ class WebSeat(Terminal):
         #: The page's words: a line of the game's or the core's (a question, a mistake explained,
         #: the result) as the page shows it (the site's: in the person's language).
         self.words: Callable[[str], str] = str
+        #: Names as the page shows them: the game's texts (a board's title, the text board) name
+        #: the seats by their names in the record (the site's: a login, a brain's public id), which
+        #: the page says as "you", a nickname or "your brain".
+        self.shown: dict[str, str] = {}
 
     def note(self, text: str) -> None:
         """A line for the terminal only (the page has its own words for it)."""
@@ -60,28 +65,49 @@ class WebSeat(Terminal):
             Terminal.say(self, text)
             self.last_board = text
 
+    def event(self, kind: str, seat: int, text: str, ms: float | None) -> None:
+        """The terminal's lines, and the person's own moves (the page's list holds both sides')."""
+        if kind == "reply" and seat == self.me:
+            if self.match is not None and not is_handshake(self.info, self.match, seat):
+                with self.lock:  # (the page only: the terminal echoes what the person typed)
+                    self.log = (self.log + [self._word(say("{bot} played {move}", bot="you", move=text))])[-LOG_LINES:]
+                    self._set()
+            return
+        super().event(kind, seat, text, ms)
+
     def say(self, text: str) -> None:
         super().say(text)
         with self.lock:
-            self.log = (self.log + [line for line in text.splitlines() if line.strip()])[-LOG_LINES:]
+            lines = [self._word(line) for line in text.splitlines() if line.strip()]
+            self.log = (self.log + lines)[-LOG_LINES:]
             self._set()
+
+    def renamed(self, text: str) -> str:
+        for name, shown in self.shown.items():
+            text = text.replace(name, shown)
+        return text
+
+    def _word(self, text: str) -> str:
+        return self.words(self.renamed(text)) if self.words is not str else self.renamed(text)
 
     def _set(self, **changes: Any) -> None:
         """Change the page's state (the lock held)."""
-        if self.words is not str:
+        if self.words is not str or self.shown:
             self._translate(changes)
         self.state = {**self.state, **changes, "log": self.log, "seq": self.state["seq"] + 1}
 
     def _translate(self, changes: dict[str, Any]) -> None:
         """The state's words through :attr:`words`: the texts, the buttons' labels, the boards' titles."""
+        if isinstance(changes.get("board"), str):
+            changes["board"] = self.renamed(changes["board"])
         for key in _WORDS:
             text = changes.get(key)
             if text and isinstance(text, str):
-                changes[key] = "\n".join(self.words(line) for line in text.split("\n"))
+                changes[key] = "\n".join(self._word(line) for line in text.split("\n"))
         if changes.get("buttons"):
-            changes["buttons"] = [[self.words(b[0]), *b[1:]] for b in changes["buttons"]]
+            changes["buttons"] = [[self._word(b[0]), *b[1:]] for b in changes["buttons"]]
         if changes.get("picture"):
-            changes["picture"] = [{**p, "title": self.words(p["title"])} if p.get("title") else p
+            changes["picture"] = [{**p, "title": self._word(p["title"])} if p.get("title") else p
                                   for p in changes["picture"]]
 
     def publish(self, **changes: Any) -> None:
@@ -96,7 +122,8 @@ class WebSeat(Terminal):
         try:
             panels = panels_of(turn.picture) or []
         except PictureError as e:  # said, and the text board shown instead
-            self.say(f"no picture: {self.info.name}'s kothkit_human hook's Turn.picture {e}")
+            self.say(say("no picture: {game}'s kothkit_human hook's Turn.picture {problem}", game=self.info.name,
+                         problem=str(e)))
             panels = []
         # Clicks go to the first Grid of the picture (the seat's own board; others are shown beside it).
         grid = next((p for p in panels if isinstance(p, Grid)), None)

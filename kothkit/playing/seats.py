@@ -819,6 +819,9 @@ class HostPool:
         self._hosts: dict[tuple[str, str, str], tuple[LineProcess, Jail]] = {}
         self.limit = max(2, limit or MAX_HOSTS)
         self._fresh: set[tuple[str, str, str]] = set()
+        #: The folder a stateful bot's host writes: defused once the host is ended, whenever that is
+        #: (a host discarded in the middle of a game is never rested by HostSeat.stop).
+        self._writes: dict[tuple[str, str, str], Path] = {}
 
     def fresh(self, spec: BotSpec) -> bool:
         """True once after a host was started for ``spec`` (it has not answered anything yet)."""
@@ -844,7 +847,7 @@ class HostPool:
                 # The game's other bot was got just before this one: it is never the first.
                 old = next(iter(self._hosts))
                 self._fresh.discard(old)
-                _end_host(*self._hosts.pop(old))
+                _end_host(*self._hosts.pop(old), self._writes.pop(old, None))
             folder = spec.workdir or spec.path.parent
             if spec.workdir is not None:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -856,6 +859,7 @@ class HostPool:
             jail.setup()
             if spec.stateful:
                 own(folder)
+                self._writes[key] = folder
             # A bot working in a private folder still reads its own file, from the shared folder.
             assert spec.entry is not None  # a function bot names its file and function
             shown = ((spec.path.parent,) if spec.workdir is not None else ()) + tuple(readable)
@@ -879,20 +883,24 @@ class HostPool:
         return found[1] if found else None
 
     def discard(self, spec: BotSpec) -> None:
-        found = self._hosts.pop(_host_key(spec), None)
+        key = _host_key(spec)
+        found = self._hosts.pop(key, None)
         if found is not None:
-            _end_host(*found)
+            _end_host(*found, self._writes.pop(key, None))
 
     def close(self) -> None:
-        for p, jail in self._hosts.values():
-            _end_host(p, jail)
+        for key, (p, jail) in self._hosts.items():
+            _end_host(p, jail, self._writes.get(key))
         self._hosts.clear()
+        self._writes.clear()
 
 
-def _end_host(p: LineProcess, jail: Jail) -> None:
+def _end_host(p: LineProcess, jail: Jail, writes: Path | None = None) -> None:
     p.drain_stderr()  # what the bot printed last is its game's log (read by the referee after)
     p.kill()
     jail.teardown()
+    if writes is not None:
+        defuse(writes)  # a stateful bot's folder: no set-id bit or world-write left behind, nothing root's
 
 
 __all__ = ["EndGame", "Exit", "Fault", "FunctionSeat", "HostPool", "HostSeat", "PersonSeat", "ProgramSeat", "Seat",

@@ -1581,6 +1581,18 @@ def write_cpu_quota(group: Path, share: float, period_us: int = 100_000) -> None
         _write(f"{group}/cpu.cfs_quota_us", str(quota))
 
 
+def cpu_quota_base() -> Path | None:
+    """The cgroup v1 ``cpu`` group under which :func:`thread_cpu_quota` makes its groups, or None
+    where there is none writable (a cgroup v2-only machine: a thread cannot have a group of its own
+    there; ``KOTHKIT_NO_CGROUP=1``): then nothing caps the Play page's bots but their core."""
+    if os.environ.get("KOTHKIT_NO_CGROUP") == "1":
+        return None
+    base = _own_cgroup_v1("cpu")
+    if base is None or not (base / "cpu.cfs_quota_us").exists() or not os.access(base, os.W_OK):
+        return None
+    return base
+
+
 def thread_cpu_quota(share: float) -> Path | None:
     """Put the calling thread in a cpu cgroup of its own capped at ``share`` of one core: every
     process it starts from now on inherits the group (a bot's jail joins groups of other
@@ -1588,8 +1600,8 @@ def thread_cpu_quota(share: float) -> Path | None:
     thread may be in a group of its own (``tasks``).  None where there is none writable."""
     import threading
 
-    base = _own_cgroup_v1("cpu")
-    if base is None or not (base / "cpu.cfs_quota_us").exists():
+    base = cpu_quota_base()
+    if base is None:
         return None
     g = base / _group_name()
     try:

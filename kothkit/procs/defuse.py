@@ -62,18 +62,18 @@ def _fix(name: str, dfd: int | None, st: os.stat_result, strip: bool, root: bool
         changed = True
     if strip and not stat.S_ISLNK(st.st_mode) and st.st_mode & STRIPPED:
         mode = stat.S_IMODE(st.st_mode) & ~STRIPPED
-        if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
-            # (by a descriptor: the entry it names was checked not to be a link)
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC |
-                         (os.O_DIRECTORY if stat.S_ISDIR(st.st_mode) else 0), dir_fd=dfd)
-            try:
-                if os.fstat(fd).st_ino == st.st_ino:
-                    os.fchmod(fd, mode)
-            finally:
-                os.close(fd)
-        else:  # a FIFO or socket: no descriptor to open without side effects
-            os.chmod(name, mode, dir_fd=dfd)
-        changed = True
+        # By an O_PATH descriptor of the very entry checked (a bot still running may swap it for a
+        # link between the stat and the change: O_NOFOLLOW opens the link itself, and the inode
+        # check refuses it), changed through /proc: no read needed (a mode-4000 file), no FIFO opened,
+        # and never a path that could follow a link (chmod has no no-follow form on Linux).
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+        try:
+            now = os.fstat(fd)
+            if now.st_ino == st.st_ino and now.st_dev == st.st_dev and not stat.S_ISLNK(now.st_mode):
+                os.chmod(f"/proc/self/fd/{fd}", mode)
+                changed = True
+        finally:
+            os.close(fd)
     return changed
 
 

@@ -49,19 +49,26 @@ def frames(t: Transcript) -> list[dict]:
 
 
 def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None, lang: str = "en",
-            said: Callable[[str], str] | None = None) -> str:
+            said: Callable[[str], str] | None = None, heading: str | None = None,
+            finished: str | None = None) -> str:
     """The replay page of ``t`` (a transcript made with ``pictures=True``); ``nav`` is trusted HTML;
     ``words``: the page's words in the language ``lang`` (English by default; see :data:`WORDS`);
-    ``said``: the game's and the core's texts (the reason, a rejection, a board's title) in it."""
+    ``said``: the game's and the core's texts (the reason, a rejection, a board's title) in it;
+    ``heading``: the page's title instead of "GAME game #INDEX: PLAYERS" (a game played by a person
+    is known by its opponent and date); ``finished``: when the game ended, as the page should say it."""
     r = t.record
-    data = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
+    data: dict = {"game": document(t), "frames": frames(t), "picture_problem": t.picture_problem}
+    if heading is not None:
+        data["heading"] = heading
+    if finished is not None:
+        data["game"]["finished_at"] = finished
     if words:
         data["words"] = dict(words)
     if said is not None:
         _translate(data, said)
     # The one stylesheet first (kothkit.results.look): the page's own rules after it win.
     return render("replay.html", csp=CSP, lang=lang.replace("_", "-"),
-                  title=f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
+                  title=heading or f"{r.game} #{r.index}: {' vs '.join(r.players)}", nav=Markup(nav),
                   board_js=Markup(board_js()), data=Markup(_script_json(data)))
 
 

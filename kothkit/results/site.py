@@ -23,13 +23,15 @@ journal without runs counts every game.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 import shutil
 import statistics
 import time
+import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -289,7 +291,9 @@ class _Names:
 
     def __call__(self, bot: str) -> str:
         if bot not in self._of:
-            safe = re.sub(r"[^A-Za-z0-9_.-]", "_", bot).strip(".")[:60] or "bot"
+            # Letters and digits of any script stay (a Chinese nickname is its own file name, not
+            # "____.html"); anything else (a slash, a space, a control character) is "_".
+            safe = re.sub(r"[^\w.-]", "_", unicodedata.normalize("NFC", bot)).strip(".")[:60] or "bot"
             name, n = safe, 1
             while f"{name}.html" in self._of.values():
                 n += 1
@@ -355,8 +359,17 @@ def _bot_page(board: Board, bot: str, links: dict[str, Any]) -> str:
                   games=[r for r in board.games if bot in r.players], **links)
 
 
-def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = True) -> int:
-    """Write the site into ``dest`` (made afresh); returns the number of replay pages."""
+def _told(said: Callable[[str, str], str], game: str, text: str) -> str:
+    return said(text, game)
+
+
+def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = True,
+               words: Mapping[str, str] | None = None, lang: str = "en",
+               said: Callable[[str, str], str] | None = None) -> int:
+    """Write the site into ``dest`` (made afresh); returns the number of replay pages.  ``words``,
+    ``lang`` and ``said`` (a text of the game named by its second argument, in ``lang``): the replay
+    pages in another language than English (kothkit.results.replay.page_of)."""
+    from kothkit.results.archive import transcript
     from kothkit.results.replay import page_name, page_of, replay_page
 
     if dest.exists():
@@ -373,11 +386,13 @@ def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = 
         if pages:
             for r in board.games:
                 nav = render("report/replay_nav.html", game=board.game, players=r.players, **links)
+                told = functools.partial(_told, said, board.game) if said is not None else None
                 if board.public is None:
-                    page = replay_page(archive, r, nav)
+                    page = replay_page(archive, r, nav) if words is None else page_of(
+                        transcript(archive, r, pictures=True), nav, words, lang, told)
                 else:  # re-played from the stored game, its bots renamed as the site names them
                     page = page_of(private_transcript(archive, board.public.stored[r.id], True,
-                                                      board.public.rename, (), pictures=True), nav)
+                                                      board.public.rename, (), pictures=True), nav, words, lang, told)
                 (dest / "games" / page_name(r)).write_text(page, encoding="utf-8")
                 written += 1
     (dest / "index.html").write_text(render("report/index.html", boards=[_index_parts(b) for b in boards],

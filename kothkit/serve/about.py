@@ -8,6 +8,9 @@ text (markdown-it-py with ``html`` off), images are left out (no page loads anyt
 elsewhere) and only safe links are made (markdown-it's link check).  A template is a regular file
 directly in ``templates/`` with a plain name, at most :data:`MAX_TEMPLATE` bytes; anything else
 there (a folder, a link, a dot file) is not offered.
+
+And what the judge makes of a challenge's limits where the page cannot read them off the settings
+(:func:`process_cap`, :func:`load_time`): the page says what the judge applies.
 """
 
 from __future__ import annotations
@@ -21,11 +24,45 @@ import attrs
 import markupsafe
 from markdown_it import MarkdownIt
 
+from kothkit.limits import DEFAULT_PROCESSES
+
 #: Bytes a README or a template may have to be shown or offered.
 MAX_README = 256 * 1024
 MAX_TEMPLATE = 256 * 1024
 _NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,63}")
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").disable("image")
+
+
+def process_cap(limits: Any) -> int | None:
+    """The cap on a bot's processes (tasks) at once as the judge applies it: the challenge's
+    ``processes``, else :data:`~kothkit.limits.DEFAULT_PROCESSES` where a pids cgroup holds it (the
+    jail always caps one: kothkit.procs.contain.Jail), else none."""
+    if limits.processes is not None:
+        return int(limits.processes)
+    from kothkit.procs.contain import capabilities
+
+    return DEFAULT_PROCESSES if capabilities().pids_dir is not None else None
+
+
+def load_time(limits: Any) -> float:
+    """Seconds a Python function bot's file has to load before its first move, as the judge gives
+    them (kothkit.playing.seats: the first reply's time, at least ``HOST_START_TIME``)."""
+    from kothkit.playing.seats import HOST_START_TIME
+
+    return max(limits.first_time, HOST_START_TIME)
+
+
+#: A strict ISO C standard in a C build's flags: POSIX names are hidden then.
+_STRICT_C = re.compile(r"-std=(?:c89|c90|c99|c9x|c11|c1x|c17|c18|c2x|c23|iso9899:\S+)|-ansi")
+
+
+def strict_c(build: tuple[str, ...]) -> bool:
+    """Whether a build compiles strict ISO C (``gcc -std=c11``): then ``clock_gettime``,
+    ``nanosleep`` and the other POSIX names are not declared unless the source defines
+    ``_POSIX_C_SOURCE`` before its first ``#include`` (``-std=gnu11`` declares them)."""
+    return bool(build) and any(_STRICT_C.fullmatch(arg) for arg in build) and not any(
+        arg.startswith("-D_POSIX_C_SOURCE") or arg.startswith("-D_GNU_SOURCE") or arg.startswith("-D_DEFAULT_SOURCE")
+        for arg in build)
 
 
 @attrs.frozen

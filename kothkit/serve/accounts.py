@@ -250,6 +250,12 @@ def is_login(nick: str, login: str) -> bool:
     return any(ch.isdigit() for ch in login) and nick.casefold() == login.casefold()
 
 
+def login_shape(text: str) -> str:
+    """``text``'s shape, as logins are compared to nicknames: every digit ``9``, every letter ``a``
+    (without case), the rest as it is (``S1234567`` and ``s7654321`` are both ``a9999999``)."""
+    return "".join("9" if ch.isdigit() else "a" if ch.isalpha() else ch for ch in text.casefold())
+
+
 def check_login(login: str) -> str:
     if not LOGIN_RE.fullmatch(login or ""):
         raise AccountError(_("login %(login)s: use 1 to 64 letters, digits and . _ @ -", login=repr(login)))
@@ -532,6 +538,12 @@ class Accounts:
             ended = keep and not db.execute("SELECT 1 FROM sessions WHERE token_hash = ?", (keep,)).fetchone()
             if now is None or now[0] != checked or ended:
                 raise AccountError(_("the current password is wrong: nothing was changed"))
+            # A nickname shaped like a login that holds a digit (a student number) is refused whether
+            # that login exists or not: the form must not tell who is on the roster.
+            shapes = {login_shape(x) for (x,) in db.execute("SELECT login FROM users") if any(c.isdigit() for c in x)}
+            if login_shape(nick) in shapes:
+                raise AccountError(_("a nickname is shown to everyone: choose one that does not look like a login "
+                                     "(such as a student number) (nothing was changed)"))
             taken = db.execute("SELECT 1 FROM users WHERE login != ? AND (nickname_key = ? OR lower(login) = ?)",
                                (login, nick.casefold(), nick.casefold())).fetchone()
             if taken:

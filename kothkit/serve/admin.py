@@ -425,7 +425,8 @@ class Admin:
             if not archive.records:
                 return None
             # A folder challenge's bots keep their names (they are public), made one word the same way.
-            return report_zip(archive, public_names(self.site.names(name), archive), f"{name}-report")
+            return report_zip(archive, public_names(self.site.names(name), archive), f"{name}-report",
+                              translated=True)
 
         with self._publish_lock:
             if name in self._publishing:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import functools
 import io
 import json
@@ -109,19 +110,30 @@ def _mib(n: int | None) -> str:
     return _("no limit") if n is None else _("%(n)s MiB", n=i18n.number(n))
 
 
-def limit_rows(limits: Any) -> list[tuple[str, str, str]]:
-    """(id, label, value) of each limit a bot plays under, from the challenge's settings."""
-    return [
+def limit_rows(limits: Any, functions: bool = False) -> list[tuple[str, str, str]]:
+    """(id, label, value) of each limit a bot plays under, from the settings the judge applies
+    (:mod:`kothkit.serve.about` derives what the judge makes of them: the process cap, the time a
+    function bot's file has to load); ``functions``: the challenge's bots are Python functions."""
+    cap = about.process_cap(limits)
+    rows = [
         ("move_time", _("Time for a move"), _seconds(limits.move_time)),
-        ("first_reply_time", _("Time for the first reply"), _seconds(limits.first_time)),
-        ("game_time", _("Time for all of a bot's replies in a game"), _seconds(limits.game_time)),
+        ("first_reply_time", _("Time for the first reply of a game (such as OK to START; a program's start-up "
+                               "counts in it)"), _seconds(limits.first_time)),
+    ]
+    if functions:
+        rows.append(("load_time", _("Time to load the bot's file (before its first move; not counted in the game)"),
+                     _seconds(about.load_time(limits))))
+    rows += [
+        ("game_time", _("Time for all of a bot's replies in a game (the first reply included)"),
+         _seconds(limits.game_time)),
+        ("tolerance", _("Margin added to each time above before a reply is late"), _seconds(limits.tolerance)),
         ("memory_mb", _("Memory"), _mib(limits.memory_mb)),
         ("cpu_seconds", _("CPU time in a game"), _seconds(limits.cpu_seconds)),
-        ("processes", _("Processes at once"), _("no limit") if limits.processes is None
-         else i18n.number(limits.processes)),
+        ("processes", _("Processes and threads at once"), _("no limit") if cap is None else i18n.number(cap)),
         ("disk_mb", _("Disk (its /tmp, any file it writes)"), _mib(limits.disk_mb)),
         ("max_line", _("Longest reply line"), _("%(n)s bytes", n=i18n.number(limits.max_line))),
     ]
+    return rows
 
 
 def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
@@ -133,24 +145,27 @@ def serve_rows(info: Any, settings: Any) -> list[tuple[str, str, str]]:
         ("min_interval", _("Time between two submissions"), _seconds(settings.min_interval)),
         ("per_day", _("Submissions a day"), _("at most %(n)s", n=i18n.number(settings.per_day))),
         ("build_time", _("Time for a build"), _seconds(settings.build_time)),
+        ("build_memory_mb", _("Memory of a build"), _mib(settings.build_memory_mb)),
+        ("build_processes", _("Processes and threads of a build at once"), i18n.number(settings.build_processes)),
         ("build_seconds_per_day", _("Build time a day"), _seconds(settings.build_seconds_per_day)),
     ]
 
 
 def phase_text(phase: Any) -> str:
     """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language."""
-    def date(d: Any) -> str:
-        return d.isoformat(sep=" ", timespec="minutes")
+    return i18n.phase_text(phase)
 
-    if phase.name == "before":
-        return _("submissions open at %(when)s", when=date(phase.opens))
-    if phase.name == "closed":
-        return _("closed at %(when)s: the last games are being played", when=date(phase.closes))
-    if phase.name == "final":
-        return _("closed at %(when)s: the standings are final", when=date(phase.closes))
-    if phase.name == "open" and phase.closes is not None:
-        return _("open until %(when)s", when=date(phase.closes))
-    return _("open") if phase.name == "open" else phase.text
+
+def language_label(c: Any, lang_id: str) -> str:
+    """A submission's language (its stored id) by its label in challenge ``c`` (the id if it is gone)."""
+    lang = next((x for x in getattr(c, "languages", ()) if x.id == lang_id), None)
+    return lang.label if lang is not None else lang_id
+
+
+def language_name(c: Any, lang_id: str) -> str:
+    """A language's label for a table's narrow column: up to its details ("C11 (gcc -O2)" is "C11",
+    "Python 3: a function ..." is "Python 3"); the whole label is the cell's title."""
+    return re.split(r" \(|: ", language_label(c, lang_id), maxsplit=1)[0].strip() or lang_id
 
 
 def markup(template: str, value: Any) -> markupsafe.Markup:
@@ -167,7 +182,8 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = when
     env.filters["points"] = points
     env.filters["status"] = status_label
-    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text)
+    env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text,
+                       language_label=language_label, language_name=language_name, strict_c=about.strict_c)
     return env
 
 
@@ -394,6 +410,7 @@ class Site:
         flash = FLASHES.get(request.cookies.get(FLASH_COOKIE, ""), "")
         flash = _(flash) if flash else ""
         c = context.get("c")
+        i18n.set_zone(c.zone if c is not None and hasattr(c, "zone") else self.zone())
         # A challenge's page says its phase (and "final") in base.html's frame, for every page of it.
         phase = self.host.phase(c.name) if c is not None and hasattr(c, "name") else None
         query = request.url.query
@@ -468,13 +485,26 @@ class Site:
         return form
 
     def challenge(self, name: str):
+        """The challenge ``name`` (404 if none); its pages' times are in its time zone from here on."""
         try:
-            return self.host.challenge(name)
+            info = self.host.challenge(name)
         except KeyError:
             raise _Refused(404, _("There is no challenge %(name)s.", name=repr(name))) from None
+        i18n.set_zone(info.zone)
+        return info
+
+    def zone(self) -> Any:
+        """The time zone of a page of no one challenge (the index, the admin's): the challenges'
+        if they all have the same, else UTC."""
+        zones = {c.zone for c in self.host.challenges()}
+        return zones.pop() if len(zones) == 1 else datetime.UTC
 
     def _snapshot(self, name: str) -> dict:
         info = self.host.challenge(name)
+        with i18n.in_zone(info.zone):
+            return self._snapshot_of(info, name)
+
+    def _snapshot_of(self, info: Any, name: str) -> dict:
         names = self.names(name)
         rows = []
         for s in self.host.standings(name):
@@ -627,7 +657,8 @@ class Site:
         files = await run_in_threadpool(about.templates, info.folder)
         protocol = info.kind == "folder" and await run_in_threadpool(about.protocol, game) is not None
         return self.page(request, "about.html", c=info, readme=readme, templates=files, protocol=protocol,
-                         summary=i18n.said(game.summary, game.name), limits=limit_rows(limits),
+                         summary=i18n.said(game.summary, game.name),
+                         limits=limit_rows(limits, any(x.entry for x in info.languages)),
                          serving=serve_rows(info, settings))
 
     async def protocol(self, request: Request) -> Response:
@@ -778,6 +809,13 @@ class Site:
         from kothkit.serve import validation
 
         check = await run_in_threadpool(validation.load, self.host.state_dir, sub.id)
+        if check is not None:
+            # Its lines name the brain by its bot name (its author's login): the page says "your
+            # brain" to its author, its author's nickname to an admin.
+            shown = _("your brain") if sub.login == s.user.login else names.show(sub.bot)
+            mine = re.compile(rf"(?<![\w+]){re.escape(sub.bot)}(?![\w+])")
+            check = attrs.evolve(check, games=tuple(mine.sub(shown, line) for line in check.games),
+                                 fault=mine.sub(shown, check.fault))
         return self.page(request, "submission.html", c=info, sub=sub, names=names, fb=fb.get(sub.id), check=check)
 
     async def bot_games(self, request: Request) -> Response:
@@ -849,7 +887,11 @@ class Site:
 
         archive, record, game_info = self.host.stored_game(info.name, game_id)
         t = private_transcript(archive, record, game_info, names.in_game(record.players), logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), i18n.current(), functools.partial(i18n.reason, game=info.game))
+        at = archive.finished.get(record.id)
+        with i18n.in_zone(info.zone):  # (its time in the challenge's zone, as its other pages say it)
+            finished = i18n.when(at) if at else None
+        return page_of(t, nav, replay_words(), i18n.current(), functools.partial(i18n.reason, game=info.game),
+                       finished=finished)
 
     def _log(self, info, names: Names, game_id: str, bot: str | None, rights) -> str:
         """The game's log as ``bot`` saw it (None: the whole game's, for admins and folder challenges)."""

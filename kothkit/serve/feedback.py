@@ -21,7 +21,8 @@ def status_label(status: str) -> str:
     """A submission's status (a stored id) as the pages spell it, in the request's language."""
     labels = {"queued": _("queued"), "building": _("building"), "build-failed": _("build failed"),
               "playing": _("playing"), "done": _("done"), "replaced": _("replaced"),
-              "checking": _("checking"), "check-failed": _("check failed")}
+              "checking": _("checking"), "check-failed": _("check failed"), "active": _("in play"),
+              "disabled": _("disabled")}
     return labels.get(status, status)
 
 

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from kothkit.scoring import Tally
+from kothkit.serve import i18n
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
@@ -408,9 +409,11 @@ class Host:
             for c in self._served:  # said at start, and on the admin page
                 self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
                 self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
+            from kothkit.procs.contain import cpu_quota_base
             from kothkit.procs.cores import PLAY_SHARE
 
-            quota = f"under a CPU quota of {PLAY_SHARE:g} core"
+            quota = (f"under a CPU quota of {PLAY_SHARE:g} core" if cpu_quota_base() is not None else
+                     "with no CPU quota (no writable cgroup v1 cpu hierarchy here)")
             self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
                                 if self.play_core else
                                 f"the Play page's bots share a core with the ladder's games (no core left for "
@@ -1174,7 +1177,8 @@ class Host:
         c = self._get(name)
         s = c.settings
         with self._lock:
-            return ChallengeInfo(name=c.name, title=s.title or c.folder.resolve().name, game=c.info.name, kind=s.kind,
+            return ChallengeInfo(name=c.name, default_title=s.title or c.folder.resolve().name, game=c.info.name,
+                                 kind=s.kind, titles=dict(s.titles), zone=s.zone(),
                                  languages=s.languages if s.kind == Kind.SUBMISSIONS else (), max_bytes=s.max_bytes,
                                  min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue) + len(c.later),
                                  playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
@@ -1291,7 +1295,8 @@ class Host:
         c = self._get(name)
         phase = self.phase(name)
         if not phase.taking and c.kind == Kind.SUBMISSIONS:
-            raise PhaseClosed(f"submissions are not taken now: {phase.text}")
+            # (in the request's language and the challenge's time zone: the site calls this in its context)
+            raise PhaseClosed(_("submissions are not taken now: %(phase)s", phase=i18n.phase_text(phase)))
         row = self._store.add(c.name, c.settings, login, filename, language, data)
         with self._lock:
             c.logins[row.bot] = row.login

@@ -7,7 +7,10 @@ package data); they are compiled in memory with Babel's public API the first tim
 is kept in a context variable (:func:`use`) for the request's task and the threads it starts
 (Starlette's thread pool copies the context), so both the templates (Jinja2's i18n extension,
 installed by :func:`install`) and Python messages (:func:`_`) are translated without passing the
-language around.  Numbers and times are formatted for the language (:func:`number`, :func:`when`).
+language around.  Numbers and times are formatted for the language (:func:`number`, :func:`when`),
+times in the time zone of the page's challenge (:func:`set_zone`, also a context variable).  Texts
+kept in English where they are stored (a failed build's own lines, the admin log's) are shown in the
+reader's language by fitting them to their messages (:func:`build_output`, :func:`admin_text`).
 
 ``python -m kothkit.serve.i18n`` extracts the messages of the code and templates and merges them
 into the catalogs (new messages untranslated; tests/serve/test_i18n.py fails until they are).
@@ -52,9 +55,11 @@ SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
 #: The core's modules that write texts for people with :func:`kothkit.messages.say` (a verdict's
 #: reason): their messages are in the site's catalogs too, and are what :func:`reason` fits a text to.
 SAY_SOURCES = ("game.py", "human.py", "bots/functions.py", "playing/referee.py", "playing/seats.py",
-               "procs/pipes.py", "serve/validation.py")
+               "procs/pipes.py", "serve/validation.py", "playing/play.py", "playing/playweb.py")
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("kothkit_language", default=DEFAULT)
+#: The time zone the page being made writes times in (its challenge's: ``ServeSettings.zone``).
+_zone: contextvars.ContextVar[datetime.tzinfo] = contextvars.ContextVar("kothkit_zone", default=datetime.UTC)
 
 
 def po_path(lang: str) -> Path:
@@ -248,12 +253,131 @@ def number(n: float | int) -> str:
     return format_decimal(n, locale=Locale.parse(current()))
 
 
+def zone() -> datetime.tzinfo:
+    """The time zone of the page being made (UTC outside a challenge's page)."""
+    return _zone.get()
+
+
+def set_zone(tz: datetime.tzinfo) -> None:
+    """Write times in ``tz`` from now on in this context (a request's task)."""
+    _zone.set(tz)
+
+
+@contextlib.contextmanager
+def in_zone(tz: datetime.tzinfo) -> Iterator[None]:
+    """Write times in ``tz`` inside the block."""
+    token = _zone.set(tz)
+    try:
+        yield
+    finally:
+        _zone.reset(token)
+
+
+def _offset(d: datetime.datetime) -> str:
+    """``UTC`` for UTC itself, else the offset as a deadline is written (``+08:00``)."""
+    off = d.utcoffset()
+    if d.tzinfo is datetime.UTC or (off is not None and not off and d.tzname() in ("UTC", "UTC+00:00", None)):
+        return "UTC"
+    return d.isoformat(timespec="minutes")[-6:] if off is not None else "UTC"
+
+
 def when(t: float | None) -> str:
-    """A Unix time as the language writes a date and time (UTC), or "" for none."""
+    """A Unix time as the language writes a date and time, in the page's time zone (:func:`zone`),
+    which it names (``UTC``, ``+08:00``), or "" for none."""
     if not t:
         return ""
-    d = datetime.datetime.fromtimestamp(t, datetime.UTC)
-    return format_datetime(d, "medium", tzinfo=datetime.UTC, locale=Locale.parse(current())) + " UTC"
+    d = datetime.datetime.fromtimestamp(t, datetime.UTC).astimezone(zone())
+    text = format_datetime(d, "medium", tzinfo=d.tzinfo, locale=Locale.parse(current()))
+    return f"{text} {_offset(d)}"
+
+
+def day(d: datetime.datetime) -> str:
+    """A date and time (an aware datetime: a deadline) in the page's time zone, to the minute:
+    ``2026-05-31 23:59+08:00``."""
+    return d.astimezone(zone()).isoformat(sep=" ", timespec="minutes")
+
+
+#: The admin log's targets and details (``admin_log``: kept in English, as the server prints them),
+#: with ``{name}`` placeholders; :func:`admin_text` shows them in the reader's language.
+ADMIN_TEXTS = (N_("from {file}; {n} skipped"), N_("{challenge} submission {id}"),
+               # How the host shares the CPU (kothkit.procs.contain.fair_cpu, kothkit.serve.host)
+               N_("a waiting bot is frozen (freezer cgroup {version}): it cannot take its opponent's CPU"),
+               N_("a waiting bot is NOT frozen (no writable freezer cgroup): what it leaves running shares its "
+                  "opponent's core"),
+               N_("the game allows pondering: each bot of a game has a core of its own"),
+               N_("the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to "
+                  "share"),
+               N_("the game allows pondering, but {jobs} job(s) on {n} core(s) leave a game's two bots one core to "
+                  "share (--jobs {fair} gives each bot its own)"),
+               N_("the Play page's bots have a core the ladder leaves free, under a CPU quota of {share} core"),
+               N_("the Play page's bots share a core with the ladder's games (no core left for them: --jobs, or the "
+                  "machine's cores), under a CPU quota of {share} core"))
+
+
+def admin_text(text: str) -> str:
+    """A target or detail of the admin log in the request's language (as it is if no message fits)."""
+    if current() == DEFAULT or not text:
+        return text
+    if text in ADMIN_TEXTS:  # (a message without values)
+        return gettext(text)
+    found = messages.match(text, messages.ordered(ADMIN_TEXTS))
+    if found is None:
+        return text
+    msgid, values = found
+    return messages.fill(gettext(msgid), values)
+
+
+#: The host's own lines at the head of a failed build's output (kothkit.bots.build,
+#: kothkit.serve.host: English in the database), with ``{name}`` placeholders; the compiler's
+#: output after them stays as it is.  :func:`build_output` shows them in the reader's language.
+BUILD_TEXTS = (N_("build failed ({command} exited with {code})"),
+               N_("build took longer than {seconds} s (killed, with all it started)"),
+               N_("build failed (memory: it went over its {mb} MiB, build_memory_mb; killed, with all it started)"),
+               N_("build command not found: {command}"), N_("cannot run the build: {error}"),
+               N_("the brain cannot be loaded: {error}"), N_("the build left no brain to run"),
+               N_("the build ended its worker (host error)"),
+               N_("[... {n} more bytes of build output dropped]"))
+
+
+#: A colon as each language writes it after a sentence (Chinese: full width).
+COLON = {"zh_CN": "\uff1a"}
+
+
+def _build_line(line: str) -> str:
+    head, colon = (line[:-1], COLON.get(current(), ":")) if line.endswith(":") else (line, "")
+    found = messages.match(head, messages.ordered(BUILD_TEXTS)) if "{" not in head else None
+    if found is None:
+        if head in BUILD_TEXTS:  # (a message without values)
+            return _(head) + colon
+        return line
+    msgid, values = found
+    return messages.fill(gettext(msgid), values) + colon
+
+
+def build_output(text: str) -> str:
+    """A build's output in the request's language: the host's first and last lines (how the build
+    failed, what was dropped) translated, the compiler's own lines as they are."""
+    if current() == DEFAULT or not text:
+        return text
+    lines = text.split("\n")
+    lines[0] = _build_line(lines[0])
+    if len(lines) > 1:
+        lines[-1] = _build_line(lines[-1])
+    return "\n".join(lines)
+
+
+def phase_text(phase: Any) -> str:
+    """A challenge's phase (kothkit.serve.host.Phase) in a few words, in the request's language,
+    its dates in the page's time zone."""
+    if phase.name == "before":
+        return _("submissions open at %(when)s", when=day(phase.opens))
+    if phase.name == "closed":
+        return _("closed at %(when)s: the last games are being played", when=day(phase.closes))
+    if phase.name == "final":
+        return _("closed at %(when)s: the standings are final", when=day(phase.closes))
+    if phase.name == "open" and phase.closes is not None:
+        return _("open until %(when)s", when=day(phase.closes))
+    return _("open") if phase.name == "open" else phase.text
 
 
 def replay_words() -> dict[str, str]:
@@ -298,6 +422,8 @@ def install(env: jinja2.Environment) -> None:
     env.filters["number"] = number
     env.filters["verdict"] = verdict
     env.globals["reason"] = reason
+    env.globals["admin_text"] = admin_text
+    env.filters["build_output"] = build_output
     env.globals["languages"] = LANGUAGES
     env.globals["lang"] = current
 
@@ -324,12 +450,41 @@ def extract() -> Catalog:
                         context=context)
     for v in Verdict:  # (VERDICTS: the words of the verdicts' names)
         catalog.add(v.value, None, [("kothkit/game.py", 0)])
+    # Babel's extractor skips f-strings' values: "f'{_(\"you lose\")}'" is a message too.
+    for path in sorted((root / "serve").glob("*.py")):
+        for lineno, found in marked(path):
+            if found and found not in catalog:
+                catalog.add(found, None, [(f"kothkit/serve/{path.name}", lineno)])
     for name in SAY_SOURCES:
         with (root / name).open("rb") as f:
             for lineno, message, comments, context in extract_messages("python", f, keywords={"say": None}):
                 if isinstance(message, str):
                     catalog.add(message, None, [(f"kothkit/{name}", lineno)], auto_comments=comments, context=context)
     return catalog
+
+
+#: The names a message is marked with in the site's Python code.
+MARKERS = ("_", "N_", "gettext", "ngettext")
+
+
+def marked(path: Path, markers: tuple[str, ...] = MARKERS) -> Iterator[tuple[int, str | None]]:
+    """Every call of a marker in the Python file ``path`` (also inside an f-string's values, which
+    Babel's extractor does not read): its line and its message (None: not a string literal)."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else None
+        if name not in markers:
+            continue
+        first = node.args[0]
+        yield node.lineno, first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if name == "ngettext" and len(node.args) > 1:
+            plural = node.args[1]
+            if isinstance(plural, ast.Constant) and isinstance(plural.value, str):
+                yield node.lineno, plural.value
 
 
 def update() -> None:

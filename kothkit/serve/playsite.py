@@ -203,6 +203,9 @@ class PlayRoom:
         web = WebSeat(info, shown, seat, hidden_information(probe), stdout=_Null())  # type: ignore[arg-type]
         web.idle = self.idle
         web.words = functools.partial(i18n.reason, game=info.name)
+        # The game's texts name the seats by their record names: the person is "you", a brain its
+        # author's nickname (or "your brain"), never a login or a public id.
+        web.shown = {me: "you", opponent.spec.name: opponent.shown or opponent.spec.name}
         title = _("%(game)s: you against %(bot)s") % {"game": info.name, "bot": opponent.label}
         g = LiveGame(id=secrets.token_urlsafe(12), challenge=challenge, login=login, title=title, seat=web)
         # The game's thread runs in the starter's context: its messages (the result) in their language.
@@ -259,16 +262,10 @@ class PlayRoom:
                 rec = remote.play_person(task, seat, web, event, idle=web.idle)
             else:
                 rec = play_game(task, info=info, on_event=event, boards=True, people={seat: web}, cpu=core)
-            if rec.winner is None:
-                result = _("a draw")
-            elif rec.winner == seats[seat].name:
-                result = _("you win")
-            else:
-                result = _("%(bot)s wins") % {"bot": web.names[1 - seat]}
             with self._lock:
                 store_game(journal, run_id, rec)
             reason = rec.reason if reads_bot else neutral(rec.reason)
-            web.finish(info, _("%(result)s: %(reason)s") % {"result": result, "reason": i18n.reason(reason, info.name)})
+            web.finish(info, _result(seats[seat].name, rec.winner, web.renamed(reason), info.name))
             web.publish(replay=replay_url.replace("{id}", rec.id), final=True)
         except Abandoned:
             if run_id is not None:
@@ -322,10 +319,10 @@ def _setup(names: tuple[str, str], rules: dict, seed: int = 0) -> Any:
 
 
 def _result(me: str, winner: str | None, reason: str, game: str) -> str:
+    """A Play game's result for the person who played it (``me``: their name in the record), in their language."""
     reason = i18n.reason(reason, game)
-    if winner is None:
-        return f"{_('a draw')}: {reason}"
-    return f"{_('you win') if winner == me else _('you lose')}: {reason}"
+    result = _("a draw") if winner is None else _("you win") if winner == me else _("you lose")
+    return _("%(result)s: %(reason)s") % {"result": result, "reason": reason}
 
 
 # -- the pages (called by kothkit.serve.app with its Site) ---------------------------------------
@@ -535,9 +532,19 @@ async def replay(site: Any, request: Request) -> Response:
 
     nav = site._replay_nav(info_c, request)
 
+    # Known by its opponent and date (a person's games are not numbered as a ladder's are).
+    other = next((rename[p] for p in record.players if p != me), "?")
+    at = archive.finished.get(record.id)
+    finished = i18n.when(at) if at else ""
+    heading = _("%(game)s: you against %(bot)s, %(when)s") % {"game": info.name, "bot": other, "when": finished}
+    if me not in record.players:  # (an admin's look at another person's game)
+        heading = _("%(game)s: %(players)s, %(when)s") % {"game": info.name, "when": finished,
+                                                           "players": _(" vs ").join(rename[p] for p in record.players)}
+
     def render() -> str:
         t = private_transcript(archive, record, info, rename, logs_of, pictures=True)
-        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name))
+        return page_of(t, nav, replay_words(), current(), functools.partial(i18n.reason, game=info.name),
+                       heading=heading, finished=finished)
 
 
     return HTMLResponse(await run_in_threadpool(render), headers={"content-security-policy": REPLAY_CSP})

@@ -5,6 +5,8 @@
     [serve]
     kind = "submissions"      # or "folder" (the default): bots are the challenge's bot folders
     title = "Gomoku 12x12"    # shown on the pages (default: the folder's name)
+    titles = { zh_CN = "12×12 五子棋" }  # the title in a site language (en, zh_CN) other than the title's
+    timezone = "Asia/Shanghai"  # the pages' times (default: the zone of closes, else of opens, else UTC)
     max_bytes = 1_000_000     # largest source file accepted
     min_interval = 60         # seconds between two submissions of one author
     per_day = 20              # submissions per author in any 24 hours
@@ -40,6 +42,7 @@ import enum
 import re
 import shlex
 import tomllib
+import zoneinfo
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,7 @@ KINDS = tuple(k.value for k in Kind)
 BUILD_SECONDS_PER_DAY = 600.0
 KEYS = {"kind", "title", "max_bytes", "min_interval", "per_day", "build_time", "build_seconds_per_day", "languages",
         "build_memory_mb", "build_processes", "check", "check_against", "check_failed_replaces", "play_own",
-        "play_all", "opens", "closes", "keep_mb", "keep_file_mb"}
+        "play_all", "opens", "closes", "keep_mb", "keep_file_mb", "titles", "timezone"}
 LANGUAGE_KEYS = {"label", "file", "build", "command", "entry"}
 #: A language's id, and the file name a source is stored under.
 LANGUAGE_ID = re.compile(r"[A-Za-z0-9_.+-]{1,32}")
@@ -105,9 +108,23 @@ class ServeSettings:
     #: When submissions open and close (aware datetimes; None: no such date).
     opens: dt.datetime | None = None
     closes: dt.datetime | None = None
+    #: The title in other languages of the site: (language code, title).
+    titles: tuple[tuple[str, str], ...] = ()
+    #: The IANA name of the zone the pages' times are in (None: that of closes, else of opens, else UTC).
+    timezone: str | None = None
 
     def language(self, lang_id: str) -> Language | None:
         return next((lang for lang in self.languages if lang.id == lang_id), None)
+
+    def zone(self) -> dt.tzinfo:
+        """The time zone the challenge's pages write times in: ``timezone``, else the zone its
+        deadline (``closes``, else ``opens``) is written in, else UTC."""
+        if self.timezone is not None:
+            return zoneinfo.ZoneInfo(self.timezone)
+        for d in (self.closes, self.opens):
+            if d is not None and d.tzinfo is not None:
+                return d.tzinfo
+        return dt.UTC
 
 
 def _header(table: str) -> str:
@@ -209,12 +226,44 @@ def parse(table: Any, p: Path, text: str) -> ServeSettings:
             raise err("languages must be tables [serve.languages.<id>] with label, file, build and command",
                       "languages")
         languages = tuple(_language(lang_id, spec, err) for lang_id, spec in given.items())
-    return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes,
+    titles = _titles(table.get("titles"), err)
+    zone = table.get("timezone")
+    if zone is not None:
+        try:
+            if not isinstance(zone, str) or not zone.strip():
+                raise ValueError(zone)
+            zoneinfo.ZoneInfo(zone)
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            raise err(f"timezone must be the name of a time zone, such as \"Asia/Shanghai\" or \"UTC\", "
+                      f"got {zone!r}", "timezone") from None
+    return ServeSettings(kind=kind, title=title.strip() if title else None, max_bytes=max_bytes, titles=titles,
+                         timezone=zone,
                          min_interval=min_interval, per_day=per_day, build_time=build_time,
                          build_seconds_per_day=budget, languages=languages, build_memory_mb=build_memory_mb,
                          build_processes=build_processes, keep_mb=keep_mb, keep_file_mb=keep_file_mb,
                          check_against=against, opens=dates["opens"],
                          closes=dates["closes"], **flags)
+
+
+#: The site's languages a title may be given in (kothkit.serve.i18n.LANGUAGES).
+TITLE_LANGUAGES = ("en", "zh_CN")
+
+
+def _titles(value: Any, err) -> tuple[tuple[str, str], ...]:
+    """``titles = { zh_CN = "..." }``: the challenge's title in the site's languages."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise err("titles must be a table of a language code and its title, such as { zh_CN = \"...\" }", "titles")
+    out = []
+    for code, text in value.items():
+        if code not in TITLE_LANGUAGES:
+            raise err(f"titles: {code!r} is not one of the site's languages ({', '.join(TITLE_LANGUAGES)})",
+                      "titles")
+        if not isinstance(text, str) or not text.strip() or len(text) > 200:
+            raise err(f"titles: the {code} title must be a string of 1-200 characters, got {text!r}", "titles")
+        out.append((code, text.strip()))
+    return tuple(out)
 
 
 def _date(value: Any, key: str, err) -> dt.datetime | None:

@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -91,6 +92,28 @@ def keyed_bot_name(key: bytes, login: str) -> str:
     source, this one cannot without the key."""
     mac = hmac.new(key, b"kothkit bot name\0" + login.encode("utf-8", "surrogatepass"), hashlib.sha256)
     return "u" + mac.hexdigest()[:20]
+
+
+#: File extensions that name the same language (a C++ source is .cpp, .cc, .cxx or .c++).
+SAME_EXTENSION = {".cc": ".cpp", ".cxx": ".cpp", ".c++": ".cpp", ".cp": ".cpp", ".hpp": ".cpp"}
+
+
+def _extension(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    return SAME_EXTENSION.get(suffix, suffix)
+
+
+def check_extension(filename: str, lang: Any, languages: Any) -> None:
+    """A file whose extension is that of another of the challenge's languages and not of the one
+    chosen (a ``.cpp`` sent as C11) is refused (UnknownLanguage), before anything is counted
+    against the author's limits: it would only fail to build.  Other names are taken as they are."""
+    ext = _extension(filename)
+    if not ext or ext == _extension(lang.file):
+        return
+    if any(ext == _extension(other.file) for other in languages if other.id != lang.id):
+        raise UnknownLanguage(_("%(file)s is a %(ext)s file, but %(language)s takes %(want)s files: choose the "
+                                "language of the file (nothing was stored)", file=repr(filename), ext=ext,
+                                language=lang.label, want=Path(lang.file).suffix))
 
 
 def check_filename(filename: str) -> str:
@@ -178,6 +201,7 @@ class Store:
             raise UnknownLanguage(_("unknown language %(language)s; this challenge offers %(offered)s",
                                     language=repr(language), offered=offered))
         check_filename(filename)
+        check_extension(filename, lang, settings.languages)
         if len(data) > settings.max_bytes:
             raise TooLarge(len(data), settings.max_bytes)
         if not data:

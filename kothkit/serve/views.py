@@ -7,6 +7,7 @@ verdict's reason) is returned as it is: the web escapes it.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import json
 from collections.abc import Mapping
@@ -40,7 +41,8 @@ class Language:
 class ChallengeInfo:
     #: The challenge's name in URLs: its folder's name (made unique and URL-safe).
     name: str
-    title: str
+    #: The title (``[serve] title``, else the folder's name); :attr:`title` is the reader's.
+    default_title: str
     game: str
     #: "folder" (bots are folders on disk) or "submissions" (people submit).
     kind: str
@@ -60,6 +62,17 @@ class ChallengeInfo:
     errors: tuple[str, ...] = ()
     #: Seconds of builds an author may use in any 24 hours (None: no limit).
     build_seconds_per_day: float | None = None
+    #: The title in the site's languages (``[serve] titles``): language code -> title.
+    titles: Mapping[str, str] = attrs.field(factory=dict)
+    #: The time zone the challenge's pages write times in (``ServeSettings.zone``).
+    zone: dt.tzinfo = dt.UTC
+
+    @property
+    def title(self) -> str:
+        """The title in the language of the request being answered (kothkit.serve.i18n)."""
+        from kothkit.serve.i18n import current
+
+        return self.titles.get(current(), self.default_title)
 
 
 @attrs.frozen

@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import pytest
 
 pytest.importorskip("distributed")
@@ -845,7 +846,7 @@ def test_a_worker_on_python_3_11_2_unpacks_and_plays_the_bots_it_is_sent(tmp_pat
     assert (_place(b) / "bot").exists()
 
 
-@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device"])
+@pytest.mark.parametrize("member", ["../escape", "/abs", "link-out", "hard-out", "device", "chain"])
 def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkeypatch, member):
     import io
     import tarfile
@@ -873,16 +874,22 @@ def test_unpacking_without_filters_keeps_the_data_filters_rules(tmp_path, monkey
     dest.mkdir()
     # What a bot may hold: its files (set-id bits and others' write dropped, owned here), links inside.
     with tar_of(entry("bot/run", mode=0o6777, uid=0, gid=0), entry("bot/sub/", None, type=tarfile.DIRTYPE, mode=0o777),
-                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run")) as tar:
+                entry("bot/ln", None, type=tarfile.SYMTYPE, linkname="run"),
+                entry("bot/ln2", None, type=tarfile.SYMTYPE, linkname="ln")) as tar:
         unpack(tar, dest)
     st = (dest / "bot" / "run").stat()
     assert (st.st_mode & 0o7777, st.st_uid) == (0o755, os.getuid())
-    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln").read_text() == "x"
+    assert (dest / "bot" / "sub").stat().st_mode & 0o7777 == 0o755 and (dest / "bot" / "ln2").read_text() == "x"
     bad = {"../escape": entry("../escape"), "/abs": entry(str(tmp_path / "abs")),
            "link-out": entry("bot/out", None, type=tarfile.SYMTYPE, linkname="../../outside"),
            "hard-out": entry("bot/hard", None, type=tarfile.LNKTYPE, linkname="../outside"),
-           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}[member]
-    with tar_of(bad) as tar, pytest.raises(ClusterError, match="would land outside its folder"):
+           "device": entry("bot/dev", None, type=tarfile.CHRTYPE, devmajor=1, devminor=3)}.get(member)
+    # Links that each look inside by their letters, but lead out once the first is on disk.
+    chain = [entry("bot/a/", None, type=tarfile.DIRTYPE, mode=0o755),
+             entry("bot/a/l", None, type=tarfile.SYMTYPE, linkname="../.."),
+             entry("bot/l2", None, type=tarfile.SYMTYPE, linkname="a/l/.."), entry("bot/l2/escape")]
+    with tar_of(*(chain if member == "chain" else [bad])) as tar, \
+            pytest.raises(ClusterError, match="would land outside its folder"):
         unpack(tar, tmp_path / "dest2")
     assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
     assert not (tmp_path / "dest2").exists() or list((tmp_path / "dest2").rglob("*")) == []
@@ -1010,3 +1017,22 @@ def test_serve_with_a_local_cluster_refuses_a_client_without_its_certificate(tmp
             assert "ran" not in tried.values() and not (tmp_path / f"ran-{port}").exists(), (port, tried)
     finally:
         assert server.stop() == 0, server.text
+
+
+def test_a_result_for_a_game_the_executor_was_not_made_with_is_still_replayed():
+    """unbound without the game's info (a task of a game the executor did not list) re-plays the
+    record with the installed game all the same: an outcome its moves do not give is refused."""
+    from kothkit.bots.folders import load_bots
+    from kothkit.limits import Limits
+    from kothkit.playing.cluster import unbound
+    from kothkit.store.records import GameRecord, GameTask
+
+    bots_dir = ROOT / "plugins" / "connect4_hidden" / "bots"
+    a, b = load_bots([bots_dir / "random_player", bots_dir / "deducer"]).bots
+    task = GameTask(id="forged-1", game="connect4_hidden", players=(a, b), seed=5, limits=Limits())
+    forged = GameRecord(id="forged-1", game="connect4_hidden", index=0, players=(a.name, b.name),
+                        hashes=(a.hash, b.hash), seed=5, winner=a.name, reason="four in a row")
+    assert "an outcome its moves do not give" in (unbound(task, forged, None, rows=False) or "")
+    other = GameTask(id="forged-2", game="no_such_game", players=(a, b), seed=5, limits=Limits())
+    assert "cannot re-play" in (unbound(other, attrs.evolve(forged, id="forged-2", game="no_such_game"), None,
+                                        rows=False) or "")

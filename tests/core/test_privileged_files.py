@@ -134,3 +134,58 @@ def test_own_gives_a_root_owned_folder_to_the_unprivileged_owner(tmp_path):
     defuse.own(folder)
     assert (folder.stat().st_uid, folder.stat().st_gid) == (defuse.OWNER, defuse.OWNER)
     assert ((folder / "f").stat().st_uid, (folder / "f").stat().st_gid) == (1234, defuse.OWNER)
+
+
+def test_defuse_never_follows_a_link_swapped_in_for_an_entry_it_stats(tmp_path, monkeypatch):
+    """A bot still running (a kept host whose freeze is asynchronous or failed) swaps a FIFO it made
+    0777 for a link to a file outside between defuse's stat and its chmod: the file outside keeps
+    its mode (a root judge would otherwise make any file of the machine group-writable)."""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    outside = tmp_path / "outside"
+    outside.write_text("not the bot's")
+    outside.chmod(0o600)
+    os.mkfifo(folder / "fifo")
+    (folder / "fifo").chmod(0o777)
+    real_stat = os.stat
+
+    def racing_stat(path, *args, **kwargs):
+        st = real_stat(path, *args, **kwargs)
+        if path == "fifo" and kwargs.get("dir_fd") is not None:
+            os.unlink(folder / "fifo")
+            (folder / "fifo").symlink_to(outside)
+        return st
+
+    monkeypatch.setattr(os, "stat", racing_stat)
+    defuse.defuse(folder)
+    monkeypatch.undo()
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o600
+
+
+def test_defuse_strips_a_set_id_bit_from_a_file_nobody_may_read(tmp_path):
+    """A file made set-uid but unreadable (mode 4000): no read needed to take the bit off."""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "f").write_text("x")
+    (folder / "f").chmod(0o4000)
+    (folder / "d").mkdir()
+    (folder / "d").chmod(0o2000)
+    defuse.defuse(folder)
+    (folder / "d").chmod(0o755)
+    assert privileged(folder) == []
+
+
+@needs_jail
+def test_a_stateful_function_host_discarded_mid_game_leaves_nothing_world_writable(cli, tmp_path):
+    """A function host is defused between games; one that dies in the middle of one (its host
+    discarded, never rested) is defused as its jail ends."""
+    bots = tmp_path / "bots"
+    shutil.copytree(HOSTILE / "ww_then_dies", bots / "ww_then_dies")
+    shutil.copytree(ROOT / "plugins" / "connect4_hidden" / "bots" / "constant_player", bots / "constant_player")
+    cli("run", "connect4_hidden", "--bots", bots, "--seed", "2", "--jobs", "1", "--rounds", "1", "--move-time", "5",
+        "--db", tmp_path / "j.sqlite", "--json", tmp_path / "out.json", "-q", check=True, timeout=300)
+    games = json.loads((tmp_path / "out.json").read_text())["games"]
+    assert games and all(g["fault"] == "ww_then_dies" for g in games), games
+    assert (bots / "ww_then_dies" / "left.txt").exists()
+    assert privileged(bots / "ww_then_dies") == []
+    assert processes_touching(bots) == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.serve.webserver import ROOT, Server, roster, user
 
 NAME = "rules"
 COURSE = ROOT / "challenges" / "course12"
+FUNCTIONS = ROOT / "challenges" / "connect4_course"
 
 README = """# The <script>alert(1)</script> cup
 
@@ -58,7 +60,7 @@ def site(tmp_path_factory):
     ch = _challenge(tmp / NAME)
     state = tmp / "state"
     roster(state, tmp, ["s1"])
-    server = Server([ch, COURSE], state, tmp)
+    server = Server([ch, COURSE, FUNCTIONS], state, tmp)
     try:
         yield server
     finally:
@@ -183,3 +185,51 @@ def test_the_hosts_refusals_are_in_the_readers_language(browser, site, tmp_path)
         assert page.is_visible("#file")
     finally:
         context.close()
+
+
+CLOCK_C = b"""#include <stdio.h>
+#include <time.h>
+int main(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); printf("%ld\\n", (long)t.tv_sec); return 0; }
+"""
+
+
+def test_the_rules_page_says_what_the_judge_applies(site, tmp_path):
+    """The process cap the jail applies (not "no limit"), the first reply's margin, a strict C
+    language's hidden POSIX names (true: the course's C build refuses clock_gettime without the
+    define, and takes it with it), and a function-bot challenge's function and template."""
+    from kothkit.limits import DEFAULT_PROCESSES, Limits
+    from kothkit.procs.contain import capabilities
+    from kothkit.serve.about import process_cap
+
+    held = capabilities().pids_dir is not None
+    assert process_cap(Limits()) == (DEFAULT_PROCESSES if held else None)
+    assert process_cap(Limits(processes=12)) == 12
+    with httpx.Client(base_url=site.url, timeout=30, headers={"accept-language": "en"}) as c:
+        page = c.get("/c/course12/about").text
+        want = f"{DEFAULT_PROCESSES:,}" if held else "no limit"
+        assert f'<tr id="limit-processes"><th scope="row">Processes and threads at once</th><td>{want}</td>' in page
+        assert '<tr id="limit-tolerance">' in page and "0.05 s" in page
+        assert 'id="limit-build_processes"' in page and 'id="limit-load_time"' not in page
+        assert 'id="posix-c11"' in page and 'id="posix-cpp17"' not in page
+        assert "#define _POSIX_C_SOURCE 200809L" in page
+        functions = c.get(f"/c/{FUNCTIONS.name}/about").text
+        assert 'id="function-python"' in functions and "<code>play</code>" in functions
+        assert "play(view, turn, state)" in functions and 'id="limit-load_time"' in functions
+        assert f'href="/c/{FUNCTIONS.name}/template/bot.py"' in functions
+        zh = c.get(f"/c/{FUNCTIONS.name}/about", headers={"accept-language": "zh-CN"}).text
+        assert "蒙眼四子棋" in zh and "play(view, turn, state)" in zh
+        template = c.get(f"/c/{FUNCTIONS.name}/template/bot.py").content
+    # What the page says of strict C is what the course's build does.
+    build = tomllib.loads((COURSE / "kothkit.toml").read_text())["serve"]["languages"]["c11"]["build"]
+    for source, builds in ((CLOCK_C, False), (b"#define _POSIX_C_SOURCE 200809L\n" + CLOCK_C, True)):
+        (tmp_path / "brain.c").write_bytes(source)
+        done = subprocess.run(build, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert (done.returncode == 0) == builds, done.stderr
+    # The template bot plays whole games against the bundled bots.
+    (tmp_path / "bot.py").write_bytes(template)
+    ran = subprocess.run([sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--rounds", "2", "--bots",
+                          f"{tmp_path / 'bot.py'}:play", "--bots", str(ROOT / "plugins" / "connect4_hidden" / "bots"),
+                          "--db", str(tmp_path / "j.sqlite")], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert ran.returncode == 0 and "play" in ran.stdout, ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert "crash" not in ran.stdout and "invalid-reply" not in ran.stdout, ran.stdout[-2000:]

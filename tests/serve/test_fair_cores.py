@@ -56,3 +56,16 @@ def test_serve_says_whether_its_state_is_on_a_nosuid_mount(hosts, tmp_path, caps
     said = capsys.readouterr().err
     expected = "is on a nosuid, nodev mount" if nosuid(tmp_path / "state") else "is NOT on a nosuid, nodev mount"
     assert f"kothkit host: files: {tmp_path / 'state'} {expected}" in said
+
+
+def test_serve_says_a_quota_on_the_play_pages_bots_only_where_there_is_one(hosts, tmp_path, capsys, monkeypatch):
+    """Without a writable cgroup v1 cpu hierarchy (a v2-only machine; here KOTHKIT_NO_CGROUP=1)
+    thread_cpu_quota makes no group: the host must not say its Play bots are under a quota."""
+    from kothkit.procs.contain import cpu_quota_base, thread_cpu_quota
+
+    monkeypatch.setenv("KOTHKIT_NO_CGROUP", "1")
+    assert cpu_quota_base() is None and thread_cpu_quota(0.5) is None
+    host = hosts([challenge(tmp_path)], tmp_path / "state", None)
+    host.start()
+    play = [line for line in capsys.readouterr().err.splitlines() if "kothkit host: cpu: Play:" in line]
+    assert len(play) == 1 and "with no CPU quota" in play[0] and "under a CPU quota" not in play[0], play

@@ -33,9 +33,10 @@ PHONE = {"width": 375, "height": 740}
 DATA_WORDS = {"kothkit", "gomoku", "classic", "UTC", "MiB", "zip", "brain", "Lin",
               "English", "Python", "nobody",
               # technical terms Chinese text writes as they are
-              "CPU", "tmp", "START", "DEBUG", "PLACE", "TURN", "END", "cpp"}
+              "CPU", "tmp", "START", "DEBUG", "PLACE", "TURN", "END", "cpp", "ISO", "POSIX",
+              "jobs"}  # (--jobs: an option of the command line)
 #: Elements whose text is data or code (removed before looking for English words in a Chinese page).
-DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, #opponent, #game-log, "
+DATA_SELECTORS = ("code, pre, script, style, #langs, #languages td:first-child, #language, .language, #opponent, #game-log, "
                   # a replay's data: the bots' replies, the judge's lines, its id and seed
                   "#step .reply, #step .sent, #logs .log, svg, #subheading")
 

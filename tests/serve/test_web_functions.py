@@ -95,11 +95,11 @@ def test_the_course_takes_function_bots_that_play_with_their_logs_at_their_moves
 
 
 @pytest.mark.parametrize("profile, words", [
-    ('entry = "bot.py:play"\ncommand = ["python3", "bot.py"]', ":23: [serve.languages.python] command is for programs"),
-    ('entry = "bot.py:play"\nbuild = "true"', ":23: [serve.languages.python] build is for programs"),
-    ('entry = "bot.py"', ":22: [serve.languages.python] entry must be a file name and a function"),
-    ('entry = "../x.py:play"', ":22: [serve.languages.python] entry must be a file name and a function"),
-    ('entry = "bot.py:play"\nfile = "brain.py"', ":23: [serve.languages.python] file must be the entry's file"),
+    ('entry = "bot.py:play"\ncommand = ["python3", "bot.py"]', ":24: [serve.languages.python] command is for programs"),
+    ('entry = "bot.py:play"\nbuild = "true"', ":24: [serve.languages.python] build is for programs"),
+    ('entry = "bot.py"', ":23: [serve.languages.python] entry must be a file name and a function"),
+    ('entry = "../x.py:play"', ":23: [serve.languages.python] entry must be a file name and a function"),
+    ('entry = "bot.py:play"\nfile = "brain.py"', ":24: [serve.languages.python] file must be the entry's file"),
 ])
 def test_a_wrong_function_profile_names_its_line(tmp_path, profile, words):
     folder = tmp_path / "course"
