@@ -12,6 +12,7 @@ part of the plugin API.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -81,6 +82,14 @@ def sgf_result(winner_black: bool | None, verdict: str | None) -> str:
         return "0"
     how = "T" if verdict in (Verdict.TIMEOUT, Verdict.TIME_BUDGET) else "F" if verdict else ""
     return ("B+" if winner_black else "W+") + how
+
+
+def sgf_date(finished_at: float | None) -> str | None:
+    """DT: the UTC day of a game's ``finished_at`` (``GameReplay.finished_at``) as ``YYYY-MM-DD``,
+    or None when it is unknown."""
+    if finished_at is None:
+        return None
+    return datetime.datetime.fromtimestamp(finished_at, datetime.UTC).strftime("%Y-%m-%d")
 
 
 def sgf(width: int, height: int, stones: Sequence[Stone], black: str, white: str, result: str,

@@ -379,6 +379,11 @@ class GameReplay(Protocol):
         """The rules settings the game was played with."""
 
     @property
+    def finished_at(self) -> float | None:
+        """When the game was stored (seconds since the epoch, UTC), or None if unknown;
+        :func:`kothkit.formats.sgf_date` writes it as a file's date."""
+
+    @property
     def steps(self) -> Sequence[Any]:
         """Every reply in order: ``seat``, ``reply``, ``sent`` (the lines before it), ``board``..."""
 

@@ -150,6 +150,9 @@ def get_game(name: str, pm: pluggy.PluginManager | None = None) -> GameInfo:
 #: The modules beside a game's match module that decide its outcomes unless it names its own
 #: (:attr:`GameInfo.outcome_modules`).
 OUTCOME_MODULES = ("rules", "codec", "match")
+#: The match's methods for people, which the core never calls to play a game: what they import
+#: when called (a game's ``views.py``) is not read as outcome code.
+FOR_PEOPLE = frozenset({"picture", "human"})
 
 
 def _spec(name: str) -> Any:
@@ -161,7 +164,7 @@ def _spec(name: str) -> Any:
 
 def _imported(module: str) -> set[str]:
     """The modules of ``module``'s own top-level package that its source imports (by name: it is
-    read, not run)."""
+    read, not run), less those imported inside a ``picture`` or ``human`` function (FOR_PEOPLE)."""
     import ast  # here, not at the top: every command imports this module, few hash a game's code
 
     spec = _spec(module)
@@ -174,7 +177,12 @@ def _imported(module: str) -> set[str]:
     top = module.partition(".")[0]
     package = module if spec.submodule_search_locations else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(tree):
+    nodes: list[ast.AST] = [tree]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in FOR_PEOPLE:
+            continue  # a picture's or a person's module, imported when called (FOR_PEOPLE)
+        nodes.extend(ast.iter_child_nodes(node))
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]

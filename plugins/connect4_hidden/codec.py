@@ -71,6 +71,19 @@ def parse_column(reply: Any) -> int | Rejected:
     return _off_board(col)
 
 
+def encode(payload: Any) -> str:
+    """A payload as one line: a prompt ``(view, turn)`` as JSON (:func:`encode_prompt`), anything else
+    as its text."""
+    if isinstance(payload, tuple) and len(payload) == 2:
+        return encode_prompt(*payload)
+    return str(payload)
+
+
+def decode(line: str) -> tuple[list[list[int]], int]:
+    """The inverse of :func:`encode` for prompts: ``(view, turn)`` (the kit's round-trip check)."""
+    return decode_prompt(line)
+
+
 def encode_prompt(view: list[list[int]], turn: int) -> str:
     """The JSON prompt line for a program bot: ``{"view": [[...], ...], "turn": N}``."""
     rows = ", ".join("[" + ", ".join(map(str, row)) + "]" for row in view)

@@ -21,11 +21,6 @@ from kothkit_connect4_hidden.rules import COLS, MAX_TURNS, ROWS, STRIDE, hidden_
 WIN = "four in a row"
 DRAW_FULL = "draw: the board is full"
 DRAW_TURNS = f"draw: {MAX_TURNS} turns without four in a row"
-_NOT_YOUR_TURN = Rejected(Verdict.ILLEGAL_MOVE, "it is not this seat's turn")
-# Outcomes are immutable records: one of each is enough.
-_WON = (Outcome(0, WIN), Outcome(1, WIN))
-_DRAWN_FULL = Outcome(None, DRAW_FULL)
-_DRAWN_TURNS = Outcome(None, DRAW_TURNS)
 
 
 # Prompt(seat, payload) without the named tuple's keyword-handling constructor: one a turn.
@@ -37,6 +32,8 @@ assert (ROWS, COLS) == (6, 7)
 
 class Connect4Match(Match):
     """One game.  ``board`` is the true board (rows bottom-up); ``moves`` the columns played."""
+
+    codec = codec  # the lines on the wire: a prompt (view, turn) as JSON, and back
 
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
@@ -81,13 +78,10 @@ class Connect4Match(Match):
             step = self._step = _new(Prompt, (seat, (view, turn), _NO_NOTICES, "move"))
         return step
 
-    def _end(self, outcome: Outcome) -> None:
-        self.outcome = self._step = outcome
-
     def play(self, seat: int, reply: Any) -> Rejected | None:
+        if no := self.not_due(seat):  # asks next(), which answers from the step it keeps
+            return no
         turn = self.turn
-        if seat != (turn & 1) or self.outcome is not None:
-            return _NOT_YOUR_TURN
         if type(reply) is int and 0 <= reply < COLS:
             col = reply
         else:
@@ -110,35 +104,30 @@ class Connect4Match(Match):
             if turn >= 6:
                 m = b & (b >> 1)
                 if m & (m >> 2):
-                    self._end(_WON[seat])
+                    self._step = self.win(seat, WIN)
                     return None
                 m = b & (b >> 7)
                 if m & (m >> 14):
-                    self._end(_WON[seat])
+                    self._step = self.win(seat, WIN)
                     return None
                 m = b & (b >> 6)
                 if m & (m >> 12):
-                    self._end(_WON[seat])
+                    self._step = self.win(seat, WIN)
                     return None
                 m = b & (b >> 8)
                 if m & (m >> 16):
-                    self._end(_WON[seat])
+                    self._step = self.win(seat, WIN)
                     return None
         turn += 1
         self.turn = turn
         if turn >= MAX_TURNS:
-            self._end(_DRAWN_FULL if sum(heights) == ROWS * COLS else _DRAWN_TURNS)
+            self._step = self.draw(DRAW_FULL if sum(heights) == ROWS * COLS else DRAW_TURNS)
         return None
 
     def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
         outcome = super().forfeit(seat, verdict, reason)
         self._step = self.outcome  # what next() answers from now on
         return outcome
-
-    def encode(self, payload: Any) -> str:
-        if isinstance(payload, tuple) and len(payload) == 2:
-            return codec.encode_prompt(*payload)
-        return str(payload)
 
     # -- for people: drawn in views.py, so that a picture's edit changes no game's id --------------
     def picture(self) -> Any:
@@ -165,10 +154,6 @@ class Connect4Match(Match):
             return {(r, c) for r, c in hidden if view[r][c] != 0}
         except (TypeError, IndexError, KeyError):
             return set()
-
-    def decode(self, line: str) -> tuple[list[list[int]], int]:
-        """The inverse of ``encode`` for prompts: ``(view, turn)``."""
-        return codec.decode_prompt(line)
 
     def render(self) -> str:
         """The true board, the last stone in brackets, and whose turn it is or the outcome."""

@@ -4,7 +4,7 @@ playing it sees (its own view, as a bot would) and types (``kothkit play``)."""
 
 from __future__ import annotations
 
-from kothkit.picture import CELLS, Grid
+from kothkit.people import CELLS, Grid, Mistake, Turn
 
 from kothkit_connect4_hidden.match import Connect4Match
 from kothkit_connect4_hidden.rules import COLS, HIDDEN_ROWS, ROWS, render
@@ -62,8 +62,6 @@ def picture(match: Connect4Match) -> list[Grid]:
 def human(prompt):
     """A person's turn, built from the prompt alone (its view and turn): the person sees what a
     bot would, the opponent's stones in the taped rows (marked #) not at all."""
-    from kothkit.human import Mistake, Turn
-
     view, turn = prompt.payload
     mark = _MARK[prompt.seat + 1]
 

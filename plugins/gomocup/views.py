@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kothkit import formats
 from kothkit.game import Setup
-from kothkit.picture import POINTS, Grid
+from kothkit.people import POINTS, Grid
 
 from .match import GomocupMatch
 from .rules import BLACK, WHITE
@@ -55,12 +55,10 @@ def psq(t) -> str:
 
 
 def sgf(t) -> str:
-    from kothkit.results.archive import iso_time
-
     r = t.record
     stones, match = _replayed(t)
     black, white = _names(t, match)
     won = None if r.winner is None else r.winner == black
-    date = (iso_time(t.finished_at) or "")[:10] or None
-    return formats.sgf(match.size, match.size, stones, black, white, formats.sgf_result(won, r.verdict), date,
+    return formats.sgf(match.size, match.size, stones, black, white, formats.sgf_result(won, r.verdict),
+                       formats.sgf_date(t.finished_at),
                        comment=r.reason, game_name=f"{r.game} #{r.index} {r.id[:12]}")

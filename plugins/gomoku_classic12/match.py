@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
+from kothkit.game import Clock, Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
 
 from . import codec
 from .rules import BLACK, EMPTY, OPENINGS, SIZE, WHITE, Board, on_board
@@ -57,7 +57,7 @@ class ClassicMatch(Match):
         if self.outcome is not None:
             return self.outcome
         if self.ready < 2:
-            return Prompt(seat=self.ready, payload=codec.start(colour_of(self.ready)), clock="first")
+            return Prompt(seat=self.ready, payload=codec.start(colour_of(self.ready)), clock=Clock.FIRST)
         seat = seat_of(self.to_move)
         notices: tuple[Message, ...] = ()
         if self.moves:
@@ -65,15 +65,9 @@ class ClassicMatch(Match):
             notices = (Message(seat, codec.place(row, col)),)
         return Prompt(seat=seat, payload=codec.turn(), notices=notices)
 
-    def _due(self) -> int | None:
-        """The seat whose reply is awaited, or None once the game is over."""
-        if self.outcome is not None:
-            return None
-        return self.ready if self.ready < 2 else seat_of(self.to_move)
-
     def play(self, seat: int, reply: Any) -> Rejected | None:
-        if seat != self._due():
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied when no reply was due from it")
+        if no := self.not_due(seat):
+            return no
         if type(reply) is not str:
             # Program bots always send a str; anything else is not even looked at (its repr may raise).
             return Rejected(Verdict.INVALID_REPLY, f"expected a line of text, got a {type(reply).__name__}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kothkit import formats
 from kothkit.game import Setup
-from kothkit.picture import POINTS, Grid
+from kothkit.people import POINTS, Grid, Mistake, Turn
 
 from . import codec
 from .match import ClassicMatch
@@ -65,12 +65,10 @@ def psq(t) -> str:
 
 
 def sgf(t) -> str:
-    from kothkit.results.archive import iso_time
-
     r = t.record
     won = None if r.winner is None else r.winner == r.players[0]
-    date = (iso_time(t.finished_at) or "")[:10] or None
-    return formats.sgf(SIZE, SIZE, _stones(t), r.players[0], r.players[1], formats.sgf_result(won, r.verdict), date,
+    return formats.sgf(SIZE, SIZE, _stones(t), r.players[0], r.players[1], formats.sgf_result(won, r.verdict),
+                       formats.sgf_date(t.finished_at),
                        comment=r.reason, game_name=f"{r.game} #{r.index} {r.id[:12]}")
 
 
@@ -79,8 +77,6 @@ def sgf(t) -> str:
 
 def human(match: ClassicMatch, prompt):
     """A person's turn: START is answered OK for them; at TURN they type ``row col`` (``row,col`` too)."""
-    from kothkit.human import Mistake, Turn
-
     if match.ready < 2:
         return Turn(board="", asks="", parse=lambda text: "OK", auto="OK")
     mark = "X black" if prompt.seat == 0 else "O white"

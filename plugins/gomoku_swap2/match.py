@@ -17,9 +17,8 @@ from typing import Any
 
 from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Rule, Setup, Verdict, one_of
 
+from kothkit_gomoku_swap2 import codec
 from kothkit_gomoku_swap2.codec import CELL_TEXT, Ask, Cell, Exit, format_cell, format_entries, format_reply, read_reply
-from kothkit_gomoku_swap2.codec import decode as decode_line
-from kothkit_gomoku_swap2.codec import encode as encode_line
 from kothkit_gomoku_swap2.rules import BLACK, SIZE, WHITE, Board, Stone, on_board, winning_line
 
 FIVE = "five in a row"
@@ -35,6 +34,7 @@ _PROMPT_REST = Prompt(0, None)[2:]
 
 
 class Swap2Match(Match):
+    codec = codec  # the lines on the wire: codec.encode (sped up below for the usual prompt) and codec.decode
     RULES = {"board_order": Rule("placement", one_of(*BOARD_ORDERS), "the order of BOARD's stones")}
 
     def __init__(self, setup: Setup) -> None:
@@ -94,13 +94,14 @@ class Swap2Match(Match):
         return _new(Prompt, (seat, ask, *_PROMPT_REST))
 
     def encode(self, payload: Any) -> str:
+        """``codec.encode(payload)``, written faster for the prompt just asked (hot path)."""
         board = self.board
         # The prompt just asked, for the board as it is (stones are only ever added): its board
         # from the kept text.
         if (payload is self._ask and self._ask_board is board and not self.sorted_board
                 and len(payload.stones) == len(board.stones)):
             return f"{payload.tag} [{self._board_text(board)}]"
-        return encode_line(payload)
+        return codec.encode(payload)
 
     def _board_text(self, board: Board) -> str:
         """The BOARD field's text (without brackets) of ``board``, in placement order."""
@@ -113,10 +114,6 @@ class Swap2Match(Match):
             self._text = f"{self._text},{more}" if self._text else more
             self._text_board, self._text_stones = board, len(stones)
         return self._text
-
-    def decode(self, line: str) -> Any:
-        """The payload a judge line carries (the kit checks ``decode(encode(p)) == p``)."""
-        return decode_line(line)
 
     # -- judging a reply ---------------------------------------------------------
     def _problem(self, cells: list[Cell]) -> str | None:
@@ -133,11 +130,10 @@ class Swap2Match(Match):
         return None
 
     def play(self, seat: int, reply: Any) -> Rejected | None:
-        if self.outcome is not None:
-            return Rejected(Verdict.ILLEGAL_MOVE, "the game is already over")
-        if self.phase == "game" and type(reply) is str:
+        if self.phase == "game" and type(reply) is str and self.outcome is None:
             # The usual move, "(x,y)" on the board as written canonically by the seat to move, is
-            # looked up; anything else (whitespace, other digits, a bad reply) is judged below.
+            # looked up (hot path); anything else (whitespace, other digits, a bad reply, a reply
+            # out of turn) is judged below, after the standard guard.
             black = self.black_seat
             cell = CELL_TEXT.get(reply)
             if (cell is not None and seat == (black if self.moves % 2 == 0 else 1 - black)
@@ -145,8 +141,8 @@ class Swap2Match(Match):
                 self._ask = None
                 self._stone(seat, *cell)
                 return None
-        if seat != self.to_move():
-            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat} replied, but seat {self.to_move()} is to move")
+        if no := self.not_due(seat):
+            return no
         tokens = read_reply(reply, self._kind())
         if isinstance(tokens, str):
             return Rejected(Verdict.INVALID_REPLY, tokens)
@@ -191,9 +187,9 @@ class Swap2Match(Match):
         line = winning_line(board, x, y)
         if line is not None:
             self.last_line = line
-            self.outcome = Outcome(winner=seat, reason=FIVE)
+            self.win(seat, FIVE)
         elif board.full():
-            self.outcome = Outcome(winner=None, reason=FULL)
+            self.draw(FULL)
 
     # -- the end -----------------------------------------------------------------
     def final(self, outcome: Outcome) -> tuple[Message, ...]:

@@ -8,7 +8,7 @@ import re
 
 from kothkit import formats
 from kothkit.game import Setup
-from kothkit.picture import POINTS, Grid
+from kothkit.people import POINTS, Grid, Mistake, Turn
 
 from kothkit_gomoku_swap2.codec import format_reply, read_reply
 from kothkit_gomoku_swap2.match import Swap2Match
@@ -71,12 +71,10 @@ def psq(t) -> str:
 
 
 def sgf(t) -> str:
-    from kothkit.results.archive import iso_time
-
     stones, match, _ = _stones(t)
     black, white, won = _colours(t, match)
-    date = (iso_time(t.finished_at) or "")[:10] or None
-    return formats.sgf(SIZE, SIZE, stones, black, white, formats.sgf_result(won, t.record.verdict), date,
+    return formats.sgf(SIZE, SIZE, stones, black, white, formats.sgf_result(won, t.record.verdict),
+                       formats.sgf_date(t.finished_at),
                        comment=t.record.reason, game_name=f"{t.record.game} #{t.record.index} {t.record.id[:12]}")
 
 
@@ -101,8 +99,6 @@ _ASKS = {
 
 def _entry(text: str) -> list:
     """A person's entry as protocol tokens: an optional leading b/w, then cells."""
-    from kothkit.human import Mistake
-
     tokens: list = []
     rest = text.strip()
     if rest[:1].lower() in ("b", "w") and not rest[1:2].isalpha():
@@ -123,8 +119,6 @@ def _entry(text: str) -> list:
 
 def human(match: Swap2Match, prompt):
     """What a person sees and types at ``prompt``: the board, and the opening's choices as choices."""
-    from kothkit.human import Mistake, Turn
-
     kind = match._kind()
     colour = match.color_of(prompt.seat)
     asks = _ASKS.get(kind) or f"your move ({'black X' if colour == BLACK else 'white O'}): a cell x,y, e.g. 7,7"

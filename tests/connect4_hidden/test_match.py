@@ -182,7 +182,7 @@ def test_draw_on_a_full_board_without_four():
     assert m.next() == Outcome(None, DRAW_FULL)
     assert all(all(row) for row in m.board) and rules.winner_of(m.board) == 0
     assert seed_outcome(FULL_DRAW)[0] == ("draw", None)
-    assert m.play(0, 3) == Rejected(Verdict.ILLEGAL_MOVE, "it is not this seat's turn")  # over: nobody's turn
+    assert m.play(0, 3) == Rejected(Verdict.ILLEGAL_MOVE, "the game is over")  # over: nobody's turn
 
 
 def test_a_win_on_the_stone_that_fills_the_board_is_a_win():

@@ -45,6 +45,7 @@ FILES = [
     "src/kothkit_tic_tac/plugin.py",
     "src/kothkit_tic_tac/rules.py",
     "src/kothkit_tic_tac/validate.py",
+    "src/kothkit_tic_tac/views.py",
     "tests/test_game.py",
 ]
 
@@ -52,7 +53,7 @@ FILES = [
 def test_new_game_writes_a_complete_package(cli, tmp_path):
     pkg = tmp_path / "pkg"
     done = cli("new-game", "tic_tac", "--dir", pkg, check=True)
-    assert "wrote 14 files" in done.stdout and "kothkit run tic_tac" in done.stdout
+    assert "wrote 15 files" in done.stdout and "kothkit run tic_tac" in done.stdout
     assert sorted(p.relative_to(pkg).as_posix() for p in pkg.rglob("*") if p.is_file()) == FILES
     for f in pkg.rglob("*"):
         if f.is_file():
