@@ -22,7 +22,7 @@ def test_values_are_taken_as_members_and_stored_as_the_strings_they_were(tmp_pat
     with pytest.raises(ValueError):
         Scoring(unit="round")
     assert ServeSettings(kind="submissions").kind is Kind.SUBMISSIONS and ServeSettings().kind is Kind.FOLDER
-    assert Prompt(seat=0, payload="START").clock == "move" and CLOCKS == ("first", "move")
+    assert Prompt(seat=0, payload="START").clock == "move" and CLOCKS == ("first", "move", "start")
     assert Prompt(seat=0, payload="START", clock="first").clock == Clock.FIRST
     # Stored as text, byte for byte: a column, a JSON document, a page.
     with sqlite3.connect(tmp_path / "t.sqlite") as db:

@@ -57,7 +57,8 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
         for f in (state / "journals").glob("*.sqlite*"):
             assert _mode(f) == 0o600, f
 
-        # -- the forced form: a taken nickname (another student's login) changes nothing.
+        # -- the forced form: a nickname shaped as a login (another student's) changes nothing; the
+        # refusal is the same whether that login exists or not (the form tells nobody who is enrolled).
         with client(server) as c:
             r = c.get(f"/c/{NAME}/submit", follow_redirects=False)
             assert r.status_code == 303
@@ -70,7 +71,7 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
             data = {"csrf": csrf_of(form.text), "old": "20240001", "new": "a-fine-password",
                     "again": "a-fine-password", "nickname": "20240002", "next": f"/c/{NAME}/submit"}
             r = c.post("/account", data=data)
-            assert r.status_code == 400 and "taken" in r.text and "nothing was changed" in r.text
+            assert r.status_code == 400 and "look like a login" in r.text and "nothing was changed" in r.text
             # Common passwords and the login itself are refused, and change nothing either.
             for bad in ("12345678", "Password1", "20240001"):
                 r = c.post("/account", data={**data, "new": bad, "again": bad, "nickname": "Ada"})
@@ -88,9 +89,9 @@ def test_accounts_forms_throttle_and_malformed_bodies(tmp_path):
             assert 'id="flash"' not in c.get(f"/c/{NAME}/submit").text
         with client(server) as c:  # a later change may not take a nickname nor a login either
             ready_user(c, "20240003", "Bea")
-            for taken in ("ADA", "20240004"):
+            for taken, why in (("ADA", "taken"), ("20240004", "look like a login")):
                 r = account(c, "a-new-password", "", taken)
-                assert r.status_code == 400 and "taken" in r.text, taken
+                assert r.status_code == 400 and why in r.text, taken
 
         # -- a new password ends the account's other sessions, not the one that changed it.
         with client(server) as one, client(server) as two:
