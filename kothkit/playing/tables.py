@@ -10,7 +10,9 @@ balancing R offset sets' difference classes over the B // 2 classes (:func:`offs
 
 When B <= k every game seats everyone (D is every place).  Which bot has which place is the
 schedule's business (kothkit.playing.schedule: by the seed); this module is pure combinatorics,
-and its designs depend on (B, k, R) alone, so they are computed once per process.
+and its designs depend on (B, k, R) alone, so they are computed once per process (a search of
+milliseconds for a class's field, about a second for 100 bots at tables of 8, 3 s for 200 at
+tables of 10, 10 rounds: :func:`offsets`).
 """
 
 from __future__ import annotations
