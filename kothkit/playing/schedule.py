@@ -19,7 +19,8 @@ drawn from the seed): every bot plays exactly k games a round, once in each seat
 rounds make k * rounds games a bot); with B <= k every game seats everyone.  How often two bots
 meet differs by at most one from pair to pair wherever the design's search finds such a design:
 for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 35 (of 468) that
-``tests/core/test_schedule_tables.py`` lists (``SPREAD_TWO``), where it differs by two.  A table's
+``tests/core/test_schedule_tables.py`` lists (``SPREAD_TWO``), where it differs by two (most of them
+because no cyclic design does better: :mod:`kothkit.playing.tables` says which).  A table's
 id hashes its bots in seat order and its slot (its round and the seed), its seed is
 ``derive(seed, "table", round, *names in seat order)``: a game with the same bots in the same seats
 in the same round is the same game in any field.  Churn: a replaced bot (same name, new code)

@@ -134,3 +134,28 @@ def test_table_changes_equal_a_full_schedule():
         backlog = plan.backlog(changes.added, changes.new)
         assert sorted(t.id for t in backlog) == sorted(t.id for t in changes.added
                                                        if changes.new & {p.name for p in t.players})
+
+
+def _class_counts(b, k):
+    """Every cyclic design's pair counts per distance class, one round (offsets from 0 up)."""
+    out = set()
+    for rest in combinations(range(1, b), k - 1):
+        c = [0] * (b // 2 + 1)
+        for x, y in combinations((0, *rest), 2):
+            q = min((y - x) % b, (x - y) % b)
+            c[q] += 2 if 2 * q == b else 1
+        out.add(tuple(c[1:]))
+    return sorted(out)
+
+
+@pytest.mark.parametrize(("b", "k", "rounds"), [(20, 5, 1), (22, 5, 1), (16, 6, 1), (17, 6, 1), (14, 7, 1),
+                                                (12, 3, 2), (14, 3, 2), (14, 5, 2), (24, 4, 2), (25, 4, 2)])
+def test_where_pairs_differ_by_two_no_cyclic_design_does_better(b, k, rounds):
+    # Exhaustively: no offsets (one round), no two offset sets (two rounds), meet within one.
+    assert (b, k, rounds) in SPREAD_TWO
+    vectors = _class_counts(b, k)
+    combos = ([(v,) for v in vectors] if rounds == 1 else
+              [(v, w) for i, v in enumerate(vectors) for w in vectors[i:]])
+    for combo in combos:
+        total = [sum(x) for x in zip(*combo)]
+        assert max(total) - min(total) >= 2
