@@ -130,6 +130,8 @@ class Schedule:
     game: str
     bots: tuple[BotSpec, ...]
     seed: int
+    #: Rounds: in each, every pair plays two games (each bot opening one); at tables, every bot plays
+    #: k games (once in each seat), B games in all.
     rounds: int
     limits: Limits
     rules: Mapping[str, Any] = attrs.field(factory=dict)
