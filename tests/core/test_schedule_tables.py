@@ -159,3 +159,18 @@ def test_where_pairs_differ_by_two_no_cyclic_design_does_better(b, k, rounds):
     for combo in combos:
         total = [sum(x) for x in zip(*combo)]
         assert max(total) - min(total) >= 2
+
+
+def test_tables_are_the_size_the_game_says():
+    # GameInfo.table_size (kothkit.game) and a schedule of its seats agree; too few bots: no games.
+    from kothkit.game import GameInfo
+
+    info = GameInfo(name="g", summary="", match=lambda setup: None, seats=(3, 10))  # type: ignore[arg-type,return-value]
+    for b in range(2, 14):
+        s = table_schedule(bots(b), info.seats)
+        if b < 3:
+            with pytest.raises(ValueError, match="needs at least 3 bots"):
+                info.table_size(b)
+            assert s.table_size == 0 and not list(s)
+        else:
+            assert s.table_size == info.table_size(b) == {len(t.players) for t in s}.pop()
