@@ -86,6 +86,20 @@ def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple[object, ...]) -
     return f
 
 
+def table_slot(game: str, settings: Mapping[str, Any], seed: int, players: tuple[BotSpec, ...], game_seed: int,
+               game_id_seen: str, rounds: int) -> int | None:
+    """The round of a table's game in a schedule of tournament seed ``seed``: the ``r < rounds`` whose
+    game seed (``derive(seed, "table", r, *names in seat order)``) and id (``game_id(game, settings,
+    players, ("table", r, seed))``) are ``game_seed`` and ``game_id_seen``; None if none is.  What a
+    journal's reader needs to re-derive a table's id (as kothkit.playing.verify does a pair's)."""
+    names = [b.name for b in players]
+    make = id_maker(game_key(game, settings), players, ("table",))
+    for r in range(rounds):
+        if derive(seed, "table", r, *names) == game_seed and make(f"{r}\x1f{seed}") == game_id_seen:
+            return r
+    return None
+
+
 _DEFAULT_LIMITS = attrs.asdict(Limits())
 
 

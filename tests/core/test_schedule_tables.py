@@ -174,3 +174,15 @@ def test_tables_are_the_size_the_game_says():
             assert s.table_size == 0 and not list(s)
         else:
             assert s.table_size == info.table_size(b) == {len(t.players) for t in s}.pop()
+
+
+def test_a_tables_round_is_found_again_from_its_seed_and_id():
+    # What a journal's reader (verify) needs: a recorded table's round, from its seats, seed and id.
+    from kothkit.playing.schedule import settings_of, table_slot
+
+    s = table_schedule(bots(9), 4, 3, seed=11)
+    settings = settings_of(s.limits, s.rules)
+    for t in s:
+        assert table_slot("g", settings, 11, t.players, t.seed, t.id, 3) == t.index // 9
+        assert table_slot("g", settings, 12, t.players, t.seed, t.id, 3) is None
+        assert table_slot("g", settings, 11, t.players[::-1], t.seed, t.id, 3) is None
