@@ -25,8 +25,9 @@ id hashes its bots in seat order and its slot (its round and the seed), its seed
 ``derive(seed, "table", round, *names in seat order)``: a game with the same bots in the same seats
 in the same round is the same game in any field.  Churn: a replaced bot (same name, new code)
 changes exactly its own games; adding or dropping a bot changes B, hence the design and the
-places, so nearly every table changes (a whole schedule is B * rounds games, fewer than the
-2 * (B - 1) * rounds that one new bot adds to a round robin of the same field).
+places, so every table changes, as a rule (benchmarks/bench_tables.py counts them: all of them in
+its fields); a whole schedule is B * rounds games, fewer than the 2 * (B - 1) * rounds that one new
+bot adds to a round robin of the same field.
 """
 
 from __future__ import annotations

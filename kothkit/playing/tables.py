@@ -21,8 +21,8 @@ outside cyclic ones (another group, or none) could do better there; within one i
 promised.  Which bot has which place is the
 schedule's business (kothkit.playing.schedule: by the seed); this module is pure combinatorics,
 and its designs depend on (B, k, R) alone, so they are computed once per process (a search of
-milliseconds for a class's field, about a second for 100 bots at tables of 8, 3 s for 200 at
-tables of 10, 10 rounds: :func:`offsets`).
+milliseconds for a class's field, about half a second for 100 bots at tables of 8, a second or more
+for 200 at tables of 10, 10 rounds: benchmarks/bench_tables.py).
 """
 
 from __future__ import annotations
