@@ -684,8 +684,13 @@ def result_places(result: Any) -> tuple[int, ...]:
     """Each seat's place in a finished game (1 = first; ties share a place), from a
     :class:`kothkit.store.records.GameResult` or anything with ``players`` and ``winner``: its
     ``seat_places`` if it has them; else from ``seat_points`` (more is better, equal points share a
-    place); else from ``winner`` (the winner 1, every other seat 2; a draw: every seat 1)."""
+    place); else from ``winner`` (the winner 1, every other seat 2; a draw: every seat 1).
+    ValueError, naming the game, when its places or points are not one a seat."""
     players = tuple(result.players)
+    for field in ("seat_places", "seat_points"):
+        given = getattr(result, field, None)
+        if given is not None and len(given) != len(players):
+            raise ValueError(f"game {getattr(result, 'id', '?')}: {len(given)} {field} for {len(players)} seats")
     places = getattr(result, "seat_places", None)
     if places is not None:
         return tuple(int(x) for x in places)

@@ -83,3 +83,16 @@ def test_rate_tables_reads_two_seat_results_and_ties():
     assert len({round(r.mu, 9) for r in tie}) == 1
     # A game in which a bot holds two seats is left out.
     assert rate_tables([Table(("x", "x", "z"), seat_places=(1, 2, 3))]) == []
+
+
+def test_places_that_do_not_match_the_seats_are_refused_by_game():
+    import pytest
+
+    class Bad(NamedTuple):
+        id: str
+        players: tuple[str, ...]
+        winner: str | None = None
+        seat_places: tuple[int, ...] | None = None
+
+    with pytest.raises(ValueError, match="game g7: 2 seat_places for 3 seats"):
+        rate_tables([Bad("g7", ("a", "b", "c"), seat_places=(1, 2))])
