@@ -151,7 +151,8 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     import sqlite3
 
     from kothkit.cli.live import Progress
-    from kothkit.playing.tournament import WorkerLost, run_tournament
+    from kothkit.playing.dispatcher import WorkerLost
+    from kothkit.playing.tournament import run_tournament
     from kothkit.store.journal import JournalError
 
     progress = Progress(out, len(specs) * (len(specs) - 1) * s.rounds, quiet=quiet, every=progress_every)

@@ -80,7 +80,7 @@ def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monke
     # No bot can do this (a replayed bot is isolated, and its host is jailed): the pool's
     # workers are forked from this process, so they run this play_batch, which always dies.
     import kothkit.playing.executor as executor
-    import kothkit.playing.tournament as tournament
+    import kothkit.playing.dispatcher as tournament
 
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,
