@@ -274,6 +274,17 @@ class Dispatcher:
             lane = self._lane(key)
             return [t for i, q in enumerate(lane.levels) if level in (None, i) for t in q]
 
+    def take(self, key: Hashable = None) -> GameTask | None:
+        """The next game lane ``key`` would start, taken out of its queue, for its owner to play
+        itself (its stateful bots are not marked busy); None if none can start."""
+        with self._lock:
+            lane = self._lane(key)
+            for q in lane.levels:
+                picked = _pick(q, 1, lane.stateful, set(lane.busy))
+                if picked:
+                    return picked[0]
+            return None
+
     def work(self, key: Hashable) -> list[Any]:
         """Lane ``key``'s other work queued, as submitted."""
         with self._lock:

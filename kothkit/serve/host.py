@@ -10,7 +10,8 @@ only its games are played, and the old brain's games drop out of the standings.
 All challenges share one executor (:mod:`kothkit.playing.executor`, as ``kothkit run``'s):
 ``jobs`` slots on this machine or the workers of a Dask cluster
 (:class:`kothkit.playing.cluster.ClusterExecutor`), builds first, then a new or changed
-bot's games, the challenges taking turns (:mod:`kothkit.serve.queue`).  The schedule
+bot's games, the challenges taking turns (:mod:`kothkit.playing.dispatcher`, as ``kothkit run``'s
+games are dispatched; the host only chooses what to submit).  The schedule
 is :mod:`kothkit.playing.schedule`'s (kept by :class:`~kothkit.playing.schedule.Planned`),
 the ranking :mod:`kothkit.scoring`'s, and every game is read and written through
 :class:`~kothkit.store.journal.Journal`.
@@ -43,7 +44,6 @@ imports the script's module again in each of them.
 from __future__ import annotations
 
 import bisect
-import concurrent.futures as cf
 import datetime as dt
 import enum
 import itertools
@@ -56,18 +56,17 @@ import sys
 import threading
 import time
 import traceback
-from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from kothkit.playing.dispatcher import HOST, Dispatcher, Lost
 from kothkit.scoring import Tally
 from kothkit.serve import i18n
 from kothkit.serve import settings as serve_settings
 from kothkit.serve.errors import BadFileName, RateLimited, SubmitError, TooLarge, UnknownLanguage
 from kothkit.serve.i18n import _
-from kothkit.serve.queue import GameQueue, pick
 from kothkit.serve.settings import Kind, ServeSettings, SettingsError
 from kothkit.serve.submissions import Store
 from kothkit.serve.views import (
@@ -132,16 +131,13 @@ if TYPE_CHECKING:
 
 #: Seconds between two scans of a folder challenge's bots.
 SCAN_EVERY = 2.0
-#: Times a game or build is tried again at once after its worker died (or the game failed in
-#: it), before the host gives up on it: a build until the host's next start, a game for a while.
-RETRIES = 2
-#: Seconds a game that failed RETRIES + 1 times in a row waits before it is tried again (a worker
-#: or a judge failing for a while, not a game that fails every time), doubling each time it
-#: fails again up to LATER_MAX; after LATER_ROUNDS waits it is left unplayed until the schedule is
-#: next made (a submission, the host's next start), which tries it RETRIES + 1 times more.
-LATER = 30.0
-LATER_MAX = 600.0
-LATER_ROUNDS = 5
+#: What is done with a game or build lost with its worker (or a game that failed in it)
+#: (kothkit.playing.dispatcher.HOST): tried again at once ``retries`` times, then a build is
+#: given up until the host's next start, and a game waits ``later`` seconds (a worker or a judge
+#: failing for a while, not a game that fails every time), doubling each time it fails again up
+#: to ``later_max``; after ``later_rounds`` waits it is left unplayed until the schedule is next
+#: made (a submission, the host's next start), which tries it again as many times.
+POLICY = HOST
 #: Seconds start() waits for the challenges' state (journals read, folders scanned).
 START_TIME = 120.0
 #: Bots added, changed or gone at most for a new schedule to be made in the dispatcher's thread
@@ -175,7 +171,6 @@ class _Served:
     errors: tuple = ()
     #: Folder bots whose build failed, by (name, hash): the build's message.
     failed: dict = attrs.field(factory=dict)
-    queue: GameQueue = attrs.field(factory=GameQueue)
     #: Bots whose games are played first (new or changed, until their games are all played).
     fresh: set = attrs.field(factory=set)
     #: The current schedule (kothkit.playing.schedule.Planned: its games, their places), the bots
@@ -187,18 +182,10 @@ class _Served:
     stale: bool = False
     #: The current schedule's games found in the journal.
     counted: dict = attrs.field(factory=dict)
-    #: Games being played: id -> task.
-    inflight: dict = attrs.field(factory=dict)
-    #: Games that failed again and again, waiting to be tried again: id -> (monotonic time, task).
-    later: dict = attrs.field(factory=dict)
-    #: Builds to start: ("submission", id) | ("rebuild", id) | ("folder", path, name, hash).
-    builds: deque = attrs.field(factory=deque)
     #: Folder bots being built or queued, by (name, hash); and those built by a cluster's workers
     #: (their build output is on the workers' machines, not necessarily here).
     building: set = attrs.field(factory=set)
     built: set = attrs.field(factory=set)
-    #: Builds taken from ``builds`` and not finished (in a slot).
-    running_builds: int = 0
     #: The standings of the counted games, kept game by game.
     board: Tally | None = None
     version: int = 0
@@ -323,14 +310,14 @@ class Host:
         self._ready = threading.Event()
         #: Where games and builds run: this machine's slots, or the cluster's workers (one interface).
         self._slots: Executor | None = None
-        self._inflight: dict[cf.Future, tuple] = {}
+        #: What plays and builds there: one lane per challenge, named as the challenge.  Its work is a
+        #: build: ("submission", id) | ("rebuild", id) | ("check", id) | ("folder", path, name, hash).
+        self._work = Dispatcher(None, POLICY, rows=True, on_notice=self._note, on_change=self._lane_changed,
+                                due=self._still_due)
+        for c in self._served:
+            self._work.lane(c.name, pondering=bool(c.info.pondering))
         #: (challenge, plan) from the planning threads, applied by the dispatcher.
         self._planned: queue.Queue = queue.Queue()
-        self._turn = 0
-        #: Times each game or build was lost with its worker (see RETRIES), and the times a game
-        #: was put off since the host started (see LATER).
-        self._tries: dict = {}
-        self._waits: dict[str, int] = {}
         #: The last unexpected error of the dispatcher (it carries on), for the host's log.
         self.problem: str | None = None
         #: Work for the dispatcher from the web's threads (an admin's rejudge, a brain disabled).
@@ -430,6 +417,7 @@ class Host:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
             self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
                                                  interrupts=False, on_notice=self._log)
+        self._work.executor = self._slots
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()
         self._ready.wait(START_TIME)
@@ -449,17 +437,13 @@ class Host:
             if c.planner is not None:
                 c.planner.join(max(0.1, end - time.monotonic()))
         self._thread = None
-        self._slots = None
-        self._inflight.clear()
+        self._slots = self._work.executor = None
+        self._work.forget()
         while not self._planned.empty():
             self._planned.get_nowait()
         with self._lock:
             for c in self._served:
-                for t in c.inflight.values():
-                    c.queue.done(t)
-                c.inflight.clear()
                 c.building.clear()
-                c.running_builds = 0
                 c.planner = c.again = c.stored_since = None
                 self._bump(c)
 
@@ -486,10 +470,8 @@ class Host:
                             if c.kind == Kind.FOLDER and c.journal is not None:
                                 self._scan(c)
                         next_scan = time.monotonic() + SCAN_EVERY
-                    self._release()
-                    self._fill()
-                    if self._inflight:
-                        done, _ = cf.wait(list(self._inflight), timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                    done = self._work.poll(0.2)
+                    if done or self._work.running:
                         self._finish(done)
                         for c in self._served:
                             if c.changed is not None:
@@ -571,7 +553,7 @@ class Host:
             c.kept = Records(c.journal, c.journal_path)
         c.code = game_code(c.info)
         with self._lock:  # (a host started again: what was queued is read again below)
-            c.builds.clear()
+            self._work.drop_work(c.name)
             c.building.clear()
             c.active.clear()
             c.plan, c.planned = None, {}  # (and its schedule is made afresh: the state may have changed)
@@ -594,12 +576,12 @@ class Host:
                     self._store.set_status(row.id, Status.BUILD_FAILED, build_output=f"the brain cannot be loaded: {e}")
                     continue
                 if spec.build and not is_built(spec):
-                    c.builds.append(("rebuild", row.id))  # its build output is gone: built again first
+                    self._build(c, ("rebuild", row.id))  # its build output is gone: built again first
                     continue
                 bots[row.bot], latest[row.bot] = spec, row.time
                 c.active[row.bot] = row.id
             for row in self._store.with_status(c.name, Status.QUEUED):
-                c.builds.append(("submission", row.id))
+                self._build(c, ("submission", row.id))
             c.bots, c.latest = bots, latest
         self._reschedule(c, set(), wait=True)
 
@@ -623,7 +605,7 @@ class Host:
         found = list(loaded.bots)
         if c.kept is not None:
             with self._lock:
-                busy = {b.name for t in c.inflight.values() for b in t.players}
+                busy = {b.name for t in self._playing(c).values() for b in t.players}
                 current = dict(c.bots)
             found = c.kept.identify(found, busy, current)
         for b in found:
@@ -639,14 +621,14 @@ class Host:
                 elif key not in c.building:
                     with self._lock:
                         c.building.add(key)
-                        c.builds.append(("folder", str(b.path), b.name, b.hash))
+                        self._build(c, ("folder", str(b.path), b.name, b.hash))
             else:
                 ready[b.name] = b
         with self._lock:
             changed = {n: b.hash for n, b in ready.items()} != {n: b.hash for n, b in c.bots.items()}
             fresh = {n for n, b in ready.items() if n not in c.bots or c.bots[n].hash != b.hash}
             if changed:
-                c.queue.drop({n for n, b in c.bots.items() if n not in ready or ready[n].hash != b.hash})
+                self._work.drop({n for n, b in c.bots.items() if n not in ready or ready[n].hash != b.hash}, c.name)
                 c.bots = ready
                 c.latest = {n: _folder_time(b.path if b.path.is_dir() else b.path.parent) for n, b in ready.items()}
             if tuple(errors) != c.errors:
@@ -667,7 +649,7 @@ class Host:
         (:meth:`_apply`).  ``wait``: plan it now, whatever it costs (at start)."""
         with self._lock:
             bots = tuple(sorted(c.bots.values(), key=lambda b: b.name))
-            inflight = set(c.inflight)
+            inflight = set(self._playing(c))
             fresh = (c.fresh | fresh) & set(c.bots)
             now = {b.name: b.hash for b in bots}
             changes = sum(now.get(n) != h for n, h in c.planned.items()) + len(now.keys() - c.planned.keys())
@@ -819,179 +801,99 @@ class Host:
             else:
                 recent = sorted(recent + new, key=_recent_key)
             c.recent = recent
-            inflight = c.inflight
-            # (A game put off waits its turn: _release queues it.)
-            first = [t for t in plan.first if t.id not in counted and t.id not in inflight and t.id not in c.later]
-            rest = [t for t in plan.rest if t.id not in counted and t.id not in inflight and t.id not in c.later]
+            # Games in play or put off are the dispatcher's (a game put off waits its turn there).
+            taken = self._work.taken(c.name)
+            first = [t for t in plan.first if t.id not in counted and t.id not in taken]
+            rest = [t for t in plan.rest if t.id not in counted and t.id not in taken]
             for t in plan.skipped:  # in play when planned, and lost since (its worker died)
-                if t.id not in counted and t.id not in inflight and t.id not in c.later:
+                if t.id not in counted and t.id not in taken:
                     (first if not plan.fresh.isdisjoint(b.name for b in t.players) else rest).insert(0, t)
-            c.queue.reset(first, rest, (b.name for b in bots if b.stateful))
+            self._work.replace(c.name, first, rest, (b.name for b in bots if b.stateful))
             c.fresh = {b for b in plan.fresh if any(b in (p.name for p in t.players) for t in first)}
             self._bump(c)
         self._finish_run(c)
 
     def _finish_run(self, c: _Served) -> None:
         plan = c.plan
-        if c.run_id is not None and not len(c.queue) and not any(plan is not None and g in plan for g in c.inflight):
+        if (c.run_id is not None and not self._work.queued(c.name)
+                and not any(plan is not None and g in plan for g in self._playing(c))):
             assert c.journal is not None
             c.journal.finish_run(c.run_id, c.run_stored, len(c.counted) - c.run_stored)
 
-    # -- the slots --------------------------------------------------------------------------
-    def _next(self):
-        """The next work for a free slot (builds first, then games; challenges in turn), or None."""
-        n = len(self._served)
-        with self._lock:
-            for k in range(n):
-                i = (self._turn + k) % n
-                c = self._served[i]
-                if c.builds:
-                    self._turn = i + 1
-                    item = c.builds.popleft()
-                    c.running_builds += 1
-                    if item[0] in ("submission", "rebuild", "check"):
-                        row = self._store.get(item[1])
-                        if row is None or row.status == Status.DISABLED:  # (an admin disabled it meanwhile)
-                            c.running_builds -= 1
-                            continue
-                        if item[0] == "submission":
-                            self._store.set_status(row.id, Status.BUILDING)
-                            self._bump(c)
-                        return c, item, str(self._store.folder(row))
-                    return c, item, item[1]
-            found = pick([c.queue for c in self._served], self._turn)
-            if found is None:
+    # -- what the dispatcher plays and builds -----------------------------------------------
+    def _playing(self, c: _Served) -> dict:
+        """``c``'s games in play: id -> task."""
+        return self._work.inflight(c.name)
+
+    def _build(self, c: _Served, item: tuple, front: bool = False) -> None:
+        """Queue a build (or a check) of ``c``'s: the dispatcher starts it before any game."""
+        self._work.submit_work(c.name, item, lambda pool: self._start_build(c, item, pool), front=front)
+
+    def _folder_of(self, item: tuple) -> str:
+        if item[0] == "folder":
+            return str(item[1])
+        row = self._store.get(item[1])
+        return str(self._store.folder(row)) if row is not None else ""
+
+    def _start_build(self, c: _Served, item: tuple, pool: Executor):
+        """Start ``item`` on ``pool`` (called by the dispatcher); None if there is nothing to do
+        (an admin disabled the submission meanwhile)."""
+        if item[0] in ("submission", "rebuild", "check"):
+            row = self._store.get(item[1])
+            if row is None or row.status == Status.DISABLED:
                 return None
-            i, task = found
-            self._turn = i + 1
-            c = self._served[i]
-            c.inflight[task.id] = task
-            self._bump(c)  # the queue's length is on the page
-            return c, task, None
+            if item[0] == "submission":
+                self._store.set_status(row.id, Status.BUILDING)
+                with self._lock:
+                    self._bump(c)
+        folder = self._folder_of(item)
+        if item[0] == "check":
+            from kothkit.serve import validation
 
-    def _fill(self) -> None:
-        pool = self._slots
-        if pool is None:  # stopped (stop() gave up waiting for this thread)
-            return
-        while len(self._inflight) < pool.capacity() and not self._stopping.is_set():
-            work = self._next()
-            if work is None:
-                return
-            c, item, folder = work
-            try:
-                if folder is None:
-                    fut = pool.play([item], True, bool(c.info.pondering))
-                elif item[0] == "check":
-                    from kothkit.serve import validation
+            return pool.run_in(folder, validation.run, c.info.name, c.limits, dict(c.rules),
+                               c.settings.check_against, c.seed or 0)
+        return pool.build(folder, c.settings.build_time, c.settings.build_memory_mb, c.settings.build_processes)
 
-                    fut = pool.run_in(folder, validation.run, c.info.name, c.limits, dict(c.rules),
-                                      c.settings.check_against, c.seed or 0)
-                else:
-                    fut = pool.build(folder, c.settings.build_time, c.settings.build_memory_mb,
-                                     c.settings.build_processes)
-            except RuntimeError:  # closed: the host is stopping
-                return
-            self._inflight[fut] = (c, item, folder, self._slots_generation())
+    def _lane_changed(self, name) -> None:
+        """A game of challenge ``name`` started, or was queued again (its queue is on the page)."""
+        with self._lock:
+            self._bump(self._by_name[name])
 
-    def _slots_generation(self) -> int:
-        return self._slots.generation if self._slots is not None else -1
+    def _still_due(self, name, task) -> bool:
+        """Whether a game put off is still due once its wait is over: in the schedule (its bots not
+        replaced meanwhile), not counted."""
+        c = self._by_name[name]
+        with self._lock:
+            return c.plan is not None and task.id in c.plan and task.id not in c.counted
 
     def _finish(self, done) -> None:
-        lost = []
-        for fut in done:
-            c, item, folder, generation = self._inflight.pop(fut)
-            try:
-                result = fut.result()
-                error = None
-            except cf.process.BrokenProcessPool:
-                lost.append((c, item, folder, generation))
-                continue
-            except cf.CancelledError:
-                lost.append((c, item, folder, generation))
-                continue
-            except Exception as e:  # noqa: BLE001 - a game or build that fails in its worker
-                result, error = None, e
-            if folder is None:
-                self._stored(c, item, None if result is None else result[0], error)
+        for d in done:
+            c = self._by_name[d.key]
+            if d.tasks:
+                self._stored(c, d.tasks[0], d.results)
+            elif isinstance(d.error, Lost):
+                self._gave_up(c, d.work)
             else:
-                self._built(c, item, folder, result, error)
-        if lost and not self._stopping.is_set():
-            pool = self._slots
-            if pool is not None and any(g == pool.generation for *_, g in lost):
-                self._note(f"a worker died: {len(lost)} games or builds in flight are done again")
-                pool.restart()
-            for c, item, folder, _ in lost:
-                self._retry(c, item, folder)
+                self._built(c, d.work, self._folder_of(d.work), d.value, d.error)
 
-    def _retry(self, c: _Served, item, folder) -> None:
-        key = ("game", item.id) if folder is None else item
-        tries = self._tries
-        tries[key] = tries.get(key, 0) + 1
+    def _gave_up(self, c: _Served, item: tuple) -> None:
+        """A build or check that ended its worker again and again: failed (the host's error)."""
         with self._lock:
-            if folder is not None:
-                c.running_builds = max(0, c.running_builds - 1)
-            if folder is None:
-                c.inflight.pop(item.id, None)
-                c.queue.done(item)
-                scheduled = c.plan is not None and item.id in c.plan
-                if tries[key] <= RETRIES and scheduled:
-                    c.queue.push_back(item, not c.fresh.isdisjoint(b.name for b in item.players))
-                elif scheduled:
-                    self._put_off(c, item, tries.pop(key))
-            elif tries[key] <= RETRIES:
-                c.builds.appendleft(item)
-            elif item[0] == "submission":
+            if item[0] == "submission":
                 self._store.set_status(item[1], Status.BUILD_FAILED,
                                        build_output="the build ended its worker (host error)")
             elif item[0] == "check":
                 self._store.set_status(item[1], Status.CHECK_FAILED)
             self._bump(c)
 
-    def _put_off(self, c: _Served, task, tries: int) -> None:
-        """``task`` failed ``tries`` times in a row: it waits (LATER seconds, doubling) and is then
-        queued again by :meth:`_release`, unless it was put off LATER_ROUNDS times already: then it
-        waits for the next schedule (with the lock held)."""
-        waits = self._waits.get(task.id, 0)
-        what = f"{c.name}: game {task.id} ({' vs '.join(b.name for b in task.players)}) failed {tries} times"
-        if waits >= LATER_ROUNDS:
-            self._note(f"{what}: left unplayed until the schedule next changes (a submission, a restart)")
-            return
-        delay = min(LATER * 2 ** waits, LATER_MAX)
-        self._waits[task.id] = waits + 1
-        c.later[task.id] = (time.monotonic() + delay, task)
-        self._note(f"{what}: tried again in {delay:g} s")
-
-    def _release(self) -> None:
-        """Queue again the games put off whose wait is over, where they are still due: in the
-        schedule (their bots not replaced meanwhile), neither counted nor in play."""
-        now = time.monotonic()
-        for c in self._served:
-            if not c.later:
-                continue
-            with self._lock:
-                due = [gid for gid, (at, _) in c.later.items() if at <= now]
-                for gid in due:
-                    task = c.later.pop(gid)[1]
-                    if c.plan is not None and gid in c.plan and gid not in c.counted and gid not in c.inflight:
-                        c.queue.push_back(task, not c.fresh.isdisjoint(b.name for b in task.players))
-                if due:
-                    self._bump(c)
-
-    def _stored(self, c: _Served, task, rows, error) -> None:
-        if error is not None or not rows:
-            # Tried again like a game lost with its worker (a few times): never left out silently,
-            # which would leave its bots "playing" with a game due that nothing plays.
-            self._note(f"{c.name}: game {task.id} could not be played: {error!r}")
-            self._retry(c, task, None)
-            return
+    def _stored(self, c: _Served, task, rows) -> None:
+        """A game played: stored, and counted if it is in the schedule (never twice)."""
         assert c.journal is not None
         c.journal.add_rows(rows)
         if c.kept is not None:
             c.kept.played(task.players)
         row = rows[0]
         with self._lock:
-            c.inflight.pop(task.id, None)
-            c.queue.done(task)
             if c.plan is not None and task.id in c.plan and task.id not in c.counted:  # (never counted twice)
                 c.unplayed.discard(task.id)
                 s = c.counted[task.id] = GameSummary.of(row, c.plan.index(task.id))
@@ -1005,8 +907,6 @@ class Host:
         self._finish_run(c)
 
     def _built(self, c: _Served, item, folder: str, result, error) -> None:
-        with self._lock:
-            c.running_builds = max(0, c.running_builds - 1)
         if item[0] == "check":
             self._checked(c, item, folder, result, error)
             return
@@ -1047,7 +947,7 @@ class Host:
                 if c.active.get(row.bot) == row.id:  # a rebuild that failed: the brain is out
                     del c.active[row.bot]
                     c.bots.pop(row.bot, None)
-                    c.queue.drop({row.bot})
+                    self._work.drop({row.bot}, c.name)
                     self._bump(c)
                     fresh: set = set()
                 else:
@@ -1056,7 +956,7 @@ class Host:
             elif item[0] == "submission" and c.settings.check:
                 # The check before the ladder (kothkit.serve.validation): entered once it is done.
                 self._store.set_status(row.id, Status.CHECKING, build_output=text, build_seconds=took)
-                c.builds.appendleft(("check", row.id))
+                self._build(c, ("check", row.id), front=True)
                 self._bump(c)
                 return
             else:
@@ -1108,9 +1008,7 @@ class Host:
         if before is not None and before != row.id:
             played, total = self._progress(c, row.bot)
             self._store.set_status(before, Status.REPLACED, played=played, total=total)
-            c.queue.drop({row.bot})  # its old brain's games still queued: not played now
-            for gid in [gid for gid, (_, t) in c.later.items() if row.bot in (b.name for b in t.players)]:
-                del c.later[gid]
+            self._work.drop({row.bot}, c.name)  # its old brain's games queued or put off: not played now
         self._store.set_status(row.id, Status.ACTIVE, build_output=text, build_seconds=took)
         c.active[row.bot] = row.id
         c.bots[row.bot] = spec
@@ -1180,8 +1078,9 @@ class Host:
             return ChallengeInfo(name=c.name, default_title=s.title or c.folder.resolve().name, game=c.info.name,
                                  kind=s.kind, titles=dict(s.titles), zone=s.zone(),
                                  languages=s.languages if s.kind == Kind.SUBMISSIONS else (), max_bytes=s.max_bytes,
-                                 min_interval=s.min_interval, per_day=s.per_day, queued=len(c.queue) + len(c.later),
-                                 playing=len(c.inflight), bots=len(c.bots), folder=c.folder, errors=c.errors,
+                                 min_interval=s.min_interval, per_day=s.per_day,
+                                 queued=self._work.queued(c.name) + len(self._work.later(c.name)),
+                                 playing=len(self._playing(c)), bots=len(c.bots), folder=c.folder, errors=c.errors,
                                  build_seconds_per_day=s.build_seconds_per_day)
 
     def terms(self, name: str) -> tuple[Limits, ServeSettings, GameInfo]:
@@ -1300,7 +1199,7 @@ class Host:
         row = self._store.add(c.name, c.settings, login, filename, language, data)
         with self._lock:
             c.logins[row.bot] = row.login
-            c.builds.append(("submission", row.id))
+            self._build(c, ("submission", row.id))
             self._bump(c)
         self._wake.set()
         return self._submission(c, row)
@@ -1334,7 +1233,9 @@ class Host:
         """Whether ``c`` has work still to do: builds, games, a schedule (with the lock held)."""
         if c.journal is None or c.board is None:
             return True
-        if c.builds or c.running_builds or len(c.queue) or c.inflight or c.planner is not None or c.changed:
+        work = self._work
+        if (work.work(c.name) or work.running_work(c.name) or work.queued(c.name) or self._playing(c)
+                or c.planner is not None or c.changed):
             return True
         if any(self._pending(c, b) for b in c.bots):
             return True
@@ -1370,7 +1271,7 @@ class Host:
         if row.status == Status.BUILD_FAILED:
             self._store.set_status(row.id, Status.QUEUED)
             with self._lock:
-                c.builds.append(("submission", row.id))
+                self._build(c, ("submission", row.id))
                 self._bump(c)
             self._wake.set()
             return _("submission %(id)s: built again", id=row.id)
@@ -1382,7 +1283,8 @@ class Host:
             with self._lock:
                 if c.active.get(row.bot) != row.id or row.bot not in c.planned or c.plan is None:
                     return
-                ids = [gid for gid, (pair, _k) in c.plan.where.items() if row.bot in pair and gid not in c.inflight]
+                playing = self._playing(c)
+                ids = [gid for gid, (pair, _k) in c.plan.where.items() if row.bot in pair and gid not in playing]
                 # Out of the schedule and in again: its games leave the board and are looked for afresh.
                 spec = c.bots.pop(row.bot)
             assert c.journal is not None  # (opened by _open)
@@ -1468,8 +1370,9 @@ class Host:
                                 "first)", id=row.id, newer=newer[-1]))
         self._store.set_status(row.id, Status.QUEUED)
         with self._lock:
-            if ("submission", row.id) not in c.builds:  # (disabled while queued: its build is still to come)
-                c.builds.append(("submission", row.id))
+            # (disabled while queued: its build is still to come)
+            if ("submission", row.id) not in self._work.work(c.name):
+                self._build(c, ("submission", row.id))
             self._bump(c)
         self._wake.set()
         return _("submission %(id)s: enabled (built again, then it plays)", id=row.id)
@@ -1480,18 +1383,18 @@ class Host:
         rows: list[dict] = []
         pool = self._slots
         # With a cluster: its workers (those checked) and what each plays or builds.
-        out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": len(self._inflight),
+        out = {"jobs": pool.capacity() if pool is not None else self.jobs, "busy": self._work.running,
                "problem": self.problem, "challenges": rows, "cluster": self.cluster, "workers": self.workers(),
                "refused": pool.refused() if pool is not None else {}, "cpu": dict(self.cpu)}
         for c in self._served:
             with self._lock:
                 rows.append({
-                    "name": c.name, "queued": len(c.queue), "builds_waiting": len(c.builds),
-                    "builds_running": c.running_builds,
-                    "playing": sorted((t.id, tuple(b.name for b in t.players)) for t in c.inflight.values()),
+                    "name": c.name, "queued": self._work.queued(c.name), "builds_waiting": len(self._work.work(c.name)),
+                    "builds_running": self._work.running_work(c.name),
+                    "playing": sorted((t.id, tuple(b.name for b in t.players)) for t in self._playing(c).values()),
                     # Games that failed again and again: their ids, bots and seconds until they are tried again.
-                    "later": sorted((t.id, tuple(b.name for b in t.players), max(0.0, at - time.monotonic()))
-                                    for at, t in c.later.values()),
+                    "later": sorted((t.id, tuple(b.name for b in t.players), left)
+                                    for left, t in self._work.later(c.name).values()),
                 })
         return out
 
