@@ -516,8 +516,8 @@ class Dispatcher:
                     changed.add(unit.key)
         if raised:
             raise WorkerLost(raised)
-        for key in changed:
-            self._on_change(key)
+        for lane in changed:
+            self._on_change(lane)
         return out
 
     def _put_off(self, unit: _Unit, task: GameTask, tries: int) -> None:
