@@ -30,13 +30,13 @@ from kothkit.bots.folders import BotError, BotKind, BotSpec, journal_entry
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
 from kothkit.playing.dispatcher import Dispatcher, run_policy
-from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
+from kothkit.playing.executor import CALM, STOP, Executor, executor_for, on_interrupt
 from kothkit.playing.keeping import Keeper
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import Openings, as_setting
 from kothkit.playing.schedule import Schedule, settings_of
+from kothkit.playing.settings import Cores, cores_of
 from kothkit.plugins import game_code
-from kothkit.procs.contain import fair_cpu
 from kothkit.scoring import Standing, Tally
 from kothkit.store.journal import GameRow, Journal, Outline, result_of
 from kothkit.store.ratings import PairTally, Ratings
@@ -54,11 +54,12 @@ WIND_DOWN = 0.5
 
 
 def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable[[list[GameTask], list], None],
-             executor: Executor | None = None, jobs: int = 1, pin_cpu: bool = False, cores_per_job: int = 1,
-             batch: int = 1, first: int = 8, rows: bool = False, on_notice: Callable[[str], None] | None = None,
+             executor: Executor | None = None, cores: Cores | None = None, batch: int = 1, first: int = 8,
+             rows: bool = False, on_notice: Callable[[str], None] | None = None,
              stop: Callable[[], bool] | None = None) -> None:
-    """Play ``tasks`` (consumed lazily, in schedule order) on ``executor`` (None: ``jobs`` local
-    workers made for them, on claimed cores with ``pin_cpu``, ``cores_per_job`` each), in batches
+    """Play ``tasks`` (consumed lazily, in schedule order) on ``executor`` (None: local workers
+    made for them as ``cores`` says, by :func:`~kothkit.playing.executor.executor_for`; one
+    unpinned job without it), in batches
     of up to ``batch`` games (the first of up to ``first``); ``on_done(tasks, records)`` gets each
     finished batch, in this process (journal rows instead of records with ``rows``).
 
@@ -76,7 +77,7 @@ def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable
     """
     notice = on_notice or (lambda text: None)
     if executor is None:
-        with LocalExecutor(jobs, pin_cpu=pin_cpu, cores_per_job=cores_per_job, on_notice=notice) as local:
+        with executor_for(cores or Cores(1, pin=False), on_notice=notice) as local:
             dispatch(tasks, stateful=stateful, on_done=on_done, executor=local, batch=batch, first=first,
                      rows=rows, on_notice=notice, stop=stop)
         return
@@ -303,9 +304,8 @@ def run_tournament(
                     on_record(r, False)
 
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
         try:
-            dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
+            dispatch(unplayed(), executor=cluster, cores=cores_of(info, jobs, limits.pin_cpu, programs),
                      stateful={b.name for b in bots if b.stateful}, batch=batch,
                      first=8 if batch == FAST_BATCH else 1, on_done=lambda tasks, rows: store(rows), rows=True,
                      on_notice=on_notice)

@@ -213,15 +213,16 @@ class Host(Building):
         self._store.requeue_building()
         self._stopping.clear()
         self._ready.clear()
-        from kothkit.procs.contain import fair_cpu
+        from kothkit.playing.settings import Cores, cores_of
 
-        pin = any(c.limits.pin_cpu for c in self._served)
         # A game that allows pondering (the course's Gomoku) gets a core per bot where the machine
-        # has two per slot, as in kothkit run.
-        per_job = max((fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[0] for c in self._served), default=1)
+        # has two per slot, as in kothkit run (one rule: cores_of); the slots are laid out for the widest.
+        layouts = {c.name: cores_of(c.info, self.jobs, c.limits.pin_cpu) for c in self._served}
+        widest = Cores(self.jobs, per_job=max((x.per_job for x in layouts.values()), default=1),
+                       pin=any(x.pin for x in layouts.values()))
         if self.cluster is None:
             for c in self._served:  # said at start, and on the admin page
-                self.cpu[c.name] = fair_cpu(c.info.pondering, self.jobs, c.limits.pin_cpu)[1]
+                self.cpu[c.name] = layouts[c.name].note
                 self._log(f"cpu: {c.name}: {self.cpu[c.name]}")
             from kothkit.procs.contain import cpu_quota_base
             from kothkit.procs.cores import PLAY_SHARE
@@ -242,8 +243,7 @@ class Host(Building):
         self._log(f"files: {self.files}")
         if self._slots is None:
             # Spawned: the host has threads (see kothkit.playing.executor); Ctrl-C is the host's to act on.
-            self._slots = executor.LocalExecutor(self.jobs, pin_cpu=pin, cores_per_job=per_job, start="spawn",
-                                                 interrupts=False, on_notice=self._log)
+            self._slots = executor.executor_for(widest, start="spawn", interrupts=False, on_notice=self._log)
         self._work.executor = self._slots
         self._thread = threading.Thread(target=self._run, name="kothkit-host", daemon=True)
         self._thread.start()

@@ -110,7 +110,6 @@ _DOOMED: list = [None, None, 0]
 def _dies_on_the_doomed(tasks, cpu=None, rows=False):
     """The worker's play_batch: the doomed game ends its worker (os._exit, as a trusted function bot
     or the OOM killer would) its first ``_DOOMED[2]`` tries, counted in a file (workers come and go)."""
-    from kothkit.playing import executor
 
     gid, counter, times = _DOOMED
     if any(t.id == gid for t in tasks):
