@@ -36,6 +36,12 @@ of brains submitted in time too), and then the standings are final.  An admin ma
 submission (its games are deleted from the journal and played again) or disable a brain (it
 leaves the round robin); both are done by the dispatcher, which owns the journals.
 
+A :class:`Host` is made of parts, a module each, so that each reads in one sitting: this one
+serves (the constructor, start, stop and the dispatcher thread's loop); :mod:`kothkit.serve.reading`
+what the pages read; :mod:`kothkit.serve.scheduling` a challenge's schedule and its application;
+:mod:`kothkit.serve.building` builds, checks and an admin's tools; :mod:`kothkit.serve.served` what
+they share.
+
 A script that makes a Host must do so under ``if __name__ == "__main__":`` (as
 ``kothkit serve``'s command does): the workers are started with ``spawn``, which
 imports the script's module again in each of them.
