@@ -206,12 +206,12 @@ class Settings:
     rounds: int
     trusted: bool
     limits: Limits
+    #: The game as played (its registration, checked rules and limits, challenge).
+    game: Game
+    #: How the games share the CPU (for program bots; :func:`cores_of`).
+    cores: Cores
     #: The game's rules as played (:attr:`Game.rules`).
     rules: Mapping[str, Any] = attrs.field(factory=dict)
-    #: The game as played (its registration, checked rules and limits, challenge).
-    game: Game | None = None
-    #: How the games share the CPU (for program bots; :func:`cores_of`).
-    cores: Cores = Cores(1)
 
 
 def resolve(game: Game, given: Options, *, journal_suffix: str = "") -> Settings:

@@ -23,7 +23,7 @@ def test_the_plan_is_frozen_and_holds_the_game_and_its_cpu_layout(tmp_path):
     plan = resolve(game_of(info), Options(db=tmp_path / "j.sqlite", jobs=1))
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         plan.jobs = 2  # type: ignore[misc]
-    assert plan.game is not None and plan.game.info is info  # the registration itself (its plugin known)
+    assert plan.game.info is info  # the registration itself (its plugin known)
     assert plan.game.limits == plan.limits and dict(plan.game.rules) == dict(plan.rules)
     assert plan.cores == cores_of(info, 1, plan.limits.pin_cpu)
     n = len(os.sched_getaffinity(0))
