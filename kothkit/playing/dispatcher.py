@@ -65,6 +65,8 @@ class Policy:
     later: float | None = None
     later_max: float = 600.0
     later_rounds: int = 5
+    #: What the notice says of a game left out after ``later_rounds`` waits.
+    left_out: str = "until it is submitted again"
     #: Whether a game that raised in its worker is done again like one lost with it (else the
     #: error is raised from :meth:`Dispatcher.poll`).
     retry_errors: bool = False
@@ -84,7 +86,8 @@ def run_policy(batch: int, first: int, stateful: bool) -> Policy:
 
 #: The host's policy: one game at a time; a game lost (or failed) is tried twice more at once,
 #: then put off 30 s, doubling up to 10 minutes, five times; then left until it is next scheduled.
-HOST = Policy(retries=2, isolate=False, later=30.0, later_max=600.0, later_rounds=5, retry_errors=True)
+HOST = Policy(retries=2, isolate=False, later=30.0, later_max=600.0, later_rounds=5, retry_errors=True,
+              left_out="until the schedule next changes (a submission, a restart)")
 
 
 class WorkerLost(RuntimeError):
@@ -528,7 +531,7 @@ class Dispatcher:
         what = (f"{self._where(unit)}game {task.id} ({' vs '.join(b.name for b in task.players)}) "
                 f"failed {tries} times")
         if waits >= self.policy.later_rounds:
-            self._notice(f"{what}: left unplayed until it is submitted again")
+            self._notice(f"{what}: left unplayed {self.policy.left_out}")
             return
         delay = min(self.policy.later * 2 ** waits, self.policy.later_max)
         self._waits[task.id] = waits + 1
