@@ -155,6 +155,8 @@ class Referee:
         self.live: list[Seat] = self.seats
         #: Each seat's fault, in the order they came (the first is the record's offender and verdict).
         self.faults: dict[int, Fault] = {}
+        #: [seat, replies so far] of each seat that left a game of more than two seats (records.LEFT).
+        self.left: list[list[int]] = []
         #: What a seat that left the game mid-game did at exit, and its memory peak, taken as it left.
         self.gone: dict[int, tuple[Exit, int | None]] = {}
         #: The match being played (for a fault ruled while another seat is awaited).
@@ -289,6 +291,8 @@ class Referee:
             raise RuntimeError(f"{self.info.name}: the match asked seat {seat} for a move after it left the game "
                                f"({self.faults[seat].verdict}); Match.next() must not prompt a seat in Match.out")
         self.faults[seat] = fault
+        if len(self.seats) != 2:  # when it left, for a re-play (records.LEFT)
+            self.left.append([seat, len(self.moves)])
         detail = self.seats[seat].detail
         if detail and self.on_event is not None:
             for line in detail.splitlines():
@@ -814,6 +818,8 @@ class Referee:
             logs[R.LOG_MOVES] = marks
         if self._late_reply is not None:
             logs[R.LATE_REPLY] = self._late_reply
+        if self.left:
+            logs[R.LEFT] = self.left
         return logs
 
 

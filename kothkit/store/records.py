@@ -24,6 +24,21 @@ from kothkit.limits import Limits
 #: ``[seat, reply, ms]`` (ms measured from its prompt, as a move's).
 LOG_MOVES = "kothkit: moves"
 LATE_REPLY = "kothkit: late reply"
+#: In a game of more than two seats, each seat that left the game by a fault, in the order they
+#: left: ``[seat, replies]``, the replies the game had recorded when it left (where a re-play calls
+#: ``Match.leave`` again: :func:`left_at`).
+LEFT = "kothkit: left"
+
+
+def left_at(logs: Mapping[str, object]) -> dict[int, list[int]]:
+    """A record's :data:`LEFT` note: the seats that left after each number of replies, in order."""
+    at: dict[int, list[int]] = {}
+    note = logs.get(LEFT)
+    if isinstance(note, list):
+        for item in note:
+            if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+                at.setdefault(item[1], []).append(item[0])
+    return at
 
 #: What joins a verdict's reason (``crash: killed by SIGSEGV``) to the bot's own words quoted
 #: from its stderr, which are its author's only (the referee writes it; :func:`split_reason`).

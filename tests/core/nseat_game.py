@@ -77,3 +77,37 @@ def function(name: str, func: str = "steady") -> BotSpec:
     """A function bot of tests/bots/nseat/funcs.py, named ``name``."""
     spec = load_bots([f"{BOTS / 'funcs.py'}:{func}"]).bots[0]
     return attrs.evolve(spec, name=name)
+
+
+def register() -> None:
+    """Register the game with kothkit's plugin manager, in this process (as an installed plugin is)."""
+    from kothkit.plugins import plugin_manager
+
+    pm = plugin_manager()
+    if not pm.is_registered(_PLUGIN):
+        pm.register(_PLUGIN, name="nseat_game")
+
+
+def _plugin() -> object:
+    from kothkit import hookimpl
+
+    class NseatPlugin:
+        @hookimpl
+        def kothkit_games(self) -> list[GameInfo]:
+            return [INFO]
+
+    return NseatPlugin()
+
+
+_PLUGIN = _plugin()
+
+
+if __name__ == "__main__":
+    # ``python nseat_game.py ARGS``: the kothkit command with this game installed (a real process).
+    import sys
+
+    register()
+    from kothkit.cli import main
+
+    sys.argv[0] = "kothkit"
+    main()
