@@ -185,7 +185,7 @@ def _print_results(info, s: Settings, result, faults, errors) -> None:
     from kothkit.results.report import standings_table
 
     print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=info.scoring.mean,
-                                ratings=result.ratings))
+                                ratings=result.ratings, spread=not info.two_seats))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
     if info.report is not None:
@@ -207,7 +207,7 @@ def _write_json(path: Path, info, s: Settings, result, errors) -> None:
     with Journal(s.journal) as j:
         write_json(path, game=info.name, seed=s.seed.value, standings=result.standings, outlines=result.outlines(j),
                    played=result.played, reused=result.reused, total=result.total, journal=s.journal,
-                   errors=[str(e) for e in errors], ratings=result.ratings)
+                   errors=[str(e) for e in errors], ratings=result.ratings, spread=not info.two_seats)
     out.print(f"results written to {path}", markup=False)
 
 

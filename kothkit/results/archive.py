@@ -28,7 +28,7 @@ from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import game_rules
-from kothkit.store.journal import JOURNAL_VERSION, memory_of
+from kothkit.store.journal import JOURNAL_VERSION, memory_of, seats_of
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move, left_at
 
 #: Version of the per-game JSON document (``kothkit export --format json``, embedded in replay pages).
@@ -261,7 +261,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
                       reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
-                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row))
+                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row), **seats_of(row))
 
 
 # -- logs --------------------------------------------------------------------------------------

@@ -89,11 +89,16 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
         offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
-        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row),
-        seat_places=_seat_values(_column(row, "seat_places"), int),  # type: ignore[arg-type]
-        seat_points=_seat_values(_column(row, "seat_points"), float),  # type: ignore[arg-type]
-        seat_verdicts=_seat_values(_column(row, "seat_verdicts"), str),  # type: ignore[arg-type]
+        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row), **seats_of(row),
     )
+
+
+def seats_of(row: sqlite3.Row) -> dict[str, Any]:
+    """A games row's every seat's result as GameRecord's keywords (``seat_places``, ``seat_points``,
+    ``seat_verdicts``): None each in a two-seat game's row, and in a journal from before they were kept."""
+    return {"seat_places": _seat_values(_column(row, "seat_places"), int),
+            "seat_points": _seat_values(_column(row, "seat_points"), float),
+            "seat_verdicts": _seat_values(_column(row, "seat_verdicts"), str)}
 
 
 def _column(row: sqlite3.Row, name: str) -> str | None:
@@ -222,6 +227,10 @@ class Outline(NamedTuple):
     fault: str | None
     verdict: str | None
     moves: str
+    #: JSON: every seat's place, points and verdict (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
+    seat_verdicts: str | None = None
 
 
 class Summary(NamedTuple):
@@ -570,7 +579,9 @@ class Journal:
         results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields[:9])}, {self._seat_select}, "
+                 f"{'seat_verdicts' if self._seat_select[0] == 's' else 'NULL'} "
+                 f"FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)

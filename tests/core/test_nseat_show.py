@@ -1,0 +1,36 @@
+"""``kothkit show`` of a game of more than two seats: the game re-played from the journal, Round by
+Round and past the seats that left, every seat's place, points and verdict."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from nseat_game import INFO, program  # noqa: E402
+
+from kothkit.playing.referee import play_game  # noqa: E402
+from kothkit.results.archive import open_journal, transcript  # noqa: E402
+from kothkit.store.journal import Journal, row_of  # noqa: E402
+from kothkit.store.records import GameTask  # noqa: E402
+
+
+def test_show_replays_a_game_of_more_seats_and_gives_every_seats_result(tmp_path):
+    players = [program("a"), program("crasher", "crash3"), program("c"), program("chatter", "chatter2")]
+    task = GameTask(id="g" * 40, game=INFO.name, players=tuple(players), seed=1, limits=INFO.limits)
+    record = play_game(task, info=INFO)
+    db = tmp_path / "j.sqlite"
+    with Journal(db) as j:
+        j.add_rows([row_of(record)])
+    t = transcript(open_journal(db), next(iter(open_journal(db).records)), info=INFO)
+    assert t.problem is None, t.problem
+    assert len(t.steps) == len(record.moves)
+    done = subprocess.run([sys.executable, str(HERE / "nseat_game.py"), "show", str(db), "0"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "seat 1: crasher: place 3, 0 points, left: crash" in done.stdout
+    assert "seat 3: chatter: place 3, 0 points, left: out-of-turn" in done.stdout
+    assert "seat 0: a: place 1, 6 points" in done.stdout and "problem" not in done.stdout
