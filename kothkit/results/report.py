@@ -121,7 +121,8 @@ def outline_json(row: Outline, players: dict[str, list[str]] | None = None) -> s
         seats = json.loads(names)
         if players is not None:
             players[names] = seats
-    extra = {} if row.seat_places is None else _seats_json(*(json.loads(x) if x else None for x in row[9:12]))
+    seated = row[9:12]  # (a plain tuple of the first nine is an outline too)
+    extra = _seats_json(*(json.loads(x) if x else None for x in seated)) if seated and seated[0] else {}
     head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
                    "offender": offender, "verdict": verdict, "fault": offender, **extra})[:-1]
     split = _split_moves(moves)
