@@ -80,3 +80,25 @@ def test_fewer_than_two_left_ends_the_game():
     rec = play_game(_task(players), info=INFO)
     assert rec.seat_verdicts[:2] == ("crash", "crash") and rec.seat_verdicts[2] is None
     assert rec.winner == "c" and rec.seat_places == (2, 2, 1)
+
+
+def test_the_kit_plays_a_game_of_more_seats_round_by_round():
+    """The conformance kit on a game of Rounds: its playouts answer each round's prompts one by one,
+    every check passes (the fewest seats, 3), and bundled bots play tables of the game."""
+    from kothkit.testing import Kit
+
+    import attrs
+
+    from nseat_game import BOTS
+
+    class Sum(INFO.match):  # type: ignore[misc,name-defined]
+        def legal_replies(self):
+            return [] if self.outcome is not None else list(range(1, 10))
+
+        def decode(self, line):
+            return (int(line.split()[1]),)
+
+    info = attrs.evolve(INFO, match=Sum, bots=BOTS)
+    kit = Kit(info, seeds=range(3))
+    assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
+                   bundled_bots=True) == []
