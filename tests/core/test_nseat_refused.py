@@ -21,7 +21,6 @@ def kothkit(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(("command", "args"), [
     ("run", ["--bots", BOT, "--db", "j.sqlite"]),
-    ("debug", [BOT]),
     ("match", [BOT, BOT]),
     ("gauntlet", [BOT, "--bots", BOT]),
     ("play", ["--against", BOT]),
@@ -56,3 +55,13 @@ def test_journals_and_challenges_of_a_game_of_more_seats_are_refused_too(tmp_pat
     done = kothkit(tmp_path, "serve", "ch", "--state", "state", "--port", "0")
     said = " ".join(done.stderr.split())
     assert done.returncode == 2 and "nseat_sum seats 3-8 players a game; `kothkit serve`" in said, said
+
+
+def test_debug_plays_a_table_of_the_bot_and_its_opponents(tmp_path):
+    done = kothkit(tmp_path, "debug", "nseat_sum", BOT, "--against", BOT, "--second")
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "result: 4 rounds" in out
+    # The bot under debug in seat 1 (--second), its opponent (itself, renamed) in the others.
+    assert "seat 1: steady: place 1, 6 points" in out and "seat 2: steady#2: place 1, 6 points" in out
+    assert "seat 0: steady#1: place 1, 6 points" in out and "judge -> steady#2: ROUND 1" in out
