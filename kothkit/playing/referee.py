@@ -318,7 +318,12 @@ class Referee:
         self.live = [x for x in self.live if x is not s]
         peak = _peak_mib(s)
         for fd in [fd for fd, (x, _) in self.fds.items() if x is s]:
-            self._unregister(fd)
+            del self.fds[fd]
+            try:
+                assert self.sel is not None  # it watched fd
+                self.sel.unregister(fd)
+            except OSError:
+                pass  # closed already (a function host discarded): epoll forgot it then
         s.asked_at = None
         s.end_input(False)
         self.gone[s.index] = (s.stop(time.monotonic(), False), peak)
@@ -419,6 +424,8 @@ class Referee:
         faults leaves the game (:meth:`_leave`) and the others' replies are played all the same."""
         seats, lim = self.seats, self.limits
         prompts = sorted(step.prompts, key=lambda p: p.seat)
+        if not prompts:  # (next() would give it again and again)
+            raise RuntimeError(f"{self.info.name}: Match.next() returned a Round of no prompts")
         guard = lim.guard > 0
         for p in prompts:
             for m in p.notices:
@@ -520,6 +527,8 @@ class Referee:
                             raise Stop(Fault(i, Verdict.OUT_OF_TURN,
                                              say("wrote {line} when no reply was due", line=repr(_short(extra)))))
                 except Stop as stop:
+                    if stop.fault.seat == i and not stop.host_ok:
+                        other.forget()  # a function host still busy, dead or confused: never reused
                     faults.setdefault(stop.fault.seat, stop.fault)
                     waiting.pop(stop.fault.seat, None)
                     continue
