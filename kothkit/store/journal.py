@@ -110,16 +110,22 @@ def _column(row: sqlite3.Row, name: str) -> str | None:
         return None
 
 
-def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
-    """A seat column's JSON list, each value of ``kind`` or null (ints read as floats for points);
-    None for NULL or anything else."""
+def _json_list(text: str | None) -> list[Any] | None:
+    """A JSON list column's value; None for NULL, or for anything but a list."""
     if not text:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(value, list):
+    return value if isinstance(value, list) else None
+
+
+def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
+    """A seat column's JSON list, each value of ``kind`` or null (ints read as floats for points);
+    None for NULL or anything else."""
+    value = _json_list(text)
+    if value is None:
         return None
     out: list[object] = []
     for v in value:
@@ -136,17 +142,8 @@ def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
 
 def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
     """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
-    try:
-        text = row["memory"]
-    except (IndexError, KeyError):
-        return None
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(value, list) or not all(v is None or type(v) is int for v in value):
+    value = _json_list(_column(row, "memory"))
+    if value is None or not all(v is None or type(v) is int for v in value):
         return None
     return tuple(value)
 
