@@ -426,6 +426,8 @@ class Referee:
         prompts = sorted(step.prompts, key=lambda p: p.seat)
         if not prompts:  # (next() would give it again and again)
             raise RuntimeError(f"{self.info.name}: Match.next() returned a Round of no prompts")
+        if self.sel is not None and self._stray(match):
+            return  # a seat left: the match says again what is asked now
         guard = lim.guard > 0
         for p in prompts:
             for m in p.notices:
@@ -486,6 +488,31 @@ class Referee:
                 self.emit("board", seat, match.render())
             if s.follows:
                 s.after_play(match)
+
+    def _stray(self, match: Match) -> bool:
+        """Before a round is sent: the lines the seats wrote since their last replies, which no
+        reply was due for (else the next round would take one for a reply).  Each such seat leaves
+        the game (out of turn); True if one did."""
+        assert self.sel is not None
+        for fd, _ in self.sel.poll(0):
+            if fd in self.fds:
+                self.read_ready(fd)
+        found = False
+        for other in list(self.live):
+            proc = other.proc
+            if not other.lines or proc is None or not proc.out_buf:
+                continue
+            try:
+                extra = self._pop(other, awaited=False)
+                if extra is None:
+                    continue
+                fault = Fault(other.index, Verdict.OUT_OF_TURN,
+                              say("wrote {line} when no reply was due", line=repr(_short(extra))))
+            except Stop as stop:
+                fault = stop.fault
+            self._leave_or_end(match, fault)
+            found = True
+        return found
 
     def _collect(self, waiting: dict[int, tuple[int, int, Late]], got: dict[int, tuple[Any, int]],
                  faults: dict[int, Fault]) -> None:
