@@ -534,12 +534,13 @@ def document(t: Transcript) -> dict:
 
 def games_of(archive: Archive, *, bot: str | None = None, verdict: str | None = None, loser: str | None = None,
              round: int | None = None, records: Iterable[GameRecord] | None = None) -> Iterator[GameRecord]:
-    """The games that pass every filter given (``loser``: lost, by a verdict or not), of ``records``
-    (default: the archive's current standings' games)."""
+    """The games that pass every filter given (``loser``: lost, by a verdict or not; in a game of more
+    seats, not alone in first place), of ``records`` (default: the archive's current standings' games);
+    ``verdict``: any seat's, in a game of more seats."""
     for r in archive.groups().current if records is None else records:
         if bot is not None and bot not in r.players:
             continue
-        if verdict is not None and r.verdict != verdict:
+        if verdict is not None and r.verdict != verdict and verdict not in (r.seat_verdicts or ()):
             continue
         if loser is not None and (loser not in r.players or r.winner is None or r.winner == loser):
             continue

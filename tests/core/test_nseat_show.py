@@ -34,3 +34,8 @@ def test_show_replays_a_game_of_more_seats_and_gives_every_seats_result(tmp_path
     assert "seat 1: crasher: place 3, 0 points, left: crash" in done.stdout
     assert "seat 3: chatter: place 3, 0 points, left: out-of-turn" in done.stdout
     assert "seat 0: a: place 1, 6 points" in done.stdout and "problem" not in done.stdout
+
+    listed = subprocess.run([sys.executable, str(HERE / "nseat_game.py"), "show", str(db), "--verdict", "crash"],
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert "crasher, c, chatter" in listed.stdout and "crasher left: crash; chatter left: out-of-turn" in listed.stdout
