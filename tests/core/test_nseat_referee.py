@@ -104,3 +104,18 @@ def test_the_kit_plays_a_game_of_more_seats_round_by_round():
     kit = Kit(info, seeds=range(3))
     assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
                    bundled_bots=True) == []
+
+
+def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgement():
+    # A kept host is sent its new game without waiting (its acknowledgement owed): in a Round the
+    # acknowledgement is read first, then the call's answer.
+    from kothkit.playing.seats import HostPool
+
+    pool = HostPool()
+    try:
+        players = [function("f0"), function("f1"), program("p")]
+        for _ in range(2):
+            rec = play_game(_task(players), info=INFO, hosts=pool)
+            assert rec.seat_verdicts == (None, None, None) and rec.seat_points == (6.0, 6.0, 6.0)
+    finally:
+        pool.close()
