@@ -9,7 +9,22 @@ from pathlib import Path
 
 import attrs
 
-from kothkit import GameInfo, Limits, Match, Outcome, Prompt, Rejected, Round, Rule, Scoring, Setup, Verdict, integer
+from kothkit import (
+    GameInfo,
+    Limits,
+    Match,
+    Mistake,
+    Outcome,
+    Prompt,
+    Rejected,
+    Round,
+    Rule,
+    Scoring,
+    Setup,
+    Turn,
+    Verdict,
+    integer,
+)
 from kothkit.bots.folders import BotSpec, load_bots
 
 BOTS = Path(__file__).resolve().parents[1] / "bots" / "nseat"
@@ -47,6 +62,16 @@ class SumMatch(Match):
         self.played.add(seat)
         self._round_done()
         return None
+
+    def human(self, prompt: Prompt) -> Turn:
+        """A person's turn: a number from 1 to 9 (``kothkit play``)."""
+        def parse(text: str) -> int:
+            if not text.strip().isdigit():
+                raise Mistake("type a number from 1 to 9")
+            return int(text)
+
+        return Turn(board=f"round {self.round}, your points {self.points[prompt.seat]:g}", asks="your number, 1-9",
+                    parse=parse)
 
     def leave(self, seat: int, verdict: Verdict, reason: str) -> Outcome | None:
         gone = super().leave(seat, verdict, reason)
