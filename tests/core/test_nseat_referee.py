@@ -29,19 +29,16 @@ def _task(players, trusted=False, **limits):
 def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
     players = [program(f"p{i}") for i in range(8)]
     players[2] = program("crasher", "crash3")
-    players[5] = program("chatter", "chatter2")
     players[6] = function("host_fn")
     rec = play_game(_task(players), info=INFO)
-    assert rec.seat_verdicts == (None, None, "crash", None, None, "out-of-turn", None, None)
-    # The first to fault: the chatter's extra line (written with its reply to round 2) is seen
-    # before round 3 is sent, never taken for its reply to round 3.
-    assert (rec.offender, rec.verdict) == ("chatter", "out-of-turn")
+    assert rec.seat_verdicts == (None, None, "crash", None, None, None, None, None)
+    assert (rec.offender, rec.verdict) == ("crasher", "crash")
     assert rec.reason == "4 rounds"  # the game went on to its end
-    # Every seat still in played all four rounds (rounds 1, 2, 3, 4 are worth 2, 1, 2, 1).
-    for seat in (0, 1, 3, 4, 6, 7):
+    # The seven others played all four rounds (rounds 1, 2, 3, 4 are worth 2, 1, 2, 1).
+    for seat in (0, 1, 3, 4, 5, 6, 7):
         assert sum(1 for m in rec.moves if m.seat == seat) == 4
         assert rec.seat_points[seat] == 6.0 and rec.seat_places[seat] == 1
-    assert rec.seat_places[2] == rec.seat_places[5] == 7 and rec.seat_points[2] == rec.seat_points[5] == 0.0
+    assert rec.seat_places[2] == 8 and rec.seat_points[2] == 0.0
     assert sum(1 for m in rec.moves if m.seat == 2) == 2  # rounds 1 and 2, then it died
     assert rec.winner is None
     assert "left the game: crash" in rec.logs["crasher"]
@@ -55,6 +52,16 @@ def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
         result = next(j.results(["t"]))
         assert result.seat_places == rec.seat_places and result.seat_points == rec.seat_points
     assert result_of(row_of(rec)).seat_points == rec.seat_points
+
+
+def test_a_line_written_out_of_turn_is_never_taken_for_the_next_rounds_reply():
+    # The chatter writes a second line with its reply to round 2: before round 3 is sent, that line
+    # is its fault (the first of the game's two), not its reply to round 3.
+    players = [program("a"), program("chatter", "chatter2"), program("crasher", "crash3"), program("d")]
+    rec = play_game(_task(players), info=INFO)
+    assert rec.seat_verdicts == (None, "out-of-turn", "crash", None)
+    assert (rec.offender, rec.verdict) == ("chatter", "out-of-turn")
+    assert rec.seat_places == (1, 3, 3, 1) and rec.reason == "4 rounds"
 
 
 @pytest.mark.parametrize("sleeper", ["program", "function"])
