@@ -149,6 +149,11 @@ class Standing:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    def mean_error(self) -> str:
+        """The mean score per game with its standard error, for tables: "3.25 ± 0.41" ("3.25 ± -"
+        under two games)."""
+        return f"{self.mean:.3g} ± {'-' if self.error is None else f'{self.error:.2g}'}"
+
 
 def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None) -> Callable[[Standing], list[object]]:
     """The sort key of a ranking under ``scoring``: points, then its tie-breaks in order, then the

@@ -79,7 +79,7 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *([mean_error(s)] if spread else []),
+        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *([s.mean_error()] if spread else []),
                                    *map(str, counts)]
         if rated is not None:
             r = rated.of(s.bot)
@@ -88,11 +88,6 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
                        f"{'=' if r.rank in shared else ''}{r.rank}"] if r is not None else ["-", "-", "-"])
         t.add_row(*cells)
     return t
-
-
-def mean_error(s: Standing) -> str:
-    """A bot's mean score per game with its standard error: "3.25 ± 0.41" ("3.25 ± -" under two games)."""
-    return f"{s.mean:.3g} ± {'-' if s.error is None else f'{s.error:.2g}'}"
 
 
 def game_json(r: GameRecord) -> dict:

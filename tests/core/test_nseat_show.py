@@ -39,3 +39,27 @@ def test_show_replays_a_game_of_more_seats_and_gives_every_seats_result(tmp_path
                             capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert "crasher, c, chatter" in listed.stdout and "crasher left: crash; chatter left: out-of-turn" in listed.stdout
+
+
+def test_report_and_its_markdown_give_every_seats_result(tmp_path):
+    players = [program("a"), program("crasher", "crash3"), program("c")]
+    db = tmp_path / "j.sqlite"
+    with Journal(db) as j:
+        for k in range(2):
+            seated = tuple(players[k:] + players[:k])
+            task = GameTask(id=f"{k}" * 40, game=INFO.name, players=seated, seed=k, limits=INFO.limits, index=k)
+            j.add_rows([row_of(play_game(task, info=INFO))])
+    launcher = [sys.executable, str(HERE / "nseat_game.py")]
+    done = subprocess.run([*launcher, "report", str(db), "--all", "--markdown"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "| # | bot | score | mean ± error |" in done.stdout
+    assert "| 3 | crasher | 0.000 | 0 ± 0 | 0 | 0 | 2 | 2 | 2 crash |" in done.stdout
+    site = tmp_path / "site"
+    done = subprocess.run([*launcher, "report", str(db), "--all", "--out", str(site)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    page = (site / "bots" / "crasher.html").read_text()
+    assert "crasher left: crash" in page
+    index = (site / "index.html").read_text()
+    assert ">0-0-2<" in index  # the crosstable: the crasher placed below a, twice
