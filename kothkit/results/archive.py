@@ -461,8 +461,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
-            if rejected is not None:
-                break
+            if rejected is not None and not left:
+                break  # (in a game of more seats, the seat left and the others went on)
         if left:
             _leave_at(match, r, left, len(r.moves))
         end = _asked(match.next(), None)

@@ -19,7 +19,8 @@ from kothkit.store.records import GameTask  # noqa: E402
 
 
 def test_show_replays_a_game_of_more_seats_and_gives_every_seats_result(tmp_path):
-    players = [program("a"), program("crasher", "crash3"), program("c"), program("chatter", "chatter2")]
+    players = [program("a"), program("crasher", "crash3"), program("c"), program("chatter", "chatter2"),
+               program("bad", "bad2")]
     task = GameTask(id="g" * 40, game=INFO.name, players=tuple(players), seed=1, limits=INFO.limits)
     record = play_game(task, info=INFO)
     db = tmp_path / "j.sqlite"
@@ -33,6 +34,7 @@ def test_show_replays_a_game_of_more_seats_and_gives_every_seats_result(tmp_path
     assert done.returncode == 0, done.stderr
     assert "seat 1: crasher: place 3, 0 points, left: crash" in done.stdout
     assert "seat 3: chatter: place 3, 0 points, left: out-of-turn" in done.stdout
+    assert "seat 4: bad: place 3, 0 points, left: invalid-reply" in done.stdout
     assert "seat 0: a: place 1, 6 points" in done.stdout and "problem" not in done.stdout
 
     listed = subprocess.run([sys.executable, str(HERE / "nseat_game.py"), "show", str(db), "--verdict", "crash"],
