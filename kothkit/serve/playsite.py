@@ -366,7 +366,8 @@ def _shown(names: Any, bundled: set[str], player: str) -> str:
 
 
 def _seats(info: Any) -> list[dict]:
-    return [{"seat": 0, "label": _("first (you open the game)")}, {"seat": 1, "label": _("second")}][:info.seat_range[0]]
+    seats = [{"seat": 0, "label": _("first (you open the game)")}, {"seat": 1, "label": _("second")}]
+    return seats[:info.seat_range[0]]
 
 
 def playable(host: Any, name: str) -> bool:
