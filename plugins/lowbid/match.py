@@ -109,24 +109,25 @@ class LowBidMatch(Match):
     def legal_replies(self) -> list[int]:
         return [] if self.outcome is not None else list(range(1, self.rules["max_bid"] + 1))
 
-    def hidden_from(self, seat: int) -> set[tuple[int, int, int]]:
-        """The others' bids of the round under way, as (round, seat, bid)."""
-        return {(self.round, s, b) for s, b in self.bids.items() if s != seat}
+    def hidden_from(self, seat: int) -> set[tuple[int, int]]:
+        """The others' bids of the round under way, as (seat, bid)."""
+        return {(s, b) for s, b in self.bids.items() if s != seat}
 
-    def reveals(self, seat: int, payload: Any, hidden: Any) -> set[tuple[int, int, int]]:
-        """What of ``hidden`` a prompt shows: it shows round ``round - 1``'s bids."""
+    def reveals(self, seat: int, payload: Any, hidden: Any) -> set[tuple[int, int]]:
+        """The bids of ``hidden`` that a prompt shows where it should show the round before's, as
+        the record of that round has them."""
         try:
-            rnd, last = payload[0], payload[4]
-            shown = {(rnd - 1, s, b) for s, b in enumerate(last)}
+            rnd, shown = payload[0], payload[4]
+            recorded = self.history[rnd - 2] if rnd >= 2 else (NO_BID,) * self.seats
+            return {(s, b) for s, b in hidden if shown[s] == b != recorded[s]}
         except (TypeError, IndexError, KeyError):
             return set()
-        return shown & set(hidden)
 
     # -- for people: drawn in views.py, so that a picture's edit changes no game's id ---------
     def render(self) -> str:
         """Every finished round's bids (the winning bid in brackets), the points, and what now."""
         names = self.setup.players
-        width = max(3, *(len(str(b)) + 2 for bids in self.history for b in bids))
+        width = max([3, *(len(str(b)) + 2 for bids in self.history for b in bids)])
         lines = [f"{'round':<7}" + " ".join(f"{'s' + str(s):>{width}}" for s in range(self.seats))]
         for i, (bids, winner) in enumerate(zip(self.history, self.winners), 1):
             cells = ("-" if b == NO_BID else f"[{b}]" if s == winner else str(b) for s, b in enumerate(bids))

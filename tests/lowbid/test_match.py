@@ -41,7 +41,7 @@ def test_a_round_asks_every_seat_at_once_and_hides_the_bids_made():
     assert m.play(0, "4") is None
     after = m.next()
     assert after.seats == (1, 2) and after.prompts == step.prompts[1:]  # seat 0's bid shows nowhere
-    assert m.hidden_from(1) == {(1, 0, 4)} and m.hidden_from(0) == set()
+    assert m.hidden_from(1) == {(0, 4)} and m.hidden_from(0) == set()
     assert all(not m.reveals(p.seat, p.payload, m.hidden_from(p.seat)) for p in after.prompts)
     no = m.play(0, "2")  # one bid a round
     assert isinstance(no, Rejected) and no.verdict == Verdict.ILLEGAL_MOVE
@@ -57,8 +57,8 @@ def test_reveals_finds_a_prompt_that_would_show_the_round_under_way():
     bid_round(m, 1, 2, 3)
     assert m.play(0, "5") is None
     hidden = m.hidden_from(1)
-    leaky = (3, 10, 10, 1, (5, 0, 0))  # round 2's bids labelled as the last before round 3
-    assert m.reveals(1, leaky, hidden) == {(2, 0, 5)}
+    assert m.reveals(1, (2, 10, 10, 1, (1, 2, 3)), hidden) == set()  # round 1's bids, as recorded
+    assert m.reveals(1, (2, 10, 10, 1, (5, 2, 3)), hidden) == {(0, 5)}  # seat 0's bid of round 2
 
 
 def test_the_game_ends_with_every_seats_points_and_places():
