@@ -9,7 +9,18 @@ import attrs
 import typer
 
 from kothkit.bots.folders import BotSpec
-from kothkit.cli.common import RULES_HELP, app, err, fail, game_target, load_and_build, out, resolve_bot, settled
+from kothkit.cli.common import (
+    RULES_HELP,
+    app,
+    err,
+    fail,
+    game_target,
+    load_and_build,
+    out,
+    refuse_seats,
+    resolve_bot,
+    settled,
+)
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
 from kothkit.playing.settings import Options, Settings, resolve
@@ -51,13 +62,12 @@ def _sprt(text: str | None, model: str) -> SPRT | None:
 
 
 def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rules: list[str] | None,
-           given: Options):
+           given: Options, command: str = "match"):
     """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
     settled(given.check)
     played = game_target(game, rules)
     info, ch = played.info, played.challenge
-    if info.seats != 2:
-        fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
+    refuse_seats(info, command, "plays games of two seats only: its statistics (SPRT) are of game pairs")
     if model not in ("normalized", "logistic"):
         fail(f"--sprt-model: 'normalized' or 'logistic', got {model!r}")
     sprt = _sprt(sprt_text, model)
@@ -262,7 +272,7 @@ def gauntlet(
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
-    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given, "gauntlet")
     me = resolve_bot(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from kothkit.bots.folders import NAME, BotKind, BotSpec
-from kothkit.cli.common import RULES_HELP, app, fail, game_target, resolve_bot
+from kothkit.cli.common import RULES_HELP, app, fail, game_target, refuse_seats, resolve_bot
 from kothkit.game import GameInfo, Prompt, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
@@ -113,10 +113,9 @@ def play(
 
 def _check_seat(info: GameInfo, seat: int, name: str) -> Any:
     """A match of the game that probes that a person can play it from ``seat`` under ``name``."""
-    if not 0 <= seat < info.seats:
-        fail(f"--seat: 0 to {info.seats - 1} in {info.name}, got {seat}")
-    if info.seats != 2:
-        fail(f"{info.name} seats {info.seats} players; kothkit play seats one person against one bot")
+    refuse_seats(info, "play", "seats one person against one bot: games of two seats only, so far")
+    if not 0 <= seat < 2:
+        fail(f"--seat: 0 to 1 in {info.name}, got {seat}")
     if not NAME.fullmatch(name):
         fail(f"--name: 1-64 letters, digits and _ . + -, got {name!r}")
     probe = info.match(Setup(players=(name, "bot"), seed=0, rules=dict(info.rules)))

@@ -15,6 +15,7 @@ from kothkit.cli.common import (
     load_and_build,
     out,
     print_table,
+    refuse_seats,
     settled,
 )
 from kothkit.playing.settings import Options, Settings, resolve
@@ -72,6 +73,7 @@ def run(
     # The rules settings are checked here, once: a bad value is reported before any game runs.
     game = game_target(target, rules)
     info, ch = game.info, game.challenge
+    refuse_seats(info, "run", "plays games of two seats only until tables of more are scheduled")
     specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(game, given))
     book = _openings(info, openings, openings_order)
@@ -227,6 +229,7 @@ def debug(
 
     played = game_target(game, rules)
     info, ch = played.info, played.challenge
+    refuse_seats(info, "debug", "plays one bot against one opponent: games of two seats only, so far")
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")

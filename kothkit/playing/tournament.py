@@ -469,7 +469,7 @@ def run_tournament(
                 # A reused game's place is the one it has in this schedule (bots come and go).
                 places = {t.id: t.index for t in chunk} if found else {}
                 for r in found:
-                    tally.add(r.players, r.winner)
+                    tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                     pairs.add(r.players, r.winner, places[r.id] >> 1)
                     if on_record is not None:
                         on_record(r._replace(place=places[r.id]), True)
@@ -486,7 +486,7 @@ def run_tournament(
             keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row, seatings)
-                tally.add(r.players, r.winner)
+                tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                 pairs.add(r.players, r.winner, row.idx >> 1)
                 if on_record is not None:
                     on_record(r, False)

@@ -127,7 +127,7 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         finished = max((archive.finished.get(r.id) or 0.0 for r in games), default=None) or None
         tally = Tally(scoring, names)
         for r in games:
-            tally.add(r.players, r.winner)
+            tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
         standings = tally.standings(submitted)
         if public is not None:
             games = [private_record(r, shown, ()) for r in games]

@@ -39,7 +39,7 @@ from kothkit.testing.playout import (
     check_messages,
     check_outcome,
     copy_match,
-    first_prompt,
+    current,
     legal_of,
     new_match,
     next_step,
@@ -89,12 +89,12 @@ def _replay(info: GameInfo, seed: int, rules: Mapping[str, Any] | None, p: Playo
     AttributeError of asking an Outcome for its seat)."""
     match = new_match(info, seed, rules)
     for i, r in enumerate(p.replies):
-        step = match.next()
+        step = current(match.next())
         if isinstance(step, Outcome):
             where.step = i
             raise where.fail(f"not deterministic: a new match given the same replies ended here with "
                              f"{short(step)}; the first one took {len(p.replies)} replies")
-        match.play(first_prompt(step).seat, r)
+        match.play(current(step).seat, r)
     return match
 
 
@@ -476,7 +476,7 @@ class Kit:
                 raise where.fail(f"{label} ended the game with {short(ended)}, but next() then gave {short(step)}")
             if seat in (p.seat for p in (step.prompts if isinstance(step, Round) else (step,))):
                 raise where.fail(f"seat {seat} is out of the game ({label} returned None), but it is prompted again")
-            play_checked(match, first_prompt(step).seat, rng.choice(legal_of(match, where)), where,
+            play_checked(match, current(step).seat, rng.choice(legal_of(match, where)), where,
                          f" (after seat {seat} left)")
         else:
             raise where.fail(f"after {label} the game did not end within {self.max_steps} prompts")
@@ -584,8 +584,8 @@ class Kit:
                                      "changed: copy the views you put in a prompt, or build them anew each turn")
                 for x in b.prompts if isinstance(b, Round) else (b,):
                     _scribble(x.payload)
-                clean.play(first_prompt(a).seat, s.reply)
-                dirty.play(first_prompt(b).seat, s.reply)
+                clean.play(current(a).seat, s.reply)
+                dirty.play(current(b).seat, s.reply)
             if not _same(clean.next(), dirty.next()):
                 raise where.fail("after a bot changed the lists it was given, the game ended differently")
 
@@ -784,7 +784,7 @@ class Kit:
                 where.step += 1
                 step = next_step(match, info, where)
                 if not isinstance(step, Outcome):
-                    one_line(match, first_prompt(step).payload, "prompt", where)
+                    one_line(match, current(step).payload, "prompt", where)
                 return
             if not isinstance(result, Rejected) or result.verdict not in KINDS or not str(result.reason).strip():
                 raise where.fail(f"play({prompt.seat}, {describe(reply)}) returned {short(result)}: "

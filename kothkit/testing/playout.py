@@ -17,7 +17,7 @@ import copy
 import json
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import attrs
 
@@ -63,7 +63,7 @@ class Playout:
         return [s.reply for s in self.steps]
 
 
-def seats_of(info: GameInfo, seed: int) -> int:
+def seats_of(info: GameInfo, seed: int = 0) -> int:
     """The seats of the kit's game of ``seed``: a game of a range of seats (3 to 10) is played at
     each number of it in turn, seed 0 at the fewest."""
     low, high = info.seat_range
@@ -79,10 +79,16 @@ def new_match(info: GameInfo, seed: int, rules: Mapping[str, Any] | None = None)
     return info.match(Setup(players=players_for(info, seed), seed=seed, rules=merged))
 
 
-def first_prompt(step: Prompt | Round) -> Prompt:
-    """The prompt answered next: the step itself, or a Round's first (the referee hands a round's
-    replies to the game in seat order)."""
-    return step.prompts[0] if isinstance(step, Round) else step
+@overload
+def current(step: Prompt | Round) -> Prompt: ...
+@overload
+def current(step: Prompt | Round | Outcome) -> Prompt | Outcome: ...
+def current(step: Prompt | Round | Outcome) -> Prompt | Outcome:
+    """The prompt the kit answers now: ``step`` itself, or a :class:`Round`'s prompt of the lowest
+    seat (the kit plays a round's replies one by one, as the referee hands them to the match)."""
+    if isinstance(step, Round):
+        return min(step.prompts, key=lambda p: p.seat)
+    return step
 
 
 def short(value: Any, limit: int = 70) -> str:
@@ -269,7 +275,7 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             break
         if len(steps) >= max_steps:
             raise where.fail(f"the game did not end within {max_steps} prompts (is there a move limit or a draw rule?)")
-        prompt = first_prompt(step)
+        prompt = current(step)
         for other in step.prompts[1:] if isinstance(step, Round) else ():  # sent with it, answered later
             one_line(match, other.payload, "prompt", where)
             check_messages(match, other.notices, seats, "Prompt.notices", where)

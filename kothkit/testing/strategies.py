@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from kothkit.game import Outcome
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES
-from kothkit.testing.playout import Where, first_prompt, new_match
+from kothkit.testing.playout import Where, current, new_match
 
 
 def text_replies() -> st.SearchStrategy[str]:
@@ -63,9 +63,9 @@ def positions(kit: Any) -> st.SearchStrategy[tuple]:
         for r in p.replies[:k]:
             step = match.next()
             assert not isinstance(step, Outcome)  # the playout went on past this step
-            match.play(first_prompt(step).seat, r)
+            match.play(current(step).seat, r)
         step = match.next()
-        prompt = step if isinstance(step, Outcome) else first_prompt(step)
+        prompt = step if isinstance(step, Outcome) else current(step)
         where = Where(kit.name, seed)
         where.step = k
         where.seat = getattr(prompt, "seat", None)
