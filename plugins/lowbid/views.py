@@ -33,9 +33,9 @@ def picture(match: LowBidMatch) -> Svg:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="13">']
 
-    def text(x: float, y: float, what: str, weight: str = "normal") -> None:
-        parts.append(f'<text x="{x}" y="{y + CELL_H * 0.7}" text-anchor="middle" font-weight="{weight}">'
-                     f"{escape(what)}</text>")
+    def text(x: float, y: float, what: str, weight: str = "normal", colour: str = "#212529") -> None:
+        parts.append(f'<text x="{x}" y="{y + CELL_H * 0.7}" text-anchor="middle" font-weight="{weight}" '
+                     f'fill="{colour}">{escape(what)}</text>')
 
     for s, name in enumerate(match.setup.players):
         text(LABEL_W + (s + 0.5) * CELL_W, 0, _name(name), "bold" if s not in match.out else "normal")
@@ -47,7 +47,8 @@ def picture(match: LowBidMatch) -> Svg:
             parts.append(f'<rect x="{LABEL_W + s * CELL_W + 2}" y="{y + 1}" width="{CELL_W - 4}" '
                          f'height="{CELL_H - 2}" fill="{fill}" stroke="#adb5bd"/>')
             if bid != NO_BID:
-                text(LABEL_W + (s + 0.5) * CELL_W, y, str(bid), "bold" if s == winner else "normal")
+                won = s == winner
+                text(LABEL_W + (s + 0.5) * CELL_W, y, str(bid), *(("bold", "#fff") if won else ("normal", "#212529")))
     y = (rows + 1) * CELL_H
     text(LABEL_W / 2, y, "points", "bold")
     for s, p in enumerate(match.points):
