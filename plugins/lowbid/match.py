@@ -15,7 +15,7 @@ from typing import Any
 from kothkit.game import Match, Message, Outcome, Prompt, Rejected, Round, Setup, Verdict
 
 from kothkit_lowbid import codec
-from kothkit_lowbid.rules import NO_BID, RULES, round_winner
+from kothkit_lowbid.rules import NO_BID, RULES, SEATS, round_winner
 
 
 class LowBidMatch(Match):
@@ -25,6 +25,9 @@ class LowBidMatch(Match):
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
         self.seats = len(setup.players)
+        if not SEATS[0] <= self.seats <= SEATS[1]:
+            # Never the degenerate game: with two bids, the bot that always bids 1 cannot lose.
+            raise ValueError(f"lowbid seats {SEATS[0]} to {SEATS[1]} players a game, not {self.seats}")
         #: The round under way, from 1 (past the last one once the game is over).
         self.round = 1
         #: Bids of the round under way, by seat, as they are played.

@@ -124,6 +124,12 @@ def test_the_game_ends_when_fewer_than_two_seats_are_left():
     assert out.reason.startswith("invalid-reply: expected a bid; points 1 0 0")
 
 
+@pytest.mark.parametrize("seats", [1, 2, 11])
+def test_a_table_of_another_size_is_refused(seats):
+    with pytest.raises(ValueError, match=f"lowbid seats 3 to 10 players a game, not {seats}"):
+        new(seats)
+
+
 def test_rules_settings_are_checked_by_name():
     for bad in ({"rounds": 0}, {"max_bid": "ten"}, {"round": 3}):
         with pytest.raises(ValueError, match=next(iter(bad))):
