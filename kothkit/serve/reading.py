@@ -26,6 +26,21 @@ if TYPE_CHECKING:
 
 
 
+@attrs.frozen
+class _Seated:
+    """A counted game as kothkit.store.ratings reads one: players, winner, every seat's place and points."""
+
+    id: str
+    players: tuple[str, ...]
+    winner: str | None
+    seat_places: tuple[int, ...] | None
+    seat_points: tuple[float, ...] | None
+
+    @classmethod
+    def of(cls, g: GameSummary) -> _Seated:
+        return cls(g.id, g.bots, g.winner, g.places, g.points)
+
+
 class Reading(Parts):
     """What the web's threads read of the host: challenges, standings, games, submissions, phases and
     its work (under the host's lock; never waiting for a game, but :meth:`wait`)."""
@@ -74,15 +89,33 @@ class Reading(Parts):
         rows = c.board.standings(self._submitted(c)) if c.board else []
         standings = []
         due = c.total_per_bot()
+        skills = self._skills(c, [s.bot for s in rows])
         for s in rows:
             owner = c.logins.get(s.bot) if c.kind == Kind.SUBMISSIONS else None
             provisional = s.games < due or self._pending(c, s.bot)
-            elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
+            # Elo (a two-seat game's); a table's uncertainty is its openskill sigma instead.
+            elo, error = (performance(s.wins, s.draws, s.losses) if provisional and c.info.two_seats
+                          else (None, None))
+            skill = skills.get(s.bot)
             standings.append(ScoreboardRow(rank=s.rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins,
                                            draws=s.draws, losses=s.losses, games=s.games, latest=c.latest.get(s.bot),
-                                           due=due, provisional=provisional, elo=elo, elo_error=error))
+                                           due=due, provisional=provisional, elo=elo, elo_error=error,
+                                           mean=s.mean, error=s.error, skill=skill.mu if skill else None,
+                                           skill_error=skill.sigma if skill else None))
         c.cache = (c.version, standings)
         return standings
+
+
+    @staticmethod
+    def _skills(c: Served, bots: list[str]) -> dict:
+        """The openskill ratings of ``bots`` from ``c``'s counted games in schedule order (a game of
+        more than two seats; none in a two-seat game), with the lock held."""
+        if c.info.two_seats:
+            return {}
+        from kothkit.store.ratings import rate_tables
+
+        games = sorted(c.counted.values(), key=lambda g: (g.index, g.id))
+        return {r.bot: r for r in rate_tables(_Seated.of(g) for g in games)} if bots else {}
 
 
     def challenges(self) -> list[ChallengeInfo]:
@@ -146,8 +179,16 @@ class Reading(Parts):
         with self._lock:
             if c.table is None or c.table[0] != c.version:
                 board = c.board
-                counts = dict(board.cells) if board is not None else {}
-                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), counts=counts))
+                bots = tuple(s.bot for s in self._standings(c))
+                if c.info.two_seats:
+                    counts = dict(board.cells) if board is not None else {}
+                else:  # how often the row bot placed above, level with and below the column bot
+                    from kothkit.store.ratings import placed_above
+
+                    above = placed_above(_Seated.of(g) for g in c.counted.values())
+                    counts = {(a, b): (n, games - n - above.get((b, a), (0, 0))[0], above.get((b, a), (0, 0))[0])
+                              for (a, b), (n, games) in above.items()}
+                c.table = (c.version, Crosstable(bots=bots, counts=counts, placings=not c.info.two_seats))
             return c.table[1]
 
 

@@ -202,7 +202,7 @@ class Scheduling(Reading):
         assert c.seed is not None  # (the journal's or a fresh one: set by _open)
         full = c.plan is None
         base = c.plan or Planned.empty(Schedule(game=c.info.name, bots=(), seed=c.seed, rounds=c.rounds,
-                                                limits=c.limits, rules=c.rules, code=c.code))
+                                                limits=c.limits, rules=c.rules, code=c.code, seats=c.info.seats))
         plan, changes = base.change(bots)
         found, unplayed = [], []
         added = [t.id for t in changes.added]
@@ -224,7 +224,7 @@ class Scheduling(Reading):
         for t in plan.tasks(unplayed):
             if t.id in inflight:
                 skipped.append(t)
-            elif t.players[0].name in fresh or t.players[1].name in fresh:
+            elif any(b.name in fresh for b in t.players):
                 first.append(t)
             else:
                 rest.append(t)
@@ -275,7 +275,7 @@ class Scheduling(Reading):
                     unplayed.discard(gid)
                     s = counted.pop(gid, None)
                     if s is not None:
-                        board.remove(s.bots, s.winner)
+                        board.remove(s.bots, s.winner, places=s.places, points=s.points)
                 if dropped:
                     recent = [s for s in recent if s.id in counted]
                 for n in set(board.bots).difference(names):
@@ -294,7 +294,7 @@ class Scheduling(Reading):
                     i = index.index(s.id)
                     s = counted[s.id] = s if s.index == i else attrs.evolve(s, index=i)
                     unplayed.discard(s.id)
-                    board.add(s.bots, s.winner)
+                    board.add(s.bots, s.winner, places=s.places, points=s.points)
                     new.append(s)
             if len(new) < 256:
                 for s in new:
@@ -349,7 +349,7 @@ class Scheduling(Reading):
                 c.unplayed.discard(task.id)
                 s = c.counted[task.id] = GameSummary.of(row, c.plan.index(task.id))
                 assert c.board is not None  # (made with the index, by _apply)
-                c.board.add(s.bots, s.winner)
+                c.board.add(s.bots, s.winner, places=s.places, points=s.points)
                 c.recent.append(s)
             if c.stored_since is not None:
                 c.stored_since.append(GameSummary.of(row))

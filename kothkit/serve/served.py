@@ -139,7 +139,13 @@ class Served:
         return self.settings.kind
 
     def total_per_bot(self) -> int:
-        return 2 * self.rounds * max(0, len(self.bots) - 1)
+        """Games each bot has in the schedule: 2 * rounds against each other bot in a round robin of
+        pairs; k * rounds at tables of k seats (kothkit.playing.schedule), none while too few bots."""
+        n = len(self.bots)
+        if self.info.two_seats:
+            return 2 * self.rounds * max(0, n - 1)
+        fewest, most = self.info.seat_range
+        return min(n, most) * self.rounds if n >= max(fewest, 2) else 0
 
 
 @attrs.frozen
