@@ -144,6 +144,12 @@ class Reading(Parts):
         return c.limits, c.settings, c.info
 
 
+    def seated(self, name: str) -> bool:
+        """Whether challenge ``name``'s game seats anything but exactly two (its games are tables: every
+        seat's place and points, a rating by openskill); KeyError if there is none."""
+        return not self._get(name).info.two_seats
+
+
     def journal_of(self, name: str) -> Path:
         """The journal of challenge ``name`` (read-only for others: kothkit.serve.publish reads it);
         KeyError if there is none."""
