@@ -100,14 +100,7 @@ def test_the_kit_plays_a_game_of_more_seats_round_by_round():
 
     from nseat_game import BOTS
 
-    class Sum(INFO.match):  # type: ignore[misc,name-defined]
-        def legal_replies(self):
-            return [] if self.outcome is not None else list(range(1, 10))
-
-        def decode(self, line):
-            return (int(line.split()[1]),)
-
-    info = attrs.evolve(INFO, match=Sum, bots=BOTS)
+    info = attrs.evolve(INFO, bots=BOTS)
     kit = Kit(info, seeds=range(3))
     assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
                    bundled_bots=True) == []
