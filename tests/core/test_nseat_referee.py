@@ -51,6 +51,10 @@ def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
         assert back.result_key() == rec.result_key()
         result = next(j.results(["t"]))
         assert result.seat_places == rec.seat_places and result.seat_points == rec.seat_points
+        from kothkit.serve.views import GameSummary
+
+        summary = GameSummary.of(next(j.summaries(["t"])))
+        assert (summary.seat_places, summary.seat_points) == (rec.seat_places, rec.seat_points)
     assert result_of(row_of(rec)).seat_points == rec.seat_points
 
 
