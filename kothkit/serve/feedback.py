@@ -81,11 +81,11 @@ def feedback(bot: str, standing: ScoreboardRow | None, games: list[GameSummary],
     counted (``played`` of ``total`` due)."""
     own, theirs = [], []
     for g in games:
-        if g.verdicts is not None:  # a game of more seats: each seat's own verdict (the brain's first seat's)
-            mine = g.verdicts[g.bots.index(bot)] if bot in g.bots else None
+        if g.seat_verdicts is not None:  # a game of more seats: each seat's own verdict (the brain's first seat's)
+            mine = g.seat_verdicts[g.bots.index(bot)] if bot in g.bots else None
             if mine is not None:
                 own.append(attrs.evolve(g, verdict=mine))
-            other = next((v for b, v in zip(g.bots, g.verdicts) if b != bot and v is not None), None)
+            other = next((v for b, v in zip(g.bots, g.seat_verdicts) if b != bot and v is not None), None)
             if other is not None:
                 theirs.append(attrs.evolve(g, verdict=other))
         elif g.offender == bot:

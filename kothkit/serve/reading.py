@@ -38,7 +38,7 @@ class _Seated:
 
     @classmethod
     def of(cls, g: GameSummary) -> _Seated:
-        return cls(g.id, g.bots, g.winner, g.places, g.points)
+        return cls(g.id, g.bots, g.winner, g.seat_places, g.seat_points)
 
 
 class Reading(Parts):

@@ -205,9 +205,9 @@ class GameSummary:
     time: float
     #: Every seat's place (1 = first), points and verdict, in seat order, in a game of more than two
     #: seats (the journal's seat columns); None in a two-seat game (``winner`` says all).
-    places: tuple[int, ...] | None = None
-    points: tuple[float, ...] | None = None
-    verdicts: tuple[str | None, ...] | None = None
+    seat_places: tuple[int, ...] | None = None
+    seat_points: tuple[float, ...] | None = None
+    seat_verdicts: tuple[str | None, ...] | None = None
 
     @classmethod
     def of(cls, row: Summary | GameRow, index: int | None = None) -> GameSummary:
@@ -217,32 +217,32 @@ class GameSummary:
         places = _seats(row.seat_places, len(bots), int)
         return cls(id=row.id, index=row.idx if index is None else index, bots=bots,
                    winner=row.winner, verdict=row.verdict, offender=row.fault, reason=row.reason,
-                   time=row.finished_at, places=places,
-                   points=_seats(row.seat_points, len(bots), float) if places is not None else None,
-                   verdicts=_seats(row.seat_verdicts, len(bots), str) if places is not None else None)
+                   time=row.finished_at, seat_places=places,
+                   seat_points=_seats(row.seat_points, len(bots), float) if places is not None else None,
+                   seat_verdicts=_seats(row.seat_verdicts, len(bots), str) if places is not None else None)
 
     @property
     def seated(self) -> bool:
         """Whether the game has every seat's result (a game of more than two seats)."""
-        return self.places is not None
+        return self.seat_places is not None
 
     def seat_rows(self) -> list[tuple[str, int, float | None, str | None]]:
         """Every seat's (bot, place, points, verdict), in seat order (a game of more than two seats)."""
-        places = self.places or ()
-        return [(b, places[i], self.points[i] if self.points else None, self.verdicts[i] if self.verdicts else None)
+        places, points, verdicts = self.seat_places or (), self.seat_points, self.seat_verdicts
+        return [(b, places[i], points[i] if points else None, verdicts[i] if verdicts else None)
                 for i, b in enumerate(self.bots) if i < len(places)]
 
     def place_of(self, bot: str) -> int | None:
         """``bot``'s place in a game of more than two seats (its first seat), else None."""
-        if self.places is None or bot not in self.bots:
+        if self.seat_places is None or bot not in self.bots:
             return None
-        return self.places[self.bots.index(bot)]
+        return self.seat_places[self.bots.index(bot)]
 
     def points_of(self, bot: str) -> float | None:
         """``bot``'s points in a game of more than two seats that gave points, else None."""
-        if self.points is None or bot not in self.bots:
+        if self.seat_points is None or bot not in self.bots:
             return None
-        return self.points[self.bots.index(bot)]
+        return self.seat_points[self.bots.index(bot)]
 
 
 def _seats(text: str | None, n: int, kind: type) -> tuple | None:

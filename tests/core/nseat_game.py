@@ -63,6 +63,13 @@ class SumMatch(Match):
         self._round_done()
         return None
 
+    def legal_replies(self) -> list[int]:
+        """Any number from 1 to 9, for any seat asked (the kit and kothkit check play random ones)."""
+        return [] if self.outcome is not None else list(range(1, 10))
+
+    def decode(self, line: str) -> tuple[int]:
+        return (int(line.split()[1]),)
+
     def human(self, prompt: Prompt) -> Turn:
         """A person's turn: a number from 1 to 9 (``kothkit play``)."""
         def parse(text: str) -> int:

@@ -41,6 +41,8 @@ def test_an_old_journal_of_each_game_reads_unchanged(tmp_path, game, bots):
         assert [r.result_key() for r in j.get(["g"])] == [record.result_key()]
         assert next(j.results(["g"]))[:6] == (record.id, record.players, record.winner, record.reason,
                                              record.offender, record.verdict)
+        summary = next(j.summaries(["g"]))  # (what the host's Scoreboard keeps)
+        assert (summary.winner, summary.seat_places, summary.seat_points) == (record.winner, None, None)
     with Journal(db) as j:  # opened to write: the columns come back, empty
         back = next(j.get(["g"]))
         assert back.result_key() == record.result_key() and back.seat_places is None

@@ -51,6 +51,10 @@ def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
         assert back.result_key() == rec.result_key()
         result = next(j.results(["t"]))
         assert result.seat_places == rec.seat_places and result.seat_points == rec.seat_points
+        from kothkit.serve.views import GameSummary
+
+        summary = GameSummary.of(next(j.summaries(["t"])))
+        assert (summary.seat_places, summary.seat_points) == (rec.seat_places, rec.seat_points)
     assert result_of(row_of(rec)).seat_points == rec.seat_points
 
 
@@ -100,14 +104,7 @@ def test_the_kit_plays_a_game_of_more_seats_round_by_round():
 
     from nseat_game import BOTS
 
-    class Sum(INFO.match):  # type: ignore[misc,name-defined]
-        def legal_replies(self):
-            return [] if self.outcome is not None else list(range(1, 10))
-
-        def decode(self, line):
-            return (int(line.split()[1]),)
-
-    info = attrs.evolve(INFO, match=Sum, bots=BOTS)
+    info = attrs.evolve(INFO, bots=BOTS)
     kit = Kit(info, seeds=range(3))
     assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
                    bundled_bots=True) == []

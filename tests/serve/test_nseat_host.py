@@ -65,7 +65,7 @@ def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hos
     assert sorted(s.bot for s in table) == ["dodger", "one", "tracker"]
     assert all(s.games == 3 and not s.provisional for s in table)
     for g in host.games("lowbid"):
-        assert len(g.bots) == 3 and g.places is not None and g.points is not None and g.verdicts == (None,) * 3
+        assert len(g.bots) == 3 and g.seat_places is not None and g.seat_points is not None and g.seat_verdicts == (None,) * 3
     # Points count: the standings' points are the games' own (lowbid scores by mean points).
     got = {s.bot: s.points for s in table}
     want: dict[str, float] = {}

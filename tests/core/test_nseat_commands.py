@@ -1,9 +1,11 @@
-"""A game of more than two seats is refused by name, with exit code 2, by every command that cannot
-play it yet: never played with two seats instead (the schedule would pair its bots).  The game is
-tests/core/nseat_game.py's, installed in a real kothkit process by its launcher."""
+"""The commands with a game of more than two seats: those that cannot play it yet refuse it by name,
+with exit code 2, never playing it with two seats instead (the schedule would pair its bots); debug,
+play and check play it.  The game is tests/core/nseat_game.py's, installed in a real kothkit process
+by its launcher."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,6 @@ def kothkit(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     ("match", [BOT, BOT]),
     ("gauntlet", [BOT, "--bots", BOT]),
     ("play", ["--against", BOT, "--web"]),
-    ("check", [BOT]),
 ])
 def test_commands_refuse_a_game_of_more_seats_by_name(tmp_path, command, args):
     done = kothkit(tmp_path, command, "nseat_sum", *args)
@@ -74,3 +75,15 @@ def test_a_person_plays_one_seat_of_a_table_of_bots(tmp_path):
     with sqlite3.connect(tmp_path / "play.sqlite") as db:
         players, places = db.execute("SELECT players, seat_places FROM games").fetchone()
     assert players == '["steady", "you", "steady#2"]' and places == "[2, 1, 2]"
+
+
+def test_check_plays_the_bot_in_every_seat_and_finds_its_crash(tmp_path):
+    done = kothkit(tmp_path, "check", "nseat_sum", BOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "as seat 2: a whole game against a random player" in done.stdout and "passed all 6 runs" in done.stdout
+    crashy = tmp_path / "crashy"
+    shutil.copytree(BOT, crashy)
+    (crashy / "bot.toml").write_text('name = "crashy"\ncommand = ["python3", "-S", "bot.py", "crash3"]\n')
+    done = kothkit(tmp_path, "check", "nseat_sum", str(crashy))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "VERDICT: crash: exited with code 3" in done.stdout and "3 problems in 3 of 6 runs" in done.stdout
