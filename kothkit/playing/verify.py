@@ -108,12 +108,36 @@ class _Settings:
             return False
         if schedule_only and any(bots.get(n) != h for n, h in zip(r.players, r.hashes)):
             return False
+        if len(r.players) != 2 or r.seat_places is not None:  # a table (kothkit.playing.schedule.table_slot)
+            return self._table(r, run, schedule_only)
         a, b = sorted(r.players)
         k = self._slot(tseed, a, b, r.seed)
         if k is None or (schedule_only and rounds is not None and k >= 2 * rounds):
             return False
         stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
         return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
+
+    def _table(self, r: GameRecord, run: tuple, schedule_only: bool) -> bool:
+        """:meth:`matches` of a table's game: its round found from its seed and id."""
+        rounds = run[3]
+        return self._table_round(r, run, rounds if schedule_only and rounds is not None else MAX_SLOT) is not None
+
+    @staticmethod
+    def _table_round(r: GameRecord, run: tuple, rounds: int = MAX_SLOT) -> int | None:
+        from kothkit.playing.schedule import table_slot
+
+        game, tseed, settings, _rounds, _bots = run
+        stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
+        return table_slot(game, settings, tseed, stubs, r.seed, r.id, rounds)
+
+    def slot(self, r: GameRecord, run: tuple) -> int | None:
+        """``r``'s slot in ``run`` (found by :meth:`find_run`): its number k in its pair, or at a
+        table twice its round (what ``game_rules`` takes, as the schedule gives it); None if none."""
+        if len(r.players) != 2 or r.seat_places is not None:
+            found = self._table_round(r, run)
+            return None if found is None else 2 * found
+        a, b = sorted(r.players)
+        return self._slot(run[1], a, b, r.seed)
 
     def find_run(self, r: GameRecord) -> tuple | None:
         """The latest run that reproduces ``r``'s id, as (game, seed, settings, rounds, {bot: hash}), or None."""
