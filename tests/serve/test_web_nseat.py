@@ -72,7 +72,7 @@ def site(tmp_path_factory):
     state = d / "state"
     roster(state, d, [ANN, BEN, CAT])
     server = Server([koth, ch], state, d, jobs=2)
-    server.state = state
+    server.state, server.folders = state, (koth, ch)
     try:
         for login, crash in ((ANN, 2), (BEN, 0), (CAT, 0)):
             with user(server, login, NICKS[login]) as c:
@@ -149,3 +149,28 @@ def test_the_host_journal_reads_back_every_seat(site, tmp_path):
     r = kothkit("show", journal, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "crash" in r.stdout and r.stdout.count("left") >= 3, r.stdout
+
+
+def test_the_report_of_a_hosted_table_challenge(site, tmp_path):
+    """``kothkit report`` of the host's state (public) and of the folder challenge's journal: every
+    seat's place and points in the games, the mean ± error and openskill rating columns, the
+    crosstable of placings, the replay pages' seats; ``--markdown`` the same columns."""
+    r = kothkit("report", site.state, "-o", tmp_path / "pub", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = (tmp_path / "pub" / "index.html").read_text()
+    assert "rating (μ ± σ)" in index and "mean ± error" in index and "placed above, level with and below" in index
+    assert re.search(r"\(place 3, 0 points\)", index) and "left: crash" in index
+    assert not any(word in index for word in ("SECRET-", "stderr-of-", ANN, BEN, CAT))
+    pages = sorted((tmp_path / "pub" / "games").glob("*.html"))
+    assert len(pages) == 3
+    for page in pages:
+        text = page.read_text()
+        seats = re.search(r'"seats":(\[[^]]*\])', text)
+        assert seats and seats.group(1).count('"place":') == 3 and '"verdict":"crash"' in seats.group(1)
+        assert "SECRET-" not in text and "stderr-of-" not in text
+    md = kothkit("report", site.folders[0] / "kothkit.sqlite", "--markdown", cwd=tmp_path)
+    assert md.returncode == 0, md.stderr
+    head = next(line for line in md.stdout.splitlines() if line.startswith("| # |"))
+    assert "| mean ± error | rating (μ ± σ) |" in head
+    rows = [line for line in md.stdout.splitlines() if re.match(r"\| \d \| (one|dodger|tracker) \|", line)]
+    assert len(rows) == 3 and all(re.search(r"\| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|", x) for x in rows), rows
