@@ -8,7 +8,11 @@ once for each pair of offsets in D whose difference is +-(q - p) (mod B): how of
 depends only on the *class* of its distance, min(q - p, p - q) mod B, and balancing the pairs is
 balancing R offset sets' difference classes over the B // 2 classes (:func:`offsets`).
 
-When B <= k every game seats everyone (D is every place).
+When B <= k every game seats everyone (D is every place).  Which bot has which place is the
+schedule's business (kothkit.playing.schedule: by the seed); this module is pure combinatorics,
+and its designs depend on (B, k, R) alone, so they are computed once per process (a search of
+milliseconds for a class's field, about half a second for 100 bots at tables of 8, a second or more
+for 200 at tables of 10, 10 rounds: benchmarks/bench_tables.py).
 
 Where pair counts within one are out of reach.  For 2 <= B <= 40, 3 <= k <= 8 and one or two
 rounds, :func:`offsets` finds designs within one in 433 of the 468 cases; in the other 35
@@ -16,13 +20,11 @@ rounds, :func:`offsets` finds designs within one in 433 of the 468 cases; in the
 cyclic design within one at all (checked by enumerating every offset set: 18 of the 19 cases of one
 round, and (B, k) = (12, 3), (14, 3), (14, 5), (24, 4), (25, 4) for two rounds; the test re-checks
 the quick ten); 3 have one that the search misses ((39, 7) for one round, (26, 4) and (21, 6) for
-two); 9 (two rounds, 29 bots or more, tables of 5 or more) were too many to enumerate.  A design
-outside cyclic ones (another group, or none) could do better there; within one is then not
-promised.  Which bot has which place is the
-schedule's business (kothkit.playing.schedule: by the seed); this module is pure combinatorics,
-and its designs depend on (B, k, R) alone, so they are computed once per process (a search of
-milliseconds for a class's field, about half a second for 100 bots at tables of 8, a second or more
-for 200 at tables of 10, 10 rounds: benchmarks/bench_tables.py).
+two); 9 (two rounds, 29 bots or more, tables of 5 or more) were too many to enumerate.  Where the
+mean meetings of a pair, rounds * k * (k - 1) / (B - 1), is a whole number, within one means every
+pair meets exactly as often (a balanced design, which few B and k have): 7 of the 35 are such.  A
+design outside cyclic ones (another group, or none) could do better in some: within one is then
+not promised.
 """
 
 from __future__ import annotations
