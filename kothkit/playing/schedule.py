@@ -18,7 +18,7 @@ games (:mod:`kothkit.playing.tables`: a cyclic design over the bots' places, eac
 drawn from the seed): every bot plays exactly k games a round, once in each seat (so ``rounds``
 rounds make k * rounds games a bot); with B <= k every game seats everyone.  How often two bots
 meet differs by at most one from pair to pair wherever the design's search finds such a design:
-for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 35 (of 468) that
+for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 30 (of 468) that
 ``tests/core/test_schedule_tables.py`` lists (``SPREAD_TWO``), where it differs by two (most of them
 because no cyclic design does better: :mod:`kothkit.playing.tables` says which).  A table's
 id hashes its bots in seat order and its slot (its round and the seed), its seed is
