@@ -14,18 +14,18 @@ changed game all of its own.
 
 **Tables** (a game that seats more than two, or a range: :attr:`Schedule.seats`): with B bots,
 games of k = min(B, most seats) bots (none while B is below the fewest seats).  A round is B
-games (:mod:`kothkit.playing.tables`: a cyclic design over the bots' places, each bot's place
-drawn from the seed): every bot plays exactly k games a round, once in each seat (so ``rounds``
+games (:mod:`kothkit.playing.tables`: a cyclic design over the bots' positions, each bot's
+position drawn from the seed): every bot plays exactly k games a round, once in each seat (so ``rounds``
 rounds make k * rounds games a bot); with B <= k every game seats everyone.  How often two bots
 meet differs by at most one from pair to pair wherever the design's search finds such a design:
-for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 35 (of 468) that
+for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 30 (of 468) that
 ``tests/core/test_schedule_tables.py`` lists (``SPREAD_TWO``), where it differs by two (most of them
 because no cyclic design does better: :mod:`kothkit.playing.tables` says which).  A table's
 id hashes its bots in seat order and its slot (its round and the seed), its seed is
 ``derive(seed, "table", round, *names in seat order)``: a game with the same bots in the same seats
 in the same round is the same game in any field.  Churn: a replaced bot (same name, new code)
 changes exactly its own games; adding or dropping a bot changes B, hence the design and the
-places, so every table changes, as a rule (benchmarks/bench_tables.py counts them: all of them in
+positions, so every table changes, as a rule (benchmarks/bench_tables.py counts them: all of them in
 its fields); a whole schedule is B * rounds games, fewer than the 2 * (B - 1) * rounds that one new
 bot adds to a round robin of the same field.
 """
@@ -207,28 +207,28 @@ class Schedule:
         for k, _seats, game_id_of, _game_seed in self._slots():
             yield game_id_of(f"{k}\x1f{seed}")
 
-    def places(self) -> list[BotSpec]:
-        """The bots by their places in a table schedule's design (drawn from the seed: the order of
-        ``derive(seed, "place", name)``)."""
-        return sorted(self.bots, key=lambda b: (derive(self.seed, "place", b.name), b.name))
+    def positions(self) -> list[BotSpec]:
+        """The bots by their positions in a table schedule's design (drawn from the seed: the order of
+        ``derive(seed, "position", name)``)."""
+        return sorted(self.bots, key=lambda b: (derive(self.seed, "position", b.name), b.name))
 
     def _tables(self) -> Iterator[GameTask]:
         """A table schedule's games in play order: round by round, game i of a round seating the
-        places i + d (mod B) for the round's offsets d (:func:`kothkit.playing.tables.offsets`),
+        positions i + d (mod B) for the round's offsets d (:func:`kothkit.playing.tables.offsets`),
         in a seat order drawn from the seed for each round."""
         from kothkit.playing.tables import offsets
 
         k = self.table_size
         if not k:
             return
-        places = self.places()
-        n, seed = len(places), self.seed
+        ring = self.positions()
+        n, seed = len(ring), self.seed
         key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
         rules = dict(self.rules)
         for r, design in enumerate(offsets(n, k, self.rounds)):
             ds = sorted(design, key=lambda d: (derive(seed, "seat", r, d), d))
             for i in range(n):
-                seats = tuple(places[(i + d) % n] for d in ds)
+                seats = tuple(ring[(i + d) % n] for d in ds)
                 gid = id_maker(key, seats, ("table",))(f"{r}\x1f{seed}")
                 yield GameTask(id=gid, game=self.game, players=seats,
                                seed=derive(seed, "table", r, *(b.name for b in seats)), limits=self.limits,
