@@ -2,8 +2,9 @@
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, TypeVar
 
 import attrs
 import typer
@@ -82,7 +83,6 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
          per_opponent_cap: bool, openings: str | None = None, openings_order: str = "sequential") -> None:
     """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
-    from kothkit.playing.dispatcher import WorkerLost
     from kothkit.playing.openings import OpeningsError, choose
 
     try:
@@ -108,20 +108,31 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
         out.print(block(f"{new.name} vs {vs}", h.overall.stats(), info.draws, sprt, h.llr if sprt else None),
                   markup=False, highlight=False)
 
+    h2h, played, reused = _playing(s, lambda: play(
+        info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs, limits=s.limits,
+        rules=dict(s.rules), trusted=s.trusted, pairs=pairs, sprt=sprt, on_pair=show,
+        on_notice=lambda text: out.print(f"  {text}", markup=False), openings=book))
+    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
+    if json_path is not None:
+        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
+
+
+T = TypeVar("T")
+
+
+def _playing(s: Settings, go: Callable[[], T]) -> T:
+    """``go()``, the games of a match or gauntlet; interrupted, or a worker lost, the command ends
+    saying that the finished games are in the journal."""
+    from kothkit.playing.dispatcher import WorkerLost
+
     try:
-        h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
-                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False),
-                                   openings=book)
+        return go()
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
         raise typer.Exit(130) from None
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {s.journal}", markup=False)
         raise typer.Exit(1) from None
-    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
-    if json_path is not None:
-        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
 
 
 def _run_tables(info: GameInfo, new: BotSpec, field: list[BotSpec], s: Settings, *, games_cap: int | None,
@@ -129,7 +140,6 @@ def _run_tables(info: GameInfo, new: BotSpec, field: list[BotSpec], s: Settings,
     """A gauntlet of a game of more than two seats: NEW at tables of the field, in every seat in turn;
     its mean score per game with its standard error, and how often it placed above each opponent."""
     import kothkit
-    from kothkit.playing.dispatcher import WorkerLost
     from kothkit.playing.headtohead import play_tables
 
     try:
@@ -142,16 +152,9 @@ def _run_tables(info: GameInfo, new: BotSpec, field: list[BotSpec], s: Settings,
     out.print(f"{info.name}: {new.name} at tables of {k} with the field ({len(field)} bots), seed {s.seed.value}"
               f"{s.seed.note()}, jobs {s.jobs}, journal {s.journal}", markup=False)
     out.print(f"{games} games, {new.name} in every seat in turn; scored by {info.scoring.counts}", markup=False)
-    try:
-        result, played, reused = play_tables(info, new, field, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                             limits=s.limits, rules=dict(s.rules), trusted=s.trusted, games=games,
-                                             on_notice=lambda text: out.print(f"  {text}", markup=False))
-    except KeyboardInterrupt:
-        err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
-        raise typer.Exit(130) from None
-    except WorkerLost as e:
-        err.print(f"error: {e}; finished games are in {s.journal}", markup=False)
-        raise typer.Exit(1) from None
+    result, played, reused = _playing(s, lambda: play_tables(
+        info, new, field, seed=s.seed.value, journal=s.journal, jobs=s.jobs, limits=s.limits, rules=dict(s.rules),
+        trusted=s.trusted, games=games, on_notice=lambda text: out.print(f"  {text}", markup=False)))
     mean, error = result.mean_error
     said = "-" if error is None else f"{error:.3g}"
     out.print(f"{new.name}: {mean:.4g} ± {said} per game over {len(result.scores)} games "
