@@ -5,6 +5,7 @@ by its launcher."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -24,11 +25,11 @@ def kothkit(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(("command", "args"), [
     ("run", ["--bots", BOT, "--db", "j.sqlite"]),
     ("match", [BOT, BOT]),
-    ("gauntlet", [BOT, "--bots", BOT]),
+    ("gauntlet --sprt", [BOT, "--bots", BOT, "--sprt", "0,10"]),
     ("play", ["--against", BOT, "--web"]),
 ])
 def test_commands_refuse_a_game_of_more_seats_by_name(tmp_path, command, args):
-    done = kothkit(tmp_path, command, "nseat_sum", *args)
+    done = kothkit(tmp_path, command.split()[0], "nseat_sum", *args)
     said = " ".join(done.stderr.split())
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert f"nseat_sum seats 3-8 players a game; `kothkit {command}" in said, said
@@ -87,3 +88,22 @@ def test_check_plays_the_bot_in_every_seat_and_finds_its_crash(tmp_path):
     done = kothkit(tmp_path, "check", "nseat_sum", str(crashy))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "VERDICT: crash: exited with code 3" in done.stdout and "3 problems in 3 of 6 runs" in done.stdout
+
+
+def test_gauntlet_seats_the_candidate_at_tables_of_the_field_and_resumes(tmp_path):
+    field = tmp_path / "field"
+    for name, mode in (("ann", "steady"), ("bob", "steady"), ("cat", "crash3"), ("dan", "steady")):
+        shutil.copytree(BOT, field / name)
+        (field / name / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "-S", "bot.py", "{mode}"]\n')
+    args = ("gauntlet", "nseat_sum", BOT, "--bots", str(field), "--games", "2", "--seed", "3", "--jobs", "1",
+            "--db", "g.sqlite", "--json", "g.json")
+    done = kothkit(tmp_path, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "at tables of 5 with the field (4 bots)" in done.stdout
+    assert "steady: 6 ± 0 per game over 2 games (2 played, 0 reused)" in done.stdout
+    assert "vs cat: placed above 2, level 0, below 0" in done.stdout
+    assert "vs ann: placed above 0, level 2, below 0" in done.stdout
+    again = kothkit(tmp_path, *args)
+    assert again.returncode == 0 and "over 2 games (0 played, 2 reused)" in again.stdout
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert doc["mean"] == 6.0 and doc["against"]["cat"] == {"above": 2, "level": 0, "below": 0}
