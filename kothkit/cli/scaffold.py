@@ -135,7 +135,7 @@ def new_game(name: str, folder: Path, players: tuple[int, int] = (2, 2)) -> list
 def new_game_command(
     name: Annotated[str, typer.Argument(help="The game's name: lower-case letters, digits and underscores.")],
     where: Annotated[Optional[Path], typer.Option("--dir", help="The folder to create (default: ./NAME).")] = None,
-    players: Annotated[str, typer.Option("--players", help="Seats a game: 2, a two-player board game taking turns (the default); or a range such as 3-8 (or one number from 3), a table of bots bidding at once each round, scored by points.")] = "2",
+    players: Annotated[str, typer.Option("--players", help="Seats a game: 2, a two-player board game taking turns (the default); or a range such as 3-8 (or one number from 3), a table of bots moving at once each round, scored by points.")] = "2",
 ) -> None:
     """Write a new game plugin package (rules, codec, validators, two bots, tests, README) to start from."""
     from kothkit.plugins import PluginError, installed_games
