@@ -15,7 +15,6 @@ from kothkit.cli.common import (
     load_and_build,
     out,
     print_table,
-    refuse_seats,
     settled,
 )
 from kothkit.playing.settings import Options, Settings, resolve
@@ -73,7 +72,6 @@ def run(
     # The rules settings are checked here, once: a bad value is reported before any game runs.
     game = game_target(target, rules)
     info, ch = game.info, game.challenge
-    refuse_seats(info, "run", "plays games of two seats only until tables of more are scheduled")
     specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(game, given))
     book = _openings(info, openings, openings_order)

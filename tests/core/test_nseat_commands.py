@@ -23,7 +23,6 @@ def kothkit(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("command", "args"), [
-    ("run", ["--bots", BOT, "--db", "j.sqlite"]),
     ("match", [BOT, BOT]),
     ("gauntlet --sprt", [BOT, "--bots", BOT, "--sprt", "0,10"]),
     ("play", ["--against", BOT, "--web"]),

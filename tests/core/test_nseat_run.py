@@ -1,7 +1,6 @@
 """``kothkit run`` of a game of more than two seats (issue 38): tables of the field, a bot that crashes
 losing alone in each of its games, every seat's result in the journal and in ``--json``, and the table
-of standings with each bot's mean and its error.  Needs the schedule's tables (``Schedule.seats``);
-until then ``run`` refuses the game (tests/core/test_nseat_refused.py)."""
+of standings with each bot's mean and its error."""
 
 from __future__ import annotations
 
