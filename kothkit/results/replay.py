@@ -8,9 +8,9 @@ own script draws as SVG, or the game's SVG) or, for a game without one, its
 The core owns the page and its controls: first / previous / next / last, a
 slider, autoplay, the arrow keys (Home, End, space); the move's number, reply
 and time; the last move marked; the outcome and the winning line or the verdict
-at the end (in a game of more seats, every seat's place, points and verdict); and a logs panel: each bot's kept lines (stderr, prints, diagnostic
-lines) with the move each came in, those of the move shown marked.  The page
-shows the logs its document holds: every bot's in a page made locally
+at the end (in a game of more seats, every seat's place, points and verdict); and a logs
+panel: each bot's kept lines (stderr, prints, diagnostic lines) with the move each came in,
+those of the move shown marked.  The page shows the logs its document holds: every bot's in a page made locally
 (``export``, ``report``); on a host, the caller gives it only the viewer's own
 bots' (:mod:`kothkit.serve.app` filters the record before the page is made).
 Every text is set as text, never as markup, and a Content-Security-Policy
