@@ -1,5 +1,6 @@
 """Issue 38's test: the N-player game (lowbid, tables of four) played by ``kothkit run``, by ``kothkit
-run --cluster local:2``, by the host that ``kothkit serve`` runs, and re-played by ``kothkit verify``,
+run --cluster local:2``, by the host that ``kothkit serve`` runs (on this machine and on a cluster,
+``serve --cluster local:2``), and re-played by ``kothkit verify``,
 to identical results: the same games (ids), every seat's place, points and verdict, the same moves."""
 
 from __future__ import annotations
@@ -55,11 +56,14 @@ def test_tables_played_by_run_cluster_host_and_verify_agree(tmp_path, hosts):
     assert done.returncode == 0, done.stdout + done.stderr
     assert results(tmp_path / "cluster.sqlite") == ran
 
-    host = hosts([ch], tmp_path / "state", jobs=2)
-    host.start()
-    until(host, "bids", lambda: len(host.games("bids")) == 4 and settled(host, "bids"), timeout=120)
-    host.stop()
-    assert results(ch / "kothkit.sqlite") == ran
+    # The host, on this machine's slots and on a cluster (serve --cluster local:2), each in a copy.
+    on_cluster = shutil.copytree(ch, tmp_path / "cluster" / "bids")
+    for folder, how in ((ch, {"jobs": 2}), (on_cluster, {"cluster": "local:2"})):
+        host = hosts([folder], folder.parent / "state", **how)
+        host.start()
+        until(host, "bids", lambda h=host: len(h.games("bids")) == 4 and settled(h, "bids"), timeout=180)
+        host.stop()
+        assert results(folder / "kothkit.sqlite") == ran
 
     for journal in (tmp_path / "run.sqlite", ch / "kothkit.sqlite"):
         done = kothkit("verify", journal, cwd=tmp_path, timeout=300)
