@@ -100,3 +100,13 @@ def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hos
     until(host, "lowbid", lambda: len(host.games("lowbid")) == 3 and settled(host, "lowbid"), timeout=120)
     # The first three tables were found again in the journal, not played again.
     assert len(seat_rows(ch / "kothkit.sqlite")) == 3 + 4 + 4
+
+
+def test_the_check_before_the_ladder_of_a_table_game_is_refused_by_name(tmp_path):
+    from kothkit.serve.host import Host, SettingsError
+
+    ch = lowbid_challenge(tmp_path, bots=("one",))
+    (ch / "kothkit.toml").write_text((ch / "kothkit.toml").read_text().replace('kind = "folder"\n',
+                                                                               'kind = "submissions"\ncheck = true\n'))
+    with pytest.raises(SettingsError, match="check = true: lowbid seats 3-10 players a game; the check before"):
+        Host([ch], tmp_path / "state", 1)
