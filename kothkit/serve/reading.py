@@ -89,7 +89,7 @@ class Reading(Parts):
         rows = c.board.standings(self._submitted(c)) if c.board else []
         standings = []
         due = c.total_per_bot()
-        skills = self._skills(c, [s.bot for s in rows])
+        skills = c.skills[1] if c.skills is not None else {}
         for s in rows:
             owner = c.logins.get(s.bot) if c.kind == Kind.SUBMISSIONS else None
             provisional = s.games < due or self._pending(c, s.bot)
@@ -102,20 +102,26 @@ class Reading(Parts):
                                            due=due, provisional=provisional, elo=elo, elo_error=error,
                                            mean=s.mean, error=s.error, skill=skill.mu if skill else None,
                                            skill_error=skill.sigma if skill else None))
-        c.cache = (c.version, standings)
+        if c.info.two_seats or (c.skills is not None and c.skills[0] == c.version):
+            c.cache = (c.version, standings)  # (ratings of an earlier version: worked out again when asked)
         return standings
 
 
-    @staticmethod
-    def _skills(c: Served, bots: list[str]) -> dict:
-        """The openskill ratings of ``bots`` from ``c``'s counted games in schedule order (a game of
-        more than two seats; none in a two-seat game), with the lock held."""
+    def _rate(self, c: Served) -> None:
+        """Rate ``c``'s bots by openskill from its counted games in schedule order (a game of more
+        than two seats), once a version, without the lock held: thousands of tables take a second."""
         if c.info.two_seats:
-            return {}
+            return
         from kothkit.store.ratings import rate_tables
 
-        games = sorted(c.counted.values(), key=lambda g: (g.index, g.id))
-        return {r.bot: r for r in rate_tables(_Seated.of(g) for g in games)} if bots else {}
+        with self._lock:
+            if c.skills is not None and c.skills[0] == c.version:
+                return
+            version, games = c.version, sorted(c.counted.values(), key=lambda g: (g.index, g.id))
+        skills = {r.bot: r for r in rate_tables(_Seated.of(g) for g in games)}
+        with self._lock:
+            if c.skills is None or c.skills[0] < version:
+                c.skills = (version, skills)
 
 
     def challenges(self) -> list[ChallengeInfo]:
@@ -175,6 +181,7 @@ class Reading(Parts):
     def standings(self, name: str) -> list[ScoreboardRow]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
+        self._rate(c)
         with self._lock:
             return list(self._standings(c))
 
@@ -182,6 +189,7 @@ class Reading(Parts):
     def crosstable(self, name: str) -> Crosstable:
         """Each pair's games counted in the standings, by bot."""
         c = self._get(name)
+        self._rate(c)
         with self._lock:
             if c.table is None or c.table[0] != c.version:
                 board = c.board

@@ -116,6 +116,8 @@ class Served:
     #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
     table: tuple | None = None
+    #: (version, {bot: kothkit.store.ratings.SkillRating}): a game of more seats' openskill ratings.
+    skills: tuple | None = None
     #: The counted games, oldest first (games are stored as they finish: a new one goes last).
     recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:
