@@ -106,7 +106,8 @@ def test_the_kit_plays_a_game_of_more_seats_round_by_round():
 
     info = attrs.evolve(INFO, bots=BOTS)
     kit = Kit(info, seeds=range(3))
-    assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
+    assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_leave", "check_codec", "check_fuzz",
+                    "check_payload_isolation"],
                    bundled_bots=True) == []
 
 
@@ -123,3 +124,21 @@ def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgem
             assert rec.seat_verdicts == (None, None, None) and rec.seat_points == (6.0, 6.0, 6.0)
     finally:
         pool.close()
+
+
+def test_the_kit_finds_a_game_that_still_prompts_a_seat_that_left():
+    import attrs
+
+    from nseat_game import SumMatch
+
+    from kothkit import Prompt, Round
+    from kothkit.testing import Kit
+
+    class Forgetful(SumMatch):
+        def next(self):
+            if self.outcome is not None:
+                return self.outcome
+            return Round(tuple(Prompt(s, (self.round,)) for s in range(self.n) if s not in self.played))
+
+    failures = Kit(attrs.evolve(INFO, match=Forgetful), seeds=range(2)).run(["check_leave"])
+    assert len(failures) == 1 and "still prompts it" in failures[0][1], failures
