@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import re
 import subprocess
 import sys
@@ -28,7 +27,6 @@ from kothkit.game import (
     Outcome,
     Prompt,
     Rejected,
-    Round,
     Verdict,
 )
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES, describe, hostile_values
@@ -428,63 +426,6 @@ class Kit:
 
             self.playout(seed, visit=visit)
 
-    def check_leave(self) -> None:
-        """A game of more than two seats: a seat that faults mid-game (``leave``) is out, and the
-        game goes on without it to its end (never prompting it again), or ends there if fewer than
-        two seats would be left; final() still works.  (Two seats: forfeit, checked above.)"""
-        n = seats_of(self.info)
-        if n <= 2:
-            return
-        for seed in self._few(2):
-            picks = self._sample_steps(len(self.playout(seed).steps), 3)
-            rng = random.Random(f"kothkit.testing:leave:{self.name}:{seed}")
-
-            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
-                if where.step not in picks:
-                    return
-                for seat in range(n):
-                    m = copy_match(match, where)
-                    try:
-                        ended = m.leave(seat, Verdict.CRASH, "kothkit conformance kit: a seat left")
-                    except Exception as e:
-                        raise where.fail(f"leave({seat}, ...) raised {type(e).__name__}: {e}") from e
-                    if ended is not None:
-                        if not isinstance(ended, Outcome):
-                            raise where.fail(f"leave({seat}, ...) returned {short(ended)}, not None or an Outcome")
-                        continue
-                    if seat not in m.out:
-                        raise where.fail(f"leave({seat}, ...) went on without putting the seat in Match.out "
-                                         "(call super().leave(...), or add it yourself)")
-                    self._play_on(m, seat, rng, where)
-
-            self.playout(seed, visit=visit)
-
-    def _play_on(self, m: Match, gone: int, rng: random.Random, where: Where) -> None:
-        """Play ``m`` (which ``gone`` left) to its end by random legal replies."""
-        for _ in range(self.max_steps):
-            try:
-                step = m.next()
-            except Exception as e:
-                raise where.fail(f"after seat {gone} left, next() raised {type(e).__name__}: {e}") from e
-            if isinstance(step, Outcome):
-                check_outcome(step, seats_of(self.info), where, f"the outcome after seat {gone} left")
-                try:
-                    m.final(step)
-                except Exception as e:
-                    raise where.fail(f"after seat {gone} left, final() raised {type(e).__name__}: {e}") from e
-                return
-            asked = step.seats if isinstance(step, Round) else (step.seat,)
-            if gone in asked:
-                raise where.fail(f"after seat {gone} left (Match.out), next() still prompts it: {short(step)}")
-            prompt = current(step)
-            assert isinstance(prompt, Prompt)
-            legal = m.legal_replies()
-            if not legal:
-                raise where.fail(f"after seat {gone} left, legal_replies() is empty although seat {prompt.seat} "
-                                 "is asked")
-            play_checked(m, prompt.seat, rng.choice(legal), where, f" (after seat {gone} left)")
-        raise where.fail(f"after seat {gone} left, the game did not end within {self.max_steps} prompts")
-
     def check_hidden_information(self) -> None:
         """No payload sent to a seat discloses what ``hidden_from(seat)`` says it must not see."""
         reveals = self._reveals()
@@ -783,8 +724,7 @@ class Kit:
         prop()
 
     def check_bundled_bots(self, games: int = 2) -> None:
-        """Bundled bots play ``games`` real games through the referee without a fault: two, or as many as a
-        game of more seats seats (its fewest at least), the seats rotated from game to game."""
+        """Two bundled bots play ``games`` real games through the referee without a fault."""
         from kothkit.bots.folders import load_bots
         from kothkit.playing.referee import play_game
         from kothkit.playing.schedule import game_id, settings_of
@@ -801,14 +741,10 @@ class Kit:
             return
         import attrs
 
-        # As many as a game seats among them (at least its fewest: bots repeated under new names).
-        low, high = self.info.seat_range
-        n = max(low, min(len(specs), high))
-        table = [specs[i] if i < len(specs) else
-                 attrs.evolve(specs[i % len(specs)], name=f"{specs[i % len(specs)].name}-{i + 1}") for i in range(n)]
+        pair = specs[:2] if len(specs) >= 2 else [specs[0], attrs.evolve(specs[0], name=specs[0].name + "-2")]
         rules = {**self.info.rules, **self.rules}
         for k in range(games):
-            seats = tuple(table[k % n:] + table[:k % n])  # seats rotated: each bot opens in turn
+            seats = tuple(pair) if k % 2 == 0 else tuple(reversed(pair))
             task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)
@@ -818,7 +754,7 @@ class Kit:
 
     #: Every check, in the order :meth:`run` runs them (cheap first).
     CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",
-              "check_malformed_replies", "check_forfeit", "check_leave", "check_hidden_information", "check_codec",
+              "check_malformed_replies", "check_forfeit", "check_hidden_information", "check_codec",
               "check_payload_isolation", "check_render", "check_pictures", "check_play_by_a_person",
               "check_exporters", "check_fuzz")
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from kothkit.game import Prompt
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES
-from kothkit.testing.playout import Where, current, new_match
+from kothkit.testing.playout import Where, new_match
 
 
 def text_replies() -> st.SearchStrategy[str]:
@@ -61,10 +61,10 @@ def positions(kit: Any) -> st.SearchStrategy[tuple]:
         k = draw(st.integers(0, max(len(p.steps) - 1, 0)))
         match = new_match(kit.info, seed, kit.rules)
         for r in p.replies[:k]:
-            step = current(match.next())  # (a Round's prompts are answered one by one, as the kit plays them)
+            step = match.next()
             assert isinstance(step, Prompt)  # the playout went on past this step
             match.play(step.seat, r)
-        prompt = current(match.next())
+        prompt = match.next()
         where = Where(kit.name, seed)
         where.step = k
         where.seat = getattr(prompt, "seat", None)

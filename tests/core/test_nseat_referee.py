@@ -95,22 +95,6 @@ def test_fewer_than_two_left_ends_the_game():
     assert rec.winner == "c" and rec.seat_places == (2, 2, 1)
 
 
-def test_the_kit_plays_a_game_of_more_seats_round_by_round():
-    """The conformance kit on a game of Rounds: its playouts answer each round's prompts one by one,
-    every check passes (the fewest seats, 3), and bundled bots play tables of the game."""
-    from kothkit.testing import Kit
-
-    import attrs
-
-    from nseat_game import BOTS
-
-    info = attrs.evolve(INFO, bots=BOTS)
-    kit = Kit(info, seeds=range(3))
-    assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_leave", "check_codec", "check_fuzz",
-                    "check_payload_isolation"],
-                   bundled_bots=True) == []
-
-
 def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgement():
     # A kept host is sent its new game without waiting (its acknowledgement owed): in a Round the
     # acknowledgement is read first, then the call's answer.
@@ -125,20 +109,3 @@ def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgem
     finally:
         pool.close()
 
-
-def test_the_kit_finds_a_game_that_still_prompts_a_seat_that_left():
-    import attrs
-
-    from nseat_game import SumMatch
-
-    from kothkit import Prompt, Round
-    from kothkit.testing import Kit
-
-    class Forgetful(SumMatch):
-        def next(self):
-            if self.outcome is not None:
-                return self.outcome
-            return Round(tuple(Prompt(s, (self.round,)) for s in range(self.n) if s not in self.played))
-
-    failures = Kit(attrs.evolve(INFO, match=Forgetful), seeds=range(2)).run(["check_leave"])
-    assert len(failures) == 1 and "still prompts it" in failures[0][1], failures
