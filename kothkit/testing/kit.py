@@ -793,8 +793,7 @@ class Kit:
         prop()
 
     def check_bundled_bots(self, games: int = 2) -> None:
-        """Bundled bots play ``games`` real games through the referee without a fault: two, or as many as a
-        game of more seats seats (its fewest at least), the seats rotated from game to game."""
+        """Two bundled bots play ``games`` real games through the referee without a fault."""
         from kothkit.bots.folders import load_bots
         from kothkit.playing.referee import play_game
         from kothkit.playing.schedule import game_id, settings_of
@@ -811,14 +810,10 @@ class Kit:
             return
         import attrs
 
-        # As many as a game seats among them (at least its fewest: bots repeated under new names).
-        low, high = self.info.seat_range
-        n = max(low, min(len(specs), high))
-        table = [specs[i] if i < len(specs) else
-                 attrs.evolve(specs[i % len(specs)], name=f"{specs[i % len(specs)].name}-{i + 1}") for i in range(n)]
+        pair = specs[:2] if len(specs) >= 2 else [specs[0], attrs.evolve(specs[0], name=specs[0].name + "-2")]
         rules = {**self.info.rules, **self.rules}
         for k in range(games):
-            seats = tuple(table[k % n:] + table[:k % n])  # seats rotated: each bot opens in turn
+            seats = tuple(pair) if k % 2 == 0 else tuple(reversed(pair))
             task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)

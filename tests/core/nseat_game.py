@@ -52,9 +52,11 @@ class SumMatch(Match):
     def play(self, seat: int, reply: object) -> Rejected | None:
         if no := self.not_due(seat):
             return no
-        try:
-            value = int(reply)  # type: ignore[call-overload]
-        except (TypeError, ValueError):
+        if type(reply) is int:
+            value = reply
+        elif isinstance(reply, str) and reply.strip().isascii() and reply.strip().isdigit() and len(reply) < 10:
+            value = int(reply)
+        else:
             return Rejected(Verdict.INVALID_REPLY, f"not a number: {reply!r:.40}")
         if not 1 <= value <= 9:
             return Rejected(Verdict.ILLEGAL_MOVE, f"{value} is not from 1 to 9")

@@ -11,7 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
+
+from kothkit.playing.schedule import Schedule
 
 HERE = Path(__file__).resolve().parent
 BOT = str(HERE.parent / "bots" / "nseat" / "steady")
@@ -22,7 +25,12 @@ def kothkit(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, cwd=tmp_path)
 
 
+#: Whether the schedule seats tables (then ``run`` plays the game: tests/core/test_nseat_run.py).
+TABLES = "seats" in attrs.fields_dict(Schedule)
+
+
 @pytest.mark.parametrize(("command", "args"), [
+    *([] if TABLES else [("run", ["--bots", BOT, "--db", "j.sqlite"])]),
     ("match", [BOT, BOT]),
     ("gauntlet --sprt", [BOT, "--bots", BOT, "--sprt", "0,10"]),
     ("play", ["--against", BOT, "--web"]),

@@ -95,21 +95,6 @@ def test_fewer_than_two_left_ends_the_game():
     assert rec.winner == "c" and rec.seat_places == (2, 2, 1)
 
 
-def test_the_kit_plays_a_game_of_more_seats_round_by_round():
-    """The conformance kit on a game of Rounds: its playouts answer each round's prompts one by one,
-    every check passes (the fewest seats, 3), and bundled bots play tables of the game."""
-    from kothkit.testing import Kit
-
-    import attrs
-
-    from nseat_game import BOTS
-
-    info = attrs.evolve(INFO, bots=BOTS)
-    kit = Kit(info, seeds=range(3))
-    assert kit.run(["check_info", "check_playouts", "check_forfeit", "check_codec", "check_payload_isolation"],
-                   bundled_bots=True) == []
-
-
 def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgement():
     # A kept host is sent its new game without waiting (its acknowledgement owed): in a Round the
     # acknowledgement is read first, then the call's answer.
@@ -123,3 +108,4 @@ def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgem
             assert rec.seat_verdicts == (None, None, None) and rec.seat_points == (6.0, 6.0, 6.0)
     finally:
         pool.close()
+
