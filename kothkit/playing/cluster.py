@@ -883,17 +883,14 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
         if rows:
             import json
 
-            from kothkit.store.journal import result_of
-
-            seated = result_of(item)  # (a game of more seats: every seat's place and points, and its logs'
-            logs = json.loads(item.logs) if item.seat_places is not None else {}  # note of the seats that left)
+            # Every seat's result and the note of when seats left: a game of more seats is checked by them.
+            seated: dict[str, Any] = {k: None if getattr(item, k) is None else tuple(json.loads(getattr(item, k)))
+                                      for k in ("seat_places", "seat_points", "seat_verdicts")}
             r = GameRecord(id=item.id, game=item.game, index=item.idx, players=tuple(json.loads(item.players)),
                            hashes=tuple(json.loads(item.hashes)), seed=item.seed, winner=item.winner,
                            reason=item.reason, offender=item.fault, verdict=item.verdict,
                            moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)),
-                           logs=logs if isinstance(logs, dict) else {}, seat_places=seated.seat_places,
-                           seat_points=seated.seat_points,
-                           seat_verdicts=tuple(json.loads(item.seat_verdicts)) if item.seat_verdicts else None)
+                           logs=json.loads(item.logs) if seated["seat_places"] is not None else {}, **seated)
         else:
             r = item
         names = tuple(b.name for b in task.players)

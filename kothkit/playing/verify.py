@@ -31,12 +31,15 @@ import attrs
 from kothkit.bots.folders import MAX_BYTES, MAX_DEPTH, MAX_FILES, BotError, BotKind, BotSpec, open_regular
 from kothkit.game import Match, Prompt
 from kothkit.limits import Limits
+from kothkit.playing import schedule as _schedule
 from kothkit.playing.schedule import game_id
 from kothkit.playing.seeding import derive
 from kothkit.store.records import GameRecord, GameTask
 
 #: Largest game number (within a pair) searched when matching a game to its run: 1000 rounds.
 MAX_SLOT = 2000
+#: The rounds of a table schedule tried for a run that did not record its rounds.
+MAX_TABLE_ROUNDS = 64
 
 
 def _norm(reply: Any) -> str:
@@ -48,7 +51,14 @@ def _norm(reply: Any) -> str:
 
 
 def outcome_key(r: GameRecord) -> tuple:
-    return (r.players, r.winner, r.reason, r.offender, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves))
+    return (r.players, r.winner, r.reason, r.offender, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves),
+            r.seat_places, r.seat_points, r.seat_verdicts)
+
+
+def tables_verifiable() -> bool:
+    """Whether the schedule re-derives a table's id (``kothkit.playing.schedule.table_slot``): then
+    games of more than two seats are verified like a round robin's."""
+    return hasattr(_schedule, "table_slot")
 
 
 @attrs.frozen
@@ -64,6 +74,10 @@ def describe(journal: GameRecord, replay: GameRecord) -> str:
     if ends[0] != ends[1]:
         parts.append(f"journal: winner {journal.winner or '-'} ({journal.reason}); "
                      f"replay: winner {replay.winner or '-'} ({replay.reason})")
+    seats = [(r.seat_places, r.seat_points, r.seat_verdicts) for r in (journal, replay)]
+    if seats[0] != seats[1]:
+        parts.append(f"journal: places {journal.seat_places}, verdicts {journal.seat_verdicts}; "
+                     f"replay: places {replay.seat_places}, verdicts {replay.seat_verdicts}")
     a = [(m.seat, _norm(m.reply)) for m in journal.moves]
     b = [(m.seat, _norm(m.reply)) for m in replay.moves]
     if a != b:
@@ -119,16 +133,15 @@ class _Settings:
 
     def _table(self, r: GameRecord, run: tuple, schedule_only: bool) -> bool:
         """:meth:`matches` of a table's game: its round found from its seed and id."""
-        rounds = run[3]
-        return self._table_round(r, run, rounds if schedule_only and rounds is not None else MAX_SLOT) is not None
+        return self._table_round(r, run) is not None
 
     @staticmethod
-    def _table_round(r: GameRecord, run: tuple, rounds: int = MAX_SLOT) -> int | None:
-        from kothkit.playing.schedule import table_slot
-
-        game, tseed, settings, _rounds, _bots = run
+    def _table_round(r: GameRecord, run: tuple) -> int | None:
+        """The round of a table's game in ``run`` (its rounds, else :data:`MAX_TABLE_ROUNDS` tried)."""
+        game, tseed, settings, rounds, _bots = run
         stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
-        return table_slot(game, settings, tseed, stubs, r.seed, r.id, rounds)
+        return _schedule.table_slot(game, settings, tseed, stubs, r.seed, r.id,
+                                    rounds if rounds is not None else MAX_TABLE_ROUNDS)
 
     def slot(self, r: GameRecord, run: tuple) -> int | None:
         """``r``'s slot in ``run`` (found by :meth:`find_run`): its number k in its pair, or at a

@@ -109,3 +109,15 @@ def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgem
     finally:
         pool.close()
 
+
+
+def test_the_cluster_takes_a_game_of_more_seats_only_as_its_moves_give_it():
+    # A worker's row is checked by re-playing its moves, seats leaving where they left.
+    from kothkit.playing.cluster import unbound
+
+    players = [program("a"), program("crasher", "crash3"), program("c"), program("bad", "bad2")]
+    task = _task(players)
+    row = row_of(play_game(task, info=INFO))
+    assert unbound(task, row, INFO, rows=True) is None
+    forged = row._replace(seat_places=row.seat_places.replace("3", "1"))
+    assert "places or points its moves do not give" in unbound(task, forged, INFO, rows=True)

@@ -1,6 +1,7 @@
 """``kothkit run`` of a game of more than two seats (issue 38): tables of the field, a bot that crashes
-losing alone in each of its games, every seat's result in the journal and in ``--json``, and the table
-of standings with each bot's mean and its error."""
+losing alone in each of its games, every seat's result in the journal and in ``--json``, the table
+of standings with each bot's mean and its error; and ``kothkit verify`` re-playing the journal to the
+same results (a seat's place altered in the journal: a difference)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,17 @@ def test_run_plays_tables_and_a_crash_loses_alone(tmp_path):
     standings = {s["bot"]: s for s in json.loads(doc.read_text())["standings"]}
     assert standings["ann"]["mean"] == 6.0 and standings["cat"]["mean"] == 0.0
     assert standings["cat"]["rank"] == 4
+    # verify: every game re-played to the same result, every seat's; an altered place differs.
+    launcher = [sys.executable, str(HERE / "nseat_game.py")]
+    done = subprocess.run([*launcher, "verify", str(db), "--jobs", "1"], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"verified {len(games)} games: {len(games)} identical, 0 differ, 0 not verifiable" in done.stdout
+    import sqlite3
+
+    with sqlite3.connect(db) as c:
+        gid, places = c.execute("SELECT id, seat_places FROM games ORDER BY idx").fetchone()
+        c.execute("UPDATE games SET seat_places = ? WHERE id = ?", (json.dumps(sorted(json.loads(places))), gid))
+    done = subprocess.run([*launcher, "verify", str(db), "--jobs", "1"], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 1 and "1 differ" in done.stdout, done.stdout + done.stderr
