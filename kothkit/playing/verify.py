@@ -132,8 +132,24 @@ class _Settings:
         return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
 
     def _table(self, r: GameRecord, run: tuple, schedule_only: bool) -> bool:
-        """:meth:`matches` of a table's game: its round found from its seed and id."""
+        """:meth:`matches` of a table's game: its round found from its seed and id; with
+        ``schedule_only``, also a table of that run's field (its bots all in the run, as checked, and
+        as many as a table of its field seats: a table of an earlier, smaller field is superseded)."""
+        if schedule_only and len(r.players) != self._table_size(run):
+            return False
         return self._table_round(r, run) is not None
+
+    @staticmethod
+    def _table_size(run: tuple) -> int:
+        """The seats of a table of ``run``'s field: its bots, at most the game's most seats."""
+        from kothkit.plugins import PluginError, get_game
+
+        bots = len(run[4])
+        try:
+            most = get_game(run[0]).seat_range[1]
+        except PluginError:
+            return bots
+        return min(bots, most)
 
     @staticmethod
     def _table_round(r: GameRecord, run: tuple) -> int | None:

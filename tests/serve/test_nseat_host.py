@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.test_host import settled, until
+from tests.serve.webserver import kothkit
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWBID = ROOT / "plugins" / "lowbid" / "bots"
@@ -100,6 +101,10 @@ def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hos
     until(host, "lowbid", lambda: len(host.games("lowbid")) == 3 and settled(host, "lowbid"), timeout=120)
     # The first three tables were found again in the journal, not played again.
     assert len(seat_rows(ch / "kothkit.sqlite")) == 3 + 4 + 4
+    # The report counts the current tables only (a table of the earlier field of four is superseded).
+    host.stop()
+    done = kothkit("report", ch / "kothkit.sqlite", "--markdown", cwd=tmp_path)
+    assert done.returncode == 0 and "3 games played by 3 bots" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_check_before_the_ladder_of_a_table_game_is_refused_by_name(tmp_path):
