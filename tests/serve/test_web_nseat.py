@@ -174,3 +174,33 @@ def test_the_report_of_a_hosted_table_challenge(site, tmp_path):
     assert "| mean ± error | rating (μ ± σ) |" in head
     rows = [line for line in md.stdout.splitlines() if re.match(r"\| \d \| (one|dodger|tracker) \|", line)]
     assert len(rows) == 3 and all(re.search(r"\| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|", x) for x in rows), rows
+
+
+def test_the_live_scoreboard_of_tables_follows_a_new_bot(site, browser):
+    """Last (it changes the folder challenge): a bot copied in plays its tables, and the open
+    Scoreboard (Chromium) follows them live with every column, the mean ± error and the rating."""
+    from tests.serve.webserver import watched_page
+
+    page, errors = watched_page(browser)
+    try:
+        page.goto(f"{site.url}/c/lowbid/")
+        assert page.locator("#scoreboard tbody tr").count() == 3
+        two = site.folders[0] / "bots" / "two"
+        two.mkdir()
+        (two / "bot.py").write_text("import sys\nfor line in sys.stdin:\n"
+                                    "    if line.startswith('BID '):\n        print(2, flush=True)\n")
+        (two / "bot.toml").write_text('name = "two"\ncommand = ["python3", "bot.py"]\n')
+        rows = page.locator("#scoreboard tbody tr")
+        # (by the page's own live script: the page is never loaded again)
+        wait_for(lambda: rows.count() == 4 and all(rows.nth(i).locator("td").nth(8).inner_text() == "4"
+                                                   for i in range(4)), 120, message="the live Scoreboard")
+        for i in range(4):
+            cells = rows.nth(i).locator("td").all_inner_texts()
+            assert len(cells) == 11, cells  # rank, bot, points, mean, rating, W, D, L, games, so far, latest
+            assert re.fullmatch(r"-?[0-9.e+-]+ ± [0-9.e+-]+", cells[3]) and re.fullmatch(r"[0-9.e+-]+ ± [0-9.e+-]+",
+                                                                                           cells[4]), cells
+        heads = page.locator("#scoreboard thead th").all_inner_texts()
+        assert len(heads) == 11 and "mean ± error" in heads and "rating" in heads, heads
+        assert errors == []
+    finally:
+        page.close()
