@@ -38,11 +38,13 @@ from kothkit.testing.playout import (
     check_messages,
     check_outcome,
     copy_match,
+    current,
     new_match,
     next_step,
     one_line,
     play_checked,
     playout,
+    seats_of,
     short,
 )
 
@@ -86,7 +88,7 @@ def _replay(info: GameInfo, seed: int, rules: Mapping[str, Any] | None, p: Playo
     AttributeError of asking an Outcome for its seat)."""
     match = new_match(info, seed, rules)
     for i, r in enumerate(p.replies):
-        step = match.next()
+        step = current(match.next())
         if isinstance(step, Outcome):
             where.step = i
             raise where.fail(f"not deterministic: a new match given the same replies ended here with "
@@ -195,8 +197,6 @@ class Kit:
             raise ConformanceError(f"game name {info.name!r} must be one word of letters, digits, '_', '.', '-'")
         if not isinstance(info.summary, str) or not info.summary.strip():
             raise ConformanceError(f"{where}: GameInfo.summary is empty (kothkit games prints it)")
-        if type(info.seats) is not int or info.seats < 1:
-            raise ConformanceError(f"{where}: GameInfo.seats must be a positive int, got {info.seats!r}")
         if info.aside_prefix is not None and (not isinstance(info.aside_prefix, str) or not info.aside_prefix):
             raise ConformanceError(f"{where}: GameInfo.aside_prefix must be None or a non-empty str")
         if type(info.rounds) is not int or info.rounds < 1:
@@ -404,7 +404,7 @@ class Kit:
             def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
                 if where.step not in picks:
                     return
-                for seat in range(self.info.seats):
+                for seat in range(seats_of(self.info)):
                     m = copy_match(match, where)
                     try:
                         outcome = m.forfeit(seat, Verdict.CRASH, "kothkit conformance kit: a forfeit")
@@ -412,17 +412,17 @@ class Kit:
                         raise where.fail(f"forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
                     if not isinstance(outcome, Outcome):
                         raise where.fail(f"forfeit({seat}, ...) returned {short(outcome)}, not an Outcome")
-                    check_outcome(outcome, self.info.seats, where, f"forfeit({seat}, ...)")
+                    check_outcome(outcome, seats_of(self.info), where, f"forfeit({seat}, ...)")
                     if outcome.winner == seat:
                         raise where.fail(f"forfeit({seat}, ...) names seat {seat}, the one at fault, as the winner")
-                    if self.info.seats == 2 and outcome.winner != 1 - seat:
+                    if seats_of(self.info) == 2 and outcome.winner != 1 - seat:
                         raise where.fail(f"forfeit({seat}, ...) in a two-seat game must make seat {1 - seat} "
                                          f"the winner, got {outcome.winner!r}")
                     try:
                         finals = m.final(outcome)
                     except Exception as e:
                         raise where.fail(f"final() after forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
-                    check_messages(m, finals, self.info.seats, f"final() after forfeit({seat}, ...)", where)
+                    check_messages(m, finals, seats_of(self.info), f"final() after forfeit({seat}, ...)", where)
 
             self.playout(seed, visit=visit)
 
@@ -431,7 +431,7 @@ class Kit:
         reveals = self._reveals()
         for seed in self.seeds:
             def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
-                for seat in range(self.info.seats):
+                for seat in range(seats_of(self.info)):
                     try:
                         hidden = match.hidden_from(seat)
                     except Exception as e:
@@ -509,7 +509,7 @@ class Kit:
             where = Where(self.name, seed)
             for i, s in enumerate(p.steps):
                 where.step = i
-                a, b = clean.next(), dirty.next()
+                a, b = current(clean.next()), current(dirty.next())
                 if (isinstance(a, Outcome) or isinstance(b, Outcome)
                         or clean.encode(a.payload) != dirty.encode(b.payload)):
                     raise where.fail("after a bot changed the lists it was given (as a function bot may), the game "

@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from kothkit.game import Clock, GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Clock, GameInfo, Match, Message, Outcome, Prompt, Rejected, Round, Setup
 
 #: Default bound on the prompts of one game: a game that has not ended by then is reported.
 MAX_STEPS = 10_000
@@ -60,8 +60,21 @@ class Playout:
         return [s.reply for s in self.steps]
 
 
+def seats_of(info: GameInfo) -> int:
+    """The seats of the kit's games: the fewest the game seats (a game of 3 to 10 is played with 3)."""
+    return info.seat_range[0]
+
+
 def players_for(info: GameInfo) -> tuple[str, ...]:
-    return tuple(f"seat{i}" for i in range(info.seats))
+    return tuple(f"seat{i}" for i in range(seats_of(info)))
+
+
+def current(step: Prompt | Round | Outcome) -> Prompt | Outcome:
+    """The prompt the kit answers now: ``step`` itself, or a :class:`Round`'s prompt of the lowest
+    seat (the kit plays a round's replies one by one, as the referee hands them to the match)."""
+    if isinstance(step, Round):
+        return min(step.prompts, key=lambda p: p.seat)
+    return step
 
 
 def new_match(info: GameInfo, seed: int, rules: Mapping[str, Any] | None = None) -> Match:
@@ -132,14 +145,15 @@ def check_outcome(outcome: Outcome, seats: int, where: Where, what: str = "the o
 
 
 def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Outcome:
-    """``match.next()`` called twice (it must be idempotent) and checked for shape."""
+    """``match.next()`` called twice (it must be idempotent) and checked for shape; a Round's prompts
+    each checked, and its lowest seat's returned (:func:`current`)."""
     try:
         step = match.next()
         again = match.next()
     except Exception as e:
         raise where.fail(f"next() raised {type(e).__name__}: {e}") from e
-    if not isinstance(step, (Prompt, Outcome)):
-        raise where.fail(f"next() returned {short(step)}, not a Prompt or an Outcome")
+    if not isinstance(step, (Prompt, Round, Outcome)):
+        raise where.fail(f"next() returned {short(step)}, not a Prompt, a Round or an Outcome")
     try:
         same = bool(step == again)
     except Exception:  # payloads that cannot be compared: compare what a bot would receive
@@ -148,20 +162,33 @@ def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Outcome:
     if not same:
         raise where.fail(f"next() is not idempotent: called twice without a reply it gave {short(step)} then "
                          f"{short(again)} (payloads must compare equal: use tuples, str or attrs records)")
+    if isinstance(step, Round):
+        if not step.prompts or not all(isinstance(p, Prompt) for p in step.prompts):
+            raise where.fail(f"next() returned a Round of no prompts, or of other things than Prompts: {short(step)}")
+        if len({p.seat for p in step.prompts}) != len(step.prompts):
+            raise where.fail(f"a Round prompts one seat twice: {short(step)}")
+        for p in step.prompts:
+            _check_prompt(p, info, where)
+        return current(step)
     if isinstance(step, Prompt):
-        if not (type(step.seat) is int and 0 <= step.seat < info.seats):
-            raise where.fail(f"the prompt is addressed to seat {step.seat!r}; seats are 0..{info.seats - 1}")
-        if step.clock not in CLOCKS:
-            raise where.fail(f"Prompt.clock is {step.clock!r}; it must be one of {CLOCKS}")
-        if info.function_bots:
-            if not isinstance(step.payload, tuple):
-                raise where.fail("function bots are called as f(*payload, state), so a prompt payload must be a tuple, "
-                                 f"got {type(step.payload).__name__}")
-            try:
-                json.dumps(list(step.payload))
-            except (TypeError, ValueError) as e:
-                raise where.fail(f"the prompt payload cannot be sent to an isolated function bot as JSON: {e}") from e
+        _check_prompt(step, info, where)
     return step
+
+
+def _check_prompt(step: Prompt, info: GameInfo, where: Where) -> None:
+    n = seats_of(info)
+    if not (type(step.seat) is int and 0 <= step.seat < n):
+        raise where.fail(f"the prompt is addressed to seat {step.seat!r}; seats are 0..{n - 1}")
+    if step.clock not in CLOCKS:
+        raise where.fail(f"Prompt.clock is {step.clock!r}; it must be one of {CLOCKS}")
+    if info.function_bots:
+        if not isinstance(step.payload, tuple):
+            raise where.fail("function bots are called as f(*payload, state), so a prompt payload must be a tuple, "
+                             f"got {type(step.payload).__name__}")
+        try:
+            json.dumps(list(step.payload))
+        except (TypeError, ValueError) as e:
+            raise where.fail(f"the prompt payload cannot be sent to an isolated function bot as JSON: {e}") from e
 
 
 def legal_of(match: Match, where: Where) -> list[Any]:
@@ -238,7 +265,7 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             raise where.fail(f"the game did not end within {max_steps} prompts (is there a move limit or a draw rule?)")
         line = one_line(match, step.payload, "prompt", where)
         where.seat, where.line = step.seat, line
-        notices = check_messages(match, step.notices, info.seats, "Prompt.notices", where)
+        notices = check_messages(match, step.notices, seats_of(info), "Prompt.notices", where)
         legal = legal_of(match, where)
         if visit is not None:
             visit(match, step, legal, where)
@@ -256,12 +283,12 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             play_checked(match, step.seat, played, where, " (after a JSON round trip)" if json_replies else "")
         steps.append(Step(step.seat, step.payload, line, notices, len(legal), reply))
         where.step += 1
-    check_outcome(step, info.seats, where)
+    check_outcome(step, seats_of(info), where)
     try:
         finals = match.final(step)
     except Exception as e:
         raise where.fail(f"final() raised {type(e).__name__}: {e}") from e
-    final_lines = check_messages(match, finals, info.seats, "final()", where)
+    final_lines = check_messages(match, finals, seats_of(info), "final()", where)
     if replies is not None and len(steps) != len(replies):
         raise where.fail(f"not deterministic: replaying {len(replies)} replies from the same seed, the game "
                          f"ended after {len(steps)}")
