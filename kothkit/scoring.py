@@ -149,6 +149,11 @@ class Standing:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    def mean_error(self) -> str:
+        """The mean score per game with its standard error, for tables: "3.25 ± 0.41" ("3.25 ± -"
+        under two games)."""
+        return f"{self.mean:.3g} ± {'-' if self.error is None else f'{self.error:.2g}'}"
+
 
 def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None) -> Callable[[Standing], list[object]]:
     """The sort key of a ranking under ``scoring``: points, then its tie-breaks in order, then the
@@ -230,18 +235,21 @@ class Tally:
     #: Per bot, the sum of its per-game scores' squares (for the standard error), where the scores
     #: are not the win/draw/loss points (whose squares follow from the counts).
     squares: dict[str, float] = attrs.field(init=False, factory=dict)
+    #: Games count by their seats' places and points (Scoring.counts other than "outcome").
+    _by_places: bool = attrs.field(init=False, default=False)
 
     def __attrs_post_init__(self) -> None:
         self._known = set(self.bots)
         self.wins, self.draws, self.losses = (dict.fromkeys(self.bots, 0) for _ in range(3))
         self.points = dict.fromkeys(self.bots, 0.0)
         self.matches = {b: [0, 0, 0] for b in self.bots}
+        self._by_places = self.scoring.counts != Counts.OUTCOME
 
     def add(self, players: tuple[str, ...], winner: str | None, *, places: Sequence[int] | None = None,
             points: Sequence[float] | None = None) -> None:
         """One more game (one naming a bot not on the tally is ignored); ``places`` and ``points``:
         every seat's, in a game of more than two seats (:class:`kothkit.store.records.GameResult`'s)."""
-        if places is not None or points is not None or self.scoring.counts != Counts.OUTCOME:
+        if places is not None or points is not None or self._by_places:
             self._seated(players, winner, places, points, +1)
             return
         if len(players) == 2 and self.scoring.unit == Unit.GAME and winner in (players[0], players[1], None):
@@ -329,7 +337,7 @@ class Tally:
     def remove(self, players: tuple[str, ...], winner: str | None, *, places: Sequence[int] | None = None,
                points: Sequence[float] | None = None) -> None:
         """Take back one game given to :meth:`add` (a bot's games, when the bot changes or leaves)."""
-        if places is not None or points is not None or self.scoring.counts != Counts.OUTCOME:
+        if places is not None or points is not None or self._by_places:
             self._seated(players, winner, places, points, -1)
             return
         if not self._known.issuperset(players):

@@ -55,11 +55,10 @@ def check(
     problem that would lose tournament games, 2 when it cannot be checked.
     """
     from kothkit.bots.folders import load_bots
-    from kothkit.cli.common import bot_loaders, bundled_entries, game_target, refuse_seats
+    from kothkit.cli.common import bot_loaders, bundled_entries, game_target
     from kothkit.playing.check import CheckError, check_bot
 
     played = game_target(game, rules)
-    refuse_seats(played.info, "check", "puts a bot against scripted opponents in games of two seats only, so far")
     info = played.with_settings()  # check's scenarios read the rules from the game; it journals no game
     limits = played.limits.replace(move_time=move_time, first_reply_time=first_reply_time)
     resolved, unknown = bundled_entries([bot], info)

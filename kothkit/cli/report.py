@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from kothkit.cli.common import app, out, refuse_seats
+from kothkit.cli.common import app, out
 from kothkit.cli.show import fail
 from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError, journal_path, open_journal
@@ -64,18 +64,6 @@ def _public_names(archive: Archive, state: Path | None) -> dict[str, str]:
     return public_names(names, archive)
 
 
-def _two_seats_only(games: set[str], command: str) -> None:
-    """Refuse a journal of a game of more than two seats (refuse_seats), where the game is installed."""
-    from kothkit.plugins import PluginError, get_game
-
-    for game in sorted(games):
-        try:
-            info = get_game(game)
-        except PluginError:
-            continue  # not installed: shown as the records have it
-        refuse_seats(info, command, "writes reports of games of two seats only, so far")
-
-
 @app.command()
 def report(
     target: Annotated[str, typer.Argument(help="A journal file, a challenge folder, a game name (its .kothkit/GAME.sqlite), or a kothkit serve state folder.")],
@@ -91,7 +79,6 @@ def report(
         archive = open_journal(path)
         if not archive.records:
             fail(f"{archive.path} holds no games")
-        _two_seats_only({r.game for r in archive.records}, "report")
         if public is None:
             public = state is not None
         boards = boards_of(archive, all_games, _public_names(archive, state) if public else None, _title(target))

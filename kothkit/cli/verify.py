@@ -28,6 +28,7 @@ from kothkit.playing.verify import (
     describe,
     outcome_key,
     replay_copy,
+    tables_verifiable,
 )
 from kothkit.store.records import GameRecord, GameTask
 
@@ -233,7 +234,8 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
 
     try:
         info = get_game(game)
-        refuse_seats(info, "verify", "re-plays games of two seats only, so far")
+        if not info.two_seats and not tables_verifiable():
+            refuse_seats(info, "verify", "re-plays games of two seats only, so far")
     except PluginError as e:
         tally.problems.append(f"{game}: {e}")
         return

@@ -883,10 +883,14 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
         if rows:
             import json
 
+            # Every seat's result and the note of when seats left: a game of more seats is checked by them.
+            seated: dict[str, Any] = {k: None if getattr(item, k) is None else tuple(json.loads(getattr(item, k)))
+                                      for k in ("seat_places", "seat_points", "seat_verdicts")}
             r = GameRecord(id=item.id, game=item.game, index=item.idx, players=tuple(json.loads(item.players)),
                            hashes=tuple(json.loads(item.hashes)), seed=item.seed, winner=item.winner,
                            reason=item.reason, offender=item.fault, verdict=item.verdict,
-                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)))
+                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)),
+                           logs=json.loads(item.logs) if seated["seat_places"] is not None else {}, **seated)
         else:
             r = item
         names = tuple(b.name for b in task.players)

@@ -318,7 +318,12 @@ class Referee:
         self.live = [x for x in self.live if x is not s]
         peak = _peak_mib(s)
         for fd in [fd for fd, (x, _) in self.fds.items() if x is s]:
-            self._unregister(fd)
+            del self.fds[fd]
+            try:
+                assert self.sel is not None  # it watched fd
+                self.sel.unregister(fd)
+            except OSError:
+                pass  # closed already (a function host discarded): epoll forgot it then
         s.asked_at = None
         s.end_input(False)
         self.gone[s.index] = (s.stop(time.monotonic(), False), peak)
@@ -419,6 +424,10 @@ class Referee:
         faults leaves the game (:meth:`_leave`) and the others' replies are played all the same."""
         seats, lim = self.seats, self.limits
         prompts = sorted(step.prompts, key=lambda p: p.seat)
+        if not prompts:  # (next() would give it again and again)
+            raise RuntimeError(f"{self.info.name}: Match.next() returned a Round of no prompts")
+        if self.sel is not None and self._stray(match):
+            return  # a seat left: the match says again what is asked now
         guard = lim.guard > 0
         for p in prompts:
             for m in p.notices:
@@ -480,6 +489,31 @@ class Referee:
             if s.follows:
                 s.after_play(match)
 
+    def _stray(self, match: Match) -> bool:
+        """Before a round is sent: the lines the seats wrote since their last replies, which no
+        reply was due for (else the next round would take one for a reply).  Each such seat leaves
+        the game (out of turn); True if one did."""
+        assert self.sel is not None
+        for fd, _ in self.sel.poll(0):
+            if fd in self.fds:
+                self.read_ready(fd)
+        found = False
+        for other in list(self.live):
+            proc = other.proc
+            if not other.lines or proc is None or not proc.out_buf:
+                continue
+            try:
+                extra = self._pop(other, awaited=False)
+                if extra is None:
+                    continue
+                fault = Fault(other.index, Verdict.OUT_OF_TURN,
+                              say("wrote {line} when no reply was due", line=repr(_short(extra))))
+            except Stop as stop:
+                fault = stop.fault
+            self._leave_or_end(match, fault)
+            found = True
+        return found
+
     def _collect(self, waiting: dict[int, tuple[int, int, Late]], got: dict[int, tuple[Any, int]],
                  faults: dict[int, Fault]) -> None:
         """Wait for the replies of the seats in ``waiting`` (seat -> sent at, allowed ns, late
@@ -520,6 +554,8 @@ class Referee:
                             raise Stop(Fault(i, Verdict.OUT_OF_TURN,
                                              say("wrote {line} when no reply was due", line=repr(_short(extra)))))
                 except Stop as stop:
+                    if stop.fault.seat == i and not stop.host_ok:
+                        other.forget()  # a function host still busy, dead or confused: never reused
                     faults.setdefault(stop.fault.seat, stop.fault)
                     waiting.pop(stop.fault.seat, None)
                     continue

@@ -247,7 +247,7 @@ def run_tournament(
         keeper = Keeper(j, jpath, bots)
         bots = keeper.bots
         schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                            rules=rules, trusted=trusted, code=code)
+                            rules=rules, trusted=trusted, code=code, seats=info.seats)
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),

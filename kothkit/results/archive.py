@@ -28,7 +28,7 @@ from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import game_rules
-from kothkit.store.journal import JOURNAL_VERSION, memory_of
+from kothkit.store.journal import JOURNAL_VERSION, memory_of, seats_of
 from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move, left_at
 
 #: Version of the per-game JSON document (``kothkit export --format json``, embedded in replay pages).
@@ -261,7 +261,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
                       reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
-                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row))
+                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row), **seats_of(row))
 
 
 # -- logs --------------------------------------------------------------------------------------
@@ -461,8 +461,8 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
-            if rejected is not None:
-                break
+            if rejected is not None and not left:
+                break  # (in a game of more seats, the seat left and the others went on)
         if left:
             _leave_at(match, r, left, len(r.moves))
         end = _asked(match.next(), None)
@@ -534,12 +534,13 @@ def document(t: Transcript) -> dict:
 
 def games_of(archive: Archive, *, bot: str | None = None, verdict: str | None = None, loser: str | None = None,
              round: int | None = None, records: Iterable[GameRecord] | None = None) -> Iterator[GameRecord]:
-    """The games that pass every filter given (``loser``: lost, by a verdict or not), of ``records``
-    (default: the archive's current standings' games)."""
+    """The games that pass every filter given (``loser``: lost, by a verdict or not; in a game of more
+    seats, not alone in first place), of ``records`` (default: the archive's current standings' games);
+    ``verdict``: any seat's, in a game of more seats."""
     for r in archive.groups().current if records is None else records:
         if bot is not None and bot not in r.players:
             continue
-        if verdict is not None and r.verdict != verdict:
+        if verdict is not None and r.verdict != verdict and verdict not in (r.seat_verdicts or ()):
             continue
         if loser is not None and (loser not in r.players or r.winner is None or r.winner == loser):
             continue

@@ -89,11 +89,16 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
         offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
-        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row),
-        seat_places=_seat_values(_column(row, "seat_places"), int),  # type: ignore[arg-type]
-        seat_points=_seat_values(_column(row, "seat_points"), float),  # type: ignore[arg-type]
-        seat_verdicts=_seat_values(_column(row, "seat_verdicts"), str),  # type: ignore[arg-type]
+        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row), **seats_of(row),
     )
+
+
+def seats_of(row: sqlite3.Row) -> dict[str, Any]:
+    """A games row's every seat's result as GameRecord's keywords (``seat_places``, ``seat_points``,
+    ``seat_verdicts``): None each in a two-seat game's row, and in a journal from before they were kept."""
+    return {"seat_places": _seat_values(_column(row, "seat_places"), int),
+            "seat_points": _seat_values(_column(row, "seat_points"), float),
+            "seat_verdicts": _seat_values(_column(row, "seat_verdicts"), str)}
 
 
 def _column(row: sqlite3.Row, name: str) -> str | None:
@@ -105,16 +110,22 @@ def _column(row: sqlite3.Row, name: str) -> str | None:
         return None
 
 
-def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
-    """A seat column's JSON list, each value of ``kind`` or null (ints read as floats for points);
-    None for NULL or anything else."""
+def _json_list(text: str | None) -> list[Any] | None:
+    """A JSON list column's value; None for NULL, or for anything but a list."""
     if not text:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(value, list):
+    return value if isinstance(value, list) else None
+
+
+def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
+    """A seat column's JSON list, each value of ``kind`` or null (ints read as floats for points);
+    None for NULL or anything else."""
+    value = _json_list(text)
+    if value is None:
         return None
     out: list[object] = []
     for v in value:
@@ -131,17 +142,8 @@ def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
 
 def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
     """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
-    try:
-        text = row["memory"]
-    except (IndexError, KeyError):
-        return None
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(value, list) or not all(v is None or type(v) is int for v in value):
+    value = _json_list(_column(row, "memory"))
+    if value is None or not all(v is None or type(v) is int for v in value):
         return None
     return tuple(value)
 
@@ -222,6 +224,10 @@ class Outline(NamedTuple):
     fault: str | None
     verdict: str | None
     moves: str
+    #: JSON: every seat's place, points and verdict (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
+    seat_verdicts: str | None = None
 
 
 class Summary(NamedTuple):
@@ -236,6 +242,9 @@ class Summary(NamedTuple):
     fault: str | None
     reason: str
     finished_at: float
+    #: JSON: every seat's place and points (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
 
 
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
@@ -452,7 +461,7 @@ def check(path: str | Path) -> None:
 
 
 #: The columns of :meth:`Journal.summaries`.
-SUMMARY_COLUMNS = ", ".join(Summary._fields)
+SUMMARY_COLUMNS = ", ".join(Summary._fields[:8])
 
 
 def _seat_select(db: sqlite3.Connection) -> str:
@@ -570,7 +579,9 @@ class Journal:
         results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields[:9])}, {self._seat_select}, "
+                 f"{'seat_verdicts' if self._seat_select[0] == 's' else 'NULL'} "
+                 f"FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)
@@ -601,7 +612,8 @@ class Journal:
         scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
-            q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {SUMMARY_COLUMNS}, {self._seat_select} FROM games "
+                 f"WHERE id IN ({','.join('?' * len(chunk))})")
             yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:

@@ -9,7 +9,22 @@ from pathlib import Path
 
 import attrs
 
-from kothkit import GameInfo, Limits, Match, Outcome, Prompt, Rejected, Round, Rule, Scoring, Setup, Verdict, integer
+from kothkit import (
+    GameInfo,
+    Limits,
+    Match,
+    Mistake,
+    Outcome,
+    Prompt,
+    Rejected,
+    Round,
+    Rule,
+    Scoring,
+    Setup,
+    Turn,
+    Verdict,
+    integer,
+)
 from kothkit.bots.folders import BotSpec, load_bots
 
 BOTS = Path(__file__).resolve().parents[1] / "bots" / "nseat"
@@ -37,9 +52,11 @@ class SumMatch(Match):
     def play(self, seat: int, reply: object) -> Rejected | None:
         if no := self.not_due(seat):
             return no
-        try:
-            value = int(reply)  # type: ignore[call-overload]
-        except (TypeError, ValueError):
+        if type(reply) is int:
+            value = reply
+        elif isinstance(reply, str) and reply.strip().isascii() and reply.strip().isdigit() and len(reply) < 10:
+            value = int(reply)
+        else:
             return Rejected(Verdict.INVALID_REPLY, f"not a number: {reply!r:.40}")
         if not 1 <= value <= 9:
             return Rejected(Verdict.ILLEGAL_MOVE, f"{value} is not from 1 to 9")
@@ -47,6 +64,23 @@ class SumMatch(Match):
         self.played.add(seat)
         self._round_done()
         return None
+
+    def legal_replies(self) -> list[int]:
+        """Any number from 1 to 9, for any seat asked (the kit and kothkit check play random ones)."""
+        return [] if self.outcome is not None else list(range(1, 10))
+
+    def decode(self, line: str) -> tuple[int]:
+        return (int(line.split()[1]),)
+
+    def human(self, prompt: Prompt) -> Turn:
+        """A person's turn: a number from 1 to 9 (``kothkit play``)."""
+        def parse(text: str) -> int:
+            if not text.strip().isdigit():
+                raise Mistake("type a number from 1 to 9")
+            return int(text)
+
+        return Turn(board=f"round {self.round}, your points {self.points[prompt.seat]:g}", asks="your number, 1-9",
+                    parse=parse)
 
     def leave(self, seat: int, verdict: Verdict, reason: str) -> Outcome | None:
         gone = super().leave(seat, verdict, reason)

@@ -29,17 +29,16 @@ def _task(players, trusted=False, **limits):
 def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
     players = [program(f"p{i}") for i in range(8)]
     players[2] = program("crasher", "crash3")
-    players[5] = program("chatter", "chatter2")
     players[6] = function("host_fn")
     rec = play_game(_task(players), info=INFO)
-    assert rec.seat_verdicts == (None, None, "crash", None, None, "out-of-turn", None, None)
-    assert (rec.offender, rec.verdict) == ("chatter", "out-of-turn")  # the first to fault: round 2
+    assert rec.seat_verdicts == (None, None, "crash", None, None, None, None, None)
+    assert (rec.offender, rec.verdict) == ("crasher", "crash")
     assert rec.reason == "4 rounds"  # the game went on to its end
-    # Every seat still in played all four rounds (rounds 1, 2, 3, 4 are worth 2, 1, 2, 1).
-    for seat in (0, 1, 3, 4, 6, 7):
+    # The seven others played all four rounds (rounds 1, 2, 3, 4 are worth 2, 1, 2, 1).
+    for seat in (0, 1, 3, 4, 5, 6, 7):
         assert sum(1 for m in rec.moves if m.seat == seat) == 4
         assert rec.seat_points[seat] == 6.0 and rec.seat_places[seat] == 1
-    assert rec.seat_places[2] == rec.seat_places[5] == 7 and rec.seat_points[2] == rec.seat_points[5] == 0.0
+    assert rec.seat_places[2] == 8 and rec.seat_points[2] == 0.0
     assert sum(1 for m in rec.moves if m.seat == 2) == 2  # rounds 1 and 2, then it died
     assert rec.winner is None
     assert "left the game: crash" in rec.logs["crasher"]
@@ -52,7 +51,21 @@ def test_a_bot_that_crashes_in_round_3_of_8_seats_loses_alone(tmp_path):
         assert back.result_key() == rec.result_key()
         result = next(j.results(["t"]))
         assert result.seat_places == rec.seat_places and result.seat_points == rec.seat_points
+        from kothkit.serve.views import GameSummary
+
+        summary = GameSummary.of(next(j.summaries(["t"])))
+        assert (summary.seat_places, summary.seat_points) == (rec.seat_places, rec.seat_points)
     assert result_of(row_of(rec)).seat_points == rec.seat_points
+
+
+def test_a_line_written_out_of_turn_is_never_taken_for_the_next_rounds_reply():
+    # The chatter writes a second line with its reply to round 2: before round 3 is sent, that line
+    # is its fault (the first of the game's two), not its reply to round 3.
+    players = [program("a"), program("chatter", "chatter2"), program("crasher", "crash3"), program("d")]
+    rec = play_game(_task(players), info=INFO)
+    assert rec.seat_verdicts == (None, "out-of-turn", "crash", None)
+    assert (rec.offender, rec.verdict) == ("chatter", "out-of-turn")
+    assert rec.seat_places == (1, 3, 3, 1) and rec.reason == "4 rounds"
 
 
 @pytest.mark.parametrize("sleeper", ["program", "function"])
@@ -80,3 +93,31 @@ def test_fewer_than_two_left_ends_the_game():
     rec = play_game(_task(players), info=INFO)
     assert rec.seat_verdicts[:2] == ("crash", "crash") and rec.seat_verdicts[2] is None
     assert rec.winner == "c" and rec.seat_places == (2, 2, 1)
+
+
+def test_function_hosts_kept_across_games_answer_rounds_after_their_acknowledgement():
+    # A kept host is sent its new game without waiting (its acknowledgement owed): in a Round the
+    # acknowledgement is read first, then the call's answer.
+    from kothkit.playing.seats import HostPool
+
+    pool = HostPool()
+    try:
+        players = [function("f0"), function("f1"), program("p")]
+        for _ in range(2):
+            rec = play_game(_task(players), info=INFO, hosts=pool)
+            assert rec.seat_verdicts == (None, None, None) and rec.seat_points == (6.0, 6.0, 6.0)
+    finally:
+        pool.close()
+
+
+
+def test_the_cluster_takes_a_game_of_more_seats_only_as_its_moves_give_it():
+    # A worker's row is checked by re-playing its moves, seats leaving where they left.
+    from kothkit.playing.cluster import unbound
+
+    players = [program("a"), program("crasher", "crash3"), program("c"), program("bad", "bad2")]
+    task = _task(players)
+    row = row_of(play_game(task, info=INFO))
+    assert unbound(task, row, INFO, rows=True) is None
+    forged = row._replace(seat_places=row.seat_places.replace("3", "1"))
+    assert "places or points its moves do not give" in unbound(task, forged, INFO, rows=True)
