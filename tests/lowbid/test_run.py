@@ -1,6 +1,6 @@
 """lowbid end to end, from its challenge folder: `kothkit run` at --jobs 1 and 2 and on a local
 cluster plays the same tables to the same results, which `kothkit verify` re-plays identically;
-every bot of the three sits at every table, and the standings give each its mean points with its
+every bot of the four sits at every table, in every seat, and the standings give each its mean points with its
 error.  Skipped, saying so, while `kothkit run` refuses games of more than two seats."""
 
 from __future__ import annotations
@@ -31,17 +31,17 @@ def same_games(a: dict, b: dict) -> None:
 
 def test_the_challenge_plays_tables_the_same_at_any_jobs_and_verifies(cli, tmp_path):
     two = run(cli, tmp_path, "two", "--jobs", "2")
-    assert two["played"] == 12 and two["errors"] == []  # 3 bots, 4 rounds: every bot at every table
+    assert two["played"] == 16 and two["errors"] == []  # 4 bots, 4 rounds: every bot at every table
     for g in two["games"]:
-        assert sorted(g["players"]) == ["dodger", "one", "tracker"] and g["fault"] is None
-        assert len(g["seat_points"]) == 3 and sum(g["seat_points"]) <= 10
-    assert {tuple(g["players"]) for g in two["games"]} >= {("dodger", "one", "tracker"), ("one", "tracker", "dodger"),
-                                                           ("tracker", "dodger", "one")}  # seats rotated
+        assert sorted(g["players"]) == ["dodger", "one", "spoiler", "tracker"] and g["fault"] is None
+        assert len(g["seat_points"]) == 4 and sum(g["seat_points"]) <= 10
+    for bot in ("dodger", "one", "spoiler", "tracker"):  # seats rotated: each bot in each seat
+        assert {g["players"].index(bot) for g in two["games"]} == {0, 1, 2, 3}
     for s in two["standings"]:
-        assert s["games"] == 12 and s["error"] is not None and s["mean"] == pytest.approx(s["points"], abs=1e-3)
+        assert s["games"] == 16 and s["error"] is not None and s["mean"] == pytest.approx(s["points"], abs=1e-3)
     same_games(two, run(cli, tmp_path, "one", "--jobs", "1"))
     verified = cli("verify", tmp_path / "two.sqlite", timeout=600)
-    assert verified.returncode == 0 and "12 identical, 0 differ" in verified.stdout, verified.stdout + verified.stderr
+    assert verified.returncode == 0 and "16 identical, 0 differ" in verified.stdout, verified.stdout + verified.stderr
 
 
 @pytest.mark.slow
