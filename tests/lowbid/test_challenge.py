@@ -18,8 +18,8 @@ def test_the_challenge_loads_hosted_as_a_folder_of_a_table_of_bots():
     info = get_game(ch.game)
     assert ch.game == "lowbid" and info.check_rules(ch.rules) == {"rounds": 10, "max_bid": 10}
     bots = load_bots(list(ch.bots)).bots
-    assert sorted(b.name for b in bots) == ["dodger", "one", "tracker"]
-    assert info.table_size(len(bots)) == 3
+    assert sorted(b.name for b in bots) == ["dodger", "one", "spoiler", "tracker"]
+    assert info.table_size(len(bots)) == 4
     assert info.scoring.counts == "points" and info.scoring.mean  # standings: mean points ± error
     hosted = settings.load(CHALLENGE)
     assert hosted.kind == "folder" and hosted.title == "KoTH: lowest unique bid"
