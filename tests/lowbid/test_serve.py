@@ -32,11 +32,14 @@ def test_serve_hosts_the_lowbid_challenge_and_plays_its_tables(tmp_path):
         with client(server) as web:
             deadline = time.monotonic() + 120
             while True:
-                page = web.get("/c/lowbid/").text
-                if "0 games queued, 0 playing" in page and all(b in page for b in ("dodger", "spoiler", "tracker")):
+                board = web.get("/c/lowbid/standings.json").json()
+                if (board["queued"] == 0 and board["playing"] == 0 and len(board["rows"]) == 4
+                        and all(r["games"] == 16 for r in board["rows"])):
                     break
-                assert time.monotonic() < deadline, page[-3000:]
+                assert time.monotonic() < deadline, board
                 time.sleep(0.5)
+            page = web.get("/c/lowbid/").text
+            assert all(b in page for b in ("dodger", "spoiler", "tracker")) and "mean ± error" in page
             assert "KoTH: lowest unique bid" in page
             about = web.get("/c/lowbid/about").text
             assert "lowest bid nobody else made" in about

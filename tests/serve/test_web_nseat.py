@@ -1,6 +1,6 @@
 """``kothkit serve`` hosting games of more than two seats (lowbid, the bundled lowest unique bid), over
 real HTTP against one real server: the bundled ``challenges/lowbid`` folder challenge (its file as
-shipped, its bots copied beside it), and a submissions challenge of lowbid that three students
+shipped, its four bots copied beside it), and a submissions challenge of lowbid that three students
 enter with Python programs, one of which writes a secret on stderr and crashes in its second round.
 
 The Scoreboard shows each bot's mean ± error and its openskill rating ± sigma; the crosstable how
@@ -82,8 +82,8 @@ def site(tmp_path_factory):
             def played():
                 rows = c.get(f"/c/{NAME}/standings.json").json()["rows"]
                 folder = c.get("/c/lowbid/standings.json").json()["rows"]
-                return (len(rows) == 3 and all(r["games"] == 3 for r in rows) and len(folder) == 3
-                        and all(r["games"] == 3 for r in folder))
+                return (len(rows) == 3 and all(r["games"] == 3 for r in rows) and len(folder) == 4
+                        and all(r["games"] == 4 for r in folder))
             wait_for(played, 240, message="both challenges' tables played")
         yield server
     finally:
@@ -102,9 +102,10 @@ def test_the_scoreboard_shows_mean_error_and_rating(site):
             assert "mean ± error" in page and "rating" in page and 'class="rating"' in page
             cross = c.get(f"/c/{name}/crosstable").text
             assert "how often the row placed above, level with and below the column" in cross
-            # Three bots at every table: each cell counts the three games both played.
+            # Every bot at every table (three students; the four bundled bots): each cell counts them all.
+            n = 3 if name == NAME else 4
             cells = re.findall(r"<td>(\d+)-(\d+)-(\d+)</td>", cross)
-            assert len(cells) == 6 and all(sum(map(int, cell)) == 3 for cell in cells), cells
+            assert len(cells) == n * (n - 1) and all(sum(map(int, cell)) == n for cell in cells), cells
         rows = {r["name"]: r for r in c.get(f"/c/{NAME}/standings.json").json()["rows"]}
         assert set(rows) == {"Ann", "Ben", "Cat"}
         # Ann's brain leaves every game in round 2: last, with no points.
@@ -141,7 +142,7 @@ def test_a_students_game_and_feedback_show_every_seat_and_her_own_log_only(site)
         assert leaks(pages, ("SECRET-", "stderr-of-", ANN, BEN, CAT)) == []
         # A folder challenge's tables are public: every seat's result on its games' pages.
         bot = anyone.get("/c/lowbid/bot/one").text
-        assert re.search(r"place \d of 3, \d+ points", bot), bot[-2000:]
+        assert re.search(r"place \d of 4, \d+ points", bot), bot[-2000:]
 
 
 def test_the_host_journal_reads_back_every_seat(site, tmp_path):
@@ -172,8 +173,8 @@ def test_the_report_of_a_hosted_table_challenge(site, tmp_path):
     assert md.returncode == 0, md.stderr
     head = next(line for line in md.stdout.splitlines() if line.startswith("| # |"))
     assert "| mean ± error | rating (μ ± σ) |" in head
-    rows = [line for line in md.stdout.splitlines() if re.match(r"\| \d \| (one|dodger|tracker) \|", line)]
-    assert len(rows) == 3 and all(re.search(r"\| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|", x) for x in rows), rows
+    rows = [line for line in md.stdout.splitlines() if re.match(r"\| \d \| (one|dodger|tracker|spoiler) \|", line)]
+    assert len(rows) == 4 and all(re.search(r"\| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|", x) for x in rows), rows
 
 
 def test_the_live_scoreboard_of_tables_follows_a_new_bot(site, browser):
@@ -184,7 +185,7 @@ def test_the_live_scoreboard_of_tables_follows_a_new_bot(site, browser):
     page, errors = watched_page(browser)
     try:
         page.goto(f"{site.url}/c/lowbid/")
-        assert page.locator("#scoreboard tbody tr").count() == 3
+        assert page.locator("#scoreboard tbody tr").count() == 4
         two = site.folders[0] / "bots" / "two"
         two.mkdir()
         (two / "bot.py").write_text("import sys\nfor line in sys.stdin:\n"
@@ -192,9 +193,9 @@ def test_the_live_scoreboard_of_tables_follows_a_new_bot(site, browser):
         (two / "bot.toml").write_text('name = "two"\ncommand = ["python3", "bot.py"]\n')
         rows = page.locator("#scoreboard tbody tr")
         # (by the page's own live script: the page is never loaded again)
-        wait_for(lambda: rows.count() == 4 and all(rows.nth(i).locator("td").nth(8).inner_text() == "4"
-                                                   for i in range(4)), 120, message="the live Scoreboard")
-        for i in range(4):
+        wait_for(lambda: rows.count() == 5 and all(rows.nth(i).locator("td").nth(8).inner_text() == "5"
+                                                   for i in range(5)), 120, message="the live Scoreboard")
+        for i in range(5):
             cells = rows.nth(i).locator("td").all_inner_texts()
             assert len(cells) == 11, cells  # rank, bot, points, mean, rating, W, D, L, games, so far, latest
             assert re.fullmatch(r"-?[0-9.e+-]+ ± [0-9.e+-]+", cells[3]) and re.fullmatch(r"[0-9.e+-]+ ± [0-9.e+-]+",
