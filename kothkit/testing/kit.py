@@ -793,7 +793,8 @@ class Kit:
         prop()
 
     def check_bundled_bots(self, games: int = 2) -> None:
-        """Two bundled bots play ``games`` real games through the referee without a fault."""
+        """Bundled bots (two, or a table of as many as a game seats) play ``games`` real games through
+        the referee without a fault."""
         from kothkit.bots.folders import load_bots
         from kothkit.playing.referee import play_game
         from kothkit.playing.schedule import game_id, settings_of
@@ -810,10 +811,15 @@ class Kit:
             return
         import attrs
 
-        pair = specs[:2] if len(specs) >= 2 else [specs[0], attrs.evolve(specs[0], name=specs[0].name + "-2")]
+        # A table of as many bots as a game seats (two for a board game), a bot again under another
+        # name where there are too few; each game turns the seats round by one.
+        n = self.info.table_size(max(len(specs), self.info.seat_range[0]))
+        table = [specs[i] if i < len(specs) else attrs.evolve(specs[i % len(specs)],
+                                                               name=f"{specs[i % len(specs)].name}-{i + 1}")
+                 for i in range(n)]
         rules = {**self.info.rules, **self.rules}
         for k in range(games):
-            seats = tuple(pair) if k % 2 == 0 else tuple(reversed(pair))
+            seats = tuple(table[k % n:] + table[:k % n])
             task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)
