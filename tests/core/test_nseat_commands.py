@@ -33,7 +33,6 @@ TABLES = "seats" in attrs.fields_dict(Schedule)
     *([] if TABLES else [("run", ["--bots", BOT, "--db", "j.sqlite"])]),
     ("match", [BOT, BOT]),
     ("gauntlet --sprt", [BOT, "--bots", BOT, "--sprt", "0,10"]),
-    ("play", ["--against", BOT, "--web"]),
 ])
 def test_commands_refuse_a_game_of_more_seats_by_name(tmp_path, command, args):
     done = kothkit(tmp_path, command.split()[0], "nseat_sum", *args)
