@@ -16,8 +16,9 @@ SETTLED = "() => ['waiting', 'over'].includes(document.body.dataset.state)"
 
 
 def click_through(page, pick, messages: list[str]) -> str:
-    """Click until the game is over: ``pick(asks)`` gives the selectors to click for one entry;
-    the page's messages (mistakes explained) are added to ``messages``."""
+    """Click until the game is over: ``pick(asks)`` gives the selectors to click for one entry (or
+    ``("type", text)``: the entry typed); the page's messages (mistakes explained) are added to
+    ``messages``."""
     for _ in range(300):
         page.wait_for_function(SETTLED, timeout=60_000)
         if page.get_attribute("body", "data-state") == "over":
@@ -25,7 +26,11 @@ def click_through(page, pick, messages: list[str]) -> str:
         seq = page.get_attribute("body", "data-seq")
         messages.append("boards: " + page.text_content("#boards"))
         for selector in pick(page.text_content("#asks")):
-            page.click(selector)
+            if isinstance(selector, tuple):
+                page.fill("#entry", selector[1])
+                page.press("#entry", "Enter")
+            else:
+                page.click(selector)
         try:
             page.wait_for_function("seq => document.body.dataset.seq !== seq", arg=seq, timeout=60_000)
         except Exception as e:
@@ -118,43 +123,22 @@ def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
     assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
 
 
-def test_a_table_of_more_seats_with_a_person_in_one(browser, cli, tmp_path):
+def test_a_table_of_more_seats_with_a_person_in_one(browser, tmp_path):
     """A game of more seats on the page (tests/core/nseat_game.py's, 3 seats): the person takes seat 1
     and types each round's number (a mistake is explained and asked again), the bot in the other
     two seats answers its prompts of the same round; the result is the person's place among them,
-    the game is stored with every seat's result."""
+    and the game is stored with every seat's result."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1]
-    launcher = [sys.executable, str(here / "core" / "nseat_game.py")]
-    s = Screen(["play", "nseat_sum", "--against", str(here / "bots" / "nseat" / "steady"), "--seat", "1", "--web",
-                "--db", "p.sqlite"], tmp_path, launcher)
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(s.expect(r"open (http://127\.0\.0\.1:\d+/) to play", 60).group(1))
-        for entry in ["x", "3", "3", "3", "3"]:
-            page.wait_for_function(SETTLED, timeout=60_000)
-            assert page.get_attribute("body", "data-state") == "waiting", page.text_content("#log")
-            seq = page.get_attribute("body", "data-seq")
-            page.fill("#entry", entry)
-            page.press("#entry", "Enter")
-            page.wait_for_function("seq => document.body.dataset.seq !== seq", arg=seq, timeout=60_000)
-            if entry == "x":
-                page.wait_for_function("() => document.getElementById('message').textContent.includes('1 to 9')",
-                                       timeout=30_000)
-        page.wait_for_function("() => document.body.dataset.state === 'over'", timeout=60_000)
-        assert page.text_content("#result") == "Result: you placed 1 of 3 with 12 points: 4 rounds"
-        assert "steady#2 played" in page.text_content("#log")
-        s.expect(r"stored as game [0-9a-f]+ in", 30)
-        s.expect("Ctrl-C to stop", 30)
-        s.proc.send_signal(signal.SIGINT)
-        assert s.wait() == 0
-    finally:
-        page.close()
-        s.close()
-    assert not errors, errors
+    entries = iter(["x", "3", "3", "3", "3"])
+    result, messages, s = run_page(browser, tmp_path,
+                                   ["nseat_sum", "--against", str(here / "bots" / "nseat" / "steady"), "--seat", "1"],
+                                   lambda asks: [("type", next(entries))],
+                                   launcher=[sys.executable, str(here / "core" / "nseat_game.py")])
+    assert result == "Result: you placed 1 of 3 with 12 points: 4 rounds"
+    assert any("1 to 9" in m for m in messages), messages
+    assert "steady#2 played" in s.text
     import sqlite3
 
     with sqlite3.connect(tmp_path / "p.sqlite") as db:
