@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import signal
+import subprocess
 import sys
 
 
@@ -127,15 +128,16 @@ def test_a_table_of_more_seats_with_a_person_in_one(browser, tmp_path):
     """A game of more seats on the page (tests/core/nseat_game.py's, 3 seats): the person takes seat 1
     and types each round's number (a mistake is explained and asked again), the bot in the other
     two seats answers its prompts of the same round; the result is the person's place among them,
-    and the game is stored with every seat's result."""
+    and the game is stored with every seat's result; ``verify`` re-plays it (the bot's copy in the
+    third seat, "steady#2", found as the bot renamed)."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1]
     entries = iter(["x", "3", "3", "3", "3"])
+    launcher = [sys.executable, str(here / "core" / "nseat_game.py")]
     result, messages, s = run_page(browser, tmp_path,
                                    ["nseat_sum", "--against", str(here / "bots" / "nseat" / "steady"), "--seat", "1"],
-                                   lambda asks: [("type", next(entries))],
-                                   launcher=[sys.executable, str(here / "core" / "nseat_game.py")])
+                                   lambda asks: [("type", next(entries))], launcher=launcher)
     assert result == "Result: you placed 1 of 3 with 12 points: 4 rounds"
     assert any("1 to 9" in m for m in messages), messages
     assert "steady#2 played" in s.text
@@ -144,3 +146,6 @@ def test_a_table_of_more_seats_with_a_person_in_one(browser, tmp_path):
     with sqlite3.connect(tmp_path / "p.sqlite") as db:
         players, places = db.execute("SELECT players, seat_places FROM games").fetchone()
     assert players == '["steady", "you", "steady#2"]' and places == "[2, 1, 2]"
+    r = subprocess.run([*launcher, "verify", "p.sqlite", "--jobs", "1"], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
