@@ -158,10 +158,14 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
 
     from kothkit.cli.live import Progress
     from kothkit.playing.dispatcher import WorkerLost
+    from kothkit.playing.schedule import Schedule
     from kothkit.playing.tournament import run_tournament
     from kothkit.store.journal import JournalError
 
-    progress = Progress(out, len(specs) * (len(specs) - 1) * s.rounds, quiet=quiet, every=progress_every)
+    # (the games of the schedule: a round robin's, or a game of more seats' tables)
+    total = Schedule(game=info.name, bots=tuple(specs), seed=s.seed.value, rounds=s.rounds, limits=s.limits,
+                     seats=info.seats).total
+    progress = Progress(out, total, quiet=quiet, every=progress_every)
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
