@@ -33,17 +33,18 @@ def test_serve_hosts_the_lowbid_challenge_and_plays_its_tables(tmp_path):
             deadline = time.monotonic() + 120
             while True:
                 page = web.get("/c/lowbid/").text
-                if "0 games queued, 0 playing" in page and all(b in page for b in ("dodger", "spoiler", "tracker")):
+                idle = '<span id="queued">0</span>' in page and '<span id="playing">0</span>' in page
+                if idle and all(f"/c/lowbid/bot/{b}" in page for b in ("dodger", "one", "spoiler", "tracker")):
                     break
                 assert time.monotonic() < deadline, page[-3000:]
                 time.sleep(0.5)
             assert "KoTH: lowest unique bid" in page
             about = web.get("/c/lowbid/about").text
             assert "lowest bid nobody else made" in about
-        from kothkit.store.journal import Journal
-
-        with Journal(folder / "kothkit.sqlite") as j:
-            games = list(j.all())
-        assert len(games) == 16 and all(len(g.players) == 4 and g.verdict is None for g in games)
     finally:
         assert server.stop() == 0, server.text
+    from kothkit.store.journal import Journal
+
+    with Journal(folder / "kothkit.sqlite") as j:
+        games = list(j.all())
+    assert len(games) == 16 and all(len(g.players) == 4 and g.verdict is None for g in games)
