@@ -101,3 +101,43 @@ def test_the_scoring_travels_beside_the_registration():
     assert game.info is info and info.scoring.counts == "points"  # the registration untouched
     assert game.scoring.counts == "wins" and game.scoring.mean == info.scoring.mean
     assert game_of(info).scoring is info.scoring
+
+
+def test_the_hosts_scoreboard_counts_by_the_challenges_scoring(tmp_path, cli):
+    """`kothkit serve` of a folder challenge with a [scoring] ranks its games as `kothkit run` does
+    (which then reuses them all: the same ids)."""
+    import time
+
+    from tests.serve.webserver import Server, client
+
+    ch = write(tmp_path, f'''game = "connect4_hidden"
+bots = ["{ROOT / "plugins/connect4_hidden/bots"}"]
+seed = 5
+rounds = 1
+
+[scoring]                   # the game's: +1/0/-1, the mean; here 3/1/0, totalled
+win = 3
+draw = 1
+loss = 0
+mean = false
+
+[serve]
+kind = "folder"
+''')
+    server = Server([ch], tmp_path / "state", tmp_path, jobs=2)
+    try:
+        with client(server) as web:
+            deadline = time.monotonic() + 120
+            while True:
+                board = web.get("/c/challenge/standings.json").json()
+                if sum(r.get("games", 0) for r in board["rows"]) == 20 * 2:  # 5 bots, both colours
+                    break
+                assert time.monotonic() < deadline, board
+                time.sleep(0.5)
+    finally:
+        assert server.stop() == 0, server.text
+    doc = run(cli, ch, "after")
+    assert doc["played"] == 0
+    assert [(r["bot"], float(r["points"])) for r in board["rows"]] == ranking(doc)  # (shown as text)
+    for s in doc["standings"]:
+        assert s["points"] == 3 * s["wins"] + s["draws"]
