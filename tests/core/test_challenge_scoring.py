@@ -141,3 +141,19 @@ kind = "folder"
     assert [(r["bot"], float(r["points"])) for r in board["rows"]] == ranking(doc)  # (shown as text)
     for s in doc["standings"]:
         assert s["points"] == 3 * s["wins"] + s["draws"]
+
+
+def test_a_gauntlet_of_the_challenge_counts_by_its_scoring(cli, tmp_path):
+    """gauntlet at a challenge's tables: the candidate's mean by the challenge's count of its games
+    (the same games: the second gauntlet reuses them all)."""
+    ch = write(tmp_path, LOWBID)
+    args = ("gauntlet", ch, "one", "--games", "2", "--seed", "3", "--jobs", "1", "--json")
+    first = cli(*args, tmp_path / "points.json", timeout=300)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "scored by points" in first.stdout
+    write(tmp_path, LOWBID + '\n[scoring]\ncounts = "wins"\n')
+    again = cli(*args, tmp_path / "wins.json", timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "scored by wins" in again.stdout and "(0 played, " in again.stdout
+    points, wins = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("points", "wins"))
+    assert 0 <= wins["mean"] <= 1 and wins["mean"] != points["mean"]
