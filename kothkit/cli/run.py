@@ -172,7 +172,7 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
                                     rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool,
-                                    openings=openings)
+                                    openings=openings, scoring=s.game.scoring)
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {s.journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)
@@ -194,7 +194,7 @@ def _print_results(info, s: Settings, result, faults, errors) -> None:
     of games, and the bots left out."""
     from kothkit.results.report import above_table, standings_table
 
-    print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=info.scoring.mean,
+    print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=s.game.scoring.mean,
                                 ratings=result.ratings, spread=not info.two_seats, skills=result.skills))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)

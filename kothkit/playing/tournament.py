@@ -38,7 +38,7 @@ from kothkit.playing.openings import Openings, as_setting
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.playing.settings import Cores, cores_of
 from kothkit.plugins import game_code
-from kothkit.scoring import Standing, Tally
+from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.journal import GameRow, Journal, Outline, result_of
 from kothkit.store.ratings import PairTally, Ratings, SkillRating, placed_above, rate_tables
 from kothkit.store.records import GameRecord, GameResult, GameTask
@@ -234,6 +234,7 @@ def run_tournament(
     on_notice: Callable[[str], None] | None = None,
     cluster: Executor | None = None,
     openings: Openings | None = None,
+    scoring: Scoring | None = None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
@@ -242,6 +243,8 @@ def run_tournament(
     Bots must already be built (see :func:`build_bots`).  ``cluster``: an executor that plays the
     games instead of ``jobs`` local workers (a checked :class:`kothkit.playing.cluster.ClusterExecutor`).
     ``openings``: round r of each pair plays its two games from the r-th opening (kothkit.playing.openings).
+    ``scoring``: how the results count (default: the game's; a challenge's ``[scoring]``,
+    :attr:`kothkit.playing.settings.Game.scoring`): it ranks the bots and changes no game.
     """
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
@@ -271,7 +274,7 @@ def run_tournament(
             batch = FAST_BATCH
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
-        tally = Tally(info.scoring, [b.name for b in bots])
+        tally = Tally(scoring or info.scoring, [b.name for b in bots])
         # The same games by game pair (indices 2k and 2k + 1 of the schedule, key k), for the ratings.
         pairs = PairTally()
         # A game of more seats: its results by schedule index, rated in that order at the end.
