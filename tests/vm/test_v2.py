@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.procs import contain
+from kothkit.procs import cgroups, probe
 from kothkit.procs.contain import capabilities, fair_cpu, jail_gaps
 
 WAY = os.environ.get("KOTHKIT_VM_WAY", "")
@@ -32,7 +32,7 @@ def own_group() -> Path:
 def test_the_containment_line_is_full():
     caps = capabilities()
     line = caps.summary()
-    who = "bots run as root in a user namespace" if WAY == "service" else f"bots run as uid {contain.BOT_UID}"
+    who = "bots run as root in a user namespace" if WAY == "service" else f"bots run as uid {probe.BOT_UID}"
     for part in ("PID namespace per bot (C init)", "minimal filesystem", who, "no capabilities", "seccomp filter",
                  "memory cgroup v2", "pids cgroup v2", "no network", "cores held by cpuset v2"):
         assert part in line, (part, line)
@@ -51,7 +51,7 @@ def test_the_judge_made_its_own_tree():
     if WAY == "root":
         assert here == base == Path("/sys/fs/cgroup")
     else:
-        assert here == base / contain.V2_LEAF
+        assert here == base / cgroups.V2_LEAF
         assert (base / "cgroup.procs").read_text() == ""  # no process left beside the bots' groups
     assert {"memory", "pids", "cpuset", "cpu"} <= set((base / "cgroup.subtree_control").read_text().split())
 
@@ -97,10 +97,10 @@ def test_a_group_delegated_to_the_judge_is_left_as_it_found_it(tmp_path):
         assert p.returncode == 0, p.stdout + p.stderr
         out = p.stdout
         assert f"base {unit} v2 v2 v2" in out, out
-        assert f"own 0::/{(unit / contain.V2_LEAF).relative_to('/sys/fs/cgroup')}" in out, out
+        assert f"own 0::/{(unit / cgroups.V2_LEAF).relative_to('/sys/fs/cgroup')}" in out, out
         assert "memory.max 67108864 pids.max 8 cpus 0" in out, out
         bot = next(l for l in out.splitlines() if l.startswith("bot "))
-        assert bot.startswith("bot 0 ['" + ("0" if WAY == "service" else str(contain.BOT_UID)) + "', '0::/']"), bot
+        assert bot.startswith("bot 0 ['" + ("0" if WAY == "service" else str(probe.BOT_UID)) + "', '0::/']"), bot
         assert [d.name for d in unit.iterdir() if d.is_dir()] == []
         assert (unit / "cgroup.subtree_control").read_text().split() == []
         assert (unit / "cgroup.procs").read_text() == ""
@@ -163,7 +163,7 @@ def test_serve_without_a_cgroup_refuses_the_course(tmp_path):
 @pytest.mark.skipif(WAY == "service", reason="bots of a service user run as root of a user namespace: no id-mapping")
 def test_a_state_folder_on_tmpfs_is_named(tmp_path):
     """Linux 6.1's tmpfs takes no idmapped mount: a root judge's bots there would run as root."""
-    if contain._kernel() >= contain.TMPFS_IDMAP:
+    if probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("tmpfs takes idmapped mounts on this kernel")
     state = Path("/dev/shm") / f"kk-state-{uuid.uuid4().hex[:8]}"
     try:
@@ -176,7 +176,7 @@ def test_a_state_folder_on_tmpfs_is_named(tmp_path):
 
 
 def test_run_from_tmpfs_says_the_bots_would_run_as_root(tmp_path):
-    if WAY == "service" or contain._kernel() >= contain.TMPFS_IDMAP:
+    if WAY == "service" or probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("no id-mapping needed, or tmpfs takes it here")
     r = subprocess.run([sys.executable, "-c", "from kothkit.procs.contain import jail_gaps; print(jail_gaps())"],
                        capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "TMPDIR": "/dev/shm"})
