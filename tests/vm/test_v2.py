@@ -161,23 +161,41 @@ def test_serve_without_a_cgroup_refuses_the_course(tmp_path):
 
 
 @pytest.mark.skipif(WAY == "service", reason="bots of a service user run as root of a user namespace: no id-mapping")
-def test_a_state_folder_on_tmpfs_is_named(tmp_path):
-    """Linux 6.1's tmpfs takes no idmapped mount: a root judge's bots there would run as root."""
+def test_a_bot_folder_on_tmpfs_runs_as_the_bots_uid_over_a_copy(tmp_path):
+    """Linux 6.1's tmpfs takes no idmapped mount: a root judge's bot there runs as the bots' uid all
+    the same, over a copy of its folder owned by that uid (kothkit.procs.copies), and a host whose
+    state folder is there lacks nothing."""
     if probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("tmpfs takes idmapped mounts on this kernel")
     state = Path("/dev/shm") / f"kk-state-{uuid.uuid4().hex[:8]}"
+    folder = state / "bots" / "keeper"
+    folder.mkdir(parents=True)
     try:
-        r = kothkit("serve", ROOT / "challenges" / "course12", "--state", state, "--port", "0")
-        assert r.returncode == 1, r.stdout + r.stderr
-        assert f"{state} is on tmpfs, which cannot be id-mapped on this kernel" in r.stderr, r.stderr
-        assert "put it on ext4, xfs or btrfs" in r.stderr
+        assert probe.folder_copied(folder)
+        assert jail_gaps(folders=(state,)) == []
+        from kothkit.limits import Limits
+        from kothkit.procs.contain import Jail
+
+        jail = Jail(Limits(memory_mb=64), writable=True, reuse_root=True)
+        jail.setup()
+        try:
+            argv = jail.wrap(["/bin/sh", "-c", "id -u; echo kept > kept.txt"], folder)
+            assert jail.copied is not None
+            p = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=120, pass_fds=jail.pass_fds)
+        finally:
+            jail.teardown()
+        assert (p.returncode, p.stdout.split()) == (0, [str(probe.BOT_UID)]), p.stderr
+        assert (folder / "kept.txt").read_text() == "kept\n"
     finally:
         subprocess.run(["rm", "-rf", str(state)], timeout=60)
 
 
-def test_run_from_tmpfs_says_the_bots_would_run_as_root(tmp_path):
+def test_run_from_tmpfs_says_the_bots_run_over_copies(tmp_path):
     if WAY == "service" or probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("no id-mapping needed, or tmpfs takes it here")
-    r = subprocess.run([sys.executable, "-c", "from kothkit.procs.contain import jail_gaps; print(jail_gaps())"],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "TMPDIR": "/dev/shm"})
-    assert "an unprivileged uid (bots would run as root: /dev/shm is on tmpfs" in r.stdout, r.stdout + r.stderr
+    code = "from kothkit.procs.contain import capabilities, jail_gaps; print(capabilities().summary()); print(jail_gaps())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "TMPDIR": "/dev/shm"})
+    assert f"bots run as uid {probe.BOT_UID} over a copy of their folder (it cannot be id-mapped here)" in r.stdout, (
+        r.stdout + r.stderr)
+    assert r.stdout.splitlines()[-1] == "[]", r.stdout
