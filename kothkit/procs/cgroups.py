@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -499,27 +500,37 @@ def write_cpu_quota(group: Path, share: float, period_us: int = 100_000) -> None
 
 
 def cpu_quota_base() -> Path | None:
-    """The cgroup v1 ``cpu`` group under which :func:`thread_cpu_quota` makes its groups, or None
-    where there is none writable (a cgroup v2-only machine: a thread cannot have a group of its own
-    there; ``KOTHKIT_NO_CGROUP=1``): then nothing caps the Play page's bots but their core."""
+    """Where the Play page's bots get their CPU quota (:func:`thread_cpu_quota`): the cgroup v1
+    ``cpu`` group under which a thread gets a group of its own, or the cgroup v2 group the bots'
+    groups are made in, with the cpu controller (each bot's own group gets cpu.max); None where
+    there is neither (``KOTHKIT_NO_CGROUP=1``): then nothing caps the Play page's bots but their core."""
     if os.environ.get("KOTHKIT_NO_CGROUP") == "1":
         return None
     base = own_cgroup_v1("cpu")
-    if base is None or not (base / "cpu.cfs_quota_us").exists() or not os.access(base, os.W_OK):
-        return None
-    return base
+    if base is not None and (base / "cpu.cfs_quota_us").exists() and os.access(base, os.W_OK):
+        return base
+    state = v2_setup()
+    return state.base if "cpu" in state.controllers else None
+
+
+#: The CPU share of the bots whose jails the calling thread sets up, on cgroup v2 (:func:`thread_cpu_quota`).
+_THREAD = threading.local()
 
 
 def thread_cpu_quota(share: float) -> Path | None:
-    """Put the calling thread in a cpu cgroup of its own capped at ``share`` of one core: every
-    process it starts from now on inherits the group (a bot's jail joins groups of other
-    controllers only), setsid'd spinners included.  A cgroup v1 cpu hierarchy only: there a
-    thread may be in a group of its own (``tasks``).  None where there is none writable."""
-    import threading
-
+    """A CPU quota of ``share`` of one core on every bot the calling thread starts from now on,
+    setsid'd spinners included, until :func:`leave_cpu_quota`.  On a cgroup v1 cpu hierarchy the
+    thread goes into a cpu group of its own capped at ``share`` (``tasks``), which its processes
+    inherit (a bot's jail joins groups of other controllers only): that group is returned.  On
+    cgroup v2 a thread cannot have a group of its own: the jails the thread sets up give their bot's
+    own group a cpu.max of ``share`` (:func:`thread_share`, :meth:`kothkit.procs.contain.Jail.setup`),
+    and the v2 base is returned.  None where there is neither."""
     base = cpu_quota_base()
     if base is None:
         return None
+    if (base / "cgroup.controllers").is_file():  # cgroup v2
+        _THREAD.share = share
+        return base
     g = base / group_name()
     try:
         g.mkdir()
@@ -534,20 +545,20 @@ def thread_cpu_quota(share: float) -> Path | None:
     return g
 
 
-def leave_cpu_quota(group: Path) -> None:
-    """The calling thread back in the group's parent; the group removed once its processes are gone."""
-    import threading
+def thread_share() -> float | None:
+    """The CPU share :func:`thread_cpu_quota` gave the calling thread's bots on cgroup v2, or None."""
+    share: float | None = getattr(_THREAD, "share", None)
+    return share
 
+
+def leave_cpu_quota(group: Path) -> None:
+    """The calling thread's quota undone: v1, the thread back in the group's parent, the group
+    removed once its processes are gone; v2, its next bots without a quota."""
+    if (group / "cgroup.controllers").is_file() and not (group / "tasks").exists():
+        _THREAD.share = None
+        return
     try:
         write(f"{group.parent}/tasks", str(threading.get_native_id()))
     except OSError:
         pass
-    for _ in range(200):
-        try:
-            group.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.005)
-
+    remove_group(group)

@@ -370,6 +370,9 @@ class Jail:
     freezer_group: Path | None = None
     #: The bot's cpuset cgroup holding it to its core ``cpu`` (v1; in v2 the memory or pids group), or None.
     cpuset_group: Path | None = None
+    #: The bot's group under a CPU quota (cgroup v2: cpu.max; its memory or pids group), or None:
+    #: set up by a thread under :func:`kothkit.procs.cgroups.thread_cpu_quota` (the Play page's bots).
+    quota_group: Path | None = None
     #: The bot's own environment variables (its bot.toml's ``env``), over the challenge's.
     env: tuple[tuple[str, str], ...] = ()
     frozen: bool = False
@@ -457,6 +460,9 @@ class Jail:
                 cgroups.PIDS_MAX.pop(g, None)
                 cgroups.write(f"{g}/pids.max", value)
                 cgroups.PIDS_MAX[g] = value
+        share = cgroups.thread_share()
+        if share is not None and caps.cpu_version == "v2" and caps.cpu_dir is not None:
+            self._cap_cpu(caps.cpu_dir, share)
         if self.cpu is not None and caps.cpuset_dir is not None:
             self._hold_cpu(self.cpu)
         # Only under kothkit's init, which thaws the bot when it dies with the judge: a frozen
@@ -506,8 +512,18 @@ class Jail:
         challenge's ``env`` and then the bot's own."""
         return environment(argv, self.limits.env, self.env)
 
+    def _cap_cpu(self, base: Path, share: float) -> None:
+        """The bot's own group capped at ``share`` of a core (cgroup v2's cpu.max), whatever it starts."""
+        shared = [x for x in (self.group, self.pids_group) if x is not None and x.parent == base]
+        g = shared[0] if shared else self._mkgroup(base)
+        if g in self._keepable:
+            self._keepable.remove(g)  # (not kept for a next bot: its cpu.max is this one's)
+        self.quota_group = g
+        cgroups.write_cpu_quota(g, share)
+
     def _groups(self) -> list[Path]:
-        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group, self.cpuset_group))
+        return [g for g in dict.fromkeys((self.group, self.pids_group, self.freezer_group, self.cpuset_group,
+                                          self.quota_group))
                 if g is not None]
 
     def freeze(self) -> None:
@@ -565,10 +581,10 @@ class Jail:
         # Under the C init the options are the same for every game of a bot in this process but
         # the prepared root's fd (checked by prepared_root each time): built once, not per game.
         # (Of the command they depend on its program only (_exposed): not on a game's arguments.)
-        key = (argv[0] if argv else None, folder, self.copied, tuple(readable), self.writable, self.cpu, self.group,
-               self.pids_group, self.freezer_group, self.cpuset_group, tuple(self._rlimits()), self.limits.disk_mb,
-               self.limits.env, self.limits.network, self.env, self.reuse_root, os.getpid(), os.environ.get("PATH", ""),
-               os.environ.get("KOTHKIT_JAIL_REUSE"))
+        key = (argv[0] if argv else None, folder, self.copied, tuple(readable), self.writable, self.cpu,
+               (self.group, self.pids_group, self.freezer_group, self.cpuset_group, self.quota_group),
+               tuple(self._rlimits()), self.limits.disk_mb, self.limits.env, self.limits.network, self.env,
+               self.reuse_root, os.getpid(), os.environ.get("PATH", ""), os.environ.get("KOTHKIT_JAIL_REUSE"))
         hit = _WRAPS.get(key)
         if hit is None or hit[0] is not self.caps:
             hit = (self.caps, *self._options(argv, folder, readable))
@@ -745,7 +761,7 @@ class Jail:
             if empty and self._give(g):
                 continue
             cgroups.remove_group(g)
-        self.group = self.pids_group = self.freezer_group = self.cpuset_group = None
+        self.group = self.pids_group = self.freezer_group = self.cpuset_group = self.quota_group = None
         self._keepable.clear()
         copied, self.copied = self.copied, None
         if copied is not None and self.writable:

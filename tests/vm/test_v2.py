@@ -199,3 +199,53 @@ def test_run_from_tmpfs_says_the_bots_run_over_copies(tmp_path):
     assert f"bots run as uid {probe.BOT_UID} over a copy of their folder (it cannot be id-mapped here)" in r.stdout, (
         r.stdout + r.stderr)
     assert r.stdout.splitlines()[-1] == "[]", r.stdout
+
+
+#: Spins two seconds in three processes, two of them setsid'd away from the bot.
+SPINNERS = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        os.setsid()
+        break
+t = time.time()
+while time.time() - t < 2:
+    pass
+"""
+
+
+def test_the_play_pages_quota_caps_the_bots_own_group(tmp_path):
+    """cgroup v2 gives a thread no group of its own: the jails a Play game's thread sets up cap
+    their bot's own group at PLAY_SHARE of a core (cpu.max), whatever it starts; then no more."""
+    from kothkit.limits import Limits
+    from kothkit.procs.cgroups import leave_cpu_quota, thread_cpu_quota
+    from kothkit.procs.contain import Jail
+    from kothkit.procs.cores import PLAY_SHARE
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    folder.chmod(0o755)
+    base = thread_cpu_quota(PLAY_SHARE)
+    assert base is not None and base == capabilities().cpu_dir
+    try:
+        jail = Jail(Limits(memory_mb=64), cpu=0)
+        jail.setup()
+        try:
+            g = jail.quota_group
+            assert g is not None and g in (jail.group, jail.pids_group)
+            assert (g / "cpu.max").read_text().split() == [str(int(100_000 * PLAY_SHARE)), "100000"]
+            p = subprocess.run(jail.wrap([sys.executable, "-S", "-c", SPINNERS], folder), cwd=folder,
+                               capture_output=True, text=True, timeout=120, pass_fds=jail.pass_fds)
+            stat = dict(line.split() for line in (g / "cpu.stat").read_text().splitlines())
+        finally:
+            jail.teardown()
+    finally:
+        leave_cpu_quota(base)
+    assert p.returncode == 0, p.stderr
+    assert int(stat["nr_throttled"]) > 0, stat
+    jail = Jail(Limits(memory_mb=64))
+    jail.setup()
+    try:
+        assert jail.quota_group is None and (jail.group / "cpu.max").read_text().split()[0] == "max"
+    finally:
+        jail.teardown()
