@@ -17,6 +17,7 @@ is reached over TLS, with certificates made for the module (:func:`certs`)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -81,17 +82,38 @@ def _tls(role: str) -> list[str]:
             "--tls-key", str(folder / f"{role}-key.pem")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _scheduler_address(file: Path, proc: subprocess.Popen, log: Path) -> str:
+    """The address a scheduler started on port 0 wrote to its ``--scheduler-file`` (no port picked
+    here and bound later: another process on a busy machine could take it in between)."""
+    end = time.monotonic() + STARTUP
+    while True:
+        try:
+            return json.loads(file.read_text())["address"]
+        except (FileNotFoundError, ValueError, KeyError):
+            pass
+        assert proc.poll() is None, f"the scheduler ended: see {log}"
+        assert time.monotonic() < end, f"the scheduler wrote no address within {STARTUP} s: see {log}"
+        time.sleep(0.1)
 
 
-def _wait_workers(address: str, n: int) -> None:
+def _addresses(client, names: Sequence[str]) -> dict[str, str]:
+    """The address of each worker named in ``names`` that has joined."""
+    joined = {w["name"]: a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()}
+    return {n: joined[n] for n in names if n in joined}
+
+
+def _wait_workers(address: str, names: Sequence[str], procs: Sequence[subprocess.Popen], log: Path) -> list[str]:
+    """The addresses of the workers named ``names`` (each listening on a port of its own choosing),
+    once all have joined."""
     from distributed import Client
 
     with Client(address, timeout=STARTUP) as client:
-        client.wait_for_workers(n, timeout=STARTUP)
+        end = time.monotonic() + STARTUP
+        while len(found := _addresses(client, names)) < len(names):
+            assert all(p.poll() is None for p in procs), f"a worker ended: see {log}"
+            assert time.monotonic() < end, f"workers did not join within {STARTUP} s: see {log}"
+            time.sleep(0.1)
+    return [found[n] for n in names]
 
 
 #: How a test's worker differs from a plain ``dask worker`` (see :func:`dask_cluster`).
@@ -150,22 +172,22 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
                 yield got
         return
     kinds = ["plain"] * workers if isinstance(workers, int) else list(workers)
-    port = _free_port()
-    address = f"tls://127.0.0.1:{port}"
     procs: list[subprocess.Popen] = []
     log = open(tmp / "dask.log", "ab")
+    file = tmp / f"scheduler-{uuid.uuid4().hex}.json"
     try:
-        procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                       "--no-dashboard", *_tls("scheduler")], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+        procs.append(subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                       "--scheduler-file", str(file), "--no-dashboard", *_tls("scheduler")],
+                                      stdout=log, stderr=log, stdin=subprocess.DEVNULL,
                                       env={**os.environ, **(scheduler_env or {})}))
-        started, named = [], []
+        address = _scheduler_address(file, procs[0], tmp / "dask.log")
+        started, names = [], []
         for kind in kinds:
             proc, name = _start_worker(tmp, address, kind, hide, log)
             procs.append(proc)
             started.append(proc)
-            named.append(name)
-        _wait_workers(address, len(kinds))
-        yield address, started, named
+            names.append(name)
+        yield address, started, _wait_workers(address, names, started, tmp / "dask.log")
     finally:
         for p in reversed(procs):
             p.kill()
@@ -176,13 +198,13 @@ def dask_cluster(tmp: Path, workers: int | Sequence[str] = 2, hide: Path | None 
 
 def _start_worker(tmp: Path, address: str, kind: str, hide: Path | None, log) -> tuple[subprocess.Popen, str]:
     """A single-threaded worker of ``kind`` (see :data:`KINDS`) for the scheduler at ``address``:
-    its process and its address."""
+    its process and its name (unique; the scheduler knows its address once it has joined)."""
     cmd, env = _worker_cmd(tmp, kind, hide)
-    wport = _free_port()
-    proc = subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                             "--host", "127.0.0.1", "--worker-port", str(wport), *_tls("worker")],
+    name = f"{kind}-{uuid.uuid4().hex[:8]}"
+    proc = subprocess.Popen([*cmd, address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
+                             "--host", "127.0.0.1", "--worker-port", "0", *_tls("worker")],
                             stdout=log, stderr=log, env=env, stdin=subprocess.DEVNULL)
-    return proc, f"tls://127.0.0.1:{wport}"
+    return proc, name
 
 
 @contextlib.contextmanager
@@ -196,11 +218,11 @@ def late_worker(tmp: Path, address: str, kind: str = "plain", hide: Path | None 
         try:
             with Client(address, timeout=STARTUP) as client:
                 end = time.monotonic() + STARTUP
-                while name not in client.scheduler_info(n_workers=-1)["workers"]:
+                while name not in (found := _addresses(client, [name])):
                     assert proc.poll() is None, f"the {kind} worker ended: see {tmp / 'dask-late.log'}"
                     assert time.monotonic() < end, f"the {kind} worker did not join within {STARTUP} s"
                     time.sleep(0.1)
-            yield name
+            yield found[name]
         finally:
             proc.kill()
             proc.wait(timeout=30)
