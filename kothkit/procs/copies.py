@@ -27,6 +27,7 @@ import threading
 import uuid
 from pathlib import Path
 
+from kothkit.procs.cgroups import group_name, stale
 from kothkit.procs.defuse import STRIPPED
 
 #: Deepest folder nesting copied, and most entries (beyond them a copy fails: the bot's start does,
@@ -40,6 +41,14 @@ HOME_PREFIX = "kothkit-copies."
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LOCK = threading.Lock()
+
+
+def _after_fork() -> None:
+    global _LOCK
+    _LOCK = threading.Lock()  # (a worker forked while another thread copied: not held in the worker)
+
+
+os.register_at_fork(after_in_child=_after_fork)
 #: (pid, folder, device, inode) -> its copy, made by this process.
 _COPIES: dict[tuple[int, str, int, int], Path] = {}
 _HOME: dict[int, Path] = {}
@@ -170,8 +179,6 @@ def _home() -> Path:
     pid = os.getpid()
     home = _HOME.get(pid)
     if home is None:
-        from kothkit.procs.cgroups import group_name
-
         _HOME.clear()
         _COPIES.clear()
         sweep_copies()
@@ -226,8 +233,6 @@ def release_copies() -> None:
 
 def sweep_copies() -> None:
     """Remove the folders of copies of judge processes that are gone (killed: no exit to do it)."""
-    from kothkit.procs.cgroups import stale
-
     base = Path(tempfile.gettempdir())
     try:
         found = [p for p in base.iterdir() if p.name.startswith(HOME_PREFIX)]
