@@ -114,11 +114,11 @@ def _connect(cluster: str | None, certs: Path | None, info, specs):
 def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> None:
     """The run's first lines: bots, seed and where it came from, where games are played, the journal,
     the containment this machine offers, and a warning when games would share cores."""
-    from kothkit.procs.contain import capabilities, fair_cpu, gaps_line, jail_gaps
+    from kothkit.procs.contain import fair_cpu, gaps_line, jail_gaps, summary
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
-    out.print(f"containment: {capabilities().summary()}", markup=False)
+    out.print(f"containment: {summary(tuple(b.path for b in specs))}", markup=False)
     gaps = jail_gaps() if cluster is None else []  # (a cluster's workers have their own jail)
     if gaps:
         err.print(gaps_line(gaps), style="bold red", markup=False)

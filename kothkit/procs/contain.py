@@ -84,6 +84,7 @@ from kothkit.procs.probe import compiled_helper, folder_copied, helper_command
 from kothkit.procs.probe import fair_cpu as fair_cpu
 from kothkit.procs.probe import gaps_line as gaps_line
 from kothkit.procs.probe import jail_gaps as jail_gaps
+from kothkit.procs.probe import summary as summary
 from kothkit.procs.probe import sweep_cgroups as sweep_cgroups
 
 MiB = 1 << 20

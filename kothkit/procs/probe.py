@@ -429,6 +429,15 @@ def folder_copied(folder: Path) -> bool:
     return not _IDMAPS[dev]
 
 
+def summary(folders: tuple[Path, ...] = ()) -> str:
+    """The containment line (:meth:`Capabilities.summary`) for bots whose folders lie in
+    ``folders``: it says so when they run over copies (:func:`folder_copied`)."""
+    caps = capabilities()
+    if not caps.copied and any(folder_copied(Path(f)) for f in folders):
+        caps = attrs.evolve(caps, copied=True)
+    return caps.summary()
+
+
 USERNS_HOW = ("allow user namespaces (Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 24.04: "
               "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile giving the judge's "
               "python `userns,`, see docs/hosting.md), or run the judge as root")

@@ -173,6 +173,7 @@ def test_a_bot_folder_on_tmpfs_runs_as_the_bots_uid_over_a_copy(tmp_path):
     try:
         assert probe.folder_copied(folder)
         assert jail_gaps(folders=(state,)) == []
+        assert "over a copy of their folder (it cannot be id-mapped here)" in probe.summary((state,))  # serve's line
         from kothkit.limits import Limits
         from kothkit.procs.contain import Jail
 
