@@ -171,13 +171,14 @@ def test_hostile_bot_gets_its_verdict(arena, name):
         first, games = sorted(games, key=lambda g: g["index"])[0], sorted(games, key=lambda g: g["index"])[1:]
         assert first["fault"] is None and first["reason"] == "five in a row", first
     for g in games:
+        said = (g["index"], g["fault"], g["verdict"], g["reason"])
         if kind is None:
-            assert g["fault"] is None and g["verdict"] is None, g
-            assert g["reason"] == "five in a row", g
+            assert g["fault"] is None and g["verdict"] is None, said
+            assert g["reason"] == "five in a row", said
         else:
-            assert g["fault"] == name and g["verdict"] == kind, g
-            assert g["winner"] == "greedy", g
-            assert reason in g["reason"], g
+            assert g["fault"] == name and g["verdict"] == kind, said
+            assert g["winner"] == "greedy", said
+            assert reason in g["reason"], said
 
 
 @pytest.mark.slow
