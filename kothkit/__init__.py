@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         Outcome,
         Prompt,
         Rejected,
+        Round,
         Rule,
         Setup,
         Verdict,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from kothkit.limits import Limits
     from kothkit.people import CELLS, POINTS, STONES, Grid, Mistake, Svg, Turn
     from kothkit.scenarios import Scenario
-    from kothkit.scoring import Scoring, Unit
+    from kothkit.scoring import Counts, Scoring, Unit
 
     #: Marker for plugin implementations: ``@kothkit.hookimpl def kothkit_games(): ...``
     hookimpl: pluggy.HookimplMarker
@@ -52,11 +53,11 @@ if TYPE_CHECKING:
 #: that ``kothkit --version``, which needs none of them, does not import pluggy, attrs and the game API.
 _FROM = {
     **dict.fromkeys(("Clock", "End", "Exporter", "GameInfo", "GameReplay", "Match", "Message", "Outcome", "Prompt",
-                     "Rejected", "Rule", "Setup", "Verdict", "integer", "one_of"), "kothkit.game"),
+                     "Rejected", "Round", "Rule", "Setup", "Verdict", "integer", "one_of"), "kothkit.game"),
     **dict.fromkeys(("BotError", "BotKind", "BotSpec"), "kothkit.botspec"),
     **dict.fromkeys(("CELLS", "POINTS", "STONES", "Grid", "Mistake", "Svg", "Turn"), "kothkit.people"),
     "Limits": "kothkit.limits", "Scenario": "kothkit.scenarios", "Scoring": "kothkit.scoring",
-    "Unit": "kothkit.scoring",
+    "Unit": "kothkit.scoring", "Counts": "kothkit.scoring",
 }
 
 
@@ -85,6 +86,7 @@ __all__ = [
     "BotKind",
     "BotSpec",
     "Clock",
+    "Counts",
     "End",
     "Exporter",
     "GameInfo",
@@ -97,6 +99,7 @@ __all__ = [
     "Outcome",
     "Prompt",
     "Rejected",
+    "Round",
     "Rule",
     "Scenario",
     "Scoring",

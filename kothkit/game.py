@@ -1,9 +1,10 @@
 """The game interface: what a game plugin implements and the records it trades with the core.
 
 A game is a pure state machine.  The core's referee repeatedly asks the match
-what happens next (:meth:`Match.next`): either a :class:`Prompt` (send these
-lines, then wait for one reply from one seat) or an :class:`Outcome` (the game
-is over).  Each reply is handed back to :meth:`Match.play`, which judges it
+what happens next (:meth:`Match.next`): a :class:`Prompt` (send these
+lines, then wait for one reply from one seat), a :class:`Round` (simultaneous
+moves: prompts to several seats at once, their replies collected together) or an
+:class:`Outcome` (the game is over).  Each reply is handed back to :meth:`Match.play`, which judges it
 (returning a :class:`Rejected` for a bad one) and applies it.  The base class
 keeps the outcome (``Match.outcome``, set by a game's last move or by
 :meth:`Match.forfeit`), checks the rules settings (:meth:`Match.check_rules`,
@@ -111,10 +112,58 @@ class Prompt(NamedTuple):
 
 @attrs.frozen
 class Outcome:
-    """The end of a game: ``winner`` is a seat index, or None for a draw."""
+    """The end of a game: every seat's result.
+
+    ``winner`` is the two-seat shorthand (a seat index, or None for a draw), and all a two-seat
+    game gives.  A game of more seats gives ``points`` (the game's own, per seat, more is better)
+    and/or ``places`` (per seat, 1 = first; tied seats share a place and the next is skipped:
+    ``(1, 1, 3)``); :meth:`Match.finish` makes such an outcome.
+    """
 
     winner: int | None
     reason: str
+    #: Per seat, in seat order: the game's own points, or None.
+    points: tuple[float, ...] | None = None
+    #: Per seat, in seat order: the place, 1 = first (ties share one: 1, 1, 3), or None.
+    places: tuple[int, ...] | None = None
+
+    def places_of(self, n: int) -> tuple[int, ...]:
+        """Every one of ``n`` seats' place: :attr:`places` if given; else from :attr:`points` (more
+        is better, equal points share a place); else from :attr:`winner` (the winner 1, every other
+        seat 2; a draw: every seat 1)."""
+        if self.places is not None:
+            return tuple(self.places)
+        if self.points is not None:
+            return places_from_points(self.points)
+        if self.winner is None:
+            return (1,) * n
+        return tuple(1 if s == self.winner else 2 for s in range(n))
+
+
+def places_from_points(points: Sequence[float]) -> tuple[int, ...]:
+    """Places from points, more is better: equal points share a place, and the next is skipped
+    (points 5, 5, 2 -> places 1, 1, 3)."""
+    return tuple(1 + sum(1 for q in points if q > p) for p in points)
+
+
+class Round(NamedTuple):
+    """Simultaneous moves: the prompts of several seats, sent at once.
+
+    Every prompt goes out at once (each seat's notices, then its payload); the replies are
+    collected together, each within its own prompt's clock (a round costs the slowest reply, not
+    the sum), then handed to :meth:`Match.play` (``play(seat, reply)``) one by one in seat order.
+    After each accepted play, :meth:`Match.next` returns the Round without that seat's prompt (or
+    the next step once the round is complete): ``next()`` stays idempotent, and
+    :meth:`Match.not_due` accepts a seat whose prompt is in the current Round.  Each seat sees
+    only its own prompt: a game shows a seat the others' moves of a round in a later prompt.
+    """
+
+    prompts: tuple[Prompt, ...]
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The seats a reply is due from, in the prompts' order."""
+        return tuple(p.seat for p in self.prompts)
 
 
 @attrs.frozen
@@ -168,8 +217,15 @@ class End(enum.StrEnum):
 
     @classmethod
     def of(cls, outcome: Outcome, seat: int) -> End:
-        """What ``seat`` is told of ``outcome``."""
-        return cls.DRAW if outcome.winner is None else cls.WIN if outcome.winner == seat else cls.LOSS
+        """What ``seat`` is told of ``outcome`` (an outcome of points or places: WIN alone in first
+        place, DRAW sharing it, LOSS below it)."""
+        if outcome.points is None and outcome.places is None:
+            return cls.DRAW if outcome.winner is None else cls.WIN if outcome.winner == seat else cls.LOSS
+        n = len(outcome.places if outcome.places is not None else outcome.points or ())
+        places = outcome.places_of(n)
+        if places[seat] != 1:
+            return cls.LOSS
+        return cls.WIN if places.count(1) == 1 else cls.DRAW
 
 
 @attrs.frozen
@@ -205,12 +261,15 @@ class Match(abc.ABC):
     """One game in progress.  Subclass it; the core creates one per game.
 
     A subclass's ``__init__`` calls ``super().__init__(setup)``, which sets ``setup``, ``rules``
-    (the checked settings) and ``outcome`` (None until the game is over: a game sets it on the move
-    that ends it, :meth:`forfeit` on a fault).
+    (the checked settings), ``outcome`` (None until the game is over: a game sets it on the move
+    that ends it, :meth:`forfeit` on a fault) and ``out`` (the seats out of the game by a fault).
     """
 
     #: How the game ended, once it has (a game's last move sets it; so does :meth:`forfeit`).
     outcome: Outcome | None = None
+    #: Seats out of this game by a fault (:meth:`leave` adds them): :meth:`next` must not prompt
+    #: them, and the game goes on among the others.  Empty in a two-seat game (a fault ends it).
+    out: set[int]
     #: The game's codec, named rather than wrapped: a module (or object) with ``encode(payload)``
     #: and, optionally, ``decode(line)``, which become this class's :meth:`encode` and :meth:`decode`.
     codec: ClassVar[Any] = None
@@ -236,6 +295,7 @@ class Match(abc.ABC):
         #: The rules settings, checked and complete (see :meth:`check_rules`).
         self.rules = self.check_rules(setup.rules)
         self.outcome = None
+        self.out = set()
 
     @classmethod
     def check_rules(cls, rules: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -261,8 +321,9 @@ class Match(abc.ABC):
         return merged
 
     @abc.abstractmethod
-    def next(self) -> Prompt | Outcome:
-        """What happens now.  Called again after every accepted reply; must be idempotent."""
+    def next(self) -> Prompt | Round | Outcome:
+        """What happens now: one seat's :class:`Prompt`, a :class:`Round` of simultaneous moves, or
+        the :class:`Outcome`.  Called again after every accepted reply; must be idempotent."""
 
     @abc.abstractmethod
     def play(self, seat: int, reply: Any) -> Rejected | None:
@@ -287,10 +348,16 @@ class Match(abc.ABC):
     # -- helpers for a game's play() ------------------------------------------------
     def not_due(self, seat: int) -> Rejected | None:
         """The standard guard: a :class:`Rejected` if the game is over or no reply is due from
-        ``seat`` (asked of :meth:`next`), else None.  ``if (no := self.not_due(seat)): return no``."""
+        ``seat`` (asked of :meth:`next`: the prompt's seat, or one of a :class:`Round`'s), else
+        None.  ``if (no := self.not_due(seat)): return no``."""
         now = self.next()
         if isinstance(now, Outcome):
             return Rejected(Verdict.ILLEGAL_MOVE, say("the game is over"))
+        if isinstance(now, Round):
+            if seat in now.seats:
+                return None
+            return Rejected(Verdict.ILLEGAL_MOVE, say("seat {seat} replied when no reply was due from it",
+                                                      seat=seat))
         if now.seat != seat:
             return Rejected(Verdict.ILLEGAL_MOVE, say("seat {seat} replied when seat {turn} was to",
                                                       seat=seat, turn=now.seat))
@@ -306,17 +373,61 @@ class Match(abc.ABC):
         self.outcome = Outcome(winner=None, reason=reason)
         return self.outcome
 
-    def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
-        """The outcome when ``seat`` loses by a fault (the core's or the game's verdict).
+    def finish(self, reason: str, *, points: Sequence[float] | None = None,
+               places: Sequence[int] | None = None) -> Outcome:
+        """End a game of any number of seats with every seat's ``points`` and/or ``places`` (in seat
+        order; see :class:`Outcome`): ``winner`` is the one seat alone in first place, else None.
+        Sets and returns :attr:`outcome`."""
+        n = len(self.setup.players)
+        for name, given in (("points", points), ("places", places)):
+            if given is not None and len(given) != n:
+                raise ValueError(f"finish(): {len(given)} {name} for {n} seats")
+        if points is None and places is None:
+            raise ValueError("finish(): give points, places or both")
+        outcome = Outcome(winner=None, reason=reason, points=None if points is None else tuple(points),
+                          places=None if places is None else tuple(places))
+        firsts = [s for s, p in enumerate(outcome.places_of(n)) if p == 1]
+        self.outcome = attrs.evolve(outcome, winner=firsts[0]) if len(firsts) == 1 else outcome
+        return self.outcome
 
-        Kept in :attr:`outcome` unless the game was already over.  Override it to score a fault
-        otherwise (the outcome a game of more than two seats gives, say); keep the outcome then too.
+    def forfeit(self, seat: int, verdict: Verdict, reason: str) -> Outcome:
+        """The outcome when ``seat`` loses by a fault (the core's or the game's verdict), the game
+        ending there.
+
+        With two seats the other wins.  With more, the seats still in the game share first place
+        and the seats out of it (``seat`` and :attr:`out`) share the last; the winner is the one
+        seat left, if one.  Kept in :attr:`outcome` unless the game was already over.  Override it
+        to score a fault otherwise; keep the outcome then too.
         """
-        others = [s for s in range(len(self.setup.players)) if s != seat]
-        outcome = Outcome(winner=others[0] if len(others) == 1 else None, reason=f"{verdict}: {reason}")
+        n = len(self.setup.players)
+        others = [s for s in range(n) if s != seat]
+        why = f"{verdict}: {reason}"
+        if n == 2:
+            outcome = Outcome(winner=others[0], reason=why)
+        else:
+            gone = self.out | {seat}
+            left = [s for s in range(n) if s not in gone]
+            places = tuple(1 if s not in gone else len(left) + 1 for s in range(n))
+            outcome = Outcome(winner=left[0] if len(left) == 1 else None, reason=why, places=places)
         if self.outcome is None:
             self.outcome = outcome
         return outcome
+
+    def leave(self, seat: int, verdict: Verdict, reason: str) -> Outcome | None:
+        """The core's call when ``seat`` faults: the outcome if the game ends, or None if it goes
+        on without the seat.
+
+        By default, with two seats, or when fewer than two seats would remain in play, it is
+        :meth:`forfeit` (the game ends); otherwise the seat joins :attr:`out` and None is
+        returned: the game goes on without it (:meth:`next` must not prompt it again; a
+        :class:`Round` under way loses its prompt).  A game whose rules end the game on any fault
+        overrides it and returns ``self.forfeit(seat, verdict, reason)``.
+        """
+        n = len(self.setup.players)
+        if n == 2 or n - len(self.out | {seat}) < 2:
+            return self.forfeit(seat, verdict, reason)
+        self.out.add(seat)
+        return None
 
     def render(self) -> str:
         """The match drawn as text for people (debug transcripts, replays, ``kothkit play``); optional.
@@ -409,8 +520,9 @@ class GameInfo:
     bot_args: Callable[[Setup, int, int], list[str]] | None = None
     #: Whether Python function bots (``file.py:function``) can play this game.
     function_bots: bool = False
-    #: Number of seats in one game.
-    seats: int = 2
+    #: Players a game seats: a fixed number, or the fewest and the most, ``(3, 10)`` (a
+    #: tournament of B bots seats ``table_size(B)`` of them a game).  Two: the classic board game.
+    seats: int | tuple[int, int] = 2
     #: Whether a game can end in a draw (if not, match statistics leave the draw ratio out).
     draws: bool = True
     #: Lines starting with this prefix are diagnostics: logged, never a reply, never out of turn.
@@ -457,11 +569,44 @@ class GameInfo:
     catalogs: Path | None = None
 
     def __attrs_post_init__(self) -> None:
+        seats: object = self.seats
+        low = high = None
+        if type(seats) is int:
+            low = high = seats
+        elif isinstance(seats, tuple) and len(seats) == 2:
+            low, high = seats
+        if not (type(low) is int and type(high) is int and 1 <= low <= high):
+            raise ValueError(f"{self.name}: GameInfo.seats must be a positive int or (fewest, most), got {seats!r}")
         declared = getattr(self.match, "RULES", None)
         if not self.rules and declared:
             # The rules declared once, on the match class (frozen: set through object's own setter).
             defaults = {k: v.default if isinstance(v, Rule) else v for k, v in declared.items()}
             object.__setattr__(self, "rules", defaults)
+
+    @property
+    def seat_range(self) -> tuple[int, int]:
+        """The fewest and the most players a game seats (``(n, n)`` for a fixed number)."""
+        seats = self.seats
+        return (seats, seats) if isinstance(seats, int) else (seats[0], seats[1])
+
+    @property
+    def two_seats(self) -> bool:
+        """Whether a game seats exactly two players: the classic board game, which every command
+        plays (pairs, head-to-head statistics, a person against a bot)."""
+        return self.seat_range == (2, 2)
+
+    def table_size(self, bots: int) -> int:
+        """Seats in a game among ``bots`` entrants: as many as the game seats, at most ``bots``;
+        ValueError naming the game when there are fewer bots than the fewest it seats."""
+        low, high = self.seat_range
+        if bots < low:
+            raise ValueError(f"{self.name} needs at least {low} bots, got {bots}")
+        return min(bots, high)
+
+    def seats_said(self) -> str:
+        """How many players a game seats, for people: "2", "3-10"."""
+        low, high = self.seat_range
+        return str(low) if low == high else f"{low}-{high}"
 
     @property
     def renders(self) -> bool:

@@ -3,7 +3,9 @@
 A game picks a policy in ``GameInfo.scoring``; the core knows three shapes:
 points per game (Swap2: 2/1/0), points per match, where a match is all games
 of one pair (the course judge: 3/1/0 for winning more games), and the mean of
-per-game scores (blindfold Connect-4: +1/0/-1 averaged).
+per-game scores (blindfold Connect-4: +1/0/-1 averaged).  What a game counts
+(:attr:`Scoring.counts`) is its outcome (win, draw, loss), for games of any number of
+seats also the game's own points, points by placing, or first places.
 """
 
 from __future__ import annotations
@@ -23,8 +25,26 @@ def _names(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _floats(items: Iterable[float]) -> tuple[float, ...]:
+    return tuple(float(x) for x in items)
+
+
 def _names_list(items: Iterable[str]) -> list[str]:
     return list(items)
+
+
+class Counts(enum.StrEnum):
+    """What a game's result counts for (:attr:`Scoring.counts`)."""
+
+    #: Win, draw or loss: ``Scoring.win``, ``draw``, ``loss`` points (a two-seat game's way; with
+    #: more seats, first place alone wins, shared first place draws, any other place loses).
+    OUTCOME = "outcome"
+    #: The game's own points (``Outcome.points``).
+    POINTS = "points"
+    #: Points by place: ``Scoring.by_place`` (default: seats - place).
+    PLACING = "placing"
+    #: First places: 1 for a seat alone in first place, else 0.
+    WINS = "wins"
 
 
 class Unit(enum.StrEnum):
@@ -43,6 +63,14 @@ class Scoring:
     loss: float = 0.0
     #: Rank by the mean points per game instead of the total.
     mean: bool = False
+    #: What a game counts for (:class:`Counts`): "outcome" (win/draw/loss points, as ever),
+    #: "points" (the game's own), "placing" (:attr:`by_place`) or "wins" (first places).
+    counts: Counts = attrs.field(default=Counts.OUTCOME, converter=Counts)
+    #: Points for first, second, ... place under "placing" (a place past the end: 0), e.g.
+    #: (10, 6, 4, 3, 2, 1); empty: seats - place (in a game of 6, first place is worth 5).
+    by_place: tuple[float, ...] = attrs.field(default=(), converter=_floats)
+    #: The points a seat that left its game by a fault scores under "points" (it is placed last).
+    forfeit: float = 0.0
     #: Applied in order after points: "wins" (more games won first), "submitted"
     #: (earlier ``submitted`` date in bot.toml first; bots without one after), "name".
     tiebreak: tuple[str, ...] = attrs.field(
@@ -75,6 +103,9 @@ class Standing:
     match_losses: int | None = None
     #: The place, from 1 (:func:`ranked`): bots the game's tie-breaks cannot tell apart share one.
     rank: int = 0
+    #: The bot's mean score per game, and its standard error (None under two games).
+    mean: float = 0.0
+    error: float | None = None
 
     @property
     def games(self) -> int:

@@ -69,8 +69,8 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
          per_opponent_cap: bool, openings: str | None = None, openings_order: str = "sequential") -> None:
     """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
+    from kothkit.playing.dispatcher import WorkerLost
     from kothkit.playing.openings import OpeningsError, choose
-    from kothkit.playing.tournament import WorkerLost
 
     try:
         book = choose(info, dict(info.rules), openings, openings_order)

@@ -114,7 +114,8 @@ def _connect(cluster: str | None, certs: Path | None, info, specs):
 def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> None:
     """The run's first lines: bots, seed and where it came from, where games are played, the journal,
     the containment this machine offers, and a warning when games would share cores."""
-    from kothkit.procs.contain import fair_cpu, gaps_line, jail_gaps, summary
+    from kothkit.playing.settings import cores_of
+    from kothkit.procs.contain import gaps_line, jail_gaps, summary
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
@@ -127,7 +128,9 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
         out.print(f"  jobs {jobs} on {cores} cores: games share cores, so bots lose time to each other "
                   f"(--jobs {cores} or fewer keeps move times fair)", markup=False)
     if any(b.kind != BotKind.FUNCTION for b in specs):
-        out.print(f"cpu: {fair_cpu(info.pondering, jobs, s.limits.pin_cpu)[1]}", markup=False)
+        # (the plan's layout; a cluster's, of its workers' number)
+        layout = s.cores if jobs == s.cores.jobs else cores_of(info, jobs, s.limits.pin_cpu)
+        out.print(f"cpu: {layout.note}", markup=False)
 
 
 def _openings(info, path: str | None, order: str):
@@ -151,7 +154,8 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
     import sqlite3
 
     from kothkit.cli.live import Progress
-    from kothkit.playing.tournament import WorkerLost, run_tournament
+    from kothkit.playing.dispatcher import WorkerLost
+    from kothkit.playing.tournament import run_tournament
     from kothkit.store.journal import JournalError
 
     progress = Progress(out, len(specs) * (len(specs) - 1) * s.rounds, quiet=quiet, every=progress_every)

@@ -33,10 +33,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kothkit.bots.functions import capture_output, release_output
 from kothkit.store.records import GameTask
+
+if TYPE_CHECKING:
+    from kothkit.playing.settings import Cores
 
 #: Batches of local workers grow or shrink towards taking this many seconds (see
 #: :func:`kothkit.playing.tournament.dispatch`).
@@ -471,6 +474,17 @@ class LocalExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def executor_for(cores: Cores, *, start: str = "fork", interrupts: bool = True,
+                 on_notice: Callable[[str], None] | None = None) -> LocalExecutor:
+    """The executor of a run's plan (:attr:`kothkit.playing.settings.Settings.cores`, or the host's
+    widest): ``cores.jobs`` workers, ``cores.per_job`` cores each, claimed and pinned with
+    ``cores.pin``.  ``run``, ``match``, ``gauntlet``, ``verify`` (through
+    :func:`kothkit.playing.tournament.dispatch`) and the host make theirs here; a Dask cluster
+    (``--cluster``) is an executor of its own, connected and checked by :mod:`kothkit.playing.cluster`."""
+    return LocalExecutor(cores.jobs, pin_cpu=cores.pin, cores_per_job=cores.per_job, start=start,
+                         interrupts=interrupts, on_notice=on_notice)
 
 
 def _signal_workers(pids: Any, signum: int) -> None:

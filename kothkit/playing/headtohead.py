@@ -28,7 +28,7 @@ from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import Openings, as_setting, game_rules, repeats
 from kothkit.playing.schedule import game_key, id_maker, settings_of
 from kothkit.playing.seeding import derive
-from kothkit.procs.contain import fair_cpu
+from kothkit.playing.settings import cores_of
 from kothkit.store.journal import GameRow, Journal, result_of
 from kothkit.store.ratings import SPRT, MatchStats, Pentanomial, match_stats
 from kothkit.store.records import GameTask
@@ -207,9 +207,9 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
         batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         # a core per seat for a game that allows pondering, as kothkit run lays it out
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
-        dispatch(unplayed(), jobs=jobs, pin_cpu=limits.pin_cpu, stateful={b.name for b in bots if b.stateful},
-                 cores_per_job=per_job, batch=batch, on_done=lambda tasks, rows: store(rows), rows=True,
+        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                 stateful={b.name for b in bots if b.stateful}, batch=batch,
+                 on_done=lambda tasks, rows: store(rows), rows=True,
                  on_notice=on_notice, stop=lambda: h2h.decided)
         j.finish_run(run_id, played, reused)
     h2h.finish()

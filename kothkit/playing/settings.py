@@ -174,8 +174,31 @@ class Options:
 
 
 @attrs.frozen
+class Cores:
+    """How a run's games share the CPU: ``jobs`` games at once, ``per_job`` cores each (a core per
+    seat for a game of programs that allows pondering, where the machine has two a job), on cores
+    claimed and pinned with ``pin``; ``note`` says so (the ``cpu:`` line of a run's output)."""
+
+    jobs: int
+    per_job: int = 1
+    pin: bool = True
+    note: str = ""
+
+
+def cores_of(info: GameInfo, jobs: int, pin_cpu: bool, programs: bool = True) -> Cores:
+    """The CPU layout of ``jobs`` games of ``info`` at once (``programs``: some bot is a program;
+    function bots' games take one core a job): the one rule ``run``, ``match``, ``gauntlet``,
+    ``verify`` and the host lay their games out by."""
+    from kothkit.procs.contain import fair_cpu
+
+    per_job, note = fair_cpu(bool(info.pondering), jobs, pin_cpu)
+    return Cores(jobs=jobs, per_job=per_job if programs else 1, pin=pin_cpu, note=note)
+
+
+@attrs.frozen
 class Settings:
-    """A run's settings, resolved (see the module's docstring for the order)."""
+    """A run's settings, resolved once into a frozen plan (see the module's docstring for the order):
+    the executor is made from it (:func:`kothkit.playing.executor.executor_for`)."""
 
     journal: Path
     seed: Seed
@@ -183,6 +206,10 @@ class Settings:
     rounds: int
     trusted: bool
     limits: Limits
+    #: The game as played (its registration, checked rules and limits, challenge).
+    game: Game
+    #: How the games share the CPU (for program bots; :func:`cores_of`).
+    cores: Cores
     #: The game's rules as played (:attr:`Game.rules`).
     rules: Mapping[str, Any] = attrs.field(factory=dict)
 
@@ -207,10 +234,11 @@ def resolve(game: Game, given: Options, *, journal_suffix: str = "") -> Settings
         raise SettingsError(str(e)) from None
     seed = choose_seed(game.info.name, option=given.seed, challenge_seed=challenge.seed if challenge else None,
                        challenge_path=challenge.path if challenge else None, journal=journal, new=given.new_seed)
-    return Settings(journal=journal, seed=seed,
-                    # (else a core per seat for a game that allows pondering: kothkit.procs.cores.default_jobs)
-                    jobs=(given.jobs or (challenge.jobs if challenge else None)
-                          or default_jobs(bool(game.info.pondering), limits.pin_cpu)),
+    # (else a core per seat for a game that allows pondering: kothkit.procs.cores.default_jobs)
+    jobs = (given.jobs or (challenge.jobs if challenge else None)
+            or default_jobs(bool(game.info.pondering), limits.pin_cpu))
+    return Settings(journal=journal, seed=seed, jobs=jobs,
                     rounds=given.rounds or (challenge.rounds if challenge else None) or game.info.rounds,
                     trusted=given.trusted or bool(challenge and challenge.trusted), limits=limits,
-                    rules=dict(game.rules))
+                    rules=dict(game.rules), game=attrs.evolve(game, limits=limits),
+                    cores=cores_of(game.info, jobs, limits.pin_cpu))

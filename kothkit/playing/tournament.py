@@ -16,30 +16,27 @@ order, so results do not depend on ``jobs``.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import itertools
 import json
 import signal
 import threading
-import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import attrs
 
 from kothkit.bots.build import build
 from kothkit.bots.folders import BotError, BotKind, BotSpec, journal_entry
-from kothkit.game import GameInfo, Verdict
+from kothkit.game import GameInfo
 from kothkit.limits import Limits
-from kothkit.playing.executor import CALM, STOP, Executor, LocalExecutor, on_interrupt
+from kothkit.playing.dispatcher import Dispatcher, run_policy
+from kothkit.playing.executor import CALM, STOP, Executor, executor_for, on_interrupt
 from kothkit.playing.keeping import Keeper
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import Openings, as_setting
 from kothkit.playing.schedule import Schedule, settings_of
+from kothkit.playing.settings import Cores, cores_of
 from kothkit.plugins import game_code
-from kothkit.procs.contain import fair_cpu
 from kothkit.scoring import Standing, Tally
 from kothkit.store.journal import GameRow, Journal, Outline, result_of
 from kothkit.store.ratings import PairTally, Ratings
@@ -57,26 +54,22 @@ WIND_DOWN = 0.5
 
 
 def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable[[list[GameTask], list], None],
-             executor: Executor | None = None, jobs: int = 1, pin_cpu: bool = False, cores_per_job: int = 1,
-             batch: int = 1, first: int = 8, rows: bool = False, on_notice: Callable[[str], None] | None = None,
+             executor: Executor | None = None, cores: Cores | None = None, batch: int = 1, first: int = 8,
+             rows: bool = False, on_notice: Callable[[str], None] | None = None,
              stop: Callable[[], bool] | None = None) -> None:
-    """Play ``tasks`` (consumed lazily, in schedule order) on ``executor`` (None: ``jobs`` local
-    workers made for them, on claimed cores with ``pin_cpu``, ``cores_per_job`` each), in batches
+    """Play ``tasks`` (consumed lazily, in schedule order) on ``executor`` (None: local workers
+    made for them as ``cores`` says, by :func:`~kothkit.playing.executor.executor_for`; one
+    unpinned job without it), in batches
     of up to ``batch`` games (the first of up to ``first``); ``on_done(tasks, records)`` gets each
     finished batch, in this process (journal rows instead of records with ``rows``).
 
-    Batches start small and grow while they take less than the executor's ``batch_seconds``, so
-    that games of microseconds are stored hundreds at a time (one transaction each)
-    and a small tournament is still shared among all workers.
-
-    A stateful bot is in at most one running batch, and its games start in schedule order:
-    a task waits while an earlier task of the same stateful bot has not started.
-
-    A worker that dies (a trusted function bot that called ``os._exit`` or would not stop
-    past its time, the kernel's OOM killer...) takes the batches in flight with it.  Their
-    games are played again, alone, their function bots isolated in hosts of their own, where
-    such a bot loses its game with ``crash`` or ``timeout`` (for deterministic bots, the same
-    games as trusted otherwise), and a bot that does is played isolated from then on.  Should
+    The games go through the one :class:`~kothkit.playing.dispatcher.Dispatcher` (the host's too)
+    with ``run``'s policy (:func:`~kothkit.playing.dispatcher.run_policy`): batches grow while they
+    take less than the executor's ``batch_seconds``; a stateful bot is in at most one running batch,
+    its games started in schedule order; a worker that dies (a trusted function bot that called
+    ``os._exit`` or would not stop past its time, the kernel's OOM killer...) takes the batches in
+    flight with it, and they are played again, alone, their function bots isolated, where such a
+    bot loses its game with ``crash`` or ``timeout`` and is played isolated from then on.  Should
     a worker die during that replay too, :class:`WorkerLost`.  ``on_notice(text)`` hears of both.
 
     Once ``stop()`` is true (asked after each finished batch), no further game starts: the
@@ -84,194 +77,54 @@ def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable
     """
     notice = on_notice or (lambda text: None)
     if executor is None:
-        with LocalExecutor(jobs, pin_cpu=pin_cpu, cores_per_job=cores_per_job, on_notice=notice) as local:
+        with executor_for(cores or Cores(1, pin=False), on_notice=notice) as local:
             dispatch(tasks, stateful=stateful, on_done=on_done, executor=local, batch=batch, first=first,
                      rows=rows, on_notice=notice, stop=stop)
         return
-    batches = _Batches(executor, stateful, batch, first, on_done, rows, notice, stop)
+    work = Dispatcher(executor, run_policy(batch, first, bool(stateful)), rows=rows, on_notice=notice)
+    work.lane(None, stateful=stateful)
+    pending = iter(tasks)
+    # The schedule is read ahead this far (a match's is long, and lazily made).
+    window = max(64, executor.capacity() * batch * 4)
+    exhausted = False
     interrupts = _catch_interrupts()
     try:
-        batches.play(iter(tasks))
+        while True:
+            if STOP[0]:
+                raise KeyboardInterrupt  # Ctrl-C while this process played a batch or stored one
+            # Asked whether or not the schedule has all been read: a capped match (--games) reads its
+            # whole schedule early, and its queue must still empty once the SPRT decides.
+            if stop is not None and (work.queued() or not exhausted) and stop():
+                exhausted = True
+                work.clear()
+                work.end()
+            if not exhausted:
+                more = list(itertools.islice(pending, max(0, window - work.queued())))
+                work.submit(more)
+                if not more:
+                    exhausted = True
+                    work.end()
+            done = work.poll()
+            if not done and not work.running:
+                return  # nothing running and nothing startable: with nothing busy, that means done
+            CALM[0] += 1  # games being stored are stored whole; Ctrl-C is acted on above, after
+            for d in done:
+                on_done(d.tasks, d.results)
+            CALM[0] -= 1
     except KeyboardInterrupt:
-        batches.wind_down()
+        # Each worker gets SIGINT (the terminal sends it one too; a second is ignored): it cuts its
+        # game short and hands back its batch's finished games, stored as they come for WIND_DOWN
+        # seconds.  Then the workers are killed, and their bots with them.
+        STOP[0] = True
+        executor.interrupt()
+        for d in work.wind_down(WIND_DOWN):
+            on_done(d.tasks, d.results)
         raise
     finally:
         CALM[0] = 0
         executor.cancel()
         if interrupts is not None:
             signal.signal(signal.SIGINT, interrupts)
-
-
-#: Seconds between looks at the workers while batches play (see _Batches._wait).
-LOOK_EVERY = 1.0
-
-
-class _Batches:
-    """:func:`dispatch`'s work: a window of the tasks read ahead, the batches in flight, their sizes."""
-
-    def __init__(self, executor: Executor, stateful: set[str], batch: int, first: int,
-                 on_done: Callable[[list[GameTask], list], None], rows: bool, notice: Callable[[str], None],
-                 stop: Callable[[], bool] | None) -> None:
-        self.executor, self.stateful, self.batch, self.on_done = executor, stateful, batch, on_done
-        self.rows, self.notice, self.stop = rows, notice, stop
-        self.jobs = executor.capacity()
-        self.window: deque[GameTask] = deque()
-        self.window_size = max(64, self.jobs * batch * 4)
-        self.size = max(1, min(batch, first))
-        self.busy: set[str] = set()
-        self.inflight: dict[cf.Future, tuple[list[GameTask], float]] = {}
-        self.exhausted = False
-        # After a worker died: the batches being played again, the ids of every game replayed, and
-        # the bots that lost them by a fault.
-        self.replaying: set[cf.Future] = set()
-        self.replayed: set[str] = set()
-        self.suspects: set[str] = set()
-
-    def play(self, pending: Iterator[GameTask]) -> None:
-        while True:
-            if STOP[0]:
-                raise KeyboardInterrupt  # Ctrl-C while this process played a batch or stored one
-            self.read_ahead(pending)
-            if not self.replaying:
-                self.start_batches()
-            if not self.inflight:
-                return  # nothing running and nothing startable: with nothing busy, that means done
-            done = self.wait()
-            CALM[0] += 1  # games being stored are stored whole; Ctrl-C is acted on above, after
-            lost = self.store(done)
-            CALM[0] -= 1
-            if lost:
-                self.play_again(lost)
-
-    def read_ahead(self, pending: Iterator[GameTask]) -> None:
-        # Asked whether or not the schedule has all been read: a capped match (--games) reads its
-        # whole schedule early, and its window must still empty once the SPRT decides.
-        if self.stop is not None and (self.window or not self.exhausted) and self.stop():
-            self.exhausted = True
-            self.window.clear()
-        while not self.exhausted and len(self.window) < self.window_size:
-            t = next(pending, None)
-            if t is None:
-                self.exhausted = True
-            else:
-                self.window.append(t)
-
-    def start_batches(self) -> None:
-        # Without stateful bots a second batch per worker waits queued, so that no worker
-        # idles while this process stores the last one's results.  This process plays none itself:
-        # it would then store results late.
-        self.jobs = self.executor.capacity()
-        depth = self.jobs * (1 if self.stateful else 2)
-        while len(self.inflight) < depth and self.window:
-            picked = self.next_batch()
-            if not picked:
-                return
-            if self.suspects:
-                picked = [t.isolated() if self.suspects.intersection(b.name for b in t.players) else t
-                          for t in picked]
-            self.inflight[self.executor.play(picked, self.rows)] = (picked, time.monotonic())
-
-    def next_batch(self) -> list[GameTask]:
-        if self.stateful:
-            return _pick(self.window, self.size, self.stateful, self.busy)
-        take = self.size
-        if self.exhausted and self.jobs > 1:
-            # The last games: smaller batches, so that no worker sits idle while
-            # another plays a long final batch (guided self-scheduling).
-            take = min(self.size, -(-len(self.window) // (2 * self.jobs)))
-        return [self.window.popleft() for _ in range(min(take, len(self.window)))]
-
-    def wait(self) -> set[cf.Future]:
-        done = self._wait(cf.FIRST_COMPLETED)
-        if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
-            # A worker died, and the pool with it: every batch in flight ends now, some
-            # perhaps finished.  Keep those; play the others again.
-            done = self._wait(cf.ALL_COMPLETED)
-        return done
-
-    def _wait(self, when: str) -> set[cf.Future]:
-        while True:
-            done, pending = cf.wait(list(self.inflight), timeout=LOOK_EVERY, return_when=when)
-            if done and (when == cf.FIRST_COMPLETED or not pending):
-                return done
-            # A look at the workers meanwhile: on a cluster, those that joined are checked, and the
-            # batches of those that left fail (and are played again) rather than wait for them.
-            self.executor.capacity()
-
-    def store(self, done: set[cf.Future]) -> list[list[GameTask]]:
-        """Hand the finished batches to ``on_done``; the batches lost with a worker."""
-        lost: list[list[GameTask]] = []
-        for fut in done:
-            picked, started = self.inflight.pop(fut)
-            if isinstance(fut.exception(), BrokenProcessPool):
-                lost.append(picked)
-                continue
-            records, played = fut.result()
-            if fut in self.replaying:
-                self.replaying.discard(fut)
-                self.suspect(records)
-            if self.stateful:
-                for t in picked:
-                    self.busy.difference_update(b.name for b in t.players)
-            self.on_done(picked, records)
-            # How long the batch played, as its worker measured it (a cluster's round trip
-            # costs milliseconds; a batch queued behind another would show about twice its
-            # time): measured from submission only where nobody measured it.
-            self.resize(len(picked), played or time.monotonic() - started)
-        return lost
-
-    def suspect(self, records: list) -> None:
-        """A bot that lost by a fault where a worker died is played isolated from now on, rather
-        than have it end a worker (and a pool) a batch at a time."""
-        faulted = _faulted(records, self.rows) - self.suspects
-        if faulted:
-            self.suspects.update(faulted)
-            self.notice(f"{', '.join(sorted(faulted))} lost by a fault where a worker died: "
-                        f"played isolated from now on")
-
-    def resize(self, n: int, took: float) -> None:
-        target = self.executor.batch_seconds
-        if took < target / 2 and n == self.size:
-            self.size = min(self.batch, self.size * 2)
-        elif took > target * 2:
-            self.size = max(1, self.size // 2)
-
-    def play_again(self, lost: list[list[GameTask]]) -> None:
-        """The batches lost with a worker, played again alone, their bots isolated; a worker lost
-        again with one of them ends the tournament (:class:`WorkerLost`)."""
-        if self.replayed.intersection(t.id for games in lost for t in games):
-            raise WorkerLost(lost)
-        self.notice(f"a worker died: {sum(map(len, lost))} games in flight are played again, "
-                    f"their bots isolated")
-        self.executor.restart()
-        # Nothing else starts until these are played: a worker that dies now died of one of them.
-        for games in lost:
-            again = [t.isolated() for t in games]
-            self.replayed.update(t.id for t in again)
-            fut = self.executor.play(again, self.rows)
-            self.inflight[fut] = (again, time.monotonic())
-            self.replaying.add(fut)
-
-    def wind_down(self) -> None:
-        """After Ctrl-C: store every game that finished, and drop the rest.
-
-        Each worker gets SIGINT (the terminal sends it one too; a second is ignored): it cuts its
-        game short and hands back its batch's finished games, which are stored as they come for
-        :data:`WIND_DOWN` seconds.  Then the workers are killed, and their bots with them.
-        """
-        STOP[0] = True
-        self.executor.interrupt()
-        end = time.monotonic() + WIND_DOWN
-        waiting = set(self.inflight)
-        while waiting:
-            done, waiting = cf.wait(waiting, timeout=max(0.0, end - time.monotonic()),
-                                    return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                picked, _ = self.inflight.pop(fut)
-                if not fut.cancelled() and fut.exception() is None:
-                    self.on_done(picked, fut.result()[0])
-            if time.monotonic() >= end:
-                break
 
 
 def _catch_interrupts():
@@ -285,47 +138,6 @@ def _catch_interrupts():
         return signal.signal(signal.SIGINT, on_interrupt)
     except ValueError:  # pragma: no cover - not the main interpreter
         return None
-
-
-class WorkerLost(RuntimeError):
-    """A worker died while playing games that were already being played again after one had."""
-
-    def __init__(self, batches: list[list[GameTask]]) -> None:
-        games = [t for batch in batches for t in batch]
-        shown = ", ".join(f"#{t.index} {' vs '.join(b.name for b in t.players)}" for t in games[:5])
-        more = f" and {len(games) - 5} more" if len(games) > 5 else ""
-        super().__init__(f"a worker died twice while playing games {shown}{more}")
-        self.tasks = games
-
-
-def _faulted(results: list, rows: bool) -> set[str]:
-    """The bots that lost a game of ``results`` (journal rows or records) by a crash or on time:
-    what a trusted bot that ends or stalls its worker shows once isolated."""
-    if rows:  # kothkit.store.journal.GameRow: the games table's columns
-        return {r.fault for r in results if r.verdict in _ENDS_WORKERS}
-    return {r.offender for r in results if r.verdict in _ENDS_WORKERS}
-
-
-_ENDS_WORKERS = (Verdict.CRASH, Verdict.TIMEOUT)
-
-
-def _pick(window: deque[GameTask], size: int, stateful: set[str], busy: set[str]) -> list[GameTask]:
-    """Take up to ``size`` startable tasks from ``window`` (in order): none whose stateful bot is
-    busy or has an earlier task left waiting.  Adds the picked tasks' stateful bots to ``busy``."""
-    picked: list[GameTask] = []
-    kept: list[GameTask] = []
-    blocked: set[str] = set()
-    while window and len(picked) < size:
-        t = window.popleft()
-        names = {b.name for b in t.players} & stateful
-        if names & (busy | blocked):
-            blocked |= names
-            kept.append(t)
-            continue
-        picked.append(t)
-        busy |= names
-    window.extendleft(reversed(kept))
-    return picked
 
 
 @attrs.frozen
@@ -492,9 +304,8 @@ def run_tournament(
                     on_record(r, False)
 
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        per_job = fair_cpu(info.pondering, jobs, limits.pin_cpu)[0] if programs else 1
         try:
-            dispatch(unplayed(), executor=cluster, jobs=jobs, pin_cpu=limits.pin_cpu, cores_per_job=per_job,
+            dispatch(unplayed(), executor=cluster, cores=cores_of(info, jobs, limits.pin_cpu, programs),
                      stateful={b.name for b in bots if b.stateful}, batch=batch,
                      first=8 if batch == FAST_BATCH else 1, on_done=lambda tasks, rows: store(rows), rows=True,
                      on_notice=on_notice)

@@ -215,19 +215,15 @@ def replay_copy(b: BotSpec, where: Path) -> BotSpec:
 
 def _replay(tasks: list[GameTask], jobs: int, stateful: set[str], on_done) -> None:
     """Play ``tasks`` (in index order) on ``jobs`` workers, stateful bots in order, one game at a time."""
+    from kothkit.playing.settings import Cores, cores_of
     from kothkit.playing.tournament import dispatch
+    from kothkit.plugins import get_game
 
     pin = bool(tasks) and tasks[0].limits.pin_cpu
-    dispatch(tasks, jobs=jobs, pin_cpu=pin, stateful=stateful, cores_per_job=_cores_per_job(tasks, jobs, pin),
-             on_done=lambda done, records: on_done(done[0], records[0]))
-
-
-def _cores_per_job(tasks: list[GameTask], jobs: int, pin: bool) -> int:
-    """A core per seat for a game that allows pondering, as kothkit run laid it out (fair_cpu)."""
-    from kothkit.plugins import get_game
-    from kothkit.procs.contain import fair_cpu
-
-    return fair_cpu(bool(get_game(tasks[0].game).pondering), jobs, pin)[0] if tasks else 1
+    # The CPU laid out as kothkit run laid it out (a core per seat for a game that allows pondering).
+    programs = any(b.kind != BotKind.FUNCTION for t in tasks for b in t.players)
+    cores = cores_of(get_game(tasks[0].game), jobs, pin, programs) if tasks else Cores(jobs, pin=pin)
+    dispatch(tasks, cores=cores, stateful=stateful, on_done=lambda done, records: on_done(done[0], records[0]))
 
 
 def _replay_person(task: GameTask, record: GameRecord, info) -> GameRecord:

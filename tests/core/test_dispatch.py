@@ -11,6 +11,7 @@ from kothkit.bots.folders import load_bots
 from kothkit.store.journal import Journal
 from kothkit.plugins import get_game
 from kothkit.playing.schedule import Schedule
+from kothkit.playing.settings import Cores
 from kothkit.scoring import standings
 from kothkit.playing.tournament import dispatch, run_tournament
 
@@ -30,7 +31,7 @@ def _dispatched(seed: int, rounds: int, jobs: int, batch: int) -> tuple[list, li
                         rules=dict(info.rules), trusted=True)
     tasks = list(schedule)
     batches: list[list] = []
-    dispatch(iter(tasks), jobs=jobs, pin_cpu=False, stateful=set(), batch=batch,
+    dispatch(iter(tasks), cores=Cores(jobs, pin=False), stateful=set(), batch=batch,
              on_done=lambda picked, records: batches.append(list(zip(picked, records))))
     # Each batch is a run of consecutive games (two may finish in either order).
     batches.sort(key=lambda b: b[0][0].index)
@@ -80,7 +81,7 @@ def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monke
     # No bot can do this (a replayed bot is isolated, and its host is jailed): the pool's
     # workers are forked from this process, so they run this play_batch, which always dies.
     import kothkit.playing.executor as executor
-    import kothkit.playing.tournament as tournament
+    import kothkit.playing.dispatcher as tournament
 
     info = get_game("connect4_hidden")
     schedule = Schedule(game=info.name, bots=tuple(c4_bots()), seed=1, rounds=1, limits=info.limits,
@@ -88,6 +89,6 @@ def test_a_worker_that_dies_again_on_the_replay_is_reported_with_its_games(monke
     monkeypatch.setattr(executor, "play_batch", _always_dies)
     done = []
     with pytest.raises(tournament.WorkerLost, match="a worker died twice while playing games #") as lost:
-        dispatch(iter(schedule), jobs=2, pin_cpu=False, stateful=set(), batch=4,
+        dispatch(iter(schedule), cores=Cores(2, pin=False), stateful=set(), batch=4,
                  on_done=lambda picked, records: done.append(picked))
     assert not done and lost.value.tasks and all(not t.trusted for t in lost.value.tasks)

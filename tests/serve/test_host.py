@@ -542,14 +542,14 @@ def _assert_as_full(host: Host, ch: Path, state: Path) -> None:
     in_journal = set(stored_ids(c.journal_path))
     assert set(c.counted) == {t.id for t in tasks if t.id in in_journal}
     assert set(c.unplayed) == {t.id for t in tasks if t.id not in in_journal}
-    queued = sorted([*c.queue.fresh, *c.queue.rest], key=lambda t: t.index)
+    queued = sorted(host._work.queue(c.name), key=lambda t: t.index)
     assert queued == [t for t in tasks if t.id not in in_journal]  # (ids, seats, seeds, indices)
-    assert all(c.fresh & {b.name for b in t.players} for t in c.queue.fresh)
+    assert all(c.fresh & {b.name for b in t.players} for t in host._work.queue(c.name, 0))
     fresh = Host([ch], state)  # the same state opened afresh: a full schedule, its games looked up
     f = fresh._get("course")
     try:
         fresh._open(f)
-        assert [*f.queue.fresh, *f.queue.rest] == [t for t in tasks if t.id not in in_journal]
+        assert fresh._work.queue(f.name) == [t for t in tasks if t.id not in in_journal]
         assert host.standings("course") == fresh.standings("course")
         assert host.crosstable("course") == fresh.crosstable("course")
         for bot in list(c.bots)[:3]:
@@ -568,9 +568,9 @@ def _assert_as_full(host: Host, ch: Path, state: Path) -> None:
 def _play(host: Host, c, n: int, start: float) -> None:
     """Store ``n`` games of the queue, as the dispatcher stores finished games."""
     for i in range(n):
-        t = c.queue.take(0) or c.queue.take(1)
+        t = host._work.take(c.name)
         assert t is not None
-        host._stored(c, t, [_row(t, start + i)], None)
+        host._stored(c, t, [_row(t, start + i)])
 
 
 def _built(host: Host, c, sub_id: int, ok: bool = True) -> None:
@@ -642,9 +642,9 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         host._reschedule(c, c.changed, wait=True)
         c.changed = None
         assert _status(host, new.id) == ("playing", 0, 2 * 2 * 20)
-        assert c.fresh == {n(a00)} and len(c.queue.fresh) == 2 * 2 * 20
+        assert c.fresh == {n(a00)} and len(host._work.queue(c.name, 0)) == 2 * 2 * 20
         # Its games in a seeded random order over its opponents: its first 20 meet 10 opponents of both groups.
-        early = {next(b.name for b in t.players if b.name != n(a00)) for t in list(c.queue.fresh)[:20]}
+        early = {next(b.name for b in t.players if b.name != n(a00)) for t in host._work.queue(c.name, 0)[:20]}
         second_group = sorted(c.bots)[16]
         assert len(early) == 10 and {bot < second_group for bot in early} == {True, False}
         _assert_as_full(host, ch, state)
@@ -655,7 +655,7 @@ def test_a_change_of_brains_schedules_only_their_games_as_a_full_schedule_would(
         second = host.submit("course", "s05", "brain.py", "python3", _py_brain(105))
         _built(host, c, second.id)
         # Its old brain's games still queued are dropped at once (before the new one is scheduled).
-        assert not any(n("s05") in (t.players[0].name, t.players[1].name) for t in [*c.queue.fresh, *c.queue.rest])
+        assert not any(n("s05") in (t.players[0].name, t.players[1].name) for t in host._work.queue(c.name))
         assert _status(host, second.id) == ("playing", 0, 2 * 2 * 20)  # not "done" with the old counts
         status, played, total = _status(host, first_of["s05"])
         assert status == "replaced" and played == c.board.games(n("s05")) >= 2 * 2 * 19 and total == 2 * 2 * 20
@@ -716,7 +716,7 @@ def test_provisional_rows_become_final(tmp_path):
         assert rated and all(r.elo_error is None or r.elo_error > 0 for r in rated)
         # ranked by the challenge's own scoring (connect4_hidden: its points), Elo aside
         assert [r.bot for r in rows] == [s.bot for s in sorted(rows, key=rank_key(c.info.scoring))]
-        _play(host, c, len(c.queue), 2_000_000.0)
+        _play(host, c, host._work.queued(c.name), 2_000_000.0)
         rows = host.standings("course")
         assert all(not r.provisional and r.games == due and r.elo is None for r in rows)
     finally:

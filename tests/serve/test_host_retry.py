@@ -1,5 +1,5 @@
 """A game that fails in its worker again and again (here: its worker killed each time it plays it,
-a real SIGKILL of the host's real worker process) is tried RETRIES more times at once, then put
+a real SIGKILL of the host's real worker process) is tried POLICY.retries more times at once, then put
 off: shown in the admin's work queue with the time it waits, queued again once the wait is over,
 and then played and counted once."""
 
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import time
+
+import attrs
 
 from kothkit.serve import host as host_module
 from kothkit.serve.host import Host
@@ -50,14 +52,14 @@ def stored_ids_of(host) -> list[str]:
 
 
 def test_a_game_that_fails_again_and_again_waits_and_is_played_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(host_module, "LATER", 1.0)
+    monkeypatch.setattr(host_module, "POLICY", attrs.evolve(host_module.POLICY, later=1.0))
     ch = _challenge(tmp_path)
     host = Host([ch], tmp_path / "state", jobs=1)
     try:
         host.start()
         killed: set[int] = set()
         target = _kill_while_playing(host, None, killed)
-        for _ in range(host_module.RETRIES):
+        for _ in range(host_module.POLICY.retries):
             target = _kill_while_playing(host, target, killed)
         # Failed RETRIES + 1 times in a row: put off, and the admin's work queue says so.
         later = until(host, "koth", lambda: host.work()["challenges"][0]["later"])
