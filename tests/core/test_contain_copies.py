@@ -178,3 +178,17 @@ time.sleep(600)
                        env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=60, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert not made.parent.exists()
+
+
+def test_a_build_over_a_copy_leaves_its_program_in_the_folder(tmp_path, monkeypatch):
+    """A build writes its folder as a stateful bot does: over a copy, its outputs come back."""
+    from kothkit.bots.build import build, is_built
+    from kothkit.bots.folders import load_bots
+    from tests.core.test_build import C_OK, folder
+
+    monkeypatch.setenv("KOTHKIT_JAIL_COPY", "1")
+    spec = load_bots([folder(tmp_path, C_OK)]).bots[0]
+    assert build(spec) == (True, None)
+    brain = spec.path / "brain"
+    assert brain.is_file() and is_built(spec)
+    assert subprocess.run([str(brain)], capture_output=True, text=True, timeout=30).stdout == "hi\n"
