@@ -35,6 +35,9 @@ from kothkit.procs.defuse import STRIPPED
 #: (kothkit.bots.folders.MAX_DEPTH and MAX_FILES).
 MAX_DEPTH = 64
 MAX_ENTRIES = 100_000
+#: Most bytes of data one copy writes (holes are kept as holes: a sparse file costs no more than
+#: in the bot's copy).  A stateful bot's folder over its disk_mb loses its next game anyway.
+MAX_BYTES = 2 << 30
 #: The prefix of a judge process's folder of copies in TMPDIR (then its owner's name, see
 #: :func:`kothkit.procs.cgroups.group_name`, so that a dead judge's are told apart).
 HOME_PREFIX = "kothkit-copies."
@@ -57,13 +60,13 @@ _HOME: dict[int, Path] = {}
 def mirror(src: Path, dst: Path, owner: tuple[int, int]) -> None:
     """Make folder ``dst`` hold what folder ``src`` holds (see the module's docstring), what it
     writes owned by ``owner`` (uid, gid).  Files whose size, time, mode and owner already match are
-    not copied again.  An OSError beyond :data:`MAX_DEPTH` or :data:`MAX_ENTRIES`."""
+    not copied again.  An OSError beyond :data:`MAX_DEPTH`, :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
     s = os.open(src, _DIR)
     try:
         d = os.open(dst, _DIR)
         try:
             top = os.fstat(s)
-            _mirror(s, d, top.st_dev, owner, 0, [0])
+            _mirror(s, d, top.st_dev, owner, 0, [0, 0])
             os.fchown(d, *owner)
             os.fchmod(d, stat.S_IMODE(top.st_mode) & ~STRIPPED)
         finally:
@@ -73,6 +76,7 @@ def mirror(src: Path, dst: Path, owner: tuple[int, int]) -> None:
 
 
 def _mirror(s: int, d: int, dev: int, owner: tuple[int, int], depth: int, seen: list[int]) -> None:
+    """``d`` made to hold what ``s`` holds; ``seen``: the entries and bytes copied so far."""
     if depth > MAX_DEPTH:
         raise OSError(errno.ELOOP, f"folders nested more than {MAX_DEPTH} deep")
     names = os.listdir(s)
@@ -117,7 +121,7 @@ def _mirror(s: int, d: int, dev: int, owner: tuple[int, int], depth: int, seen: 
         elif kind == stat.S_IFREG:
             if old is None or (old.st_size, old.st_mtime_ns, stat.S_IMODE(old.st_mode), old.st_uid, old.st_gid) != (
                     st.st_size, st.st_mtime_ns, mode, *owner):
-                _copy_file(s, d, name, st, mode, owner)
+                _copy_file(s, d, name, st, mode, owner, seen)
         else:
             target = os.readlink(name, dir_fd=s)
             if old is not None and os.readlink(name, dir_fd=d) == target and (old.st_uid, old.st_gid) == owner:
@@ -128,7 +132,8 @@ def _mirror(s: int, d: int, dev: int, owner: tuple[int, int], depth: int, seen: 
             os.replace(tmp, name, src_dir_fd=d, dst_dir_fd=d)
 
 
-def _copy_file(s: int, d: int, name: str, st: os.stat_result, mode: int, owner: tuple[int, int]) -> None:
+def _copy_file(s: int, d: int, name: str, st: os.stat_result, mode: int, owner: tuple[int, int],
+               seen: list[int]) -> None:
     # O_NOFOLLOW | O_NONBLOCK: a link swapped in is refused, a FIFO does not block; then checked.
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=s)
     try:
@@ -138,8 +143,7 @@ def _copy_file(s: int, d: int, name: str, st: os.stat_result, mode: int, owner: 
         tmp = _temp_name()
         out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=d)
         try:
-            while os.sendfile(out, src, None, 1 << 20) > 0:
-                pass
+            _copy_data(src, out, now.st_size, seen)
             os.fchown(out, *owner)
             os.fchmod(out, mode)
             os.utime(out, ns=(now.st_atime_ns, now.st_mtime_ns))
@@ -151,6 +155,32 @@ def _copy_file(s: int, d: int, name: str, st: os.stat_result, mode: int, owner: 
         os.replace(tmp, name, src_dir_fd=d, dst_dir_fd=d)
     finally:
         os.close(src)
+
+
+def _copy_data(src: int, out: int, size: int, seen: list[int]) -> None:
+    """The data of ``src`` written at the same offsets of ``out``, its holes left holes."""
+    pos = 0
+    while pos < size:
+        try:
+            start = os.lseek(src, pos, os.SEEK_DATA)
+        except OSError as e:
+            if e.errno == errno.ENXIO:
+                break  # a hole to the end
+            raise
+        end = os.lseek(src, start, os.SEEK_HOLE)
+        seen[1] += end - start
+        if seen[1] > MAX_BYTES:
+            raise OSError(errno.EFBIG, f"more than {MAX_BYTES >> 20} MiB")
+        os.lseek(src, start, os.SEEK_SET)
+        os.lseek(out, start, os.SEEK_SET)
+        left = end - start
+        while left > 0:
+            n = os.sendfile(out, src, None, min(left, 1 << 20))
+            if n == 0:
+                break
+            left -= n
+        pos = end
+    os.ftruncate(out, size)
 
 
 def _lstat(d: int, name: str) -> os.stat_result | None:

@@ -128,6 +128,28 @@ def test_copies_stop_at_their_caps_and_never_follow_a_link(tmp_path):
         copies.mirror(link, dst, (os.getuid(), os.getgid()))
 
 
+def test_a_sparse_file_stays_sparse_and_the_bytes_are_capped(tmp_path, monkeypatch):
+    """A bot's sparse file costs no more disk in its folder than in its copy (a copy back that
+    filled the holes would let a bot's 16 KiB of disk become gigabytes in the judge's state)."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    dst.mkdir()
+    with open(src / "sparse", "wb") as f:
+        f.truncate(1 << 30)
+        f.seek(1 << 29)
+        f.write(b"data")
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    copied = (dst / "sparse").stat()
+    assert copied.st_size == 1 << 30 and copied.st_blocks * 512 < 1 << 20
+    with open(dst / "sparse", "rb") as f:
+        f.seek(1 << 29)
+        assert f.read(4) == b"data"
+    monkeypatch.setattr(copies, "MAX_BYTES", 1000)
+    (src / "big").write_bytes(b"x" * 5000)
+    with pytest.raises(OSError, match="more than"):
+        copies.mirror(src, dst, (os.getuid(), os.getgid()))
+
+
 def test_a_tournament_over_copies_says_so(cli, tmp_path):
     """``kothkit run`` with the copies: its containment line says so, and a stateful bot's kept
     file is in its folder after the run."""
