@@ -165,6 +165,10 @@ class Round(NamedTuple):
         """The seats a reply is due from, in the prompts' order."""
         return tuple(p.seat for p in self.prompts)
 
+    def prompt_of(self, seat: int) -> Prompt | None:
+        """``seat``'s prompt in this round, or None if no reply is due from it."""
+        return next((p for p in self.prompts if p.seat == seat), None)
+
 
 @attrs.frozen
 class Rejected:

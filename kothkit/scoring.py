@@ -11,7 +11,8 @@ seats also the game's own points, points by placing, or first places.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import attrs
 
@@ -84,6 +85,41 @@ class Result:
 
     players: tuple[str, ...]
     winner: str | None  # bot name, None for a draw
+    #: Every seat's place and points (a game of more than two seats), or None: from ``winner``.
+    places: tuple[int, ...] | None = None
+    points: tuple[float, ...] | None = None
+
+
+def game_scores(scoring: Scoring, players: Sequence[str], winner: str | None,
+                places: Sequence[int] | None = None, points: Sequence[float] | None = None) -> list[float]:
+    """What one game counts for each of its seats under ``scoring`` (:attr:`Scoring.counts`), in seat
+    order: the places default to those of ``winner`` (the winner first, the others second; a draw:
+    all first), the points (under "points") to the outcome's win/draw/loss points."""
+    n = len(players)
+    if places is None:
+        places = [1] * n if winner is None else [1 if p == winner else 2 for p in players]
+    counts = scoring.counts
+    if counts == Counts.POINTS and points is not None:
+        return [float(p) for p in points]
+    firsts = sum(1 for p in places if p == 1)
+    if counts == Counts.PLACING:
+        table = scoring.by_place
+        return [(table[p - 1] if p <= len(table) else 0.0) if table else float(n - p) for p in places]
+    if counts == Counts.WINS:
+        return [1.0 if p == 1 and firsts == 1 else 0.0 for p in places]
+    return [(scoring.win if firsts == 1 else scoring.draw) if p == 1 else scoring.loss for p in places]
+
+
+def mean_and_error(total: float, squares: float, games: int) -> tuple[float, float | None]:
+    """The mean of ``games`` scores whose sum is ``total`` and sum of squares ``squares``, and its
+    standard error (the sample standard deviation over the square root of the games; None under two)."""
+    if games == 0:
+        return 0.0, None
+    mean = total / games
+    if games < 2:
+        return mean, None
+    var = max(0.0, (squares - games * mean * mean) / (games - 1))
+    return mean, math.sqrt(var / games)
 
 
 @attrs.frozen
@@ -103,13 +139,20 @@ class Standing:
     match_losses: int | None = None
     #: The place, from 1 (:func:`ranked`): bots the game's tie-breaks cannot tell apart share one.
     rank: int = 0
-    #: The bot's mean score per game, and its standard error (None under two games).
-    mean: float = 0.0
-    error: float | None = None
+    #: The bot's mean score per game, and its standard error (None under two games): what tables of
+    #: games of more than two seats show as "mean ± error".  Worked out from the games counted (a
+    #: running sum's rounding aside), so not compared.
+    mean: float = attrs.field(default=0.0, eq=False)
+    error: float | None = attrs.field(default=None, eq=False)
 
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+    def mean_error(self) -> str:
+        """The mean score per game with its standard error, for tables: "3.25 ± 0.41" ("3.25 ± -"
+        under two games)."""
+        return f"{self.mean:.3g} ± {'-' if self.error is None else f'{self.error:.2g}'}"
 
 
 def rank_key(scoring: Scoring, submitted: Mapping[str, str | None] | None = None) -> Callable[[Standing], list[object]]:
@@ -189,15 +232,26 @@ class Tally:
     _pairs: dict[tuple[str, ...], list[int]] = attrs.field(init=False, factory=dict)
     #: (bot, opponent) -> (wins, draws, losses) of bot against opponent: the crosstable's cells.
     cells: dict[tuple[str, str], tuple[int, int, int]] = attrs.field(init=False, factory=dict)
+    #: Per bot, the sum of its per-game scores' squares (for the standard error), where the scores
+    #: are not the win/draw/loss points (whose squares follow from the counts).
+    squares: dict[str, float] = attrs.field(init=False, factory=dict)
+    #: Games count by their seats' places and points (Scoring.counts other than "outcome").
+    _by_places: bool = attrs.field(init=False, default=False)
 
     def __attrs_post_init__(self) -> None:
         self._known = set(self.bots)
         self.wins, self.draws, self.losses = (dict.fromkeys(self.bots, 0) for _ in range(3))
         self.points = dict.fromkeys(self.bots, 0.0)
         self.matches = {b: [0, 0, 0] for b in self.bots}
+        self._by_places = self.scoring.counts != Counts.OUTCOME
 
-    def add(self, players: tuple[str, ...], winner: str | None) -> None:
-        """One more game (one naming a bot not on the tally is ignored)."""
+    def add(self, players: tuple[str, ...], winner: str | None, *, places: Sequence[int] | None = None,
+            points: Sequence[float] | None = None) -> None:
+        """One more game (one naming a bot not on the tally is ignored); ``places`` and ``points``:
+        every seat's, in a game of more than two seats (:class:`kothkit.store.records.GameResult`'s)."""
+        if places is not None or points is not None or self._by_places:
+            self._seated(players, winner, places, points, +1)
+            return
         if len(players) == 2 and self.scoring.unit == Unit.GAME and winner in (players[0], players[1], None):
             self._add_pair(players[0], players[1], winner)  # (the usual game: kept fast)
             return
@@ -252,8 +306,40 @@ class Tally:
         points[winner] += s.win
         points[loser] += s.loss
 
-    def remove(self, players: tuple[str, ...], winner: str | None) -> None:
+    def _seated(self, players: tuple[str, ...], winner: str | None, places: Sequence[int] | None,
+                points: Sequence[float] | None, sign: int) -> None:
+        """A game counted by its seats' places and points (:func:`game_scores`), added (``sign`` 1) or
+        taken back (-1): alone in first place is a win, sharing it a draw, any other place a loss.
+        Counted per game whatever :attr:`Scoring.unit` (a match is a pair's)."""
+        if not self._known.issuperset(players):
+            return
+        n = len(players)
+        if places is None:
+            places = [1] * n if winner is None else [1 if p == winner else 2 for p in players]
+        firsts = sum(1 for p in places if p == 1)
+        scores = game_scores(self.scoring, players, winner, places, points)
+        for p, place, score in zip(players, places, scores, strict=True):
+            table = (self.wins if firsts == 1 else self.draws) if place == 1 else self.losses
+            table[p] += sign
+            self.points[p] += sign * score
+            self.squares[p] = self.squares.get(p, 0.0) + sign * score * score
+        if n == 2 and winner in (players[0], players[1], None) and places in ((1, 1), (1, 2), (2, 1)):
+            a, b = players
+            for me, other in ((a, b), (b, a)):
+                w, d, lost = self.cells.get((me, other), (0, 0, 0))
+                cell = ((w, d + sign, lost) if winner is None else (w + sign, d, lost) if winner == me
+                        else (w, d, lost + sign))
+                if cell == (0, 0, 0):
+                    self.cells.pop((me, other), None)
+                else:
+                    self.cells[(me, other)] = cell
+
+    def remove(self, players: tuple[str, ...], winner: str | None, *, places: Sequence[int] | None = None,
+               points: Sequence[float] | None = None) -> None:
         """Take back one game given to :meth:`add` (a bot's games, when the bot changes or leaves)."""
+        if places is not None or points is not None or self._by_places:
+            self._seated(players, winner, places, points, -1)
+            return
         if not self._known.issuperset(players):
             return
         self._count(players, winner, -1)
@@ -295,6 +381,7 @@ class Tally:
         self._known.discard(bot)
         for table in (self.wins, self.draws, self.losses, self.points, self.matches):
             del table[bot]
+        self.squares.pop(bot, None)
 
     def _count(self, players: tuple[str, ...], winner: str | None, sign: int) -> None:
         """Each player's win, draw or loss of one game, and its points where games score, added
@@ -329,17 +416,24 @@ class Tally:
         """The bots ranked (:func:`ranked`; ``submitted``: bot.toml dates, for the "submitted" tie-break)."""
         s = self.scoring
         rows = []
+        squares = self.squares
         for n in self.bots:
             w, d, lost = self.wins[n], self.draws[n], self.losses[n]
             p = self.points[n]
+            games = w + d + lost
+            if n in squares:  # scores of places and points (Tally._seated)
+                sq = squares[n]
+            else:  # win/draw/loss points: their squares follow from the counts
+                sq = w * s.win * s.win + d * s.draw * s.draw + lost * s.loss * s.loss
+            mean, error = mean_and_error(p, sq, games)
             if s.mean:
-                p = p / (w + d + lost) if w + d + lost else 0.0
-            if s.unit == Unit.MATCH:
+                p = mean
+            if s.unit == Unit.MATCH and n not in squares:
                 mw, md, ml = self.matches[n]
                 rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, match_wins=mw, match_draws=md,
-                                     match_losses=ml))
+                                     match_losses=ml, mean=self.points[n] / games if games else 0.0))
             else:
-                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost))
+                rows.append(Standing(bot=n, points=p, wins=w, draws=d, losses=lost, mean=mean, error=error))
         return ranked(s, rows, submitted)
 
 
@@ -352,5 +446,5 @@ def standings(
     """Rank ``bots`` by ``results`` under ``scoring``; results naming other bots are ignored."""
     tally = Tally(scoring, list(bots))
     for r in results:
-        tally.add(r.players, r.winner)
+        tally.add(r.players, r.winner, places=r.places, points=r.points)
     return tally.standings(submitted)

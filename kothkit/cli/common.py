@@ -118,6 +118,16 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
+def refuse_seats(info: Any, command: str, why: str = "plays games of two seats only, so far") -> None:
+    """Refuse, by name and with exit code 2, a game whose seats are not exactly two for a command that
+    cannot play it (yet): such a game is never played with two seats instead."""
+    if not info.two_seats:
+        err.print("[red]error:[/red] ", markup=True, highlight=False, end="")
+        err.print(f"{info.name} seats {info.seats_said()} players a game; `kothkit {command}` {why}",
+                  markup=False, highlight=False)
+        raise typer.Exit(2)
+
+
 def settled(resolve: Callable[[], T]) -> T:
     """What ``resolve`` returns; a :class:`~kothkit.playing.settings.SettingsError` it raises is printed
     and ends the command."""

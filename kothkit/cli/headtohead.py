@@ -2,14 +2,26 @@
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, TypeVar
 
 import attrs
 import typer
 
 from kothkit.bots.folders import BotSpec
-from kothkit.cli.common import RULES_HELP, app, err, fail, game_target, load_and_build, out, resolve_bot, settled
+from kothkit.cli.common import (
+    RULES_HELP,
+    app,
+    err,
+    fail,
+    game_target,
+    load_and_build,
+    out,
+    refuse_seats,
+    resolve_bot,
+    settled,
+)
 from kothkit.game import GameInfo
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
 from kothkit.playing.settings import Options, Settings, resolve
@@ -51,13 +63,15 @@ def _sprt(text: str | None, model: str) -> SPRT | None:
 
 
 def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rules: list[str] | None,
-           given: Options):
+           given: Options, command: str = "match", openings_given: bool = False):
     """The game (with the challenge's rules and limits), the SPRT, the challenge and the settings."""
     settled(given.check)
     played = game_target(game, rules)
     info, ch = played.info, played.challenge
-    if info.seats != 2:
-        fail(f"{game} seats {info.seats} players a game; head-to-head statistics need two-seat games")
+    if command == "match" or sprt_text is not None or openings_given:
+        refuse_seats(info, command + (" --sprt" if command != "match" and sprt_text is not None else
+                                      " --openings" if command != "match" and openings_given else ""),
+                     "plays games of two seats only: its statistics (SPRT) and openings are of game pairs")
     if model not in ("normalized", "logistic"):
         fail(f"--sprt-model: 'normalized' or 'logistic', got {model!r}")
     sprt = _sprt(sprt_text, model)
@@ -69,7 +83,6 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
 def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
          per_opponent_cap: bool, openings: str | None = None, openings_order: str = "sequential") -> None:
     """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
-    from kothkit.playing.dispatcher import WorkerLost
     from kothkit.playing.openings import OpeningsError, choose
 
     try:
@@ -95,20 +108,67 @@ def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *,
         out.print(block(f"{new.name} vs {vs}", h.overall.stats(), info.draws, sprt, h.llr if sprt else None),
                   markup=False, highlight=False)
 
+    h2h, played, reused = _playing(s, lambda: play(
+        info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs, limits=s.limits,
+        rules=dict(s.rules), trusted=s.trusted, pairs=pairs, sprt=sprt, on_pair=show,
+        on_notice=lambda text: out.print(f"  {text}", markup=False), openings=book))
+    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
+    if json_path is not None:
+        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
+
+
+T = TypeVar("T")
+
+
+def _playing(s: Settings, go: Callable[[], T]) -> T:
+    """``go()``, the games of a match or gauntlet; interrupted, or a worker lost, the command ends
+    saying that the finished games are in the journal."""
+    from kothkit.playing.dispatcher import WorkerLost
+
     try:
-        h2h, played, reused = play(info, new, opponents, seed=s.seed.value, journal=s.journal, jobs=s.jobs,
-                                   limits=s.limits, rules=dict(s.rules), trusted=s.trusted, pairs=pairs,
-                                   sprt=sprt, on_pair=show, on_notice=lambda text: out.print(f"  {text}", markup=False),
-                                   openings=book)
+        return go()
     except KeyboardInterrupt:
         err.print(f"interrupted: finished games are in {s.journal}; run again to resume")
         raise typer.Exit(130) from None
     except WorkerLost as e:
         err.print(f"error: {e}; finished games are in {s.journal}", markup=False)
         raise typer.Exit(1) from None
-    _print_report(info, new.name, vs, opponents, h2h, sprt, played, reused)
+
+
+def _run_tables(info: GameInfo, new: BotSpec, field: list[BotSpec], s: Settings, *, games_cap: int | None,
+                quiet: bool, json_path: Path | None) -> None:
+    """A gauntlet of a game of more than two seats: NEW at tables of the field, in every seat in turn;
+    its mean score per game with its standard error, and how often it placed above each opponent."""
+    import kothkit
+    from kothkit.playing.headtohead import play_tables
+
+    try:
+        k = info.table_size(len(field) + 1)
+    except ValueError as e:
+        fail(f"a gauntlet of {info.name}: {e} (the candidate and its field)")
+    # About --games games against each opponent: each table seats k - 1 of them.
+    per = games_cap if games_cap is not None else DEFAULT_GAMES
+    games = math.ceil(per * len(field) / (k - 1))
+    out.print(f"{info.name}: {new.name} at tables of {k} with the field ({len(field)} bots), seed {s.seed.value}"
+              f"{s.seed.note()}, jobs {s.jobs}, journal {s.journal}", markup=False)
+    out.print(f"{games} games, {new.name} in every seat in turn; scored by {info.scoring.counts}", markup=False)
+    result, played, reused = _playing(s, lambda: play_tables(
+        info, new, field, seed=s.seed.value, journal=s.journal, jobs=s.jobs, limits=s.limits, rules=dict(s.rules),
+        trusted=s.trusted, games=games, on_notice=lambda text: out.print(f"  {text}", markup=False)))
+    mean, error = result.mean_error
+    said = "-" if error is None else f"{error:.3g}"
+    out.print(f"{new.name}: {mean:.4g} ± {said} per game over {len(result.scores)} games "
+              f"({played} played, {reused} reused)", markup=False)
+    for name, (above, level, below) in sorted(result.against.items()):
+        out.print(f"  vs {name}: placed above {above}, level {level}, below {below}", markup=False)
     if json_path is not None:
-        _write_json(json_path, info, new.name, s, h2h, sprt, played, reused)
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps({
+            "kothkit": kothkit.__version__, "game": info.name, "seed": s.seed.value, "new": new.name,
+            "games": len(result.scores), "played": played, "reused": reused, "mean": mean, "error": error,
+            "against": {n: {"above": a, "level": lv, "below": b} for n, (a, lv, b) in sorted(result.against.items())},
+        }, indent=1) + "\n")
+        out.print(f"results written to {json_path}", markup=False)
 
 
 def _print_plan(info: GameInfo, name: str, vs: str, s: Settings, sprt: SPRT | None, pairs: int | None) -> None:
@@ -262,7 +322,7 @@ def gauntlet(
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
-    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
+    info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given, "gauntlet", openings is not None)
     me = resolve_bot(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
@@ -272,5 +332,8 @@ def gauntlet(
         me = attrs.evolve(me, name=f"{me.name}#new")
     if not field:
         fail(f"a gauntlet needs at least two bots: {me.name} and a field of at least one other; the field is empty")
+    if not info.two_seats:
+        _run_tables(info, me, field, s, games_cap=games, quiet=quiet, json_path=json_path)
+        return
     _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True,
          openings=openings, openings_order=openings_order)

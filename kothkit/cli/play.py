@@ -4,11 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
+import attrs
 import typer
 
 from kothkit.bots.folders import NAME, BotKind, BotSpec
-from kothkit.cli.common import RULES_HELP, app, fail, game_target, resolve_bot
-from kothkit.game import GameInfo, Prompt, Setup
+from kothkit.cli.common import RULES_HELP, app, fail, game_target, refuse_seats, resolve_bot
+from kothkit.game import GameInfo, Prompt, Round, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
 from kothkit.playing.settings import journal_path
@@ -48,13 +49,18 @@ def play(
     info, ch = played.info, played.challenge
     game = info.name
     settings_rules = dict(played.rules)
+    if web and not info.two_seats:
+        refuse_seats(info, "play --web", "seats one person against one bot on its page: games of two seats only")
     probe = _check_seat(info, seat, name)
     bot = _bot(info, against, ch)
     if bot.name == name:
         fail(f"the bot is called {name!r} too: give yourself another --name")
     me = BotSpec(name=name, path=Path("."), kind=BotKind.HUMAN, hash=HUMAN_HASH)
-    seats = (me, bot) if seat == 0 else (bot, me)
-    names = (seats[0].name, seats[1].name)
+    n = info.seat_range[0]
+    # The bot in every other seat of a game of more seats, each a bot of its own (its own name).
+    bots = [bot] + [attrs.evolve(bot, name=f"{bot.name}#{i}") for i in range(2, n)]
+    seats = tuple(bots[:seat] + [me] + bots[seat:])
+    names = tuple(s.name for s in seats)
     journal = journal_path(game, option=db, suffix="-play")
     server = local = None
     while True:
@@ -113,14 +119,15 @@ def play(
 
 def _check_seat(info: GameInfo, seat: int, name: str) -> Any:
     """A match of the game that probes that a person can play it from ``seat`` under ``name``."""
-    if not 0 <= seat < info.seats:
-        fail(f"--seat: 0 to {info.seats - 1} in {info.name}, got {seat}")
-    if info.seats != 2:
-        fail(f"{info.name} seats {info.seats} players; kothkit play seats one person against one bot")
+    n = info.seat_range[0]  # a game of a range of seats is played with its fewest
+    if not 0 <= seat < n:
+        fail(f"--seat: 0 to {n - 1} in {info.name}, got {seat}")
     if not NAME.fullmatch(name):
         fail(f"--name: 1-64 letters, digits and _ . + -, got {name!r}")
-    probe = info.match(Setup(players=(name, "bot"), seed=0, rules=dict(info.rules)))
+    probe = info.match(Setup(players=(name, *(f"bot{i}" for i in range(1, n))), seed=0, rules=dict(info.rules)))
     first = probe.next()
+    if isinstance(first, Round):
+        first = first.prompt_of(seat) or first.prompts[0]
     try:
         if isinstance(first, Prompt):
             turn_of(info, probe, first)
@@ -135,6 +142,13 @@ def _show_end(info: GameInfo, term: WebSeat | Terminal, rec: Any, name: str) -> 
         if term.hidden:
             term.say("the game is over; the true board:")
         term.board(term.match.render())
+    if rec.seat_places is not None:  # a game of more seats: the person's place among them
+        me = rec.players.index(name)
+        result = f"you placed {rec.seat_places[me]} of {len(rec.players)}"
+        if rec.seat_points is not None:
+            result += f" with {rec.seat_points[me]:g} points"
+        term.say(f"result: {result}: {rec.reason}")
+        return result
     result = "a draw" if rec.winner is None else "you win" if rec.winner == name else f"{rec.winner} wins"
     term.say(f"result: {result}: {rec.reason}")
     return result

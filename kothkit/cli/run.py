@@ -48,7 +48,7 @@ def run(
     jobs: Annotated[Optional[int], typer.Option(help="Games played at once (default: the number of cores, half of them for a game that allows pondering: a core per seat).")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="Play the games on a Dask cluster: a scheduler's address over TLS (tls://HOST:8786, with --cluster-certs), or local:N for N local single-threaded workers (TLS with certificates of their own) (needs kothkit\\[cluster]; see docs/tournaments.md).")] = None,
     cluster_certs: Annotated[Optional[Path], typer.Option("--cluster-certs", envvar="KOTHKIT_CLUSTER_CERTS", help="The folder of the cluster's certificates (ca.pem, host.pem, host-key.pem: made by `kothkit cluster certs DIR`); else Dask's TLS settings.")] = None,
-    rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one.")] = None,
+    rounds: Annotated[Optional[int], typer.Option(help="Rounds; each pair plays two games a round, each bot opening one (a game of more seats: each bot plays a game in each seat of its tables).")] = None,
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     first_reply_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for a first reply (e.g. START -> OK).")] = None,
     game_time: Annotated[Optional[float], typer.Option(help="Seconds of own thinking time per bot and game.")] = None,
@@ -187,7 +187,7 @@ def _print_results(info, s: Settings, result, faults, errors) -> None:
     from kothkit.results.report import standings_table
 
     print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=info.scoring.mean,
-                                ratings=result.ratings))
+                                ratings=result.ratings, spread=not info.two_seats))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
     if info.report is not None:
@@ -209,7 +209,7 @@ def _write_json(path: Path, info, s: Settings, result, errors) -> None:
     with Journal(s.journal) as j:
         write_json(path, game=info.name, seed=s.seed.value, standings=result.standings, outlines=result.outlines(j),
                    played=result.played, reused=result.reused, total=result.total, journal=s.journal,
-                   errors=[str(e) for e in errors], ratings=result.ratings)
+                   errors=[str(e) for e in errors], ratings=result.ratings, spread=not info.two_seats)
     out.print(f"results written to {path}", markup=False)
 
 
@@ -242,8 +242,11 @@ def debug(
     opponents = [o for o in opponents if o.name != me.name] or opponents
     if not opponents:
         fail(f"no opponent found ({against or 'bundled bots'})")
-    other = opponents[0]
-    seats = (other, me) if second else (me, other)
+    if info.two_seats:
+        other = opponents[0]
+        seats = (other, me) if second else (me, other)
+    else:
+        seats = _table(me, opponents, info, second)
     names = [s.name if seats.count(s) == 1 else f"{s.name}#{i}" for i, s in enumerate(seats)]
     limits = played.limits.replace(move_time=move_time)
     task = GameTask(id=game_id(info.name, settings_of(limits, played.rules), seats, ("debug", seed)), game=info.name,
@@ -265,6 +268,37 @@ def debug(
             out.print(f"VERDICT against {who}: {text}", markup=False)
 
     rec = play_game(task, on_event=show, info=info, boards=boards)
-    out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; offender: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
-    if rec.offender == me.name:
+    if rec.seat_places is None:
+        out.print(f"result: winner {rec.winner or 'none (draw)'}; {rec.reason}" + (f"; offender: {rec.offender} ({rec.verdict})" if rec.offender else ""), markup=False)
+        if rec.offender == me.name:
+            raise typer.Exit(2)
+        return
+    out.print(f"result: {rec.reason}", markup=False)
+    for i, who in enumerate(names):
+        points = f", {rec.seat_points[i]:g} points" if rec.seat_points is not None else ""
+        left = rec.seat_verdicts[i] if rec.seat_verdicts is not None else None
+        out.print(f"  seat {i}: {who}: place {rec.seat_places[i]}{points}" + (f", left: {left}" if left else ""),
+                  markup=False)
+    mine = seats.index(me)
+    if rec.seat_verdicts is not None and rec.seat_verdicts[mine] is not None:
         raise typer.Exit(2)
+
+
+def _table(me, opponents: list, info, second: bool) -> tuple:
+    """The seats of a debug game of more than two seats: the bot under debug in seat 0 (1 with
+    ``--second``) and the opponents after, as many as the game seats among them (its fewest at least,
+    repeated under new names: each seat is a bot of its own, a function bot with its own host)."""
+    import attrs
+
+    low, high = info.seat_range
+    n = max(low, min(len(opponents) + 1, high))
+    others = [opponents[i % len(opponents)] for i in range(n - 1)]
+    taken = {me.name}
+    for i, o in enumerate(others):
+        if o.name in taken:
+            others[i] = o = attrs.evolve(o, name=f"{o.name}#{i + 1}")
+        taken.add(o.name)
+    seats = [me, *others]
+    if second:
+        seats[0], seats[1] = seats[1], seats[0]
+    return tuple(seats)

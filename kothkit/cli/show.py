@@ -25,8 +25,12 @@ def _table(archive, rows, title: str) -> str:
     body = []
     for r in rows:
         rnd = archive.settings(r)[1]
-        result = f"{r.offender} lost: {r.reason}" if r.verdict else r.reason
+        result = f"{r.offender} lost: {r.reason}" if r.verdict and r.seat_verdicts is None else r.reason
+        if r.seat_verdicts is not None:  # a game of more seats: who left, and by what
+            result += "".join(f"; {p} left: {v}" for p, v in zip(r.players, r.seat_verdicts) if v)
         opener, other = (list(r.players) + ["", ""])[:2]
+        if len(r.players) > 2:
+            other = ", ".join(r.players[1:])
         body.append((str(r.index), r.id[:12], str(rnd or "-"), opener, other, r.winner or "(draw)",
                      str(len(r.moves)), _text(result, 120)))
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head) - 1)]

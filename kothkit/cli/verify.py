@@ -10,7 +10,7 @@ import attrs
 import typer
 
 from kothkit.bots.folders import BotError, BotKind, BotSpec, entry_of, load_bots
-from kothkit.cli.common import app, bot_loaders, err, fail, out
+from kothkit.cli.common import app, bot_loaders, err, fail, out, refuse_seats
 from kothkit.human import HUMAN_HASH
 from kothkit.playing import challenge as challenges
 from kothkit.playing.openings import KEY as OPENINGS_KEY
@@ -28,6 +28,7 @@ from kothkit.playing.verify import (
     describe,
     outcome_key,
     replay_copy,
+    tables_verifiable,
 )
 from kothkit.store.records import GameRecord, GameTask
 
@@ -233,6 +234,8 @@ def _verify_game(game: str, games: list[GameRecord], t: _Target, runs: list[dict
 
     try:
         info = get_game(game)
+        if not info.two_seats and not tables_verifiable():
+            refuse_seats(info, "verify", "re-plays games of two seats only, so far")
     except PluginError as e:
         tally.problems.append(f"{game}: {e}")
         return

@@ -545,8 +545,8 @@ def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], see
 
 def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = None) -> list[BotSpec]:
     name = "opponent" if spec.name != "opponent" else "opponent2"
-    return [spec if i == me else (other or _dummy(name if info.seats == 2 else f"{name}{i}"))
-            for i in range(info.seats)]
+    return [spec if i == me else (other or _dummy(name if info.seat_range[0] == 2 else f"{name}{i}"))
+            for i in range(info.seat_range[0])]
 
 
 def game_scenarios(info: GameInfo) -> list[Scenario]:
@@ -626,12 +626,12 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         run, _ = _run(info, spec, sc.seat, _players(info, spec, sc.seat), sc.seed, limits, dict(sc.rules), sc,
                       sc.name, sc.description, quiet)
         add(run)
-    for me in range(info.seats):
+    for me in range(info.seat_range[0]):
         for run in _explore(info, spec, me, limits, seed, quiet, DEPTH, MAX_BRANCHES):
             add(run)
     if quick:
         return Report(info.name, spec.name, tuple(runs))
-    for me in range(info.seats):
+    for me in range(info.seat_range[0]):
         sc = Scenario(name="whole game", seat=me, then="random", seed=seed + 1)
         run, _ = _run(info, spec, me, _players(info, spec, me), seed + 1, limits, {}, sc,
                       f"as {_seat_name(info, me)}: a whole game against a random player",
@@ -640,11 +640,11 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
         add(run)
     opponents = list(against) if against is not None else _bundled(info, spec)
     if opponents:
-        for me in range(info.seats):
+        for me in range(info.seat_range[0]):
             other = opponents[me % len(opponents)]
             if other.name == spec.name:
                 other = attrs.evolve(other, name=f"{other.name}-bundled")
-            players = [spec if i == me else other for i in range(info.seats)]
+            players = [spec if i == me else other for i in range(info.seat_range[0])]
             run, _ = _run(info, spec, me, players, seed + 2 + me, limits, {}, None,
                           f"as {_seat_name(info, me)}: a game against the bundled bot {other.name}",
                           f"A real game against {other.name}, with the game's time limits.", quiet)

@@ -52,6 +52,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
@@ -875,17 +876,21 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
     and then the refused bot's loss, an ended game's outcome as the game gives it.  A game that
     stopped on a fault the moves cannot show (a crash, a timeout) is the worker's word as to
     which bot, but scored as the game scores that bot's fault."""
-    from kothkit.game import Outcome, Setup, Verdict
+    from kothkit.game import Outcome, Round, Setup, Verdict
     from kothkit.store.records import GameRecord, Move
 
     try:
         if rows:
             import json
 
+            # Every seat's result and the note of when seats left: a game of more seats is checked by them.
+            seated: dict[str, Any] = {k: None if getattr(item, k) is None else tuple(json.loads(getattr(item, k)))
+                                      for k in ("seat_places", "seat_points", "seat_verdicts")}
             r = GameRecord(id=item.id, game=item.game, index=item.idx, players=tuple(json.loads(item.players)),
                            hashes=tuple(json.loads(item.hashes)), seed=item.seed, winner=item.winner,
                            reason=item.reason, offender=item.fault, verdict=item.verdict,
-                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)))
+                           moves=tuple(Move(int(m[0]), m[1], float(m[2])) for m in json.loads(item.moves)),
+                           logs=json.loads(item.logs) if seated["seat_places"] is not None else {}, **seated)
         else:
             r = item
         names = tuple(b.name for b in task.players)
@@ -906,10 +911,14 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
     try:
         rules = {**info.rules, **task.rules} if task.rules else info.rules
         match = info.match(Setup(players=names, seed=task.seed, rules=rules))
+        if len(names) != 2:
+            return _seated_replay(match, r, names, game, info.scoring.forfeit)
         want: Outcome | None = None
         fault: tuple[str | None, str | None] = (None, None)
         for i, m in enumerate(r.moves):
             step = match.next()
+            if isinstance(step, Round):
+                return f"sent back {game} with a round of moves in a game of two seats"
             if isinstance(step, Outcome):
                 return f"sent back {game} with {len(r.moves)} replies; the game ended after {i}"
             if step.seat != m.seat:
@@ -940,6 +949,46 @@ def unbound(task, item, info: GameInfo | None, rows: bool) -> str | None:
             return f"sent back {game} with an outcome its moves do not give ({r.winner or 'a draw'}: {r.reason})"
     except Exception as e:  # noqa: BLE001 - a record its own game cannot re-play is not taken on trust
         return f"sent back {game}, which the game cannot re-play ({type(e).__name__}: {e})"
+    return None
+
+
+def _seated_replay(match: Any, r: Any, names: tuple[str, ...], game: str, forfeit: float) -> str | None:
+    """:func:`unbound`'s check of a game of more than two seats: its moves re-played, each seat that
+    left leaving where the record says (records.LEFT), a refused reply only from a seat that left by
+    that verdict, and every seat's place and points as the re-play gives them."""
+    from kothkit.game import Outcome, Round, Verdict
+    from kothkit.store.records import left_at, seat_results
+
+    left = left_at(r.logs)
+    verdicts = r.seat_verdicts or ()
+    gone: set[int] = set()
+
+    def leave(at: int) -> None:
+        for seat in left.get(at, ()):
+            if not 0 <= seat < len(names) or seat >= len(verdicts) or verdicts[seat] is None:
+                raise ValueError(f"seat {seat} left without a verdict")
+            gone.add(seat)
+            match.leave(seat, Verdict(verdicts[seat]), "left the game")
+
+    for i, m in enumerate(r.moves):
+        leave(i)
+        step = match.next()
+        if isinstance(step, Outcome):
+            return f"sent back {game} with {len(r.moves)} replies; the game ended after {i}"
+        asked = step.seats if isinstance(step, Round) else (step.seat,)
+        if m.seat not in asked:
+            return f"sent back {game} with move {i + 1} by seat {m.seat}; the game asked seats {list(asked)}"
+        rejected = match.play(m.seat, m.reply)
+        if rejected is not None and (m.seat not in left.get(i + 1, ())
+                                     or str(rejected.verdict) != verdicts[m.seat]):
+            return f"sent back {game} going on after move {i + 1}, which the game refuses"
+    leave(len(r.moves))
+    end = match.next()
+    if not isinstance(end, Outcome):
+        return f"sent back {game} unfinished after {len(r.moves)} replies"
+    places, points = seat_results(end.places_of(len(names)), end.points, gone, forfeit)
+    if (r.seat_places, r.seat_points) != (places, points):
+        return f"sent back {game} with places or points its moves do not give"
     return None
 
 

@@ -1,4 +1,5 @@
-"""``kothkit match`` and ``kothkit gauntlet``: one bot against another, or against a field, in game pairs.
+"""``kothkit match`` and ``kothkit gauntlet``: one bot against another, or against a field, in game pairs
+(a gauntlet of a game of more than two seats: at tables of the field, :func:`play_tables`).
 
 A game pair is two games with the same seed slot, each bot opening one; the
 statistics count pairs (pentanomial: the first bot's 0, ½, 1, 1½ or 2 points
@@ -29,6 +30,7 @@ from kothkit.playing.openings import Openings, as_setting, game_rules, repeats
 from kothkit.playing.schedule import game_key, id_maker, settings_of
 from kothkit.playing.seeding import derive
 from kothkit.playing.settings import cores_of
+from kothkit.scoring import Scoring, game_scores, mean_and_error
 from kothkit.store.journal import GameRow, Journal, result_of
 from kothkit.store.ratings import SPRT, MatchStats, Pentanomial, match_stats
 from kothkit.store.records import GameTask
@@ -225,3 +227,103 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 # -- printing -----------------------------------------------------------------------------
 
 
+
+
+# -- a gauntlet of a game of more than two seats: tables, no pairs ------------------------------
+
+@attrs.define
+class TableGauntlet:
+    """A candidate's games at tables of the field (a game of more than two seats): its score of each
+    game as the game counts it (:func:`kothkit.scoring.game_scores`), their mean and standard error,
+    and against each opponent how often it placed above, level with and below it."""
+
+    new: str
+    scoring: Scoring
+    #: The candidate's score of each game, in the order the games were counted.
+    scores: list[float] = attrs.field(factory=list)
+    #: Opponent -> [games the candidate placed above it, level with it, below it].
+    against: dict[str, list[int]] = attrs.field(factory=dict)
+
+    def add(self, players: Sequence[str], winner: str | None, places: Sequence[int] | None,
+            points: Sequence[float] | None) -> None:
+        """One more game (a journal's row or record: its seats' places and points)."""
+        if self.new not in players:
+            return
+        me = list(players).index(self.new)
+        n = len(players)
+        if places is None:
+            places = [1] * n if winner is None else [1 if p == winner else 2 for p in players]
+        self.scores.append(game_scores(self.scoring, players, winner, places, points)[me])
+        for i, other in enumerate(players):
+            if i != me:
+                cell = self.against.setdefault(other, [0, 0, 0])
+                cell[0 if places[me] < places[i] else 1 if places[me] == places[i] else 2] += 1
+
+    @property
+    def mean_error(self) -> tuple[float, float | None]:
+        """The mean score per game and its standard error (None under two games)."""
+        return mean_and_error(sum(self.scores), sum(x * x for x in self.scores), len(self.scores))
+
+
+def table_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
+                rules: dict[str, Any], trusted: bool, games: int) -> Iterator[GameTask]:
+    """The schedule of a gauntlet at tables: game g seats the candidate (in seat ``g % k``, so that
+    it sits in every seat in turn) with the next ``k - 1`` bots of the field in turn, k being the
+    game's table size among the candidate and the field; ids and seeds from the seed, the game's
+    number and the bots' names."""
+    k = info.table_size(len(opponents) + 1)
+    key = game_key(info.name, settings_of(limits, rules))
+    n = len(opponents)
+    for g in range(games):
+        others = [opponents[(g * (k - 1) + j) % n] for j in range(k - 1)]
+        seat = g % k
+        seats = tuple(others[:seat] + [new] + others[seat:])
+        names = sorted(b.name for b in seats)
+        make = id_maker(key, seats, ("gauntlet", *names))
+        yield GameTask(id=make(f"{g}\x1f{seed}"), game=info.name, players=seats,
+                       seed=derive(seed, "gauntlet", g, *names), limits=limits, rules=rules, index=g, trusted=trusted)
+
+
+def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
+                limits: Limits, rules: dict[str, Any], trusted: bool, games: int,
+                on_notice: Callable[[str], None] | None = None) -> tuple[TableGauntlet, int, int]:
+    """Play (or reuse from ``journal``) a gauntlet's ``games`` tables (:func:`table_tasks`); the
+    candidate's results, and how many games were played and reused."""
+    from kothkit.playing.tournament import FAST_BATCH, dispatch
+
+    result = TableGauntlet(new.name, info.scoring)
+    played = reused = 0
+    bots = [new, *opponents]
+    with Journal(journal) as j:
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
+                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
+
+        def unplayed() -> Iterator[GameTask]:
+            nonlocal reused
+            tasks = list(table_tasks(info, new, opponents, seed, limits, rules, trusted, games))
+            for i in range(0, len(tasks), CHUNK):
+                chunk = tasks[i:i + CHUNK]
+                found = {r.id: r for r in j.results([t.id for t in chunk])}
+                for t in chunk:
+                    r = found.get(t.id)
+                    if r is None:
+                        yield t
+                    else:
+                        reused += 1
+                        result.add(r.players, r.winner, r.seat_places, r.seat_points)
+
+        def store(rows: list[GameRow]) -> None:
+            nonlocal played
+            j.add_rows(rows)
+            played += len(rows)
+            for row in rows:
+                r = result_of(row)
+                result.add(r.players, r.winner, r.seat_places, r.seat_points)
+
+        batch = FAST_BATCH if all(b.kind == BotKind.FUNCTION for b in bots) else 1
+        programs = any(b.kind != BotKind.FUNCTION for b in bots)
+        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                 stateful={b.name for b in bots if b.stateful}, batch=batch,
+                 on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        j.finish_run(run_id, played, reused)
+    return result, played, reused

@@ -124,10 +124,11 @@ class Terminal:
 
 
 
-def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limits: Limits,
+def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, ...], limits: Limits,
              rules: dict[str, Any], seed: int | None = None, *,
              challenge_seed: int | None = None) -> tuple[GameTask, int, int]:
-    """The next game of the pair ``seats`` (a person's and a bot's) in the play journal ``journal``:
+    """The next game of ``seats`` (a person's and a bot's, or bots' at a table of more seats) in the
+    play journal ``journal``:
     its task (slot ``k`` of the pair under the play seed: the first not in the journal), the run
     started for it (given to :func:`store_game` or :func:`drop_game`) and the play seed.  ``seed``: the play seed
     (default: ``challenge_seed``, a challenge file's, else the journal's last one, else a fresh one)."""
@@ -140,14 +141,14 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limi
     from kothkit.store.records import GameTask
 
     game = info.name
-    names = (seats[0].name, seats[1].name)
+    names = tuple(s.name for s in seats)
     settings = settings_of(limits, rules, game_code(info))
     journal.parent.mkdir(parents=True, exist_ok=True)
     with Journal(journal) as j:
         last = j.last_run(game)
         seed = choose_seed(game, option=seed, challenge_seed=challenge_seed, journal=j).value
-        a, b = sorted(names)
-        make = id_maker(game_key(game, settings), seats, (a, b))
+        together = tuple(sorted(names))  # (a pair's: its two names, as ever)
+        make = id_maker(game_key(game, settings), seats, together)
         k = 0
         while list(j.results([make(f"{k}\x1f{seed}")])):
             k += 1
@@ -164,7 +165,7 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, BotSpec], limi
                 entry["where"] = journal_entry(spec, journal)
             bots[spec.name] = entry
         run_id = j.start_run(game, seed, settings, list(bots.values()))
-    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", a, b, k),
+    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", *together, k),
                     limits=limits, rules=rules, index=k)
     return task, run_id, seed
 

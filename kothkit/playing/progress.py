@@ -122,8 +122,10 @@ class Faults:
             where = f"#{r.place} {gid[:SHORT_ID]}" if r.place >= 0 else gid[:SHORT_ID]
             # One line a fault: a reason that holds a whole traceback is cut to the line that says what happened.
             reason = r.reason if "\n" not in r.reason else f"{r.verdict}: {error_line(r.reason)}"
-            out.append(f"  {where}  {r.offender} lost to {r.winner or '-'}: {reason}"
-                       + ("  (reused)" if reused else ""))
+            # (a game of more seats goes on after a fault: its reason is the game's end, not the fault)
+            said = (f"{r.offender} left the game: {r.verdict}" if r.seat_places is not None
+                    else f"{r.offender} lost to {r.winner or '-'}: {reason}")
+            out.append(f"  {where}  {said}" + ("  (reused)" if reused else ""))
         if self.total > len(self._first):
             counts = ", ".join(f"{bot} {n} {verdict}" for (bot, verdict), n in
                                sorted(self.by_bot.items(), key=lambda kv: (-kv[1], kv[0])))

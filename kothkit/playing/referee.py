@@ -8,6 +8,12 @@ time budget, memory, out-of-turn output, oversized or undecodable lines) into a
 verdict against the bot at fault.  Whatever happens, every process it started is
 killed and reaped before ``play_game`` returns.
 
+A fault takes its seat out of the game (``Match.leave``): in a two-seat game that ends it; in a
+game of more seats the game goes on without the seat, whose process is stopped at once and whose
+verdict is recorded against it alone.  A :class:`kothkit.game.Round` (simultaneous moves) sends
+every prompt at once and collects the replies together, each within its own clock
+(:meth:`Referee._round`): a round costs the slowest reply, not the sum.
+
 One loop (:meth:`Referee._loop`) holds the time rules for every kind of seat.  It is
 the hot path of a tournament of function bots (a move in microseconds, connect4 at
 thousands of games a second, see benchmarks/bench_connect4.py): what only some games
@@ -33,7 +39,7 @@ from typing import Any
 from kothkit.bots import overtime
 from kothkit.bots.folders import BotKind, printable
 from kothkit.bots.functions import WRITES, FunctionBotError, capture_output, release_output
-from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, SeatClocks, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Round, SeatClocks, Setup, Verdict
 from kothkit.limits import DEFAULT_PROCESSES, Limits
 from kothkit.messages import say
 from kothkit.playing.seats import (  # noqa: F401  (HostPool, HOST_START_TIME, bot_seed: used from here)
@@ -57,7 +63,7 @@ from kothkit.plugins import get_game
 from kothkit.procs.contain import DISK_FULL
 from kothkit.procs.pipes import LineTooLong, describe_exit, error_line
 from kothkit.store import records as R
-from kothkit.store.records import STDERR_MARK, GameRecord, GameTask, Move
+from kothkit.store.records import STDERR_MARK, GameRecord, GameTask, Move, seat_results
 
 #: A bot that replied is frozen once its opponent has thought this long (a game without
 #: pondering): a fast reply then costs no freezer write (a freeze and thaw are slow on a cgroup v1
@@ -145,6 +151,16 @@ class Referee:
         self.seats: list[Seat] = [given[i] if i in given else seat_class(b, task.trusted)(i, b, self)
                                   for i, b in enumerate(task.players)]
         self.moves: list[Move] = []
+        #: The seats whose processes are watched: every seat, until one leaves the game (a new list then).
+        self.live: list[Seat] = self.seats
+        #: Each seat's fault, in the order they came (the first is the record's offender and verdict).
+        self.faults: dict[int, Fault] = {}
+        #: [seat, replies so far] of each seat that left a game of more than two seats (records.LEFT).
+        self.left: list[list[int]] = []
+        #: What a seat that left the game mid-game did at exit, and its memory peak, taken as it left.
+        self.gone: dict[int, tuple[Exit, int | None]] = {}
+        #: The match being played (for a fault ruled while another seat is awaited).
+        self.match: Match | None = None
         self.prefix = info.aside_prefix
         #: The lower-cased prefixes of aside lines whatever their case (GameInfo.aside_prefixes).
         self.folded = tuple(p.lower() for p in info.aside_prefixes)
@@ -200,9 +216,8 @@ class Referee:
         task = self.task
         names = tuple([b.name for b in task.players])
         rules = {**self.info.rules, **task.rules} if task.rules else self.info.rules
-        match = self.info.match(Setup(players=names, seed=task.seed, rules=rules, limits=task.limits,
-                                      clock=self.clock))
-        fault: Fault | None = None
+        match = self.match = self.info.match(Setup(players=names, seed=task.seed, rules=rules, limits=task.limits,
+                                                   clock=self.clock))
         outcome: Outcome | None = None
         # Once a game, not once a call (once a batch, in kothkit.playing.executor.play_batch, where this
         # finds it done): what trusted function bots print goes to their logs.
@@ -211,22 +226,13 @@ class Referee:
         ended = False
         try:
             try:
-                self._start_all()
-                outcome = self._loop(match)
+                self._start_all(match)
+                outcome = self._play(match)
             except EndGame as end:
                 outcome = end.outcome
-            except Stop as stop:
-                fault = stop.fault
-                outcome = match.forfeit(fault.seat, fault.verdict, fault.reason)
-                detail = self.seats[fault.seat].detail
-                if detail and self.on_event is not None:
-                    for line in detail.splitlines():
-                        self.emit("stderr", fault.seat, line)
-                self.emit("verdict", fault.seat, f"{fault.verdict}: {fault.reason}")
             self._final(match, outcome)
             ended = True
         finally:
-            self._fault = fault
             try:
                 # Interrupted (Ctrl-C): the bots are killed at once, without their grace period.
                 self._stop_all(ended)
@@ -234,6 +240,15 @@ class Referee:
                 if saved is not None:
                     release_output(saved)
         winner = names[outcome.winner] if outcome.winner is not None else None
+        faults = self.faults
+        fault = next(iter(faults.values())) if faults else None
+        n = len(names)
+        places = points = verdicts = None
+        if n != 2 or outcome.points is not None or outcome.places is not None:
+            # Every seat's result: those that left share the last place and score the forfeit.
+            places, points = seat_results(outcome.places_of(n), outcome.points, set(faults),
+                                          self.info.scoring.forfeit)
+            verdicts = tuple([str(faults[i].verdict) if i in faults else None for i in range(n)])
         record = GameRecord(
             id=task.id, game=task.game, index=task.index, players=names, hashes=tuple([b.hash for b in task.players]),
             seed=task.seed, winner=winner, reason=outcome.reason, offender=names[fault.seat] if fault else None,
@@ -241,6 +256,7 @@ class Referee:
             logs=self._logs() if not self.no_processes or fault or WRITES[0] != writes else {},
             seconds=round(time.monotonic() - t0, 4),
             memory=tuple(self.peaks) if any(p is not None for p in self.peaks) else None,
+            seat_places=places, seat_points=points, seat_verdicts=verdicts,
         )
         # Seats and referee point at each other: undone here, so that a game's objects go when it
         # ends, not at a garbage collection (the cycle would set collections off, game after game).
@@ -248,12 +264,69 @@ class Referee:
             del s.ref
         return record
 
-    def _start_all(self) -> None:
+    def _start_all(self, match: Match) -> None:
         for s in self.seats:
             s.start()
         for s in self.seats:
             if s.start_error is not None:
-                raise Stop(Fault(s.index, s.start_verdict, s.start_error))
+                self._leave_or_end(match, Fault(s.index, s.start_verdict, s.start_error))
+
+    # -- faults: a seat leaves the game ------------------------------------------------
+    def _play(self, match: Match) -> Outcome:
+        """The game's moves (:meth:`_loop`) to its end, each fault ruled as it comes (:meth:`_leave`)."""
+        while True:
+            try:
+                return self._loop(match)
+            except Stop as stop:
+                outcome = self._leave(match, stop.fault)
+                if outcome is not None:
+                    return outcome
+
+    def _leave(self, match: Match, fault: Fault) -> Outcome | None:
+        """Rule on ``fault``: the verdict is the seat's alone, and the match is told
+        (``Match.leave``).  The outcome if that ends the game; else None, the seat's process
+        stopped at once and the game going on without it."""
+        seat = fault.seat
+        if seat in self.faults:
+            raise RuntimeError(f"{self.info.name}: the match asked seat {seat} for a move after it left the game "
+                               f"({self.faults[seat].verdict}); Match.next() must not prompt a seat in Match.out")
+        self.faults[seat] = fault
+        if len(self.seats) != 2:  # when it left, for a re-play (records.LEFT)
+            self.left.append([seat, len(self.moves)])
+        detail = self.seats[seat].detail
+        if detail and self.on_event is not None:
+            for line in detail.splitlines():
+                self.emit("stderr", seat, line)
+        self.emit("verdict", seat, f"{fault.verdict}: {fault.reason}")
+        outcome = match.leave(seat, fault.verdict, fault.reason)
+        if outcome is None:
+            self._drop(self.seats[seat])
+        else:
+            self._fault = fault
+        return outcome
+
+    def _leave_or_end(self, match: Match, fault: Fault) -> None:
+        """:meth:`_leave`, raising EndGame when that ends the game."""
+        outcome = self._leave(match, fault)
+        if outcome is not None:
+            raise EndGame(outcome)
+
+    def _drop(self, s: Seat) -> None:
+        """Stop the process of ``s``, which left a game that goes on: killed and reaped now, its
+        pipes no longer watched (what it wrote to stderr is kept for its log)."""
+        self.idle.discard(s.index)
+        self.live = [x for x in self.live if x is not s]
+        peak = _peak_mib(s)
+        for fd in [fd for fd, (x, _) in self.fds.items() if x is s]:
+            del self.fds[fd]
+            try:
+                assert self.sel is not None  # it watched fd
+                self.sel.unregister(fd)
+            except OSError:
+                pass  # closed already (a function host discarded): epoll forgot it then
+        s.asked_at = None
+        s.end_input(False)
+        self.gone[s.index] = (s.stop(time.monotonic(), False), peak)
 
     # -- the game loop -----------------------------------------------------------
     def _loop(self, match: Match) -> Outcome:
@@ -287,8 +360,12 @@ class Referee:
         late: Late
         while True:
             step = nxt()
-            if type(step) is not Prompt and isinstance(step, Outcome):
-                return step
+            if type(step) is not Prompt:
+                if isinstance(step, Outcome):
+                    return step
+                if isinstance(step, Round):
+                    self._round(match, step)
+                    continue
             seat, _payload, notices, clock = step
             if notices:  # function bots get prompts only: their seats ignore notices
                 for m in notices:
@@ -340,6 +417,166 @@ class Referee:
             if follows and s.follows:
                 s.after_play(match)
 
+    # -- simultaneous moves ---------------------------------------------------------
+    def _round(self, match: Match, step: Round) -> None:
+        """One :class:`Round`: every prompt sent at once (each seat's notices first), the replies
+        collected together, each within its own clock, then played in seat order.  A seat that
+        faults leaves the game (:meth:`_leave`) and the others' replies are played all the same."""
+        seats, lim = self.seats, self.limits
+        prompts = sorted(step.prompts, key=lambda p: p.seat)
+        if not prompts:  # (next() would give it again and again)
+            raise RuntimeError(f"{self.info.name}: Match.next() returned a Round of no prompts")
+        if self.sel is not None and self._stray(match):
+            return  # a seat left: the match says again what is asked now
+        guard = lim.guard > 0
+        for p in prompts:
+            for m in p.notices:
+                if guard:
+                    self.guard(m.seat)
+                seats[m.seat].notify(match, m.payload, "notice")
+        clock_ns = time.perf_counter_ns
+        rules: dict[int, tuple[int, int, Late]] = {}  # seat -> (sent at, allowed ns, late verdict)
+        in_turn: list[Prompt] = []
+        for p in prompts:
+            s = seats[p.seat]
+            if guard:
+                self.guard(p.seat)
+            allowed, kind, why = self.time_allowed(s, p)
+            rules[p.seat] = (clock_ns(), int((allowed + lim.tolerance) * 1e9), (kind, why))
+            if not s.send_prompt(match, p):
+                in_turn.append(p)
+        got: dict[int, tuple[Any, int]] = {}
+        faults: dict[int, Fault] = {}
+        for p in in_turn:  # functions called in this process, people: one after another
+            _, allowed_ns, late = rules[p.seat]
+            try:
+                got[p.seat] = seats[p.seat].ask(match, p, allowed_ns, late)
+            except Stop as stop:
+                faults.setdefault(stop.fault.seat, stop.fault)
+        waiting = {p.seat: rules[p.seat] for p in prompts if p not in in_turn}
+        if waiting:
+            self._collect(waiting, got, faults)
+        budget = lim.game_time is not None
+        for seat in sorted(set(rules) | set(faults)):
+            s = seats[seat]
+            fault = faults.get(seat)
+            if fault is None and seat in got:
+                reply, ns = got[seat]
+                _, allowed_ns, late = rules[seat]
+                if ns > allowed_ns and s.timed:
+                    fault = Fault(seat, *late)
+            if fault is not None:
+                self._leave_or_end(match, fault)
+                continue
+            if budget and s.timed and step_clock(prompts, seat) != Clock.START:
+                s.used += ns / 1e9
+                self.clock.used[seat] = s.used
+            if guard:
+                self.replied_ns[seat] = clock_ns()
+            ms = (ns + 500) // 1000 / 1000
+            if self.on_event is not None:
+                s.show_reply(reply, ms)
+            self.moves.append(Move(seat, reply, ms))
+            rejected = match.play(seat, reply)
+            if rejected is not None:
+                refusal = s.refusal(rejected)
+                if not isinstance(refusal, Stop):
+                    raise refusal
+                self._leave_or_end(match, refusal.fault)
+                continue
+            if self.boards:
+                self.emit("board", seat, match.render())
+            if s.follows:
+                s.after_play(match)
+
+    def _stray(self, match: Match) -> bool:
+        """Before a round is sent: the lines the seats wrote since their last replies, which no
+        reply was due for (else the next round would take one for a reply).  Each such seat leaves
+        the game (out of turn); True if one did."""
+        assert self.sel is not None
+        for fd, _ in self.sel.poll(0):
+            if fd in self.fds:
+                self.read_ready(fd)
+        found = False
+        for other in list(self.live):
+            proc = other.proc
+            if not other.lines or proc is None or not proc.out_buf:
+                continue
+            try:
+                extra = self._pop(other, awaited=False)
+                if extra is None:
+                    continue
+                fault = Fault(other.index, Verdict.OUT_OF_TURN,
+                              say("wrote {line} when no reply was due", line=repr(_short(extra))))
+            except Stop as stop:
+                fault = stop.fault
+            self._leave_or_end(match, fault)
+            found = True
+        return found
+
+    def _collect(self, waiting: dict[int, tuple[int, int, Late]], got: dict[int, tuple[Any, int]],
+                 faults: dict[int, Fault]) -> None:
+        """Wait for the replies of the seats in ``waiting`` (seat -> sent at, allowed ns, late
+        verdict), all at once over the one selector: each reply into ``got`` with the nanoseconds it
+        took, each fault (its own, or a line another seat wrote when no reply was due) into ``faults``."""
+        sel = self.sel
+        assert sel is not None  # seats that were sent their prompts have processes
+        clock_ns = time.perf_counter_ns
+        freeze_at = clock_ns() + int(FREEZE_AFTER * 1e9) if self.idle else None
+        freezes = not self.info.pondering
+        while True:
+            pending = False
+            for other in self.live:
+                i, proc = other.index, other.proc
+                if proc is None or i in faults:
+                    continue
+                try:
+                    if i in waiting:
+                        while proc.out_buf:
+                            line = self._pop(other)
+                            if line is None:
+                                break
+                            done, reply = other.take_line(line)
+                            if done:
+                                got[i] = (reply, clock_ns() - waiting.pop(i)[0])
+                                other.asked_at = None
+                                if freezes and other.jail is not None and other.jail.freezer_group is not None:
+                                    self.idle.add(i)
+                                break
+                        if i in waiting:
+                            if proc.eof:
+                                raise Stop(self._death(other))
+                            if clock_ns() > waiting[i][0] + waiting[i][1]:
+                                raise Stop(Fault(i, *waiting[i][2]))
+                    elif other.lines and proc.out_buf:
+                        extra = self._pop(other, awaited=False)
+                        if extra is not None:
+                            raise Stop(Fault(i, Verdict.OUT_OF_TURN,
+                                             say("wrote {line} when no reply was due", line=repr(_short(extra)))))
+                except Stop as stop:
+                    if stop.fault.seat == i and not stop.host_ok:
+                        other.forget()  # a function host still busy, dead or confused: never reused
+                    faults.setdefault(stop.fault.seat, stop.fault)
+                    waiting.pop(stop.fault.seat, None)
+                    continue
+                if proc.pending:
+                    pending = not proc.flush() or pending
+            if not waiting:
+                return
+            now = clock_ns()
+            wait = max(0, min(t + allowed for t, allowed, _ in waiting.values()) - now) / 1e9
+            if pending:
+                wait = min(wait, 0.002)
+            if freeze_at is not None:
+                if now >= freeze_at:
+                    self.freeze_idle()
+                    freeze_at = None
+                else:
+                    wait = min(wait, (freeze_at - now) / 1e9)
+            for fd, _ in sel.poll(wait):
+                if fd in self.fds:
+                    self.read_ready(fd)
+
     def guard(self, seat: int) -> None:
         """Wait until ``seat`` replied at least ``Limits.guard`` ago (at most the guard itself)."""
         wait = self.replied_ns[seat] + int(self.limits.guard * 1e9) - time.perf_counter_ns()
@@ -390,15 +627,22 @@ class Referee:
                     return line
             # One pass over the seats: another's line is out of turn; what a pipe did not take is written.
             pending = False
-            for other in seats:
+            for other in self.live:
                 oproc = other.proc
                 if oproc is None:
                     continue
                 if other is not s and other.lines and oproc.out_buf:
-                    extra = self._pop(other, awaited=False)
-                    if extra is not None:
-                        raise Stop(Fault(other.index, Verdict.OUT_OF_TURN,
-                                         say("wrote {line} when no reply was due", line=repr(_short(extra)))))
+                    try:
+                        extra = self._pop(other, awaited=False)
+                        if extra is not None:
+                            raise Stop(Fault(other.index, Verdict.OUT_OF_TURN,
+                                             say("wrote {line} when no reply was due", line=repr(_short(extra)))))
+                    except Stop as stop:
+                        if len(seats) == 2 or self.match is None:
+                            raise
+                        # Another seat's fault while this one thinks: it leaves, the wait goes on.
+                        self._leave_or_end(self.match, stop.fault)
+                        break
                 if oproc.pending:
                     pending = not oproc.flush() or pending
             if proc.eof:
@@ -517,10 +761,12 @@ class Referee:
     # -- the end -----------------------------------------------------------------
     def _final(self, match: Match, outcome: Outcome) -> None:
         self._over = 1
-        for s in self.seats:
+        for s in self.live:
             if s.lines and s.jail is not None:
                 s.jail.thaw()  # the game is over: to read its end message and leave within the grace
         for m in match.final(outcome):
+            if m.seat in self.gone:
+                continue  # it left the game: its process is gone
             if self.limits.guard > 0:
                 self.guard(m.seat)
             self.seats[m.seat].notify(match, m.payload, "final")
@@ -530,7 +776,7 @@ class Referee:
             if self._own_hosts:
                 self.hosts.close()
             return
-        for s in self.seats:
+        for s in self.live:
             s.end_input(ended)
         end = time.monotonic() + (self.limits.grace if ended else 0.0)
         fault = self._fault
@@ -539,10 +785,14 @@ class Referee:
         # Seats that talk in lines first: their lines are read to the end (asides kept, the rest
         # dropped) before a host's owed acknowledgement is read, which must not find one waiting.
         exits = [NO_EXIT] * len(self.seats)
-        # Each bot's memory peak, read from its cgroup before the jail is torn down.
-        self.peaks = [_peak_mib(s) for s in self.seats]
-        for s in sorted(self.seats, key=lambda s: not s.lines):
+        # Each bot's memory peak, read from its cgroup before the jail is torn down (a seat that
+        # left the game: as it left).
+        gone = self.gone
+        self.peaks = [gone[s.index][1] if s.index in gone else _peak_mib(s) for s in self.seats]
+        for s in sorted(self.live, key=lambda s: not s.lines):
             exits[s.index] = s.stop(end, ended)
+        for i, (exit_, _) in gone.items():
+            exits[i] = exit_
         self.exits = exits
         if self.sel is not None:
             self.sel.close()
@@ -585,6 +835,10 @@ class Referee:
             if s.detail:
                 parts.append(s.detail)
                 tags += [moves] * len(s.detail.split("\n"))
+            if s.index in self.gone:  # its verdict's reason, which the record's own reason is not
+                f = self.faults[s.index]
+                parts.append(f"[kothkit: left the game: {f.verdict}: {f.reason}]")
+                tags.append(moves)
             stderr_lines = len(tags)
             if s.aside:
                 parts.append("\n".join(s.aside))
@@ -600,7 +854,14 @@ class Referee:
             logs[R.LOG_MOVES] = marks
         if self._late_reply is not None:
             logs[R.LATE_REPLY] = self._late_reply
+        if self.left:
+            logs[R.LEFT] = self.left
         return logs
+
+
+def step_clock(prompts: list[Prompt], seat: int) -> str:
+    """The clock of ``seat``'s prompt among ``prompts``."""
+    return next(p.clock for p in prompts if p.seat == seat)
 
 
 def _peak_mib(s: Seat) -> int | None:

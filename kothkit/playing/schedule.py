@@ -1,7 +1,7 @@
-"""The round-robin schedule, generated lazily and derived from the tournament seed.
+"""The schedule: a round robin of pairs, or tables of more seats; generated lazily from the seed.
 
-Every pair of bots plays ``2 * rounds`` games; the opener (seat 0) of the
-pair's first game is drawn from the seed, and openers alternate after that.
+**Two-seat games** (a game that seats exactly two): every pair of bots plays ``2 * rounds``
+games; the opener (seat 0) of the pair's first game is drawn from the seed, and openers alternate after that.
 Within a round, pairs come in a seeded order (by blocks of :data:`BLOCK` bots
 when there are more).
 Each game's seed and its place in the order come from its slot (the pair's
@@ -11,6 +11,23 @@ code that decides its outcomes: its plugin's version and a hash of its
 outcome modules, see :func:`kothkit.plugins.game_code`) and both
 bots' content hashes: a changed bot changes exactly its own games' ids, a
 changed game all of its own.
+
+**Tables** (a game that seats more than two, or a range: :attr:`Schedule.seats`): with B bots,
+games of k = min(B, most seats) bots (none while B is below the fewest seats).  A round is B
+games (:mod:`kothkit.playing.tables`: a cyclic design over the bots' positions, each bot's
+position drawn from the seed): every bot plays exactly k games a round, once in each seat (so ``rounds``
+rounds make k * rounds games a bot); with B <= k every game seats everyone.  How often two bots
+meet differs by at most one from pair to pair wherever the design's search finds such a design:
+for 2 <= B <= 40, 3 <= k <= 8 and one or two rounds, every case but the 30 (of 468) that
+``tests/core/test_schedule_tables.py`` lists (``SPREAD_TWO``), where it differs by two (most of them
+because no cyclic design does better: :mod:`kothkit.playing.tables` says which).  A table's
+id hashes its bots in seat order and its slot (its round and the seed), its seed is
+``derive(seed, "table", round, *names in seat order)``: a game with the same bots in the same seats
+in the same round is the same game in any field.  Churn: a replaced bot (same name, new code)
+changes exactly its own games; adding or dropping a bot changes B, hence the design and the
+positions, so every table changes, as a rule (benchmarks/bench_tables.py counts them: all of them in
+its fields); a whole schedule is B * rounds games, fewer than the 2 * (B - 1) * rounds that one new
+bot adds to a round robin of the same field.
 """
 
 from __future__ import annotations
@@ -38,8 +55,13 @@ from kothkit.store.records import GameTask
 BLOCK = 16
 
 
-#: The bots of a game in seat order.
-Seats = tuple[BotSpec, BotSpec]
+#: The bots of a game in seat order (two in a pair's game, k at a table).
+Seats = tuple[BotSpec, ...]
+
+
+def seat_range(seats: int | tuple[int, int]) -> tuple[int, int]:
+    """(fewest, most) of a game's ``GameInfo.seats`` (a number or a range)."""
+    return (seats, seats) if isinstance(seats, int) else (int(seats[0]), int(seats[1]))
 
 
 def game_key(game: str, settings: Mapping[str, Any]) -> str:
@@ -63,6 +85,20 @@ def id_maker(key: str, players: tuple[BotSpec, ...], head: tuple[object, ...]) -
         return h.hexdigest()[:32]
 
     return f
+
+
+def table_slot(game: str, settings: Mapping[str, Any], seed: int, players: tuple[BotSpec, ...], game_seed: int,
+               game_id_seen: str, rounds: int) -> int | None:
+    """The round of a table's game in a schedule of tournament seed ``seed``: the ``r < rounds`` whose
+    game seed (``derive(seed, "table", r, *names in seat order)``) and id (``game_id(game, settings,
+    players, ("table", r, seed))``) are ``game_seed`` and ``game_id_seen``; None if none is.  What a
+    journal's reader needs to re-derive a table's id (as kothkit.playing.verify does a pair's)."""
+    names = [b.name for b in players]
+    make = id_maker(game_key(game, settings), players, ("table",))
+    for r in range(rounds):
+        if derive(seed, "table", r, *names) == game_seed and make(f"{r}\x1f{seed}") == game_id_seen:
+            return r
+    return None
 
 
 _DEFAULT_LIMITS = attrs.asdict(Limits())
@@ -109,6 +145,8 @@ class Schedule:
     game: str
     bots: tuple[BotSpec, ...]
     seed: int
+    #: Rounds: in each, every pair plays two games (each bot opening one); at tables, every bot plays
+    #: k games (once in each seat), B games in all.
     rounds: int
     limits: Limits
     rules: Mapping[str, Any] = attrs.field(factory=dict)
@@ -116,10 +154,26 @@ class Schedule:
     trusted: bool = False
     #: The game's code identity (see :func:`settings_of`), part of every id.
     code: Mapping[str, Any] | None = None
+    #: The game's ``GameInfo.seats``: 2 (a round robin of pairs), or more, or a range (tables).
+    seats: int | tuple[int, int] = 2
+
+    @property
+    def tables(self) -> bool:
+        """Whether this schedule seats tables (the game seats anything but exactly two)."""
+        return seat_range(self.seats) != (2, 2)
+
+    @property
+    def table_size(self) -> int:
+        """Seats in a table of this field (0: too few bots for a game)."""
+        fewest, most = seat_range(self.seats)
+        n = len(self.bots)
+        return min(n, most) if n >= max(fewest, 2) else 0
 
     @property
     def total(self) -> int:
         n = len(self.bots)
+        if self.tables:
+            return n * self.rounds if self.table_size else 0
         return n * (n - 1) // 2 * 2 * self.rounds
 
     def pairs(self) -> list[tuple[BotSpec, BotSpec]]:
@@ -134,6 +188,11 @@ class Schedule:
         if booked:
             from kothkit.plugins import get_game
         info = get_game(game) if booked else None
+        if self.tables:
+            for t in self._tables():
+                yield attrs.evolve(t, rules=game_rules(info, rules, seed, 2 * (t.index // len(self.bots)))) \
+                    if info is not None else t
+            return
         for index, (k, seats, game_id_of, game_seed) in enumerate(self._slots()):
             yield make(id=game_id_of(f"{k}\x1f{seed}"), game=game, players=seats, seed=game_seed(k), limits=limits,
                        rules=game_rules(info, rules, seed, k) if info is not None else rules, index=index,
@@ -142,8 +201,38 @@ class Schedule:
     def ids(self) -> Iterator[str]:
         """The games' ids, in play order (what ``iter`` gives, without building the tasks)."""
         seed = self.seed
+        if self.tables:
+            yield from (t.id for t in self._tables())
+            return
         for k, _seats, game_id_of, _game_seed in self._slots():
             yield game_id_of(f"{k}\x1f{seed}")
+
+    def positions(self) -> list[BotSpec]:
+        """The bots by their positions in a table schedule's design (drawn from the seed: the order of
+        ``derive(seed, "position", name)``)."""
+        return sorted(self.bots, key=lambda b: (derive(self.seed, "position", b.name), b.name))
+
+    def _tables(self) -> Iterator[GameTask]:
+        """A table schedule's games in play order: round by round, game i of a round seating the
+        positions i + d (mod B) for the round's offsets d (:func:`kothkit.playing.tables.offsets`),
+        in a seat order drawn from the seed for each round."""
+        from kothkit.playing.tables import offsets
+
+        k = self.table_size
+        if not k:
+            return
+        ring = self.positions()
+        n, seed = len(ring), self.seed
+        key = game_key(self.game, settings_of(self.limits, self.rules, self.code))
+        rules = dict(self.rules)
+        for r, design in enumerate(offsets(n, k, self.rounds)):
+            ds = sorted(design, key=lambda d: (derive(seed, "seat", r, d), d))
+            for i in range(n):
+                seats = tuple(ring[(i + d) % n] for d in ds)
+                gid = id_maker(key, seats, ("table",))(f"{r}\x1f{seed}")
+                yield GameTask(id=gid, game=self.game, players=seats,
+                               seed=derive(seed, "table", r, *(b.name for b in seats)), limits=self.limits,
+                               rules=rules, index=r * n + i, trusted=self.trusted)
 
     def _slots(self) -> Iterator[tuple[int, Seats, Callable[[object], str], Callable[[object], int]]]:
         """(k, seats, id of "k\x1fseed", seed of k) for every game, in play order.
@@ -207,6 +296,9 @@ class Planned:
     planner may work on the next while the current one is read.
 
     Its games and their places are exactly :class:`Schedule`'s (``tests/core/test_schedule.py``).
+    A table schedule (:attr:`Schedule.tables`) is kept whole instead (``tables``): a change of its
+    field works it out again, B * rounds games, and keeps the games whose ids it still has
+    (``tests/core/test_schedule_tables.py``).
     """
 
     schedule: Schedule
@@ -214,8 +306,10 @@ class Planned:
     pairs: Mapping[tuple[str, str], _Pair]
     #: Per round: pair -> its place among the round's pairs.
     ranks: tuple[Mapping[tuple[str, str], int], ...]
-    #: Game id -> (its pair, its number k in the pair).
-    where: Mapping[str, tuple[tuple[str, str], int]]
+    #: Game id -> (its pair, its number k in the pair); at a table, (its bots' names by name, its round).
+    where: Mapping[str, tuple[tuple[str, ...], int]]
+    #: A table schedule's games: id -> task (with its place); empty in a round robin of pairs.
+    tables: Mapping[str, GameTask] = attrs.field(factory=dict)
 
     @classmethod
     def empty(cls, schedule: Schedule) -> Planned:
@@ -235,12 +329,16 @@ class Planned:
 
     def index(self, game_id: str) -> int:
         """The place of game ``game_id`` in the schedule (KeyError if it is not in it)."""
-        p, k = self.where[game_id]
+        if self.schedule.tables:
+            return self.tables[game_id].index
+        p, k = self._pair_of(game_id)
         return (k >> 1) * 2 * len(self.pairs) + 2 * self.ranks[k >> 1][p] + (k & 1)
 
     def task(self, game_id: str) -> GameTask:
         """Game ``game_id`` as a task, with its place now."""
-        p, k = self.where[game_id]
+        if self.schedule.tables:
+            return self.tables[game_id]
+        p, k = self._pair_of(game_id)
         seats, gid, game_seed = self.pairs[p].games[k]
         s = self.schedule
         return GameTask(id=gid, game=s.game, players=seats, seed=game_seed, limits=s.limits, rules=dict(s.rules),
@@ -254,17 +352,21 @@ class Planned:
         """The games of ``new`` bots among ``tasks`` (the others left out) in the order a backlog
         plays them: each new bot's opponents in a seeded random order, round by round (a pair's
         two games of a round together), so that its games so far are a fair sample of the field
-        whenever its standing is read; the new bots taking turns, a game pair each, so that each
-        author's brain gets its share of the workers.  A game between two new bots comes once, in
-        the turn of the first to reach it.  The same schedule, tasks and bots give the same order."""
+        whenever its standing is read; the new bots taking turns, a game pair each (a table: a game
+        each), so that each author's brain gets its share of the workers.  A game between two new
+        bots comes once, in the turn of the first to reach it.  The same schedule, tasks and bots
+        give the same order."""
         order = deriver(self.schedule.seed, "backlog")
         fresh = sorted(set(new))
+        tabled = self.schedule.tables
         mine: dict[str, list[tuple[tuple[int, int, int], GameTask]]] = {b: [] for b in fresh}
         for t in tasks:
-            (a, b), k = self.where[t.id]
-            for me, other in ((a, b), (b, a)):
+            names, k = self.where[t.id]
+            rnd = k if tabled else k >> 1
+            for me in names:
                 if me in mine:
-                    mine[me].append(((k >> 1, order(f"{me}\x1f{other}\x1f{k >> 1}"), k), t))
+                    other = "\x1f".join(n for n in names if n != me)
+                    mine[me].append(((rnd, order(f"{me}\x1f{other}\x1f{rnd}"), k), t))
         queues = [[t for _key, t in sorted(mine[b], key=lambda e: e[0])] for b in fresh]
         out: list[GameTask] = []
         taken: set[str] = set()
@@ -274,7 +376,7 @@ class Planned:
             left = False
             for q, queue in enumerate(queues):
                 n = 0
-                while at[q] < len(queue) and n < 2:  # a game pair a turn
+                while at[q] < len(queue) and n < (1 if tabled else 2):  # a game pair (a table) a turn
                     t = queue[at[q]]
                     at[q] += 1
                     if t.id not in taken:
@@ -286,8 +388,14 @@ class Planned:
 
     def players(self, game_id: str) -> tuple[str, ...]:
         """The names of game ``game_id``'s bots in seat order."""
-        p, k = self.where[game_id]
+        if self.schedule.tables:
+            return tuple(b.name for b in self.tables[game_id].players)
+        p, k = self._pair_of(game_id)
         return tuple(b.name for b in self.pairs[p].games[k][0])
+
+    def _pair_of(self, game_id: str) -> tuple[tuple[str, str], int]:
+        names, k = self.where[game_id]
+        return (names[0], names[1]), k
 
     def change(self, bots: Iterable[BotSpec]) -> tuple[Planned, Changes]:
         """The schedule of ``bots`` (each bot's name once), and what changed from this one."""
@@ -298,6 +406,8 @@ class Planned:
         before = {b.name: b.hash for b in s.bots}
         gone = {n for n, h in before.items() if n not in specs or specs[n].hash != h}
         new = sorted(n for n, b in specs.items() if before.get(n) != b.hash)
+        if s.tables:
+            return self._change_tables(specs, gone, new, set(specs) != set(before))
         pairs = dict(self.pairs)
         where = dict(self.where)
         removed: set[str] = set()
@@ -336,3 +446,15 @@ class Planned:
         return plan, Changes(added=tuple(added), removed=frozenset(removed), new=frozenset(new),
                              gone=frozenset(gone), moved=moved)
 
+    def _change_tables(self, specs: Mapping[str, BotSpec], gone: set[str], new: list[str],
+                       moved: bool) -> tuple[Planned, Changes]:
+        """:meth:`change` of a table schedule: the new field's whole schedule (see the module's
+        docstring for what a change keeps), and the difference by id."""
+        schedule = attrs.evolve(self.schedule, bots=tuple(sorted(specs.values(), key=lambda b: b.name)))
+        tables = {t.id: t for t in schedule}  # in play order
+        n = len(specs)
+        where = {gid: (tuple(sorted(b.name for b in t.players)), t.index // n) for gid, t in tables.items()}
+        plan = Planned(schedule=schedule, pairs={}, ranks=self.ranks, where=where, tables=tables)
+        added = tuple(t for gid, t in tables.items() if gid not in self.tables)
+        return plan, Changes(added=added, removed=frozenset(self.tables.keys() - tables.keys()),
+                             new=frozenset(new), gone=frozenset(gone), moved=moved)

@@ -197,6 +197,18 @@ class Seat:
     def notify(self, match: Match, payload: Any, kind: str) -> None:
         """A line that needs no reply (``kind``: notice or final).  Only seats that talk in lines get it."""
 
+    def send_prompt(self, match: Match, step: Prompt) -> bool:
+        """Send ``step`` without waiting for the reply (a :class:`kothkit.game.Round`'s prompts go out
+        together): True if sent, the reply then coming as lines (:meth:`take_line`); False for a
+        seat that is asked in turn (:meth:`ask`: a function called in this process, a person)."""
+        return False
+
+    def take_line(self, line: str) -> tuple[bool, Any]:
+        """A line read from a seat whose prompt :meth:`send_prompt` sent: (True, the reply), or
+        (False, None) for a line that is not the reply yet (a function host's owed acknowledgement);
+        raises Stop for a line that is a fault."""
+        return True, line
+
     def show_reply(self, reply: Any, ms: float) -> None:
         """Tell whoever watches the game (on_event) what this seat replied."""
         self.ref.emit("reply", self.index, reply if isinstance(reply, str) else repr(reply), ms)
@@ -283,6 +295,22 @@ class ProgramSeat(Seat):
             return
         ref.watch(proc.stdout_fd, self, "out")
         ref.watch(proc.stderr_fd, self, "err")
+
+    def send_prompt(self, match: Match, step: Prompt) -> bool:
+        if type(self).ask is not ProgramSeat.ask:
+            return False  # a seat that asks its own way (kothkit check's) is asked in turn
+        ref = self.ref
+        line = match.encode(step[1])
+        if ref.on_event is not None:
+            ref.emit("send", self.index, line)
+        ref.idle.discard(self.index)
+        jail, proc = self.jail, self.proc
+        assert jail is not None and proc is not None  # started (else it left the game at its start)
+        if jail.frozen:
+            jail.thaw()
+        self.asked_at = time.perf_counter()
+        proc.send(line)
+        return True
 
     def ask(self, match: Match, step: Prompt, allowed_ns: int, late: Late) -> tuple[Any, int]:
         # Once a move: what only some games need (someone watching, a frozen bot) is a test each.
@@ -466,6 +494,38 @@ class HostSeat(Seat):
         if jail is not None and jail.freezer_group is not None and not ref.info.pondering:
             idle.add(self.index)  # frozen if its opponent takes longer than FREEZE_AFTER
         return reply, int(elapsed * 1e9)
+
+    def send_prompt(self, match: Match, step: Prompt) -> bool:
+        if type(self).ask is not HostSeat.ask:
+            return False
+        ref, payload = self.ref, step[1]
+        if ref.on_event is not None:
+            ref.emit("send", self.index, repr(payload))
+        ref.idle.discard(self.index)
+        jail, proc = self.jail, self.proc
+        assert proc is not None  # started
+        if jail is not None and jail.frozen:
+            jail.thaw()
+        self.asked_at = time.perf_counter()
+        proc.send(_CALL_HEAD + dumps_compact(payload) + "}")
+        return True
+
+    def take_line(self, line: str) -> tuple[bool, Any]:
+        # The acknowledgements owed come first (see the class's docstring), then the call's answer.
+        try:
+            if self.acks:
+                self.acks -= 1
+                self.answer(line)
+                return False, None
+            return True, self.answer(line)
+        except Stop as stop:
+            if not stop.host_ok:
+                self.forget()
+            raise
+        except Exception as e:  # noqa: BLE001 - what the bot wrote made the judge fail: the bot's loss
+            self.forget()
+            what = f"what cannot be read ({type(e).__name__})"
+            raise Stop(Fault(self.index, Verdict.CRASH, say("function host sent {line}", line=what))) from None
 
     def forget(self) -> None:
         self.ref.hosts.discard(self.spec)

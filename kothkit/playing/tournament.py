@@ -247,7 +247,7 @@ def run_tournament(
         keeper = Keeper(j, jpath, bots)
         bots = keeper.bots
         schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
-                            rules=rules, trusted=trusted, code=code)
+                            rules=rules, trusted=trusted, code=code, seats=info.seats)
         _notice_changed_code(j, schedule, on_notice)
         run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
                              [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
@@ -281,7 +281,7 @@ def run_tournament(
                 # A reused game's place is the one it has in this schedule (bots come and go).
                 places = {t.id: t.index for t in chunk} if found else {}
                 for r in found:
-                    tally.add(r.players, r.winner)
+                    tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                     pairs.add(r.players, r.winner, places[r.id] >> 1)
                     if on_record is not None:
                         on_record(r._replace(place=places[r.id]), True)
@@ -298,7 +298,7 @@ def run_tournament(
             keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row, seatings)
-                tally.add(r.players, r.winner)
+                tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                 pairs.add(r.players, r.winner, row.idx >> 1)
                 if on_record is not None:
                     on_record(r, False)

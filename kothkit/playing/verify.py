@@ -31,12 +31,15 @@ import attrs
 from kothkit.bots.folders import MAX_BYTES, MAX_DEPTH, MAX_FILES, BotError, BotKind, BotSpec, open_regular
 from kothkit.game import Match, Prompt
 from kothkit.limits import Limits
+from kothkit.playing import schedule as _schedule
 from kothkit.playing.schedule import game_id
 from kothkit.playing.seeding import derive
 from kothkit.store.records import GameRecord, GameTask
 
 #: Largest game number (within a pair) searched when matching a game to its run: 1000 rounds.
 MAX_SLOT = 2000
+#: The rounds of a table schedule tried for a run that did not record its rounds.
+MAX_TABLE_ROUNDS = 64
 
 
 def _norm(reply: Any) -> str:
@@ -48,7 +51,14 @@ def _norm(reply: Any) -> str:
 
 
 def outcome_key(r: GameRecord) -> tuple:
-    return (r.players, r.winner, r.reason, r.offender, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves))
+    return (r.players, r.winner, r.reason, r.offender, r.verdict, tuple((m.seat, _norm(m.reply)) for m in r.moves),
+            r.seat_places, r.seat_points, r.seat_verdicts)
+
+
+def tables_verifiable() -> bool:
+    """Whether the schedule re-derives a table's id (``kothkit.playing.schedule.table_slot``): then
+    games of more than two seats are verified like a round robin's."""
+    return hasattr(_schedule, "table_slot")
 
 
 @attrs.frozen
@@ -64,6 +74,10 @@ def describe(journal: GameRecord, replay: GameRecord) -> str:
     if ends[0] != ends[1]:
         parts.append(f"journal: winner {journal.winner or '-'} ({journal.reason}); "
                      f"replay: winner {replay.winner or '-'} ({replay.reason})")
+    seats = [(r.seat_places, r.seat_points, r.seat_verdicts) for r in (journal, replay)]
+    if seats[0] != seats[1]:
+        parts.append(f"journal: places {journal.seat_places}, verdicts {journal.seat_verdicts}; "
+                     f"replay: places {replay.seat_places}, verdicts {replay.seat_verdicts}")
     a = [(m.seat, _norm(m.reply)) for m in journal.moves]
     b = [(m.seat, _norm(m.reply)) for m in replay.moves]
     if a != b:
@@ -108,6 +122,14 @@ class _Settings:
             return False
         if schedule_only and any(bots.get(n) != h for n, h in zip(r.players, r.hashes)):
             return False
+        if len(r.players) != 2:  # a table of a game of more seats: its round, as the schedule has it
+            slot_of = getattr(_schedule, "table_slot", None)
+            if slot_of is None:
+                return False
+            stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
+            found: int | None = slot_of(game, settings, tseed, stubs, r.seed, r.id,
+                                        rounds if rounds is not None else MAX_TABLE_ROUNDS)
+            return found is not None
         a, b = sorted(r.players)
         k = self._slot(tseed, a, b, r.seed)
         if k is None or (schedule_only and rounds is not None and k >= 2 * rounds):

@@ -22,14 +22,14 @@ from typing import Any, Literal, cast
 import attrs
 
 import kothkit
-from kothkit.game import Clock, GameInfo, Match, Outcome, SeatClocks, Setup, Verdict
+from kothkit.game import Clock, GameInfo, Match, Outcome, Prompt, Round, SeatClocks, Setup, Verdict
 from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing import settings as run_settings
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import game_rules
-from kothkit.store.journal import JOURNAL_VERSION, memory_of
-from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move
+from kothkit.store.journal import JOURNAL_VERSION, memory_of, seats_of
+from kothkit.store.records import LATE_REPLY, LOG_MOVES, GameRecord, Move, left_at
 
 #: Version of the per-game JSON document (``kothkit export --format json``, embedded in replay pages).
 DOCUMENT_VERSION = 1
@@ -261,7 +261,7 @@ def _record(row: sqlite3.Row) -> GameRecord:
     return GameRecord(id=str(row["id"]), game=str(row["game"]), index=int(row["idx"]), players=players,
                       hashes=tuple(json.loads(row["hashes"])), seed=int(row["seed"]), winner=row["winner"],
                       reason=str(row["reason"]), offender=row["fault"], verdict=row["verdict"], moves=moves,
-                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row))
+                      logs=logs, seconds=float(row["seconds"]), memory=memory_of(row), **seats_of(row))
 
 
 # -- logs --------------------------------------------------------------------------------------
@@ -387,6 +387,24 @@ class _Pictures:
             return None
 
 
+def _asked(step: Prompt | Round | Outcome, seat: int | None) -> Prompt | Outcome:
+    """The prompt a re-play answers: ``step``, or in a Round ``seat``'s prompt (its lowest seat's
+    when ``seat`` has none: the record and the game then disagree, which the caller says)."""
+    if isinstance(step, Round):
+        found = step.prompt_of(seat) if seat is not None else None
+        return found or min(step.prompts, key=lambda p: p.seat)
+    return step
+
+
+def _leave_at(match: Match, r: GameRecord, left: dict[int, list[int]], moves: int) -> None:
+    """Take the seats that left ``r``'s game after ``moves`` replies out of the re-play, as the
+    referee did (``Match.leave``, with each seat's recorded verdict)."""
+    verdicts = r.seat_verdicts or ()
+    for seat in left.get(moves, ()):
+        verdict = verdicts[seat] if 0 <= seat < len(verdicts) else None
+        match.leave(seat, cast(Verdict, verdict or "fault"), "left the game")
+
+
 def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Literal[True] = True,
                boards: bool = True, pictures: bool = False) -> Transcript:
     """Re-play ``r`` through its game (``info``: the installed game by default (True), None when missing)."""
@@ -422,8 +440,11 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
         clock = SeatClocks([0.0] * len(r.players), told.game_time if told is not None else None)
         match = info.match(Setup(players=r.players, seed=r.seed, rules=rules, limits=told, clock=clock))
         start_board, start_picture = _draw(boards, match, draw_pictures)
+        # Seats that left a game of more seats by a fault leave the re-play where they left the game.
+        left = left_at(r.logs)
         for i, m in enumerate(r.moves):
-            step = match.next()
+            _leave_at(match, r, left, i)
+            step = _asked(match.next(), m.seat)
             if isinstance(step, Outcome):
                 problem = f"the game ended after {i} replies, but the record has {len(r.moves)}"
                 steps += [Step(k + 1, x.seat, (), x.reply, x.ms) for k, x in enumerate(r.moves[i:], i)]
@@ -440,10 +461,14 @@ def transcript(archive: Archive, r: GameRecord, *, info: GameInfo | None | Liter
             board, picture = _draw(boards, match, draw_pictures) if rejected is None else (None, None)
             steps.append(Step(i + 1, m.seat, sent, m.reply, m.ms, rejected.reason if rejected else None,
                               board, picture))
-            if rejected is not None:
-                break
-        end = match.next()
-        if not isinstance(end, Outcome) and r.offender is not None and (not steps or steps[-1].rejected is None):
+            if rejected is not None and not left:
+                break  # (in a game of more seats, the seat left and the others went on)
+        if left:
+            _leave_at(match, r, left, len(r.moves))
+        end = _asked(match.next(), None)
+        if left and isinstance(end, Outcome):
+            pass  # the game's own end, seats that left and all
+        elif not isinstance(end, Outcome) and r.offender is not None and (not steps or steps[-1].rejected is None):
             pending = tuple((n.seat, _encode(match, n.payload)) for n in end.notices)
             pending += ((end.seat, _encode(match, end.payload)),)
         if r.offender is not None and r.offender in r.players:
@@ -509,12 +534,13 @@ def document(t: Transcript) -> dict:
 
 def games_of(archive: Archive, *, bot: str | None = None, verdict: str | None = None, loser: str | None = None,
              round: int | None = None, records: Iterable[GameRecord] | None = None) -> Iterator[GameRecord]:
-    """The games that pass every filter given (``loser``: lost, by a verdict or not), of ``records``
-    (default: the archive's current standings' games)."""
+    """The games that pass every filter given (``loser``: lost, by a verdict or not; in a game of more
+    seats, not alone in first place), of ``records`` (default: the archive's current standings' games);
+    ``verdict``: any seat's, in a game of more seats."""
     for r in archive.groups().current if records is None else records:
         if bot is not None and bot not in r.players:
             continue
-        if verdict is not None and r.verdict != verdict:
+        if verdict is not None and r.verdict != verdict and verdict not in (r.seat_verdicts or ()):
             continue
         if loser is not None and (loser not in r.players or r.winner is None or r.winner == loser):
             continue

@@ -82,7 +82,12 @@ def game_text(t: Transcript) -> str:
             p(f"  {line.bot} [{line.stream}]: {line.text}")
     p()
     p(f"outcome: {'winner ' + r.winner if r.winner else 'draw'} ({r.reason})")
-    if r.verdict:
+    if r.seat_places is not None:  # a game of more seats: every seat's result and verdict
+        for seat, bot in enumerate(r.players):
+            points = f", {r.seat_points[seat]:g} points" if r.seat_points is not None else ""
+            said = r.seat_verdicts[seat] if r.seat_verdicts is not None else None
+            p(f"seat {seat}: {bot}: place {r.seat_places[seat]}{points}" + (f", left: {said}" if said else ""))
+    if r.verdict and r.seat_verdicts is None:  # (a game of more seats: each seat's verdict below)
         offending = (f"; the offending reply: {short(t.steps[-1].reply, 200)!r}"
                      if t.steps and t.steps[-1].rejected else "")
         p(f"verdict: {r.verdict} against {r.offender}: {r.reason}{offending}")

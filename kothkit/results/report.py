@@ -31,7 +31,7 @@ import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -50,17 +50,21 @@ def _num(x: float):
     return int(x) if float(x).is_integer() else round(x, 4)
 
 
-def standings_table(rows: list[Standing], title: str, mean: bool = False, ratings: Ratings | None = None) -> Table:
+def standings_table(rows: list[Standing], title: str, mean: bool = False, ratings: Ratings | None = None,
+                    spread: bool = False) -> Table:
     """The standings; where points are per match (a pair's games together), the matches won, drawn
     and lost come first and the games after, each under its own heading.  With ``ratings``, each
     bot's Elo, its 95% interval and its Elo rank beside the points (the rank is shared, "=", where
-    intervals overlap)."""
+    intervals overlap).  With ``spread`` (a game of more than two seats), each bot's mean score per
+    game with its standard error, "mean ± error"."""
     matches = bool(rows) and rows[0].match_wins is not None
     # Names are the bots' own: Text, so that "[red]" in one is shown, not taken for markup.
     t = Table(title=Text(title))
     t.add_column("#", justify="right")
     t.add_column("bot")
     t.add_column("score" if mean else "match points" if matches else "points", justify="right")
+    if spread:
+        t.add_column("mean ± error", justify="right")
     heads = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if matches
              else ["wins", "draws", "losses", "games"])
     for c in heads:
@@ -75,7 +79,8 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
         counts += [s.wins, s.draws, s.losses, s.games]
-        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *map(str, counts)]
+        cells: list[str | Text] = [str(s.rank), Text(s.bot), pts, *([s.mean_error()] if spread else []),
+                                   *map(str, counts)]
         if rated is not None:
             r = rated.of(s.bot)
             # No error estimate (as many ratings as pairs) shows as "-".
@@ -89,21 +94,32 @@ def game_json(r: GameRecord) -> dict:
     return {
         "id": r.id, "index": r.index, "players": list(r.players), "seed": r.seed, "winner": r.winner,
         "reason": r.reason, "offender": r.offender, "verdict": r.verdict, "fault": r.offender,
+        **_seats_json(r.seat_places, r.seat_points, r.seat_verdicts),
         "moves": [m.reply for m in r.moves], "times_ms": [m.ms for m in r.moves],
     }
+
+
+def _seats_json(places: Any, points: Any, verdicts: Any) -> dict:
+    """Every seat's place, points and verdict, for a game of more than two seats (else nothing)."""
+    if places is None:
+        return {}
+    return {"seat_places": list(places), "seat_points": None if points is None else list(points),
+            "seat_verdicts": None if verdicts is None else list(verdicts)}
 
 
 def outline_json(row: Outline, players: dict[str, list[str]] | None = None) -> str:
     """The JSON text of :func:`game_json` for a game's outline (:meth:`kothkit.store.journal.Journal.outlines`):
     the same text, made from the journal's columns without a record (``players`` caches the seatings)."""
-    gid, idx, names, seed, winner, reason, offender, verdict, moves = row
+    gid, idx, names, seed, winner, reason, offender, verdict, moves = row[:9]
     seats = None if players is None else players.get(names)
     if seats is None:
         seats = json.loads(names)
         if players is not None:
             players[names] = seats
+    seated = row[9:12]  # (a plain tuple of the first nine is an outline too)
+    extra = _seats_json(*(json.loads(x) if x else None for x in seated)) if seated and seated[0] else {}
     head = _dumps({"id": gid, "index": idx, "players": seats, "seed": seed, "winner": winner, "reason": reason,
-                   "offender": offender, "verdict": verdict, "fault": offender})[:-1]
+                   "offender": offender, "verdict": verdict, "fault": offender, **extra})[:-1]
     split = _split_moves(moves)
     if split is not None:
         return f'{head}, "moves": [{split[0]}], "times_ms": [{split[1]}]}}'
@@ -137,10 +153,11 @@ def _split_moves(text: str) -> tuple[str, str] | None:
 def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
                games: Iterable[GameRecord] | None = None, played: int, reused: int, total: int, journal: Path,
                errors: list[str], ratings: Ratings | None = None,
-               outlines: Iterable[Outline] | None = None) -> None:
+               outlines: Iterable[Outline] | None = None, spread: bool = False) -> None:
     """Stream the document to ``path`` (games are written one by one, never all held in memory): the
     games are ``games`` (records), or ``outlines`` (the journal's, see :func:`outline_json`: a
-    tournament's document is written from these, in a third of the time)."""
+    tournament's document is written from these, in a third of the time).  ``spread`` (a game of
+    more than two seats): each standing's mean score per game and its standard error too."""
     def elo(bot: str) -> dict:
         r = ratings.of(bot) if ratings is not None else None
         if r is None:
@@ -154,6 +171,7 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
         "standings": [
             {"rank": s.rank, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "games": s.games, **elo(s.bot),
+             **({"mean": s.mean, "error": s.error} if spread else {}),
              **({} if s.match_wins is None else
                 {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
             for s in standings

@@ -127,7 +127,7 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         finished = max((archive.finished.get(r.id) or 0.0 for r in games), default=None) or None
         tally = Tally(scoring, names)
         for r in games:
-            tally.add(r.players, r.winner)
+            tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
         standings = tally.standings(submitted)
         if public is not None:
             games = [private_record(r, shown, ()) for r in games]
@@ -186,21 +186,29 @@ def _matches(board: Board) -> bool:
     return bool(board.standings) and board.standings[0].match_wins is not None
 
 
+def _seated(board: Board) -> bool:
+    """Whether the board's games are of more than two seats (every seat's result recorded)."""
+    return any(r.seat_places is not None for r in board.games)
+
+
 def _heads(board: Board) -> list[str]:
     """The leaderboard's headings after "#" and "bot", as ``kothkit run``'s table has them: where
-    points are per match, the matches won, drawn and lost, then the games."""
+    points are per match, the matches won, drawn and lost, then the games; in games of more seats,
+    each bot's mean score per game with its standard error."""
     head = "score" if board.scoring.mean else "match points" if _matches(board) else "points"
     counts = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if _matches(board)
               else ["wins", "draws", "losses", "games"])
     rated = board.ratings is not None and bool(board.ratings.ratings)
-    return [head, *counts, *(["Elo", "±95%", "Elo rank"] if rated else [])]
+    return [head, *(["mean ± error"] if _seated(board) else []), *counts,
+            *(["Elo", "±95%", "Elo rank"] if rated else [])]
 
 
 def _cells(board: Board, s: Standing) -> list[str]:
     """The cells of :func:`_heads` for ``s``."""
     counts = [s.match_wins, s.match_draws, s.match_losses] if _matches(board) else []
     counts += [s.wins, s.draws, s.losses, s.games]
-    return [_points(s, board.scoring), *map(str, counts), *(_elo_cells(board, s.bot) or ())]
+    spread = [s.mean_error()] if _seated(board) else []
+    return [_points(s, board.scoring), *spread, *map(str, counts), *(_elo_cells(board, s.bot) or ())]
 
 
 def when(board: Board) -> str:
@@ -230,7 +238,9 @@ def elo_says_something(board: Board) -> bool:
 
 def faults_of(board: Board, bot: str) -> str:
     """The games ``bot`` lost by a fault of its own, by verdict ("2 timeout, 1 crash"), or "-"."""
-    found = Counter(r.verdict for r in board.games if r.offender == bot and r.verdict)
+    found = Counter(r.verdict for r in board.games if r.offender == bot and r.verdict and r.seat_verdicts is None)
+    found.update(v for r in board.games if r.seat_verdicts is not None and bot in r.players
+                 for p, v in zip(r.players, r.seat_verdicts) if p == bot and v)
     return ", ".join(f"{n} {v}" for v, n in sorted(found.items(), key=lambda x: (-x[1], x[0]))) or "-"
 
 
@@ -315,9 +325,17 @@ def _los_order(board: Board) -> list[str]:
 def _index_parts(board: Board) -> dict[str, Any]:
     """What ``report/index.html`` shows of ``board``, worked out."""
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
-    # The crosstable: the row bot's wins-draws-losses against the column bot.
+    # The crosstable: the row bot's wins-draws-losses against the column bot (in games of more
+    # seats: how often it placed above, level with and below the column bot).
     wdl: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for r in board.games:
+        if r.seat_places is not None:
+            for i, me in enumerate(r.players):
+                for j, other in enumerate(r.players):
+                    if i != j:
+                        mine, theirs = r.seat_places[i], r.seat_places[j]
+                        wdl[me, other][0 if mine < theirs else 1 if mine == theirs else 2] += 1
+            continue
         if len(r.players) != 2:
             continue
         a, b = r.players

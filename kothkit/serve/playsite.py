@@ -366,7 +366,8 @@ def _shown(names: Any, bundled: set[str], player: str) -> str:
 
 
 def _seats(info: Any) -> list[dict]:
-    return [{"seat": 0, "label": _("first (you open the game)")}, {"seat": 1, "label": _("second")}][:info.seats]
+    seats = [{"seat": 0, "label": _("first (you open the game)")}, {"seat": 1, "label": _("second")}]
+    return seats[:info.seat_range[0]]
 
 
 def playable(host: Any, name: str) -> bool:
@@ -381,9 +382,9 @@ def playable(host: Any, name: str) -> bool:
 
 def _check_game(info: Any, rules: dict) -> None:
     """Refused unless a person can play ``info`` here (two seats, a human hook)."""
-    if info.seats != 2:
+    if not info.two_seats:
         raise Refused(404, _("%(game)s seats %(n)d players: a person plays one bot here")
-                      % {"game": info.name, "n": info.seats})
+                      % {"game": info.name, "n": info.seat_range[1]})
     probe = info.match(_setup(("a", "b"), rules))
     first = probe.next()
     try:

@@ -275,7 +275,7 @@ class Scheduling(Reading):
                     unplayed.discard(gid)
                     s = counted.pop(gid, None)
                     if s is not None:
-                        board.remove(s.bots, s.winner)
+                        board.remove(s.bots, s.winner, places=s.seat_places, points=s.seat_points)
                 if dropped:
                     recent = [s for s in recent if s.id in counted]
                 for n in set(board.bots).difference(names):
@@ -294,7 +294,7 @@ class Scheduling(Reading):
                     i = index.index(s.id)
                     s = counted[s.id] = s if s.index == i else attrs.evolve(s, index=i)
                     unplayed.discard(s.id)
-                    board.add(s.bots, s.winner)
+                    board.add(s.bots, s.winner, places=s.seat_places, points=s.seat_points)
                     new.append(s)
             if len(new) < 256:
                 for s in new:
@@ -349,7 +349,7 @@ class Scheduling(Reading):
                 c.unplayed.discard(task.id)
                 s = c.counted[task.id] = GameSummary.of(row, c.plan.index(task.id))
                 assert c.board is not None  # (made with the index, by _apply)
-                c.board.add(s.bots, s.winner)
+                c.board.add(s.bots, s.winner, places=s.seat_places, points=s.seat_points)
                 c.recent.append(s)
             if c.stored_since is not None:
                 c.stored_since.append(GameSummary.of(row))

@@ -192,11 +192,18 @@ class GameSummary:
     reason: str
     #: When the game was stored.
     time: float
+    #: Every seat's place and points in a game of more than two seats (None: from ``winner``).
+    seat_places: tuple[int, ...] | None = None
+    seat_points: tuple[float, ...] | None = None
 
     @classmethod
     def of(cls, row: Summary | GameRow, index: int | None = None) -> GameSummary:
         """The summary of a journal row, as read back (:meth:`kothkit.store.journal.Journal.summaries`)
         or as written (a :class:`kothkit.store.journal.GameRow`), at ``index`` (default: the row's)."""
+        places = points = None
+        if row.seat_places is not None:
+            places = tuple(json.loads(row.seat_places))
+            points = None if row.seat_points is None else tuple(float(p) for p in json.loads(row.seat_points))
         return cls(id=row.id, index=row.idx if index is None else index, bots=tuple(json.loads(row.players)),
                    winner=row.winner, verdict=row.verdict, offender=row.fault, reason=row.reason,
-                   time=row.finished_at)
+                   time=row.finished_at, seat_places=places, seat_points=points)

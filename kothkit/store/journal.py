@@ -43,7 +43,10 @@ CREATE TABLE IF NOT EXISTS games (
     logs TEXT NOT NULL,
     seconds REAL NOT NULL,
     finished_at REAL NOT NULL,
-    memory TEXT
+    memory TEXT,
+    seat_places TEXT,
+    seat_points TEXT,
+    seat_verdicts TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,12 +69,16 @@ CREATE TABLE IF NOT EXISTS kept (
 #: when it is opened (``bots`` holds, since then too, where each bot was loaded from).
 RUNS_ADDED = {"rounds": "INTEGER", "kind": "TEXT"}
 #: Columns added to the games table since its first version (nullable: an older journal gets them
-#: empty when it is opened).  ``memory``: JSON, each seat's memory peak in MiB (GameRecord.memory).
-GAMES_ADDED = {"memory": "TEXT"}
+#: empty when it is opened).  ``memory``: JSON, each seat's memory peak in MiB (GameRecord.memory);
+#: ``seat_places``, ``seat_points``, ``seat_verdicts``: JSON, every seat's result and verdict in a game
+#: of more than two seats (GameRecord's; NULL in a two-seat game's row, whose winner says all).
+GAMES_ADDED = {"memory": "TEXT", "seat_places": "TEXT", "seat_points": "TEXT", "seat_verdicts": "TEXT"}
+#: The added columns that hold every seat's result.
+SEAT_COLUMNS = ("seat_places", "seat_points", "seat_verdicts")
 #: The games table's columns in GameRow's order (rows are inserted by name: an older journal's
 #: table has the added columns last, as a new one has).
 GAME_COLUMNS = ("id", "game", "idx", "players", "hashes", "seed", "winner", "reason", "fault", "verdict", "moves",
-                "logs", "seconds", "finished_at", "memory")
+                "logs", "seconds", "finished_at", "memory", *SEAT_COLUMNS)
 _INSERT = (f"INSERT OR REPLACE INTO games ({', '.join(GAME_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
 
@@ -82,23 +89,61 @@ def _row_to_record(row: sqlite3.Row) -> GameRecord:
         hashes=tuple(json.loads(row["hashes"])), seed=row["seed"], winner=row["winner"], reason=row["reason"],
         offender=row["fault"], verdict=row["verdict"],
         moves=tuple(Move(seat=m[0], reply=m[1], ms=m[2]) for m in json.loads(row["moves"])),
-        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row),
+        logs=json.loads(row["logs"]), seconds=row["seconds"], memory=memory_of(row), **seats_of(row),
     )
 
 
-def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
-    """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
+def seats_of(row: sqlite3.Row) -> dict[str, Any]:
+    """A games row's every seat's result as GameRecord's keywords (``seat_places``, ``seat_points``,
+    ``seat_verdicts``): None each in a two-seat game's row, and in a journal from before they were kept."""
+    return {"seat_places": _seat_values(_column(row, "seat_places"), int),
+            "seat_points": _seat_values(_column(row, "seat_points"), float),
+            "seat_verdicts": _seat_values(_column(row, "seat_verdicts"), str)}
+
+
+def _column(row: sqlite3.Row, name: str) -> str | None:
+    """A games row's added column (None in a journal opened read-only from before it was added)."""
     try:
-        text = row["memory"]
+        value: str | None = row[name]
+        return value
     except (IndexError, KeyError):
         return None
+
+
+def _json_list(text: str | None) -> list[Any] | None:
+    """A JSON list column's value; None for NULL, or for anything but a list."""
     if not text:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(value, list) or not all(v is None or type(v) is int for v in value):
+    return value if isinstance(value, list) else None
+
+
+def _seat_values(text: str | None, kind: type) -> tuple[object, ...] | None:
+    """A seat column's JSON list, each value of ``kind`` or null (ints read as floats for points);
+    None for NULL or anything else."""
+    value = _json_list(text)
+    if value is None:
+        return None
+    out: list[object] = []
+    for v in value:
+        if v is None and kind is str:
+            out.append(None)
+        elif kind is float and type(v) in (int, float):
+            out.append(float(v))
+        elif type(v) is kind:
+            out.append(v)
+        else:
+            return None
+    return tuple(out)
+
+
+def memory_of(row: sqlite3.Row) -> tuple[int | None, ...] | None:
+    """A games row's memory peaks (None in a journal from before they were kept, or unreadable)."""
+    value = _json_list(_column(row, "memory"))
+    if value is None or not all(v is None or type(v) is int for v in value):
         return None
     return tuple(value)
 
@@ -152,6 +197,10 @@ class GameRow(NamedTuple):
     finished_at: float
     #: JSON: each seat's memory peak in MiB, or None.
     memory: str | None = None
+    #: JSON: every seat's place, points and verdict (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
+    seat_verdicts: str | None = None
 
     def __reduce__(self) -> tuple[Callable[..., GameRow], tuple[type[GameRow], tuple[object, ...]]]:
         # Rows cross from workers to the judge by the thousand: pickled as a plain tuple of the
@@ -175,6 +224,10 @@ class Outline(NamedTuple):
     fault: str | None
     verdict: str | None
     moves: str
+    #: JSON: every seat's place, points and verdict (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
+    seat_verdicts: str | None = None
 
 
 class Summary(NamedTuple):
@@ -189,6 +242,9 @@ class Summary(NamedTuple):
     fault: str | None
     reason: str
     finished_at: float
+    #: JSON: every seat's place and points (a game of more than two seats), or None.
+    seat_places: str | None = None
+    seat_points: str | None = None
 
 
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
@@ -233,7 +289,10 @@ def row_of(r: GameRecord, finished_at: float | None = None) -> GameRow:
     return _new_tuple(GameRow, (
         r.id, r.game, r.index, _names_json(r.players), _names_json(r.hashes), r.seed, r.winner, r.reason,
         r.offender, r.verdict, moves, _dumps(dict(r.logs)) if r.logs else "{}", r.seconds,
-        time.time() if finished_at is None else finished_at, None if r.memory is None else _dumps(r.memory)))
+        time.time() if finished_at is None else finished_at, None if r.memory is None else _dumps(r.memory),
+        None if r.seat_places is None else _dumps(r.seat_places),
+        None if r.seat_points is None else _dumps(r.seat_points),
+        None if r.seat_verdicts is None else _dumps(r.seat_verdicts)))
 
 
 def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) -> GameResult:
@@ -244,8 +303,13 @@ def result_of(row: GameRow, seatings: dict[str, tuple[str, ...]] | None = None) 
         players = tuple(json.loads(row.players))
         if seatings is not None:
             seatings[row.players] = players
+    if row.seat_places is None:
+        return GameResult(id=row.id, players=players, winner=row.winner, reason=row.reason, offender=row.fault,
+                          verdict=row.verdict, place=row.idx)
     return GameResult(id=row.id, players=players, winner=row.winner, reason=row.reason, offender=row.fault,
-                      verdict=row.verdict, place=row.idx)
+                      verdict=row.verdict, place=row.idx,
+                      seat_places=_seat_values(row.seat_places, int),  # type: ignore[arg-type]
+                      seat_points=_seat_values(row.seat_points, float))  # type: ignore[arg-type]
 
 
 def stored_count(path: str | Path) -> int:
@@ -397,7 +461,17 @@ def check(path: str | Path) -> None:
 
 
 #: The columns of :meth:`Journal.summaries`.
-SUMMARY_COLUMNS = ", ".join(Summary._fields)
+SUMMARY_COLUMNS = ", ".join(Summary._fields[:8])
+
+
+def _seat_select(db: sqlite3.Connection) -> str:
+    """What :meth:`Journal.results` selects for the seat places and points: the columns, or NULLs
+    in a journal read (read-only) from before they were added."""
+    try:
+        have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+    except sqlite3.DatabaseError:
+        have = set()
+    return "seat_places, seat_points" if "seat_places" in have else "NULL, NULL"
 
 
 class Journal:
@@ -410,6 +484,7 @@ class Journal:
             self.db = sqlite3.connect(f"file:{self.path.resolve()}?mode=ro", uri=True, timeout=30,
                                       isolation_level=None, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
+            self._seat_select = _seat_select(self.db)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
@@ -435,6 +510,7 @@ class Journal:
         for column, kind in GAMES_ADDED.items():
             if column not in have:
                 self.db.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
+        self._seat_select = _seat_select(self.db)
         if self.db.execute("PRAGMA user_version").fetchone()[0] == 0:
             self.db.execute(f"PRAGMA user_version={JOURNAL_VERSION}")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
@@ -503,7 +579,9 @@ class Journal:
         results document shows of a game, without the records' logs and hashes, nor their Move tuples."""
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = (f"SELECT {', '.join(Outline._fields)} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {', '.join(Outline._fields[:9])}, {self._seat_select}, "
+                 f"{'seat_verdicts' if self._seat_select[0] == 's' else 'NULL'} "
+                 f"FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             by_id = {r[0]: r for r in self.db.execute(q, chunk)}
             for gid in chunk:
                 row = by_id.get(gid)
@@ -515,20 +593,27 @@ class Journal:
         seats: dict[str, tuple[str, ...]] = {}  # a tournament's games have few distinct seatings
         for i in range(0, len(ids), 500):
             chunk = ids[i : i + 500]
-            q = ("SELECT id, players, winner, reason, fault, verdict FROM games"
+            q = (f"SELECT id, players, winner, reason, fault, verdict, {self._seat_select} FROM games"
                  f" WHERE id IN ({','.join('?' * len(chunk))})")
-            for gid, players, winner, reason, fault, verdict in self.db.execute(q, chunk):
+            for gid, players, winner, reason, fault, verdict, places, points in self.db.execute(q, chunk):
                 names = seats.get(players)
                 if names is None:
                     names = seats[players] = tuple(json.loads(players))
-                yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault, verdict=verdict)
+                if places is None:
+                    yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault,
+                                     verdict=verdict)
+                else:
+                    yield GameResult(id=gid, players=names, winner=winner, reason=reason, offender=fault,
+                                     verdict=verdict, seat_places=_seat_values(places, int),  # type: ignore[arg-type]
+                                     seat_points=_seat_values(points, float))  # type: ignore[arg-type]
 
     def summaries(self, ids: Sequence[str]) -> Iterator[Summary]:
         """The :class:`Summary` of the stored games among ``ids``, in no particular order: what a
         scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
-            q = (f"SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {SUMMARY_COLUMNS}, {self._seat_select} FROM games "
+                 f"WHERE id IN ({','.join('?' * len(chunk))})")
             yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:

@@ -7,6 +7,9 @@ Two kinds of numbers live here (docs/ratings.md explains each in plain words):
   95% interval from a sandwich (cluster-robust) covariance in which the game
   pairs of the schedule are the clusters, a likelihood-of-superiority matrix
   and ranks that are tied where intervals overlap.
+* :func:`rate_tables` rates bots from games of any number of seats by their places (openskill's
+  Plackett-Luce model: mu, sigma and the ordinal mu - 3 sigma), and :func:`placed_above` is the
+  crosstable of such games: how often each bot placed above each other.
 * :func:`match_stats` and :class:`SPRT` are the head-to-head statistics of
   game pairs as fastchess prints them (Elo ± error, nElo, LOS, pentanomial
   counts) and fishtest's generalized SPRT (vdbergh's pentanomial LLR,
@@ -672,3 +675,94 @@ def _matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
         return [[float(x) for x in row] for row in np.array(a) @ np.array(b)]
     cols = list(zip(*b))
     return [[sum(x * y for x, y in zip(row, col)) for col in cols] for row in a]
+
+
+# -- games of any number of seats: places, openskill ratings, the crosstable ---------------------
+
+
+def result_places(result: Any) -> tuple[int, ...]:
+    """Each seat's place in a finished game (1 = first; ties share a place), from a
+    :class:`kothkit.store.records.GameResult` or anything with ``players`` and ``winner``: its
+    ``seat_places`` if it has them; else from ``seat_points`` (more is better, equal points share a
+    place); else from ``winner`` (the winner 1, every other seat 2; a draw: every seat 1).
+    ValueError, naming the game, when its places or points are not one a seat."""
+    players = tuple(result.players)
+    for field in ("seat_places", "seat_points"):
+        given = getattr(result, field, None)
+        if given is not None and len(given) != len(players):
+            raise ValueError(f"game {getattr(result, 'id', '?')}: {len(given)} {field} for {len(players)} seats")
+    places = getattr(result, "seat_places", None)
+    if places is not None:
+        return tuple(int(x) for x in places)
+    points = getattr(result, "seat_points", None)
+    if points is not None:
+        return tuple(1 + sum(1 for q in points if q > p) for p in points)
+    winner = result.winner
+    return tuple(1 if winner is None or name == winner else 2 for name in players)
+
+
+@attrs.frozen
+class SkillRating:
+    """A bot's openskill rating: its skill is believed to be about ``mu``, give or take ``sigma``."""
+
+    bot: str
+    #: The skill's mean, on openskill's scale (a new bot: 25).
+    mu: float
+    #: The skill's uncertainty, one standard deviation (a new bot: 25/3).
+    sigma: float
+    #: mu - 3 sigma: a skill the bot has, almost surely (a new bot: 0); what :func:`rate_tables` ranks by.
+    ordinal: float
+    #: The games rated.
+    games: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bot": self.bot, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
+                "ordinal": round(self.ordinal, 3), "games": self.games}
+
+
+def rate_tables(results: Iterable[Any], bots: Iterable[str] | None = None) -> list[SkillRating]:
+    """openskill (Plackett-Luce) ratings of ``bots`` (default: every bot that played) from the places
+    of ``results`` (:func:`result_places`), rated one game after another in the order given (give
+    them in schedule order, a record's ``index`` or a result's ``place``, for the same ratings at any
+    ``--jobs``).  Best first: by ordinal, then by name.  A game in which a bot holds two seats is
+    left out (a bot cannot place above itself).  The skills do not drift between games (tau = 0: a
+    bot's code is the same in every game of a run).  See docs/ratings.md."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    ratings: dict[str, Any] = {}
+    games: dict[str, int] = {}
+    for result in results:
+        players = tuple(result.players)
+        if len(players) < 2 or len(set(players)) != len(players):
+            continue
+        teams = [[ratings[p] if p in ratings else model.rating(name=p)] for p in players]
+        new = model.rate(teams, ranks=[float(x) for x in result_places(result)])
+        for p, team in zip(players, new):
+            ratings[p] = team[0]
+            games[p] = games.get(p, 0) + 1
+    names = list(dict.fromkeys(bots)) if bots is not None else sorted(ratings)
+    out = []
+    for n in names:
+        r = ratings[n] if n in ratings else model.rating(name=n)
+        out.append(SkillRating(bot=n, mu=float(r.mu), sigma=float(r.sigma), ordinal=float(r.ordinal()),
+                               games=games.get(n, 0)))
+    return sorted(out, key=lambda r: (-r.ordinal, r.bot))
+
+
+def placed_above(results: Iterable[Any]) -> dict[tuple[str, str], tuple[int, int]]:
+    """The crosstable of games of any number of seats: ``(a, b) -> (above, games)``, the games in
+    which a and b both sat and how many of them a placed above b (:func:`result_places`; a tie is
+    neither above).  Both orders are keys: ``above(a, b) + above(b, a) + ties == games``.  In a
+    two-seat game it is the wins of a against b."""
+    table: dict[tuple[str, str], list[int]] = {}
+    for result in results:
+        players = tuple(result.players)
+        places = result_places(result)
+        for i, a in enumerate(players):
+            for j, b in enumerate(players):
+                if i != j and a != b:
+                    cell = table.setdefault((a, b), [0, 0])
+                    cell[0] += places[i] < places[j]
+                    cell[1] += 1
+    return {k: (v[0], v[1]) for k, v in table.items()}

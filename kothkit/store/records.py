@@ -24,6 +24,21 @@ from kothkit.limits import Limits
 #: ``[seat, reply, ms]`` (ms measured from its prompt, as a move's).
 LOG_MOVES = "kothkit: moves"
 LATE_REPLY = "kothkit: late reply"
+#: In a game of more than two seats, each seat that left the game by a fault, in the order they
+#: left: ``[seat, replies]``, the replies the game had recorded when it left (where a re-play calls
+#: ``Match.leave`` again: :func:`left_at`).
+LEFT = "kothkit: left"
+
+
+def left_at(logs: Mapping[str, object]) -> dict[int, list[int]]:
+    """A record's :data:`LEFT` note: the seats that left after each number of replies, in order."""
+    at: dict[int, list[int]] = {}
+    note = logs.get(LEFT)
+    if isinstance(note, list):
+        for item in note:
+            if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+                at.setdefault(item[1], []).append(item[0])
+    return at
 
 #: What joins a verdict's reason (``crash: killed by SIGSEGV``) to the bot's own words quoted
 #: from its stderr, which are its author's only (the referee writes it; :func:`split_reason`).
@@ -89,6 +104,9 @@ class GameResult(NamedTuple):
     #: The game's place in the current schedule, a record's ``index`` (-1 where unknown).  Not named
     #: ``index``: a named tuple's field would hide tuple's own ``index`` method.
     place: int = -1
+    #: Every seat's place and points (a game of more than two seats, GameRecord's); None: from ``winner``.
+    seat_places: tuple[int, ...] | None = None
+    seat_points: tuple[float, ...] | None = None
 
 
 @attrs.frozen
@@ -113,18 +131,42 @@ class GameRecord:
     #: Each seat's memory peak in the game, in MiB (its memory cgroup's), None for a seat without
     #: one; None when no seat had one (and in journals from before it was kept).  Not compared.
     memory: tuple[int | None, ...] | None = None
+    #: Every seat's place (1 = first; ties share one) and points, in seat order, where the game has
+    #: more than two seats or gave them (None otherwise: ``winner`` says all, as in journals of
+    #: before).  Seats that left the game by a fault share the last place and score the forfeit.
+    seat_places: tuple[int, ...] | None = None
+    seat_points: tuple[float, ...] | None = None
+    #: Every seat's verdict (a :class:`kothkit.game.Verdict`'s string, None: no fault), with the
+    #: seat places; ``offender`` and ``verdict`` are the first seat's that faulted.
+    seat_verdicts: tuple[str | None, ...] | None = None
 
     def __reduce__(self) -> tuple[Callable[..., GameRecord], tuple[object, ...]]:
         # Records cross from workers to the judge by the thousand: a plain tuple of fields
         # pickles several times faster than attrs' generic state protocol.
         return (_unpickle_record, (self.id, self.game, self.index, self.players, self.hashes, self.seed, self.winner,
                                    self.reason, self.offender, self.verdict, [tuple(m) for m in self.moves], self.logs,
-                                   self.seconds, self.memory))
+                                   self.seconds, self.memory, self.seat_places, self.seat_points, self.seat_verdicts))
 
     def result_key(self) -> tuple[object, ...]:
         """What must be identical between two plays of the same game (no timings)."""
-        return (self.id, self.players, self.winner, self.reason, self.offender, self.verdict,
-                tuple((m.seat, m.reply) for m in self.moves))
+        key: tuple[object, ...] = (self.id, self.players, self.winner, self.reason, self.offender, self.verdict,
+                                   tuple((m.seat, m.reply) for m in self.moves))
+        if self.seat_places is not None:
+            key += (self.seat_places, self.seat_points, self.seat_verdicts)
+        return key
+
+
+def seat_results(places: tuple[int, ...], points: tuple[float, ...] | None, gone: set[int],
+                 forfeit: float) -> tuple[tuple[int, ...], tuple[float, ...] | None]:
+    """Every seat's final place and points: the seats still in the game placed among themselves as
+    ``places`` has them (ties sharing a place), every seat in ``gone`` (left by a fault) sharing the
+    place below them all and scoring ``forfeit``; ``points`` None stays None."""
+    n = len(places)
+    kept = [places[s] for s in range(n) if s not in gone]
+    final = tuple(len(kept) + 1 if s in gone else 1 + sum(1 for q in kept if q < places[s]) for s in range(n))
+    if points is None:
+        return final, None
+    return final, tuple(float(forfeit) if s in gone else float(points[s]) for s in range(n))
 
 
 # The two constructors below take the fields in the order their class's ``__reduce__`` gives them
@@ -137,6 +179,9 @@ def _unpickle_task(id: str, game: str, players: tuple[BotSpec, ...], seed: int, 
 def _unpickle_record(id: str, game: str, index: int, players: tuple[str, ...], hashes: tuple[str, ...], seed: int,
                      winner: str | None, reason: str, offender: str | None, verdict: str | None,
                      moves: list[tuple[int, object, float]], logs: Mapping[str, object], seconds: float,
-                     memory: tuple[int | None, ...] | None = None) -> GameRecord:
+                     memory: tuple[int | None, ...] | None = None, seat_places: tuple[int, ...] | None = None,
+                     seat_points: tuple[float, ...] | None = None,
+                     seat_verdicts: tuple[str | None, ...] | None = None) -> GameRecord:
     return GameRecord(id, game, index, players, hashes, seed, winner, reason, offender, verdict,
-                      moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds, memory=memory)
+                      moves=tuple(Move._make(m) for m in moves), logs=logs, seconds=seconds, memory=memory,
+                      seat_places=seat_places, seat_points=seat_points, seat_verdicts=seat_verdicts)

@@ -27,6 +27,7 @@ from kothkit.game import (
     Outcome,
     Prompt,
     Rejected,
+    Round,
     Verdict,
 )
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES, describe, hostile_values
@@ -38,6 +39,8 @@ from kothkit.testing.playout import (
     check_messages,
     check_outcome,
     copy_match,
+    current,
+    legal_of,
     new_match,
     next_step,
     one_line,
@@ -86,12 +89,12 @@ def _replay(info: GameInfo, seed: int, rules: Mapping[str, Any] | None, p: Playo
     AttributeError of asking an Outcome for its seat)."""
     match = new_match(info, seed, rules)
     for i, r in enumerate(p.replies):
-        step = match.next()
+        step = current(match.next())
         if isinstance(step, Outcome):
             where.step = i
             raise where.fail(f"not deterministic: a new match given the same replies ended here with "
                              f"{short(step)}; the first one took {len(p.replies)} replies")
-        match.play(step.seat, r)
+        match.play(current(step).seat, r)
     return match
 
 
@@ -195,8 +198,14 @@ class Kit:
             raise ConformanceError(f"game name {info.name!r} must be one word of letters, digits, '_', '.', '-'")
         if not isinstance(info.summary, str) or not info.summary.strip():
             raise ConformanceError(f"{where}: GameInfo.summary is empty (kothkit games prints it)")
-        if type(info.seats) is not int or info.seats < 1:
-            raise ConformanceError(f"{where}: GameInfo.seats must be a positive int, got {info.seats!r}")
+        try:
+            low, high = info.seat_range
+        except Exception as e:
+            raise ConformanceError(f"{where}: GameInfo.seats must be a positive int or (fewest, most), "
+                                   f"got {info.seats!r}") from e
+        if not (type(low) is int and type(high) is int and 1 <= low <= high):
+            raise ConformanceError(f"{where}: GameInfo.seats must be a positive int or (fewest, most), "
+                                   f"got {info.seats!r}")
         if info.aside_prefix is not None and (not isinstance(info.aside_prefix, str) or not info.aside_prefix):
             raise ConformanceError(f"{where}: GameInfo.aside_prefix must be None or a non-empty str")
         if type(info.rounds) is not int or info.rounds < 1:
@@ -404,7 +413,8 @@ class Kit:
             def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
                 if where.step not in picks:
                     return
-                for seat in range(self.info.seats):
+                seats = len(match.setup.players)
+                for seat in range(seats):
                     m = copy_match(match, where)
                     try:
                         outcome = m.forfeit(seat, Verdict.CRASH, "kothkit conformance kit: a forfeit")
@@ -412,26 +422,84 @@ class Kit:
                         raise where.fail(f"forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
                     if not isinstance(outcome, Outcome):
                         raise where.fail(f"forfeit({seat}, ...) returned {short(outcome)}, not an Outcome")
-                    check_outcome(outcome, self.info.seats, where, f"forfeit({seat}, ...)")
+                    check_outcome(outcome, seats, where, f"forfeit({seat}, ...)")
                     if outcome.winner == seat:
                         raise where.fail(f"forfeit({seat}, ...) names seat {seat}, the one at fault, as the winner")
-                    if self.info.seats == 2 and outcome.winner != 1 - seat:
+                    if seats == 2 and outcome.winner != 1 - seat:
                         raise where.fail(f"forfeit({seat}, ...) in a two-seat game must make seat {1 - seat} "
                                          f"the winner, got {outcome.winner!r}")
                     try:
                         finals = m.final(outcome)
                     except Exception as e:
                         raise where.fail(f"final() after forfeit({seat}, ...) raised {type(e).__name__}: {e}") from e
-                    check_messages(m, finals, self.info.seats, f"final() after forfeit({seat}, ...)", where)
+                    check_messages(m, finals, seats, f"final() after forfeit({seat}, ...)", where)
 
             self.playout(seed, visit=visit)
 
+    def check_leave(self) -> None:
+        """A game of more than two seats goes on without a seat that faults: at a few steps of a few
+        games, ``leave(seat, ...)`` for each seat in play either ends the game (the outcome ``next()``
+        then gives, the seat not its winner) or puts the seat out (``Match.out``): it is never
+        prompted again, and the game still ends well."""
+        if self.info.seat_range[1] <= 2:
+            return
+        for seed in self._few(3):
+            picks = self._sample_steps(len(self.playout(seed).steps), 3)
+
+            def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
+                if where.step not in picks or len(match.setup.players) <= 2:
+                    return
+                for seat in sorted(set(range(len(match.setup.players))) - set(match.out)):
+                    self._leave(copy_match(match, where), seat, where)
+
+            self.playout(seed, visit=visit)
+
+    def _leave(self, match: Match, seat: int, where: Where) -> None:
+        import random
+
+        seats, label = len(match.setup.players), f"leave({seat}, ...)"
+        try:
+            ended = match.leave(seat, Verdict.CRASH, "kothkit conformance kit: a seat that faults")
+        except Exception as e:
+            raise where.fail(f"{label} raised {type(e).__name__}: {e}") from e
+        if ended is not None and not isinstance(ended, Outcome):
+            raise where.fail(f"{label} returned {short(ended)}, not None (the game goes on) or an Outcome")
+        if ended is None and seat not in match.out:
+            raise where.fail(f"{label} returned None (the game goes on without the seat), but the seat is not in "
+                             "Match.out: call super().leave(...), which puts it there")
+        rng = random.Random(f"kothkit.testing.leave:{where.seed}:{where.step}:{seat}")
+        for _ in range(self.max_steps):
+            step = next_step(match, self.info, where)
+            if isinstance(step, Outcome):
+                break
+            if ended is not None:
+                raise where.fail(f"{label} ended the game with {short(ended)}, but next() then gave {short(step)}")
+            if seat in (p.seat for p in (step.prompts if isinstance(step, Round) else (step,))):
+                raise where.fail(f"seat {seat} is out of the game ({label} returned None), but it is prompted again")
+            play_checked(match, current(step).seat, rng.choice(legal_of(match, where)), where,
+                         f" (after seat {seat} left)")
+        else:
+            raise where.fail(f"after {label} the game did not end within {self.max_steps} prompts")
+        check_outcome(step, seats, where, f"the outcome after {label}")
+        if ended is not None and not _same(ended, step):
+            raise where.fail(f"{label} returned {short(ended)}, but next() then gave {short(step)}")
+        if step.winner == seat:
+            raise where.fail(f"after {label}, the outcome names seat {seat}, which left by a fault, as the winner")
+        try:
+            finals = match.final(step)
+        except Exception as e:
+            raise where.fail(f"final() after {label} raised {type(e).__name__}: {e}") from e
+        check_messages(match, finals, seats, f"final() after {label}", where)
+
     def check_hidden_information(self) -> None:
-        """No payload sent to a seat discloses what ``hidden_from(seat)`` says it must not see."""
+        """No payload sent to a seat discloses what ``hidden_from(seat)`` says it must not see (in a
+        Round: none of the round's prompts, which all went out at its start)."""
         reveals = self._reveals()
         for seed in self.seeds:
             def visit(match: Match, prompt: Prompt, legal: list, where: Where) -> None:
-                for seat in range(self.info.seats):
+                now = match.next()
+                prompts = now.prompts if isinstance(now, Round) else (prompt,)
+                for seat in range(len(match.setup.players)):
                     try:
                         hidden = match.hidden_from(seat)
                     except Exception as e:
@@ -444,9 +512,8 @@ class Kit:
                             f"seat {seat}'s "
                             "prompts keep it hidden: give the Match a reveals(seat, payload, hidden) method "
                             "(see docs/plugins.md, 'Hidden information') or pass reveals= to the kit")
-                    sent = [("notice", m.payload) for m in prompt.notices if m.seat == seat]
-                    if prompt.seat == seat:
-                        sent.append(("prompt", prompt.payload))
+                    sent = [("notice", m.payload) for p in prompts for m in p.notices if m.seat == seat]
+                    sent += [("prompt", p.payload) for p in prompts if p.seat == seat]
                     for what, payload in sent:
                         try:
                             leak = reveals(match, seat, payload, hidden)
@@ -511,12 +578,14 @@ class Kit:
                 where.step = i
                 a, b = clean.next(), dirty.next()
                 if (isinstance(a, Outcome) or isinstance(b, Outcome)
-                        or clean.encode(a.payload) != dirty.encode(b.payload)):
+                        or [clean.encode(x.payload) for x in (a.prompts if isinstance(a, Round) else (a,))]
+                        != [dirty.encode(x.payload) for x in (b.prompts if isinstance(b, Round) else (b,))]):
                     raise where.fail("after a bot changed the lists it was given (as a function bot may), the game "
                                      "changed: copy the views you put in a prompt, or build them anew each turn")
-                _scribble(b.payload)
-                clean.play(a.seat, s.reply)
-                dirty.play(b.seat, s.reply)
+                for x in b.prompts if isinstance(b, Round) else (b,):
+                    _scribble(x.payload)
+                clean.play(current(a).seat, s.reply)
+                dirty.play(current(b).seat, s.reply)
             if not _same(clean.next(), dirty.next()):
                 raise where.fail("after a bot changed the lists it was given, the game ended differently")
 
@@ -714,8 +783,8 @@ class Kit:
             if result is None:
                 where.step += 1
                 step = next_step(match, info, where)
-                if isinstance(step, Prompt):
-                    one_line(match, step.payload, "prompt", where)
+                if not isinstance(step, Outcome):
+                    one_line(match, current(step).payload, "prompt", where)
                 return
             if not isinstance(result, Rejected) or result.verdict not in KINDS or not str(result.reason).strip():
                 raise where.fail(f"play({prompt.seat}, {describe(reply)}) returned {short(result)}: "
@@ -724,7 +793,8 @@ class Kit:
         prop()
 
     def check_bundled_bots(self, games: int = 2) -> None:
-        """Two bundled bots play ``games`` real games through the referee without a fault."""
+        """Bundled bots (two, or a table of as many as a game seats) play ``games`` real games through
+        the referee without a fault."""
         from kothkit.bots.folders import load_bots
         from kothkit.playing.referee import play_game
         from kothkit.playing.schedule import game_id, settings_of
@@ -741,10 +811,15 @@ class Kit:
             return
         import attrs
 
-        pair = specs[:2] if len(specs) >= 2 else [specs[0], attrs.evolve(specs[0], name=specs[0].name + "-2")]
+        # A table of as many bots as a game seats (two for a board game), a bot again under another
+        # name where there are too few; each game turns the seats round by one.
+        n = self.info.table_size(max(len(specs), self.info.seat_range[0]))
+        table = [specs[i] if i < len(specs) else attrs.evolve(specs[i % len(specs)],
+                                                               name=f"{specs[i % len(specs)].name}-{i + 1}")
+                 for i in range(n)]
         rules = {**self.info.rules, **self.rules}
         for k in range(games):
-            seats = tuple(pair) if k % 2 == 0 else tuple(reversed(pair))
+            seats = tuple(table[k % n:] + table[:k % n])
             task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)
@@ -754,7 +829,7 @@ class Kit:
 
     #: Every check, in the order :meth:`run` runs them (cheap first).
     CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",
-              "check_malformed_replies", "check_forfeit", "check_hidden_information", "check_codec",
+              "check_malformed_replies", "check_forfeit", "check_leave", "check_hidden_information", "check_codec",
               "check_payload_isolation", "check_render", "check_pictures", "check_play_by_a_person",
               "check_exporters", "check_fuzz")
 
@@ -801,7 +876,7 @@ def _transcript(info: GameInfo, seed: int, rules: Mapping[str, Any], p: Playout)
         def settings(self, r: GameRecord) -> tuple[dict | None, int | None]:
             return {"limits": None, "rules": self.rules}, 1
 
-    players = players_for(info)
+    players = players_for(info, seed)
     winner = p.outcome.winner
     record = GameRecord(id=hashlib.sha256(f"kothkit-kit:{info.name}:{seed}".encode()).hexdigest()[:32],
                         game=info.name, index=seed, players=players, hashes=("kit",) * len(players), seed=seed,

@@ -2,7 +2,10 @@
 
 The player answers every prompt with one of ``Match.legal_replies()``, picked
 by a generator seeded from the playout's seed, so a playout is a pure function
-of (game, seed, rules).  Every step is checked on the way: the prompt is well
+of (game, seed, rules).  A :class:`kothkit.game.Round` is answered one prompt at a
+time in seat order, as the referee hands a round's replies to the game; a game
+of a range of seats is played at each number of seats in turn, from the seed
+(:func:`seats_of`).  Every step is checked on the way: the prompt is well
 formed, ``next()`` is idempotent, each line the core would send is one line,
 the offered reply is accepted.  A problem raises :class:`ConformanceError`
 naming the seed, the step and the prompt, which is all it takes to replay it.
@@ -14,11 +17,11 @@ import copy
 import json
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 import attrs
 
-from kothkit.game import Clock, GameInfo, Match, Message, Outcome, Prompt, Rejected, Setup
+from kothkit.game import Clock, GameInfo, Match, Message, Outcome, Prompt, Rejected, Round, Setup
 
 #: Default bound on the prompts of one game: a game that has not ended by then is reported.
 MAX_STEPS = 10_000
@@ -60,13 +63,32 @@ class Playout:
         return [s.reply for s in self.steps]
 
 
-def players_for(info: GameInfo) -> tuple[str, ...]:
-    return tuple(f"seat{i}" for i in range(info.seats))
+def seats_of(info: GameInfo, seed: int = 0) -> int:
+    """The seats of the kit's game of ``seed``: a game of a range of seats (3 to 10) is played at
+    each number of it in turn, seed 0 at the fewest."""
+    low, high = info.seat_range
+    return low + seed % (high - low + 1)
+
+
+def players_for(info: GameInfo, seed: int = 0) -> tuple[str, ...]:
+    return tuple(f"seat{i}" for i in range(seats_of(info, seed)))
 
 
 def new_match(info: GameInfo, seed: int, rules: Mapping[str, Any] | None = None) -> Match:
     merged = {**info.rules, **(rules or {})}
-    return info.match(Setup(players=players_for(info), seed=seed, rules=merged))
+    return info.match(Setup(players=players_for(info, seed), seed=seed, rules=merged))
+
+
+@overload
+def current(step: Prompt | Round) -> Prompt: ...
+@overload
+def current(step: Prompt | Round | Outcome) -> Prompt | Outcome: ...
+def current(step: Prompt | Round | Outcome) -> Prompt | Outcome:
+    """The prompt the kit answers now: ``step`` itself, or a :class:`Round`'s prompt of the lowest
+    seat (the kit plays a round's replies one by one, as the referee hands them to the match)."""
+    if isinstance(step, Round):
+        return min(step.prompts, key=lambda p: p.seat)
+    return step
 
 
 def short(value: Any, limit: int = 70) -> str:
@@ -127,19 +149,23 @@ def check_outcome(outcome: Outcome, seats: int, where: Where, what: str = "the o
     if not (outcome.winner is None or (type(outcome.winner) is int and 0 <= outcome.winner < seats)):
         raise where.fail(f"{what} names winner {outcome.winner!r}: it must be a seat (0..{seats - 1}) "
                          "or None for a draw")
+    for name in ("points", "places"):
+        given = getattr(outcome, name, None)
+        if given is not None and (not isinstance(given, tuple) or len(given) != seats):
+            raise where.fail(f"{what} gives {name} {short(given)}: one for each of the {seats} seats, in seat order")
     if not isinstance(outcome.reason, str) or not outcome.reason.strip():
         raise where.fail(f"{what} has no reason (Outcome.reason must be a non-empty str): {outcome!r}")
 
 
-def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Outcome:
+def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Round | Outcome:
     """``match.next()`` called twice (it must be idempotent) and checked for shape."""
     try:
         step = match.next()
         again = match.next()
     except Exception as e:
         raise where.fail(f"next() raised {type(e).__name__}: {e}") from e
-    if not isinstance(step, (Prompt, Outcome)):
-        raise where.fail(f"next() returned {short(step)}, not a Prompt or an Outcome")
+    if not isinstance(step, (Prompt, Round, Outcome)):
+        raise where.fail(f"next() returned {short(step)}, not a Prompt, a Round or an Outcome")
     try:
         same = bool(step == again)
     except Exception:  # payloads that cannot be compared: compare what a bot would receive
@@ -148,19 +174,31 @@ def next_step(match: Match, info: GameInfo, where: Where) -> Prompt | Outcome:
     if not same:
         raise where.fail(f"next() is not idempotent: called twice without a reply it gave {short(step)} then "
                          f"{short(again)} (payloads must compare equal: use tuples, str or attrs records)")
-    if isinstance(step, Prompt):
-        if not (type(step.seat) is int and 0 <= step.seat < info.seats):
-            raise where.fail(f"the prompt is addressed to seat {step.seat!r}; seats are 0..{info.seats - 1}")
-        if step.clock not in CLOCKS:
-            raise where.fail(f"Prompt.clock is {step.clock!r}; it must be one of {CLOCKS}")
+    if isinstance(step, Round):
+        prompts = step.prompts
+        if not isinstance(prompts, tuple) or not prompts or not all(isinstance(p, Prompt) for p in prompts):
+            raise where.fail(f"next() returned a Round of {short(prompts)}: it must be a non-empty tuple of Prompts")
+    else:
+        prompts = (step,) if isinstance(step, Prompt) else ()
+    seats_here = len(match.setup.players)
+    for prompt in prompts:
+        if not (type(prompt.seat) is int and 0 <= prompt.seat < seats_here):
+            raise where.fail(f"the prompt is addressed to seat {prompt.seat!r}; seats are 0..{seats_here - 1}")
+        if getattr(match, "out", None) and prompt.seat in match.out:
+            raise where.fail(f"the prompt is addressed to seat {prompt.seat}, which is out of the game (Match.out)")
+        if prompt.clock not in CLOCKS:
+            raise where.fail(f"Prompt.clock is {prompt.clock!r}; it must be one of {CLOCKS}")
         if info.function_bots:
-            if not isinstance(step.payload, tuple):
+            if not isinstance(prompt.payload, tuple):
                 raise where.fail("function bots are called as f(*payload, state), so a prompt payload must be a tuple, "
-                                 f"got {type(step.payload).__name__}")
+                                 f"got {type(prompt.payload).__name__}")
             try:
-                json.dumps(list(step.payload))
+                json.dumps(list(prompt.payload))
             except (TypeError, ValueError) as e:
                 raise where.fail(f"the prompt payload cannot be sent to an isolated function bot as JSON: {e}") from e
+    seats = [p.seat for p in prompts]
+    if seats != sorted(set(seats)):
+        raise where.fail(f"a Round's prompts are to seats {seats!r}: one prompt a seat, in seat order")
     return step
 
 
@@ -229,6 +267,7 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
     except Exception as e:
         raise where.fail(f"creating the match raised {type(e).__name__}: {e}") from e
     steps: list[Step] = []
+    seats = len(match.setup.players)
     while True:
         where.seat = where.line = None
         step = next_step(match, info, where)
@@ -236,12 +275,16 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             break
         if len(steps) >= max_steps:
             raise where.fail(f"the game did not end within {max_steps} prompts (is there a move limit or a draw rule?)")
-        line = one_line(match, step.payload, "prompt", where)
-        where.seat, where.line = step.seat, line
-        notices = check_messages(match, step.notices, info.seats, "Prompt.notices", where)
+        prompt = current(step)
+        for other in step.prompts[1:] if isinstance(step, Round) else ():  # sent with it, answered later
+            one_line(match, other.payload, "prompt", where)
+            check_messages(match, other.notices, seats, "Prompt.notices", where)
+        line = one_line(match, prompt.payload, "prompt", where)
+        where.seat, where.line = prompt.seat, line
+        notices = check_messages(match, prompt.notices, seats, "Prompt.notices", where)
         legal = legal_of(match, where)
         if visit is not None:
-            visit(match, step, legal, where)
+            visit(match, prompt, legal, where)
         if replies is not None:
             if len(steps) >= len(replies):
                 raise where.fail(f"not deterministic: replaying {len(replies)} replies from the same seed, the game "
@@ -251,17 +294,17 @@ def playout(info: GameInfo, seed: int, *, rules: Mapping[str, Any] | None = None
             reply = rng.choice(legal)
         played = json_round_trip(reply) if json_replies else reply
         if replies is not None:
-            _replay_step(match, step.seat, played, where)
+            _replay_step(match, prompt.seat, played, where)
         else:
-            play_checked(match, step.seat, played, where, " (after a JSON round trip)" if json_replies else "")
-        steps.append(Step(step.seat, step.payload, line, notices, len(legal), reply))
+            play_checked(match, prompt.seat, played, where, " (after a JSON round trip)" if json_replies else "")
+        steps.append(Step(prompt.seat, prompt.payload, line, notices, len(legal), reply))
         where.step += 1
-    check_outcome(step, info.seats, where)
+    check_outcome(step, seats, where)
     try:
         finals = match.final(step)
     except Exception as e:
         raise where.fail(f"final() raised {type(e).__name__}: {e}") from e
-    final_lines = check_messages(match, finals, info.seats, "final()", where)
+    final_lines = check_messages(match, finals, seats, "final()", where)
     if replies is not None and len(steps) != len(replies):
         raise where.fail(f"not deterministic: replaying {len(replies)} replies from the same seed, the game "
                          f"ended after {len(steps)}")

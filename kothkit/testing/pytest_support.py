@@ -63,6 +63,10 @@ def conformance_tests(game: str | GameInfo, *, seeds: Iterable[int] | None = Non
         def test_forfeit(self, kit: Kit) -> None:
             kit.check_forfeit()
 
+        def test_a_seat_that_faults_leaves_alone(self, kit: Kit) -> None:
+            """Games of more than two seats: the others play on without it (nothing to check with two)."""
+            kit.check_leave()
+
         def test_hidden_information_stays_hidden(self, kit: Kit) -> None:
             kit.check_hidden_information()
 
@@ -90,7 +94,7 @@ def conformance_tests(game: str | GameInfo, *, seeds: Iterable[int] | None = Non
         if bundled_bots:
             @pytest.mark.slow
             def test_bundled_bots_play(self, kit: Kit) -> None:
-                """Two bundled bots play two real games (real processes) without a fault."""
+                """Bundled bots (two, or a table) play two real games (real processes) without a fault."""
                 kit.check_bundled_bots()
 
     Conformance.__name__ = Conformance.__qualname__ = f"TestConformance[{label}]"

@@ -26,9 +26,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kothkit.game import Prompt
+from kothkit.game import Outcome
 from kothkit.testing.junk import JUNK_TEXT, JUNK_VALUES
-from kothkit.testing.playout import Where, new_match
+from kothkit.testing.playout import Where, current, new_match
 
 
 def text_replies() -> st.SearchStrategy[str]:
@@ -62,9 +62,10 @@ def positions(kit: Any) -> st.SearchStrategy[tuple]:
         match = new_match(kit.info, seed, kit.rules)
         for r in p.replies[:k]:
             step = match.next()
-            assert isinstance(step, Prompt)  # the playout went on past this step
-            match.play(step.seat, r)
-        prompt = match.next()
+            assert not isinstance(step, Outcome)  # the playout went on past this step
+            match.play(current(step).seat, r)
+        step = match.next()
+        prompt = step if isinstance(step, Outcome) else current(step)
         where = Where(kit.name, seed)
         where.step = k
         where.seat = getattr(prompt, "seat", None)

@@ -123,8 +123,9 @@ def test_the_bundled_games_use_only_kothkits_plugin_api():
     assert found == []
 
 
-def test_the_scaffolds_game_uses_only_kothkits_plugin_api(tmp_path):
-    new_game("tic_tac", tmp_path / "tic_tac")
+@pytest.mark.parametrize("players", [(2, 2), (3, 8)], ids=["two", "table"])
+def test_the_scaffolds_game_uses_only_kothkits_plugin_api(tmp_path, players):
+    new_game("tic_tac", tmp_path / "tic_tac", players)
     folder = tmp_path / "tic_tac" / "src" / "kothkit_tic_tac"
     found = [f for path in modules(folder) for f in problems(path, "kothkit_tic_tac", tmp_path)]
     assert len(modules(folder)) >= 7 and found == []

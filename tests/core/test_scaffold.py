@@ -71,6 +71,57 @@ def test_new_game_writes_a_complete_package(cli, tmp_path):
     assert sorted((b.name, b.kind) for b in loaded.bots) == [("perfect", "process"), ("random", "function")]
 
 
+TABLE_FILES = [
+    ".gitignore",
+    "README.md",
+    "pyproject.toml",
+    "src/kothkit_guess/__init__.py",
+    "src/kothkit_guess/bots/random/bot.py",
+    "src/kothkit_guess/bots/random/bot.toml",
+    "src/kothkit_guess/bots/reasoner/bot.py",
+    "src/kothkit_guess/bots/reasoner/bot.toml",
+    "src/kothkit_guess/codec.py",
+    "src/kothkit_guess/match.py",
+    "src/kothkit_guess/plugin.py",
+    "src/kothkit_guess/rules.py",
+    "src/kothkit_guess/validate.py",
+    "src/kothkit_guess/views.py",
+    "tests/test_game.py",
+]
+
+
+def test_new_game_players_writes_a_table_game_of_rounds_and_points(cli, tmp_path, monkeypatch):
+    """`--players 3-8`: a game for a table of 3 to 8 bots moving at once (a Round each round), scored
+    by points, whose bundled bots load and which the conformance kit passes at every number of seats."""
+    pkg = tmp_path / "guess"
+    done = cli("new-game", "guess", "--dir", pkg, "--players", "3-8", check=True)
+    assert "wrote 15 files" in done.stdout and "kothkit run guess" in done.stdout
+    assert sorted(p.relative_to(pkg).as_posix() for p in pkg.rglob("*") if p.is_file()) == TABLE_FILES
+    for f in pkg.rglob("*"):
+        if f.is_file():
+            assert "{{" not in f.read_text(), f"unfilled placeholder in {f}"
+    # The packaging is the two-player template's, shared.
+    new_game("guess", tmp_path / "two")
+    assert (pkg / "pyproject.toml").read_text() == (tmp_path / "two" / "pyproject.toml").read_text()
+    monkeypatch.syspath_prepend(str(pkg / "src"))
+    from kothkit_guess.plugin import INFO
+
+    assert INFO.seat_range == (3, 8) and INFO.scoring.counts == "points" and INFO.scoring.mean
+    assert "--players 3-8" in (pkg / "README.md").read_text()
+    loaded = load_bots([INFO.bots])
+    assert not loaded.errors
+    assert sorted((b.name, b.kind) for b in loaded.bots) == [("random", "function"), ("reasoner", "process")]
+    assert Kit(INFO, seeds=range(6)).run() == []
+    assert Kit(INFO, seeds=range(2), rules={"rounds": 1, "highest": 2}).run() == []
+
+
+@pytest.mark.parametrize("players", ["1", "2-8", "3-65", "8-3", "three", "3-", ""])
+def test_a_wrong_number_of_players_is_refused(cli, tmp_path, players):
+    done = cli("new-game", "guess", "--dir", tmp_path / "x", "--players", players)
+    assert done.returncode == 1 and "error: --players" in done.stderr
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("name", ["TicTac", "1game", "tic-tac", "tic__tac", "game_", "class", ""])
 def test_bad_names_are_refused(cli, tmp_path, name):
     done = cli("new-game", name, "--dir", tmp_path / "x")
@@ -183,16 +234,18 @@ def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit(pip_no_compile
         shutil.rmtree(work, ignore_errors=True)
 
 
-def test_the_generated_package_passes_its_own_tests_without_a_warning(tmp_path):
+@pytest.mark.parametrize("players", [(2, 2), (3, 8)], ids=["two", "table"])
+def test_the_generated_package_passes_its_own_tests_without_a_warning(tmp_path, players):
     """The package's own tests (the conformance kit, the bot check) pass as written, with no
     DeprecationWarning: the template uses the contract of today, not the old broadcast hooks.  The
-    package is made visible as pip would (a dist-info with its entry point on the path), without pip."""
+    package is made visible as pip would (a dist-info with its entry point on the path), without pip.
+    Both shapes: the two-player board game and the table game of `--players 3-8`."""
     import os
     import subprocess
     import sys
 
     pkg = tmp_path / "own_nim"
-    new_game("own_nim", pkg)
+    new_game("own_nim", pkg, players)
     site = tmp_path / "site"
     info = site / "kothkit_own_nim-0.1.0.dist-info"
     info.mkdir(parents=True)

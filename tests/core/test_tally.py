@@ -127,3 +127,44 @@ def test_games_and_bots_taken_back_leave_the_tally_as_if_never_added(games, whic
     assert tally.standings() == fresh.standings() == afresh(scoring, kept, [*left, new], {})
     assert tally.cells == fresh.cells
     assert {b: tally.games(b) for b in kept} == {b: fresh.games(b) for b in kept}
+
+
+def test_games_of_more_seats_count_by_places_and_points_and_come_back_out():
+    """Every way a game can count (Scoring.counts) from seat places and points, a game taken back
+    as it was added, and each bot's mean with its standard error."""
+    games = [(("a", "b", "c"), (1, 2, 3), (9.0, 5.0, 1.0)), (("c", "a", "b"), (1, 1, 3), (4.0, 4.0, 0.0)),
+             (("b", "c", "a"), (2, 3, 1), (3.0, 2.0, 7.0))]
+    expect = {"points": {"a": 20.0, "b": 8.0, "c": 7.0}, "placing": {"a": 6.0, "b": 2.0, "c": 2.0},
+              "wins": {"a": 2.0, "b": 0.0, "c": 0.0}, "outcome": {"a": 2.5, "b": 0.0, "c": 0.5}}
+    for counts, totals in expect.items():
+        tally = Tally(Scoring(counts=counts), ["a", "b", "c"])
+        for players, places, points in games:
+            winner = players[places.index(1)] if places.count(1) == 1 else None
+            tally.add(players, winner, places=places, points=points)
+        rows = {s.bot: s for s in tally.standings()}
+        assert {b: s.points for b, s in rows.items()} == totals, counts
+        assert (rows["a"].wins, rows["a"].draws, rows["a"].losses) == (2, 1, 0)
+        tally.remove(("b", "c", "a"), "a", places=(2, 3, 1), points=(3.0, 2.0, 7.0))
+        assert rows["a"].games == 3 and tally.games("a") == 2
+    by_place = Tally(Scoring(counts="placing", by_place=(10, 6)), ["a", "b", "c"])
+    by_place.add(("a", "b", "c"), "a", places=(1, 2, 3))
+    assert [s.points for s in by_place.standings()] == [10.0, 6.0, 0.0]
+    # Mean and standard error of the per-game points: a's 9, 4, 7.
+    tally = Tally(Scoring(counts="points", mean=True), ["a", "b", "c"])
+    for players, places, points in games:
+        tally.add(players, None, places=places, points=points)
+    a = next(s for s in tally.standings() if s.bot == "a")
+    assert a.points == a.mean == 20 / 3
+    assert abs(a.error - (((9 - 20 / 3) ** 2 + (4 - 20 / 3) ** 2 + (7 - 20 / 3) ** 2) / 2 / 3) ** 0.5) < 1e-9
+    one = Tally(Scoring(counts="points"), ["a", "b", "c"])
+    one.add(*games[0][:1], None, places=games[0][1], points=games[0][2])
+    assert next(s for s in one.standings() if s.bot == "a").error is None  # under two games
+
+
+def test_two_seat_standings_carry_their_mean_and_error_too():
+    tally = Tally(Scoring(win=1, draw=0, loss=-1), ["a", "b"])
+    for winner in ("a", "a", None, "b"):
+        tally.add(("a", "b"), winner)
+    a = next(s for s in tally.standings() if s.bot == "a")
+    assert a.points == 1.0 and a.mean == 0.25
+    assert abs(a.error - ((2 * 0.75 ** 2 + 0.25 ** 2 + 1.25 ** 2) / 3 / 4) ** 0.5) < 1e-9

@@ -92,6 +92,8 @@ def test_a_journal_from_before_bot_places_and_rounds_were_recorded_verifies(cli,
     bots, db = swap2_journal
     with sqlite3.connect(db) as c:
         c.execute("ALTER TABLE runs DROP COLUMN rounds")
+        for column in ("memory", "seat_places", "seat_points", "seat_verdicts"):  # nor every seat's result
+            c.execute(f"ALTER TABLE games DROP COLUMN {column}")
         for rid, listed in c.execute("SELECT id, bots FROM runs").fetchall():
             old = [{"name": b["name"], "hash": b["hash"]} for b in json.loads(listed)]
             c.execute("UPDATE runs SET bots = ? WHERE id = ?", (json.dumps(old), rid))

@@ -1,0 +1,19 @@
+"""Function bots of tests/core/nseat_game.py's game: called with the round number, each returns
+(its number, its state)."""
+
+import time
+
+
+def steady(r, state):
+    return 1 + r % 2, state
+
+
+def slow(r, state):
+    time.sleep(0.4)
+    return 1 + r % 2, state
+
+
+def sleeper(r, state):
+    if r == 2:
+        time.sleep(60)
+    return 1, state
