@@ -118,11 +118,11 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
     """The run's first lines: bots, seed and where it came from, where games are played, the journal,
     the containment this machine offers, and a warning when games would share cores."""
     from kothkit.playing.settings import cores_of
-    from kothkit.procs.contain import capabilities, gaps_line, jail_gaps
+    from kothkit.procs.contain import gaps_line, jail_gaps, summary
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
-    out.print(f"containment: {capabilities().summary()}", markup=False)
+    out.print(f"containment: {summary(tuple(b.path for b in specs))}", markup=False)
     gaps = jail_gaps() if cluster is None else []  # (a cluster's workers have their own jail)
     if gaps:
         err.print(gaps_line(gaps), style="bold red", markup=False)
