@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -440,11 +441,19 @@ class Tally:
 def standings(
     scoring: Scoring,
     bots: Iterable[str],
-    results: Iterable[Result],
+    results: Iterable[Result | Any],
     submitted: Mapping[str, str | None] | None = None,
 ) -> list[Standing]:
-    """Rank ``bots`` by ``results`` under ``scoring``; results naming other bots are ignored."""
+    """Rank ``bots`` by ``results`` under ``scoring``; results naming other bots are ignored.
+
+    A result is a :class:`Result` or a journal's result (``kothkit.store.records.GameResult``, whose
+    seats' places and points are ``seat_places`` and ``seat_points``: read by name, as this layer
+    imports nothing of the store's)."""
     tally = Tally(scoring, list(bots))
     for r in results:
-        tally.add(r.players, r.winner, places=r.places, points=r.points)
+        if isinstance(r, Result):
+            places, points = r.places, r.points
+        else:
+            places, points = r.seat_places, r.seat_points
+        tally.add(r.players, r.winner, places=places, points=points)
     return tally.standings(submitted)

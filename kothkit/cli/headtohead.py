@@ -151,10 +151,11 @@ def _run_tables(info: GameInfo, new: BotSpec, field: list[BotSpec], s: Settings,
     games = math.ceil(per * len(field) / (k - 1))
     out.print(f"{info.name}: {new.name} at tables of {k} with the field ({len(field)} bots), seed {s.seed.value}"
               f"{s.seed.note()}, jobs {s.jobs}, journal {s.journal}", markup=False)
-    out.print(f"{games} games, {new.name} in every seat in turn; scored by {info.scoring.counts}", markup=False)
+    out.print(f"{games} games, {new.name} in every seat in turn; scored by {s.game.scoring.counts}", markup=False)
     result, played, reused = _playing(s, lambda: play_tables(
         info, new, field, seed=s.seed.value, journal=s.journal, jobs=s.jobs, limits=s.limits, rules=dict(s.rules),
-        trusted=s.trusted, games=games, on_notice=lambda text: out.print(f"  {text}", markup=False)))
+        trusted=s.trusted, games=games, on_notice=lambda text: out.print(f"  {text}", markup=False),
+        scoring=s.game.scoring))
     mean, error = result.mean_error
     said = "-" if error is None else f"{error:.3g}"
     out.print(f"{new.name}: {mean:.4g} ± {said} per game over {len(result.scores)} games "

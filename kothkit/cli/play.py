@@ -8,7 +8,7 @@ import attrs
 import typer
 
 from kothkit.bots.folders import NAME, BotKind, BotSpec
-from kothkit.cli.common import RULES_HELP, app, fail, game_target, refuse_seats, resolve_bot
+from kothkit.cli.common import RULES_HELP, app, fail, game_target, resolve_bot
 from kothkit.game import GameInfo, Prompt, Round, Setup
 from kothkit.human import HUMAN_HASH, NoHumanPlay, turn_of
 from kothkit.playing.play import Abandoned, Terminal, hidden_information
@@ -33,7 +33,7 @@ def _bot(info: GameInfo, against: str | None, ch=None) -> BotSpec:
 def play(
     game: Annotated[str, typer.Argument(help="The game name (see `kothkit games`), or a challenge folder (its game, rules and limits).")],
     against: Annotated[Optional[str], typer.Option(help="The bot to play: a bundled bot's name, a bot folder or file.py:function. Default: the first bundled bot.")] = None,
-    seat: Annotated[int, typer.Option(help="Your seat: 0 opens the game, 1 answers.")] = 0,
+    seat: Annotated[int, typer.Option(help="Your seat: 0 opens the game, 1 answers (a game of more seats: 0 to its fewest seats - 1; the bot in all the others).")] = 0,
     seed: Annotated[Optional[int], typer.Option(help="The play seed (default: the challenge file's seed, else the journal's last one, else a fresh one); each game takes the next game seed of it.")] = None,
     db: Annotated[Optional[Path], typer.Option("--db", help="The journal the game is stored in (default: .kothkit/GAME-play.sqlite).")] = None,
     name: Annotated[str, typer.Option(help="Your name in the game's record.")] = "you",
@@ -49,8 +49,6 @@ def play(
     info, ch = played.info, played.challenge
     game = info.name
     settings_rules = dict(played.rules)
-    if web and not info.two_seats:
-        refuse_seats(info, "play --web", "seats one person against one bot on its page: games of two seats only")
     probe = _check_seat(info, seat, name)
     bot = _bot(info, against, ch)
     if bot.name == name:

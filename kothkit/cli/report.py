@@ -7,7 +7,7 @@ any journal; ``--private`` writes the full report of a host's journal.
 """
 import sqlite3
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -53,6 +53,20 @@ def _title(target: str) -> str | None:
     return " ".join(title.split())[:200] or None if isinstance(title, str) else None
 
 
+def _scoring(target: str) -> dict[str, Any] | None:
+    """The ``[scoring]`` of the challenge ``target`` names (checked), or None: not a challenge."""
+    from kothkit.playing import challenge as challenges
+
+    p = Path(target)
+    file = p if target.endswith(".toml") else p / challenges.FILE
+    if not file.is_file():
+        return None
+    try:
+        return challenges.load(file).scoring
+    except challenges.ChallengeError as e:
+        raise ArchiveError(str(e)) from None
+
+
 def _public_names(archive: Archive, state: Path | None) -> dict[str, str]:
     """Each bot's name in the public report: its author's nickname as the host shows it, or, for a
     journal that is no host's, the bot's own name (made one word)."""
@@ -81,7 +95,8 @@ def report(
             fail(f"{archive.path} holds no games")
         if public is None:
             public = state is not None
-        boards = boards_of(archive, all_games, _public_names(archive, state) if public else None, _title(target))
+        boards = boards_of(archive, all_games, _public_names(archive, state) if public else None, _title(target),
+                           _scoring(target))
         if as_markdown:
             for i, board in enumerate(boards):
                 out.print(("\n" if i else "") + markdown(board), markup=False, highlight=False, soft_wrap=True)

@@ -20,6 +20,9 @@ from kothkit.cli.common import (
 from kothkit.playing.settings import Options, Settings, resolve
 from kothkit.plugins import PluginError, installed_games, plugin_manager
 
+#: The most bots whose crosstable of places ``run`` prints (a wider one is in ``--json``).
+ABOVE_BOTS = 12
+
 
 def _first_line(text: str, limit: int = 160) -> str:
     line = next((l for l in text.splitlines() if l.strip()), "")
@@ -115,11 +118,11 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
     """The run's first lines: bots, seed and where it came from, where games are played, the journal,
     the containment this machine offers, and a warning when games would share cores."""
     from kothkit.playing.settings import cores_of
-    from kothkit.procs.contain import capabilities, gaps_line, jail_gaps
+    from kothkit.procs.contain import gaps_line, jail_gaps, summary
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
-    out.print(f"containment: {capabilities().summary()}", markup=False)
+    out.print(f"containment: {summary(tuple(b.path for b in specs))}", markup=False)
     gaps = jail_gaps() if cluster is None else []  # (a cluster's workers have their own jail)
     if gaps:
         err.print(gaps_line(gaps), style="bold red", markup=False)
@@ -155,17 +158,21 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
 
     from kothkit.cli.live import Progress
     from kothkit.playing.dispatcher import WorkerLost
+    from kothkit.playing.schedule import Schedule
     from kothkit.playing.tournament import run_tournament
     from kothkit.store.journal import JournalError
 
-    progress = Progress(out, len(specs) * (len(specs) - 1) * s.rounds, quiet=quiet, every=progress_every)
+    # (the games of the schedule: a round robin's, or a game of more seats' tables)
+    total = Schedule(game=info.name, bots=tuple(specs), seed=s.seed.value, rounds=s.rounds, limits=s.limits,
+                     seats=info.seats).total
+    progress = Progress(out, total, quiet=quiet, every=progress_every)
     try:
         with progress.shown():
             result = run_tournament(info, specs, seed=s.seed.value, journal=s.journal, jobs=jobs, limits=s.limits,
                                     rules=dict(s.rules), rounds=s.rounds, trusted=s.trusted,
                                     on_record=progress.on_record,
                                     on_notice=lambda text: out.print(f"  {text}", markup=False), cluster=pool,
-                                    openings=openings)
+                                    openings=openings, scoring=s.game.scoring)
     except KeyboardInterrupt:
         err.print(f"interrupted: every game that finished is in {s.journal} (the games in play were "
                   f"stopped); run again to resume", markup=False, soft_wrap=True)
@@ -182,14 +189,21 @@ def _play(info, specs, s: Settings, jobs: int, pool, quiet: bool, progress_every
 
 
 def _print_results(info, s: Settings, result, faults, errors) -> None:
-    """The standings, the ratings' notes, the game's own report, the faults, the counts of games, and
-    the bots left out."""
-    from kothkit.results.report import standings_table
+    """The standings (with Elo ratings, or a game of more seats' openskill ratings), the ratings'
+    notes, a game of more seats' crosstable of places, the game's own report, the faults, the counts
+    of games, and the bots left out."""
+    from kothkit.results.report import above_table, standings_table
 
-    print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=info.scoring.mean,
-                                ratings=result.ratings, spread=not info.two_seats))
+    print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=s.game.scoring.mean,
+                                ratings=result.ratings, spread=not info.two_seats, skills=result.skills))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
+    if result.skills is not None:
+        out.print("ratings: openskill (Plackett-Luce) from the places, skill ± one standard deviation; "
+                  "ranked by ordinal = skill - 3σ (see docs/ratings.md)", markup=False)
+    if result.above is not None and len(result.standings) <= ABOVE_BOTS:
+        print_table(above_table(result.above, [x.bot for x in result.standings],
+                                "how often the row's bot placed above the column's (above/games together)"))
     if info.report is not None:
         out.print(info.report(result.standings), markup=False, highlight=False)
     for line in faults.lines():
@@ -209,7 +223,8 @@ def _write_json(path: Path, info, s: Settings, result, errors) -> None:
     with Journal(s.journal) as j:
         write_json(path, game=info.name, seed=s.seed.value, standings=result.standings, outlines=result.outlines(j),
                    played=result.played, reused=result.reused, total=result.total, journal=s.journal,
-                   errors=[str(e) for e in errors], ratings=result.ratings, spread=not info.two_seats)
+                   errors=[str(e) for e in errors], ratings=result.ratings, spread=not info.two_seats,
+                   skills=result.skills, above=result.above)
     out.print(f"results written to {path}", markup=False)
 
 

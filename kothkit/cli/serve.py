@@ -204,12 +204,12 @@ def _jail_gaps(h, state: Path, cluster: str | None, allow: bool) -> list[str]:
     """What this machine's jail lacks for strangers' code ([] if nothing, or no submissions challenge,
     or the games are played on a cluster, whose workers are checked as they join): the host refuses
     to start, naming it, unless ``allow`` (--allow-weak-jail) says the host accepts it."""
-    from kothkit.procs.contain import capabilities, gaps_line, jail_gaps
+    from kothkit.procs.contain import gaps_line, jail_gaps, summary
 
     if cluster is not None:
         h.full_jail = not allow and any(info.kind == "submissions" for info in h.challenges())
         return []  # (each worker's jail is checked as it joins)
-    out.print(f"containment: {capabilities().summary()}", markup=False)
+    out.print(f"containment: {summary((state.resolve(),))}", markup=False)
     if not any(info.kind == "submissions" for info in h.challenges()):
         return []
     gaps = jail_gaps(folders=(state.resolve(),))

@@ -132,10 +132,18 @@ def _find_bots(games: list[GameRecord], info, t: _Target, runs: list[dict], bots
         looked = mine + places + bundled
         found = _load(mine, loud=True) + _load(places, loud=False) + _load(bundled, loud=False)
     found = _identified(found, t.journal)
+    # A bot seated again under a new name in a game of more seats (`play`'s "bot#2": "#" is in no
+    # bot's name) is that bot, renamed.
+    copies: dict[str, list[str]] = defaultdict(list)
+    for n in sorted(needed):
+        if "#" in n:
+            copies[n.split("#", 1)[0]].append(n)
     candidates: dict[str, list[BotSpec]] = defaultdict(list)
     for spec in found:
         if spec.name in needed:
             candidates[spec.name].append(spec)
+        for n in copies.get(spec.name, ()):
+            candidates[n].append(attrs.evolve(spec, name=n))
     # The bot of each (name, hash) the games need, built; or why there is none.
     usable: dict[tuple[str, str], BotSpec] = {}
     missing: dict[tuple[str, str], str] = {}

@@ -18,6 +18,10 @@ key or value is reported with the file and line.  Example::
     [rules]                    # the game's own settings
     opening = "center4"
 
+    [scoring]                  # how results count, over the game's (kothkit.scoring.Scoring)
+    counts = "placing"         # "outcome", "points", "placing" or "wins"
+    by_place = [10, 6, 4]
+
     [env]                      # environment variables every bot gets (docs/tournaments.md)
     GAME_DATA = "/data"
 
@@ -43,7 +47,10 @@ MAX_SEED = (1 << 63) - 1
 MAX_ROUNDS = 1 << 31
 MAX_JOBS = 1024
 TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules",
-            "serve", "env"}
+            "serve", "env", "scoring"}
+#: The keys of ``[scoring]``: any field of :class:`kothkit.scoring.Scoring` but ``forfeit`` (a
+#: leaver's points are part of each game's record, so they stay the game's).
+SCORING_KEYS = ("counts", "by_place", "mean", "win", "draw", "loss", "unit", "tiebreak")
 
 
 class ChallengeError(Exception):
@@ -62,6 +69,8 @@ class Challenge:
     trusted: bool = False
     limits: dict[str, Any] = attrs.field(factory=dict)
     rules: dict[str, Any] = attrs.field(factory=dict)
+    #: ``[scoring]``: fields of :class:`kothkit.scoring.Scoring` over the game's (checked).
+    scoring: dict[str, Any] = attrs.field(factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -157,6 +166,7 @@ def load(path: str | Path) -> Challenge:
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise err("[rules] must be a table", "rules")
+    scoring = _scoring(data.get("scoring", {}), err)
     trusted = data.get("trusted", False)
     if not isinstance(trusted, bool):
         raise err("trusted must be true or false", "trusted")
@@ -164,8 +174,43 @@ def load(path: str | Path) -> Challenge:
     return Challenge(
         path=p, game=data["game"], bots=tuple((p.parent / b) for b in bots), seed=seed, rounds=rounds,
         jobs=intkey("jobs", 1, MAX_JOBS), journal=(p.parent / journal) if journal else None, trusted=trusted,
-        limits=limits, rules=rules,
+        limits=limits, rules=rules, scoring=scoring,
     )
+
+
+def _scoring(given: Any, err: Callable[..., ChallengeError]) -> dict[str, Any]:
+    """The ``[scoring]`` table checked: known keys, each value as :class:`kothkit.scoring.Scoring`
+    takes it (numbers as numbers, ``mean`` true or false, names from its lists)."""
+    from kothkit.scoring import TIEBREAKS, Counts, Scoring, Unit
+
+    if not isinstance(given, dict):
+        raise err("[scoring] must be a table", "scoring")
+    for k, v in given.items():
+        if k not in SCORING_KEYS:
+            why = " (a leaver's points are the game's)" if k == "forfeit" else ""
+            raise err(f"unknown [scoring] key {k!r}{why} (known: {', '.join(SCORING_KEYS)})", k, "scoring")
+        number = isinstance(v, int | float) and not isinstance(v, bool)
+        if k in ("win", "draw", "loss"):
+            ok, want = number, "a number"
+        elif k == "mean":
+            ok, want = isinstance(v, bool), "true or false"
+        elif k == "counts":
+            ok, want = v in [c.value for c in Counts], f"one of {', '.join(repr(c.value) for c in Counts)}"
+        elif k == "unit":
+            ok, want = v in [u.value for u in Unit], f"one of {', '.join(repr(u.value) for u in Unit)}"
+        elif k == "by_place":
+            ok = isinstance(v, list) and all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+            want = "a list of numbers (points for first, second, ... place)"
+        else:
+            ok = isinstance(v, list) and all(isinstance(x, str) and x in TIEBREAKS for x in v)
+            want = f"a list of {', '.join(repr(t) for t in TIEBREAKS)}"
+        if not ok:
+            raise err(f"bad [scoring] value {k} = {v!r}: must be {want}", k, "scoring")
+    try:
+        Scoring(**given)
+    except (TypeError, ValueError) as e:
+        raise err(f"bad [scoring]: {e}", "scoring") from None
+    return dict(given)
 
 
 def rules_place(ch: Challenge, key: str | None = None) -> str:

@@ -286,12 +286,14 @@ def table_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed
 
 def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: int, journal: Path, jobs: int,
                 limits: Limits, rules: dict[str, Any], trusted: bool, games: int,
-                on_notice: Callable[[str], None] | None = None) -> tuple[TableGauntlet, int, int]:
+                on_notice: Callable[[str], None] | None = None,
+                scoring: Scoring | None = None) -> tuple[TableGauntlet, int, int]:
     """Play (or reuse from ``journal``) a gauntlet's ``games`` tables (:func:`table_tasks`); the
-    candidate's results, and how many games were played and reused."""
+    candidate's results, and how many games were played and reused.  ``scoring``: how the results
+    count (default: the game's; a challenge's ``[scoring]``, :attr:`kothkit.playing.settings.Game.scoring`)."""
     from kothkit.playing.tournament import FAST_BATCH, dispatch
 
-    result = TableGauntlet(new.name, info.scoring)
+    result = TableGauntlet(new.name, scoring or info.scoring)
     played = reused = 0
     bots = [new, *opponents]
     with Journal(journal) as j:

@@ -148,7 +148,10 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, ...], limits: 
         last = j.last_run(game)
         seed = choose_seed(game, option=seed, challenge_seed=challenge_seed, journal=j).value
         together = tuple(sorted(names))  # (a pair's: its two names, as ever)
-        make = id_maker(game_key(game, settings), seats, together)
+        # A table of more seats: game k's id and seed as a schedule's table of round k has them
+        # (kothkit.playing.schedule.table_slot), so that verify finds its run as a tournament's.
+        table = len(seats) != 2
+        make = id_maker(game_key(game, settings), seats, ("table",) if table else together)
         k = 0
         while list(j.results([make(f"{k}\x1f{seed}")])):
             k += 1
@@ -165,7 +168,8 @@ def new_game(journal: Path, info: GameInfo, seats: tuple[BotSpec, ...], limits: 
                 entry["where"] = journal_entry(spec, journal)
             bots[spec.name] = entry
         run_id = j.start_run(game, seed, settings, list(bots.values()))
-    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=derive(seed, "game", *together, k),
+    game_seed = derive(seed, "table", k, *names) if table else derive(seed, "game", *together, k)
+    task = GameTask(id=make(f"{k}\x1f{seed}"), game=game, players=seats, seed=game_seed,
                     limits=limits, rules=rules, index=k)
     return task, run_id, seed
 

@@ -4,8 +4,8 @@ the journal, over the game's defaults.
 Every command that plays games (``run``, ``match``, ``gauntlet``, ``play``, ``debug``, ``check``),
 ``verify`` (which journal) and the host take their game's rules and limits (:func:`game_of`), seed,
 journal, jobs, rounds and ``trusted`` from here, so that the order of precedence is written once.
-The game's registration is never copied to carry a challenge's ``[rules]`` or ``[limits]``: they
-travel beside it (:class:`Game`), so that :func:`kothkit.plugins.game_code` still knows its plugin
+The game's registration is never copied to carry a challenge's ``[rules]``, ``[limits]`` or
+``[scoring]``: they travel beside it (:class:`Game`), so that :func:`kothkit.plugins.game_code` still knows its plugin
 and ``run`` and the host give one challenge's games the same ids.
 
 The seed's order is the one users rely on to resume: a seed given as an option, else the challenge
@@ -26,6 +26,7 @@ from kothkit.limits import Limits
 from kothkit.playing import challenge as challenges
 from kothkit.playing.challenge import MAX_JOBS, MAX_ROUNDS, MAX_SEED, Challenge
 from kothkit.procs.cores import default_jobs
+from kothkit.scoring import Scoring
 
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
@@ -62,18 +63,43 @@ class Seed:
 @attrs.frozen
 class Game:
     """A game as a run plays it: its registration as the plugin made it, and beside it the rules
-    (the game's defaults, the challenge's ``[rules]``, ``--rules`` over them) and limits (the
-    game's, the challenge's ``[limits]`` over them), checked."""
+    (the game's defaults, the challenge's ``[rules]``, ``--rules`` over them), limits (the
+    game's, the challenge's ``[limits]`` over them) and scoring (the game's, the challenge's
+    ``[scoring]`` over it: how results count, never which games are played), checked."""
 
     info: GameInfo
     rules: Mapping[str, Any]
     limits: Limits
     challenge: Challenge | None = None
+    #: How the results count: the game's :attr:`GameInfo.scoring`, with the challenge's ``[scoring]``.
+    scoring: Scoring = attrs.field()
+
+    @scoring.default
+    def _game_scoring(self) -> Scoring:
+        return scoring_of(self.info, self.challenge)
 
     def with_settings(self) -> GameInfo:
         """A copy of the registration holding these rules and limits, for code that reads them from
         it (``kothkit check``'s scenarios); never for a game's id (its plugin is then unknown)."""
         return attrs.evolve(self.info, rules=dict(self.rules), limits=self.limits)
+
+
+def scoring_of(info: GameInfo, challenge: Challenge | None = None) -> Scoring:
+    """How ``info``'s results count in ``challenge``: the game's scoring with the challenge's
+    ``[scoring]`` over it (checked when the file was loaded)."""
+    if challenge is None or not challenge.scoring:
+        return info.scoring
+    return attrs.evolve(info.scoring, **challenge.scoring)
+
+
+def scoring_in(info: GameInfo, folder: Path) -> Scoring:
+    """How ``info``'s results count in the challenge folder ``folder`` (the host's, which it loaded
+    and checked when it started): :func:`scoring_of` its ``kothkit.toml``, read again (a file made
+    wrong since, or gone, leaves the game's scoring)."""
+    try:
+        return scoring_of(info, challenges.load(folder))
+    except (challenges.ChallengeError, OSError, TypeError, ValueError):
+        return info.scoring
 
 
 def game_of(info: GameInfo, challenge: Challenge | None = None, rules: Mapping[str, Any] | None = None) -> Game:

@@ -22,6 +22,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -37,9 +38,9 @@ from kothkit.playing.openings import Openings, as_setting
 from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.playing.settings import Cores, cores_of
 from kothkit.plugins import game_code
-from kothkit.scoring import Standing, Tally
+from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.journal import GameRow, Journal, Outline, result_of
-from kothkit.store.ratings import PairTally, Ratings
+from kothkit.store.ratings import PairTally, Ratings, SkillRating, placed_above, rate_tables
 from kothkit.store.records import GameRecord, GameResult, GameTask
 
 #: Most games per unit of work when every bot is a function bot (games take microseconds).
@@ -152,8 +153,15 @@ class TournamentResult:
     journal: Path
     schedule: Schedule
     errors: tuple[BotError, ...] = ()
-    #: Elo ratings with 95% intervals from all the games (see kothkit.store.ratings).
+    #: Elo ratings with 95% intervals from all the games (see kothkit.store.ratings); None in a game
+    #: of more than two seats (its ratings are ``skills``).
     ratings: Ratings | None = None
+    #: A game of more than two seats: every bot's openskill rating (kothkit.store.ratings.rate_tables,
+    #: the games rated in schedule order: the same at any ``jobs``), best first; else None.
+    skills: tuple[SkillRating, ...] | None = None
+    #: A game of more than two seats: the crosstable ``(a, b) -> (above, games)``
+    #: (kothkit.store.ratings.placed_above); else None.
+    above: dict[tuple[str, str], tuple[int, int]] | None = None
 
     def records(self, journal: Journal) -> Iterable[GameRecord]:
         """The games of this tournament from ``journal``, in schedule order (streamed)."""
@@ -226,6 +234,7 @@ def run_tournament(
     on_notice: Callable[[str], None] | None = None,
     cluster: Executor | None = None,
     openings: Openings | None = None,
+    scoring: Scoring | None = None,
 ) -> TournamentResult:
     """Play (or reuse from ``journal``) every game of the round robin and rank the bots.
 
@@ -234,6 +243,8 @@ def run_tournament(
     Bots must already be built (see :func:`build_bots`).  ``cluster``: an executor that plays the
     games instead of ``jobs`` local workers (a checked :class:`kothkit.playing.cluster.ClusterExecutor`).
     ``openings``: round r of each pair plays its two games from the r-th opening (kothkit.playing.openings).
+    ``scoring``: how the results count (default: the game's; a challenge's ``[scoring]``,
+    :attr:`kothkit.playing.settings.Game.scoring`): it ranks the bots and changes no game.
     """
     limits = limits or info.limits
     rules = {**info.rules, **(rules or {})}
@@ -263,9 +274,11 @@ def run_tournament(
             batch = FAST_BATCH
         # Counted from each game's row as it is stored, or as it is found in the journal: the
         # standings agree with the journal without reading it all back at the end.
-        tally = Tally(info.scoring, [b.name for b in bots])
+        tally = Tally(scoring or info.scoring, [b.name for b in bots])
         # The same games by game pair (indices 2k and 2k + 1 of the schedule, key k), for the ratings.
         pairs = PairTally()
+        # A game of more seats: its results by schedule index, rated in that order at the end.
+        tables: dict[int, GameResult] | None = None if info.two_seats else {}
         seatings: dict[str, tuple[str, ...]] = {}
 
         # A journal with no games (a first run) has none to reuse: its games are not looked up.
@@ -283,6 +296,8 @@ def run_tournament(
                 for r in found:
                     tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                     pairs.add(r.players, r.winner, places[r.id] >> 1)
+                    if tables is not None:
+                        tables[places[r.id]] = r
                     if on_record is not None:
                         on_record(r._replace(place=places[r.id]), True)
                 reused += len(found)
@@ -300,6 +315,8 @@ def run_tournament(
                 r = result_of(row, seatings)
                 tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
                 pairs.add(r.players, r.winner, row.idx >> 1)
+                if tables is not None:
+                    tables[row.idx] = r
                 if on_record is not None:
                     on_record(r, False)
 
@@ -316,4 +333,13 @@ def run_tournament(
         table = tally.standings({b.name: b.submitted for b in bots if b.submitted})
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
                             reused=reused, total=schedule.total, journal=jpath, schedule=schedule,
-                            ratings=pairs.rate([b.name for b in bots]))
+                            **_rated(tables, pairs, [b.name for b in bots]))
+
+
+def _rated(tables: dict[int, GameResult] | None, pairs: PairTally, names: list[str]) -> dict[str, Any]:
+    """A result's ratings: Elo of the game pairs, or (``tables``: a game of more seats, its results by
+    schedule index) openskill ratings of the results in schedule order and the placed-above crosstable."""
+    if tables is None:
+        return {"ratings": pairs.rate(names)}
+    ordered = [tables[k] for k in sorted(tables)]
+    return {"skills": tuple(rate_tables(ordered, names)), "above": placed_above(ordered)}

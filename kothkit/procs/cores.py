@@ -123,9 +123,9 @@ def play_core(share: float = PLAY_SHARE) -> Iterator[tuple[int, Path | None]]:
     """For the calling thread (a Play game's, in ``kothkit serve``): a core claimed as a judge
     claims one (a core the ladder's workers do not hold where one is left), and a CPU quota of
     ``share`` of a core on every process the thread starts meanwhile
-    (:func:`kothkit.procs.contain.thread_cpu_quota`; None where the machine has no cgroup for it).
+    (:func:`kothkit.procs.cgroups.thread_cpu_quota`; None where the machine has no cgroup for it).
     Yields (core, the quota's group)."""
-    from kothkit.procs.contain import leave_cpu_quota, thread_cpu_quota
+    from kothkit.procs.cgroups import leave_cpu_quota, thread_cpu_quota
 
     with claim(1) as got:
         group = thread_cpu_quota(share)

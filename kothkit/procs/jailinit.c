@@ -23,6 +23,10 @@
  * id-mapping are then paid once per bot and worker, not once per game; so is the bot's network
  * namespace (net=1: only its own loopback), which each game enters (netns=FD).
  *
+ * Where the bot's folder cannot be id-mapped (tmpfs before Linux 6.3, 9p, NFS), the judge makes a
+ * copy of it owned by the bot's user and names it (source=DIR): that copy is mounted at the folder's
+ * path, without an id-mapping (kothkit.procs.copies).
+ *
  * Usage: jailinit key=value... -- command args...
  */
 #define _GNU_SOURCE
@@ -92,6 +96,9 @@ static int pinned; /* the filter refuses sched_setaffinity: no cpuset holds the 
 static int netns_fd = -1; /* the bot's network namespace, made by its preparing helper (net=1, prepare=1) */
 static long tmp_mb = 256, user = -1;
 static char *folder, *outside, *sibling;
+/* source=DIR: what is mounted at the bot's folder's path: a copy of its folder owned by the bot's
+   user, made by the judge where the folder cannot be id-mapped (no id-mapping then) */
+static char *source_dir;
 static char *cgroups[MAX_LIST];
 static int ncgroups;
 static char *keeps[MAX_LIST]; /* paths the bot's command needs, shown read-only at their own place */
@@ -148,6 +155,7 @@ static int parse(int argc, char **argv) {
         else if (!strcmp(a, "mntns")) mntns_fd = atoi(v);
         else if (!strcmp(a, "netns")) netns_fd = atoi(v);
         else if (!strcmp(a, "folder")) folder = v;
+        else if (!strcmp(a, "source")) source_dir = v;
         else if (!strcmp(a, "outside")) outside = v;
         else if (!strcmp(a, "sibling")) sibling = v;
         else if (!strcmp(a, "cgroup") && ncgroups < MAX_LIST) cgroups[ncgroups++] = v;
@@ -416,8 +424,8 @@ static int by_length(const void *a, const void *b) {
 /* Build the bot's root in a tmpfs mounted over /tmp (our own mount namespace: nobody else sees it)
    and leave the leader's cwd there; the init pivots into it once it has mounted /proc. */
 static void build_root(void) {
-    int folder_fd = open(folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (folder_fd < 0) fail(folder);
+    int folder_fd = open(source_dir ? source_dir : folder, O_PATH | O_DIRECTORY | O_CLOEXEC | (source_dir ? O_NOFOLLOW : 0));
+    if (folder_fd < 0) fail(source_dir ? source_dir : folder);
     for (size_t i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++) take(system_dirs[i], 0);
     char path[4096];
     for (size_t i = 0; i < sizeof etc_entries / sizeof etc_entries[0]; i++) {
@@ -978,7 +986,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ncgroups; i++)
         if ((cgroup_fds[i] = open(cgroups[i], O_WRONLY | O_CLOEXEC)) < 0) fail(cgroups[i]);
     if (freezer && (freezer_fd = open(freezer, O_WRONLY | O_CLOEXEC)) < 0) fail(freezer);
-    if (fs && user >= 0 && !userns && mntns_fd < 0) {
+    if (fs && user >= 0 && !userns && mntns_fd < 0 && !source_dir) {
         /* before the PID namespace: the helper process must not become its init */
         struct stat st;
         if (stat(folder, &st) != 0) fail(folder);

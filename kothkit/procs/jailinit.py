@@ -31,7 +31,8 @@ namespace; for callers that are not root), tmp_mb, probe=1 (report what a
 bot sees instead of running a command), outside, sibling (paths the probe
 tries), seccomp=1, folder_rw=0 (the folder read-only), env (NAME=value;
 repeatable: the bot's whole environment), net=1 (a network namespace of the bot's own, its
-loopback up), pinned=1 (the seccomp filter refuses sched_setaffinity too).  user= is the C init's only.
+loopback up), pinned=1 (the seccomp filter refuses sched_setaffinity too).  user= and source= (a copy of the
+folder mounted in its place, kothkit.procs.copies) are the C init's only.
 """
 
 import ctypes

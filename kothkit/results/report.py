@@ -13,6 +13,10 @@ The JSON document (``kothkit run --json PATH``)::
                                                        # points are per match (gomoku_classic12)
       "ratings": {"model": "...", "interval": "...", "bots": [...], "los": {"threat": {"greedy": 0.93}},
                   "notes": []},
+      # a game of more than two seats instead: each standing has "mean", "error" (its standard error)
+      # and "mu", "sigma", "ordinal" (its openskill rating, see docs/ratings.md), and
+      "skills": [{"bot": "steady", "mu": 27.1, "sigma": 3.2, "ordinal": 17.5, "games": 12}, ...],
+      "placed_above": {"steady": {"random": [9, 12]}},   # row bot placed above column bot in 9 of 12 games
       "games": [{"id": "...", "index": 0, "players": ["opener", "other"], "seed": 99,
                  "winner": "opener" | null, "reason": "five in a row",
                  "offender": null | "bot at fault", "verdict": null | "timeout",
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +43,7 @@ from rich.text import Text
 import kothkit
 from kothkit.procs.fastjson import dumps as _dumps
 from kothkit.scoring import Standing
-from kothkit.store.ratings import Ratings
+from kothkit.store.ratings import Ratings, SkillRating
 from kothkit.store.records import GameRecord
 
 if TYPE_CHECKING:
@@ -51,7 +55,7 @@ def _num(x: float):
 
 
 def standings_table(rows: list[Standing], title: str, mean: bool = False, ratings: Ratings | None = None,
-                    spread: bool = False) -> Table:
+                    spread: bool = False, skills: Sequence[SkillRating] | None = None) -> Table:
     """The standings; where points are per match (a pair's games together), the matches won, drawn
     and lost come first and the games after, each under its own heading.  With ``ratings``, each
     bot's Elo, its 95% interval and its Elo rank beside the points (the rank is shared, "=", where
@@ -75,6 +79,10 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         t.add_column("±95%", justify="right")
         t.add_column("Elo rank", justify="right")
         shared = {r.rank for r in rated.ratings if sum(x.rank == r.rank for x in rated.ratings) > 1}
+    skill = {r.bot: r for r in skills} if skills else None
+    if skill is not None:
+        t.add_column("skill ± σ", justify="right")
+        t.add_column("ordinal", justify="right")
     for s in rows:
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
@@ -86,8 +94,36 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
             # No error estimate (as many ratings as pairs) shows as "-".
             cells += ([f"{round(r.elo):+d}", f"{round(r.error)}" if math.isfinite(r.error) else "-",
                        f"{'=' if r.rank in shared else ''}{r.rank}"] if r is not None else ["-", "-", "-"])
+        if skill is not None:
+            k = skill.get(s.bot)
+            cells += [f"{k.mu:.1f} ± {k.sigma:.1f}", f"{k.ordinal:.1f}"] if k is not None else ["-", "-"]
         t.add_row(*cells)
     return t
+
+
+def above_table(above: dict[tuple[str, str], tuple[int, int]], bots: Sequence[str], title: str) -> Table:
+    """The crosstable of a game of more than two seats (kothkit.store.ratings.placed_above): the cell
+    of row a and column b is "above/games", in how many of the games a and b played together a placed
+    above b ("-" where they never met)."""
+    t = Table(title=Text(title))
+    t.add_column("placed above →")
+    for b in bots:
+        t.add_column(Text(b), justify="right")
+    for a in bots:
+        cells: list[str | Text] = [Text(a)]
+        for b in bots:
+            cell = above.get((a, b)) if a != b else None
+            cells.append(f"{cell[0]}/{cell[1]}" if cell is not None else "-")
+        t.add_row(*cells)
+    return t
+
+
+def above_json(above: dict[tuple[str, str], tuple[int, int]]) -> dict[str, dict[str, list[int]]]:
+    """The crosstable for JSON: ``{a: {b: [above, games]}}``."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for (a, b), (n, games) in sorted(above.items()):
+        out.setdefault(a, {})[b] = [n, games]
+    return out
 
 
 def game_json(r: GameRecord) -> dict:
@@ -153,11 +189,15 @@ def _split_moves(text: str) -> tuple[str, str] | None:
 def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
                games: Iterable[GameRecord] | None = None, played: int, reused: int, total: int, journal: Path,
                errors: list[str], ratings: Ratings | None = None,
-               outlines: Iterable[Outline] | None = None, spread: bool = False) -> None:
+               outlines: Iterable[Outline] | None = None, spread: bool = False,
+               skills: Sequence[SkillRating] | None = None,
+               above: dict[tuple[str, str], tuple[int, int]] | None = None) -> None:
     """Stream the document to ``path`` (games are written one by one, never all held in memory): the
     games are ``games`` (records), or ``outlines`` (the journal's, see :func:`outline_json`: a
     tournament's document is written from these, in a third of the time).  ``spread`` (a game of
-    more than two seats): each standing's mean score per game and its standard error too."""
+    more than two seats): each standing's mean score per game and its standard error too; ``skills``
+    and ``above`` (such a game's openskill ratings and crosstable): each standing's rating, and the
+    document's "skills" and "placed_above"."""
     def elo(bot: str) -> dict:
         r = ratings.of(bot) if ratings is not None else None
         if r is None:
@@ -165,13 +205,19 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
         return {"elo": round(r.elo, 2), "elo_error": round(r.error, 2) if math.isfinite(r.error) else None,
                 "elo_rank": r.rank}
 
+    by_bot = {k.bot: k for k in skills or ()}
+
+    def skill(bot: str) -> dict:
+        k = by_bot.get(bot)
+        return {} if k is None else {key: v for key, v in k.to_json().items() if key in ("mu", "sigma", "ordinal")}
+
     head = {
         "kothkit": kothkit.__version__, "game": game, "seed": seed, "played": played, "reused": reused,
         "total": total, "journal": str(journal), "errors": errors,
         "standings": [
             {"rank": s.rank, "bot": s.bot, "points": _num(s.points), "wins": s.wins, "draws": s.draws,
              "losses": s.losses, "games": s.games, **elo(s.bot),
-             **({"mean": s.mean, "error": s.error} if spread else {}),
+             **({"mean": s.mean, "error": s.error} if spread else {}), **skill(s.bot),
              **({} if s.match_wins is None else
                 {"match_wins": s.match_wins, "match_draws": s.match_draws, "match_losses": s.match_losses})}
             for s in standings
@@ -179,6 +225,10 @@ def write_json(path: Path, *, game: str, seed: int, standings: list[Standing],
     }
     if ratings is not None:
         head["ratings"] = ratings.to_json()
+    if skills is not None:
+        head["skills"] = [k.to_json() for k in skills]
+    if above is not None:
+        head["placed_above"] = above_json(above)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(head, indent=1)[:-2] + ',\n "games": [\n')

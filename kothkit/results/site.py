@@ -83,12 +83,13 @@ class _Public:
 
 
 def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, str] | None = None,
-              title: str | None = None) -> list[Board]:
+              title: str | None = None, scoring: Mapping[str, Any] | None = None) -> list[Board]:
     """Each game's standings, from the games ``kothkit run`` counts (``all_games``: every game;
     a journal of matches alone: the matches' games).  With ``rename`` (bot -> its public name), a
     report anyone may read: every bot by its public name (one not given: ``bot-<n>``), and no
     bot's logs or stderr quotes (:mod:`kothkit.results.public`), and no bot's author or address.
-    ``title``: the challenge's (else each game's summary heads its board)."""
+    ``title``: the challenge's (else each game's summary heads its board); ``scoring``: the
+    challenge's ``[scoring]``, over each game's own (how results count)."""
     from kothkit.playing.verify import is_match_run
     from kothkit.plugins import PluginError, get_game
 
@@ -124,11 +125,11 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         summary = None
         try:
             info = get_game(game)
-            scoring, summary = info.scoring, info.summary
+            counting, summary = attrs.evolve(info.scoring, **(scoring or {})), info.summary
         except PluginError:
-            scoring = Scoring()
+            counting = Scoring(**(scoring or {}))
         finished = max((archive.finished.get(r.id) or 0.0 for r in games), default=None) or None
-        tally = Tally(scoring, names)
+        tally = Tally(counting, names)
         for r in games:
             tally.add(r.players, r.winner, places=r.seat_places, points=r.seat_points)
         standings = tally.standings(submitted)
@@ -140,7 +141,7 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
         seated = any(r.seat_places is not None for r in games)
         skills = ({x.bot: x for x in rate_tables(sorted(games, key=lambda r: (r.index, r.id)), names)}
                   if seated else {})
-        out_.append(Board(game, scoring, tuple(names), tuple(games), tuple(standings), game_time,
+        out_.append(Board(game, counting, tuple(names), tuple(games), tuple(standings), game_time,
                           None if seated else rate(games_of(games), names), public, title or summary, seed,
                           finished, about, skills))
     return out_

@@ -234,7 +234,7 @@ class Host(Building):
             from kothkit.procs.cores import PLAY_SHARE
 
             quota = (f"under a CPU quota of {PLAY_SHARE:g} core" if cpu_quota_base() is not None else
-                     "with no CPU quota (no writable cgroup v1 cpu hierarchy here)")
+                     "with no CPU quota (no writable cpu cgroup here)")
             self.cpu["Play"] = (f"the Play page's bots have a core the ladder leaves free, {quota}"
                                 if self.play_core else
                                 f"the Play page's bots share a core with the ladder's games (no core left for "

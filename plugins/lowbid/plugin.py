@@ -5,6 +5,7 @@ from pathlib import Path
 from kothkit import hookimpl
 from kothkit.game import GameInfo, Setup
 from kothkit.limits import Limits
+from kothkit.scenarios import Scenario
 from kothkit.scoring import Scoring
 
 from kothkit_lowbid.match import LowBidMatch
@@ -29,6 +30,15 @@ INFO = GameInfo(
     bot_args=bot_args,
     function_bots=True,
     draws=True,
+    # What `kothkit check` puts a bot in (at a table of three, the other seats scripted).
+    scenarios=[
+        Scenario("first bid", "Round 1 at a table of three, you in seat 1: answer BID 1 10 10 1 0 0 0 with one "
+                 "bid from 1 to 10.", seat=1, bot_replies=1),
+        Scenario("last round's bids", "Round 2, after seats 1 and 2 both bid 1: the prompt shows every seat's bid "
+                 "of round 1 (yours first); answer with one bid.", seat=0, script=("1", "1"), bot_replies=2),
+        Scenario("another max bid", "The rules allow bids from 1 to 3 only: read MAX_BID from the prompt.", seat=2,
+                 rules={"max_bid": 3, "rounds": 3}),
+    ],
 )
 
 

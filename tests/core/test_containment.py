@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from kothkit.bots.folders import load_folder
-from kothkit.procs import contain, jailinit
+from kothkit.procs import cgroups, contain, jailinit, probe
 from kothkit.procs.contain import capabilities
 from kothkit.plugins import get_game
 from kothkit.playing.referee import play_game
@@ -133,10 +133,10 @@ def test_groups_kept_after_a_bot_exits_with_children_running_are_empty(tmp_path)
     """Under the C init the judge keeps the groups of a bot that exited by itself without reading
     them (its PID namespace died with its init): with a child and a setsid grandchild still running
     as the bot exits, they must be empty all the same."""
-    if not (CAPS.namespaces and CAPS.pids_dir is not None and contain.compiled_helper() is not None):
+    if not (CAPS.namespaces and CAPS.pids_dir is not None and probe.compiled_helper() is not None):
         pytest.skip("needs the C init and a pids cgroup")
     play_spawner_game(tmp_path)
-    kept = [g for groups in contain._POOL.values() for g in groups]
+    kept = [g for groups in cgroups.POOL.values() for g in groups]
     assert kept
     for g in kept:
         assert (g / "cgroup.procs").read_text() == ""
@@ -266,8 +266,6 @@ def test_a_root_prepared_once_gives_every_game_its_own_tmp(tmp_path):
     a = make_bot(tmp_path / "bots", "leaver", setup=probe)
     b = make_bot(tmp_path / "bots", "plain")
     info, task = first_game([a, b], move_time=5.0)
-    from kothkit.procs import contain
-
     for _ in range(2):
         rec = play_game(task, info=info)
         assert rec.offender is None
@@ -478,7 +476,7 @@ def test_the_c_inits_seccomp_filter_answers_as_the_python_inits(tmp_path):
     if cc is None:
         pytest.skip("no C compiler here")
     exe = tmp_path / "jailinit"
-    subprocess.run([cc, "-O2", "-DKOTHKIT_DUMP_SECCOMP", "-o", str(exe), str(contain.HELPER_C)], check=True,
+    subprocess.run([cc, "-O2", "-DKOTHKIT_DUMP_SECCOMP", "-o", str(exe), str(probe.HELPER_C)], check=True,
                    capture_output=True)
     arch, clone, refused = jailinit.SYSCALLS[platform.machine()]
     allow, eperm = 0x7FFF0000, 0x00050000 | 1

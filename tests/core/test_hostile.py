@@ -171,13 +171,14 @@ def test_hostile_bot_gets_its_verdict(arena, name):
         first, games = sorted(games, key=lambda g: g["index"])[0], sorted(games, key=lambda g: g["index"])[1:]
         assert first["fault"] is None and first["reason"] == "five in a row", first
     for g in games:
+        said = (g["index"], g["fault"], g["verdict"], g["reason"])
         if kind is None:
-            assert g["fault"] is None and g["verdict"] is None, g
-            assert g["reason"] == "five in a row", g
+            assert g["fault"] is None and g["verdict"] is None, said
+            assert g["reason"] == "five in a row", said
         else:
-            assert g["fault"] == name and g["verdict"] == kind, g
-            assert g["winner"] == "greedy", g
-            assert reason in g["reason"], g
+            assert g["fault"] == name and g["verdict"] == kind, said
+            assert g["winner"] == "greedy", said
+            assert reason in g["reason"], said
 
 
 @pytest.mark.slow
@@ -280,7 +281,7 @@ for raw in iter(sys.stdin.readline, ""):
         break
     moves += 1
     if 17 <= moves <= 19:
-        end = time.process_time() + 0.3
+        end = time.process_time() + THINK
         while time.process_time() < end:
             pass
     if tag == "A":
@@ -306,16 +307,19 @@ def test_starving_child_does_not_cost_its_opponent_a_game(cli, tmp_path):
     bots = tmp_path / "bots"
     shutil.copytree(HOSTILE / "starver", bots / "starver")
     (bots / "thinker").mkdir()
-    (bots / "thinker" / "bot.py").write_text(THINKER)
+    # (at KOTHKIT_TEST_SCALE, in the VM of tests/vm/: its thinking and the move time scaled alike)
+    (bots / "thinker" / "bot.py").write_text(THINKER.replace("THINK", str(0.3 * TIME_SCALE)))
     (bots / "thinker" / "bot.toml").write_text('command = ["python3", "-S", "bot.py"]\n')
     jobs = str(len(caps.cores))
-    args = ["run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", jobs, "--move-time", "3", "-q"]
-    fair = cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True, timeout=300)
+    args = ["run", "gomoku_swap2", "--bots", bots, "--seed", "3", "--jobs", jobs, "--move-time", str(3 * TIME_SCALE),
+            "-q"]
+    fair = cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True,
+               timeout=300 * TIME_SCALE)
     assert "cpu: a waiting bot is frozen" in fair.stdout
     games = json.loads((tmp_path / "a.json").read_text())["games"]
-    assert len(games) == 2 and all(g["fault"] is None for g in games), games
-    unfair = cli(*args, "--db", tmp_path / "b.sqlite", "--json", tmp_path / "b.json", check=True, timeout=300,
-                 env={"KOTHKIT_NO_CGROUP": "1"})
+    assert len(games) == 2 and all(g["fault"] is None for g in games), [(g["fault"], g["reason"]) for g in games]
+    unfair = cli(*args, "--db", tmp_path / "b.sqlite", "--json", tmp_path / "b.json", check=True,
+                 timeout=300 * TIME_SCALE, env={"KOTHKIT_NO_CGROUP": "1"})
     assert "cpu: a waiting bot is NOT frozen" in unfair.stdout
     games = json.loads((tmp_path / "b.json").read_text())["games"]
     assert [(g["fault"], g["verdict"]) for g in games] == [("thinker", "timeout")] * 2, games

@@ -28,7 +28,7 @@ from kothkit.playing.schedule import Schedule, settings_of
 from kothkit.playing.seats import HostPool
 from kothkit.plugins import get_game
 from kothkit.procs.contain import Jail, capabilities
-from kothkit.testing.procs import processes_touching
+from kothkit.testing.procs import TIME_SCALE, processes_touching
 from tests.core.test_hostile_folders import PLAYER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,17 +43,20 @@ DOCUMENTED = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR"}
 PLAIN = PLAYER
 
 
-def play(tmp_path: Path, hostile: str, cpu: int | None = None, **limits):
-    """One game of the hostile bot ``hostile`` (copied into the test's folder) against a plain bot."""
+def play(tmp_path: Path, hostile: str, cpu: int | None = None, where: Path = HOSTILE, **limits):
+    """One game of the hostile bot ``hostile`` (copied from ``where`` into the test's folder)
+    against a plain bot (its times scaled by KOTHKIT_TEST_SCALE: the VM of tests/vm/ is slow)."""
     bots = tmp_path / "bots"
-    shutil.copytree(HOSTILE / hostile, bots / hostile)
+    shutil.copytree(where / hostile, bots / hostile)
     plain = bots / "plain"
     plain.mkdir()
     (plain / "bot.py").write_text(PLAIN)
     (plain / "bot.toml").write_text('name = "plain"\ncommand = ["python3", "-S", "bot.py"]\n')
     info = get_game("gomoku_swap2")
+    times = {k: getattr(info.limits, k) for k in ("first_reply_time", "game_time")} | {"move_time": 5.0}
+    limits = {k: v * TIME_SCALE for k, v in times.items() if v is not None} | limits
     sched = Schedule(game=info.name, bots=(load_folder(bots / hostile), load_folder(plain)), seed=5, rounds=1,
-                     limits=info.limits.replace(move_time=5.0, **limits), rules=dict(info.rules))
+                     limits=info.limits.replace(**limits), rules=dict(info.rules))
     rec = play_game(next(iter(sched)), info=info, cpu=cpu)
     assert processes_touching(bots) == []  # whatever the bot started is gone
     return rec
@@ -184,6 +187,13 @@ def test_without_a_cpuset_the_filter_refuses_to_widen_a_pinned_bot(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "widen: refused (Operation not permitted)" in done.stderr
     assert f"cpus: {core}\n" in done.stderr
+
+
+@pytest.mark.skipif(CAPS.cgroup_dir is None, reason="no memory cgroup: RLIMIT_DATA makes a hog crash, no verdict")
+def test_a_memory_hog_loses_at_its_memory_cap(tmp_path):
+    rec = play(tmp_path, "memory_hog", where=HOSTILE.parent / "hostile", memory_mb=64)
+    assert (rec.offender, rec.verdict) == ("memory_hog", "memory"), rec.reason
+    assert "more than 64 MiB" in rec.reason
 
 
 @pytest.mark.skipif(CAPS.pids_dir is None, reason="no pids cgroup: the default process cap needs one")

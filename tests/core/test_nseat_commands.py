@@ -33,7 +33,6 @@ TABLES = "seats" in attrs.fields_dict(Schedule)
     *([] if TABLES else [("run", ["--bots", BOT, "--db", "j.sqlite"])]),
     ("match", [BOT, BOT]),
     ("gauntlet --sprt", [BOT, "--bots", BOT, "--sprt", "0,10"]),
-    ("play", ["--against", BOT, "--web"]),
 ])
 def test_commands_refuse_a_game_of_more_seats_by_name(tmp_path, command, args):
     done = kothkit(tmp_path, command.split()[0], "nseat_sum", *args)
@@ -66,6 +65,9 @@ def test_a_person_plays_one_seat_of_a_table_of_bots(tmp_path):
     with sqlite3.connect(tmp_path / "play.sqlite") as db:
         players, places = db.execute("SELECT players, seat_places FROM games").fetchone()
     assert players == '["steady", "you", "steady#2"]' and places == "[2, 1, 2]"
+    # verify re-plays it: its id is a table's (schedule.table_slot), the bot's copy the bot renamed.
+    done = kothkit(tmp_path, "verify", "play.sqlite", "--jobs", "1")
+    assert done.returncode == 0 and "1 identical" in done.stdout, done.stdout + done.stderr
 
 
 def test_check_plays_the_bot_in_every_seat_and_finds_its_crash(tmp_path):

@@ -59,3 +59,37 @@ def test_run_plays_tables_and_a_crash_loses_alone(tmp_path):
     done = subprocess.run([*launcher, "verify", str(db), "--jobs", "1"], capture_output=True, text=True, timeout=300,
                           cwd=tmp_path)
     assert done.returncode == 1 and "1 differ" in done.stdout, done.stdout + done.stderr
+
+
+def test_run_rates_tables_by_openskill_the_same_at_any_jobs(tmp_path):
+    """A game of more seats is rated by openskill (each bot's skill ± sigma and ordinal, in the table
+    and in --json, instead of a note that such games are not rated), with the crosstable of places;
+    the ratings are those of the games in schedule order: the same at --jobs 1 and 2; the progress
+    counts the schedule's games."""
+    funcs = HERE.parent / "bots" / "nseat" / "funcs.py"
+    docs, outs = [], []
+    for jobs in ("1", "2"):
+        doc = tmp_path / f"out{jobs}.json"
+        done = subprocess.run([sys.executable, str(HERE / "nseat_game.py"), "run", "nseat_sum",
+                               *(f"--bots={funcs}:{f}" for f in ("low", "high", "middle", "steady")),
+                               "--db", str(tmp_path / f"j{jobs}.sqlite"), "--json", str(doc), "--jobs", jobs,
+                               *(["-q"] if jobs == "1" else ["--progress-every", "0.01"]),
+                               "--seed", "7", "--trusted"],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        docs.append(json.loads(doc.read_text()))
+        outs.append(done.stdout)
+    out, doc = outs[0], docs[0]
+    assert "not rated" not in out and "skill ± σ" in out and "ordinal" in out and "placed above" in out
+    skills = doc["skills"]
+    assert [k["bot"] for k in skills] == ["high", "middle", "steady", "low"]
+    assert all(k["games"] == doc["total"] for k in skills) and skills[0]["mu"] > 25 > skills[-1]["mu"]
+    assert all(0 < k["sigma"] < 25 / 3 for k in skills)
+    standings = {s["bot"]: s for s in doc["standings"]}
+    assert standings["high"]["ordinal"] == skills[0]["ordinal"] and "elo" not in standings["high"]
+    above = doc["placed_above"]
+    assert above["high"]["low"] == [doc["total"], doc["total"]] and above["low"]["high"] == [0, doc["total"]]
+    assert "ratings" not in doc
+    assert docs[1]["skills"] == skills and docs[1]["placed_above"] == above
+    # The progress counts the tables' games (4 bots, 1 round: 4 games), not a round robin's 12.
+    assert f"progress: {doc['total']}/{doc['total']} games" in outs[1] and doc["total"] == 4, outs[1]

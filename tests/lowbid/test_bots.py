@@ -59,3 +59,13 @@ def test_an_invalid_bid_costs_its_bot_alone(bots):
     assert r.seat_verdicts == ("invalid-reply", None, None)
     assert "invalid-reply: expected a bid, a whole number 1-10, got 'seven'" in r.logs["babbler"]
     assert r.seat_places[0] == 3 and sum(1 for m in r.moves if m.seat != 0) == 6
+
+
+@pytest.mark.parametrize("name", ["dodger", "one", "spoiler", "tracker"])
+def test_the_bundled_bots_pass_the_bot_check_and_its_scenarios(name):
+    from kothkit.testing import check_bot
+
+    report = check_bot(INFO, INFO.bots / name, quick=True)
+    assert report.ok, [f.text for r in report.runs for f in r.findings]
+    assert [(r.title, r.replies) for r in report.runs[:3]] == [
+        ("first bid", 1), ("last round's bids", 2), ("another max bid", 3)]

@@ -14,11 +14,12 @@ from pathlib import Path
 
 
 class Screen:
-    def __init__(self, args: list[str], cwd: Path):
+    def __init__(self, args: list[str], cwd: Path, launcher: list[str] | None = None):
+        """``launcher``: what runs kothkit (default ``python -m kothkit``; a test game's launcher script)."""
         master, slave = os.openpty()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "kothkit", *args], stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                [*(launcher or [sys.executable, "-m", "kothkit"]), *args], stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
                 env={**os.environ, "COLUMNS": "200", "TERM": "dumb"}, start_new_session=True, close_fds=True)
         finally:
             os.close(slave)

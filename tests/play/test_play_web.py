@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import signal
+import subprocess
+import sys
 
 
 from tests.play.screen import Screen
@@ -15,8 +17,9 @@ SETTLED = "() => ['waiting', 'over'].includes(document.body.dataset.state)"
 
 
 def click_through(page, pick, messages: list[str]) -> str:
-    """Click until the game is over: ``pick(asks)`` gives the selectors to click for one entry;
-    the page's messages (mistakes explained) are added to ``messages``."""
+    """Click until the game is over: ``pick(asks)`` gives the selectors to click for one entry (or
+    ``("type", text)``: the entry typed); the page's messages (mistakes explained) are added to
+    ``messages``."""
     for _ in range(300):
         page.wait_for_function(SETTLED, timeout=60_000)
         if page.get_attribute("body", "data-state") == "over":
@@ -24,7 +27,11 @@ def click_through(page, pick, messages: list[str]) -> str:
         seq = page.get_attribute("body", "data-seq")
         messages.append("boards: " + page.text_content("#boards"))
         for selector in pick(page.text_content("#asks")):
-            page.click(selector)
+            if isinstance(selector, tuple):
+                page.fill("#entry", selector[1])
+                page.press("#entry", "Enter")
+            else:
+                page.click(selector)
         try:
             page.wait_for_function("seq => document.body.dataset.seq !== seq", arg=seq, timeout=60_000)
         except Exception as e:
@@ -35,8 +42,8 @@ def click_through(page, pick, messages: list[str]) -> str:
 
 
 def run_page(browser, tmp_path, args, pick, mistype: str | None = None,
-             again: bool = False) -> tuple[str, list[str], Screen]:
-    s = Screen(["play", *args, "--web", "--db", "p.sqlite"], tmp_path)
+             again: bool = False, launcher: list[str] | None = None) -> tuple[str, list[str], Screen]:
+    s = Screen(["play", *args, "--web", "--db", "p.sqlite"], tmp_path, launcher)
     page = browser.new_page()
     errors: list[str] = []
     messages: list[str] = []
@@ -114,4 +121,31 @@ def test_classic12_by_clicking_second_seat(browser, cli, tmp_path):
     assert any("not allowed: (5, 5) is occupied" in m for m in messages), messages
     assert "threat played" in s.text
     r = cli("verify", "p.sqlite", timeout=120)
+    assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_table_of_more_seats_with_a_person_in_one(browser, tmp_path):
+    """A game of more seats on the page (tests/core/nseat_game.py's, 3 seats): the person takes seat 1
+    and types each round's number (a mistake is explained and asked again), the bot in the other
+    two seats answers its prompts of the same round; the result is the person's place among them,
+    and the game is stored with every seat's result; ``verify`` re-plays it (the bot's copy in the
+    third seat, "steady#2", found as the bot renamed)."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1]
+    entries = iter(["x", "3", "3", "3", "3"])
+    launcher = [sys.executable, str(here / "core" / "nseat_game.py")]
+    result, messages, s = run_page(browser, tmp_path,
+                                   ["nseat_sum", "--against", str(here / "bots" / "nseat" / "steady"), "--seat", "1"],
+                                   lambda asks: [("type", next(entries))], launcher=launcher)
+    assert result == "Result: you placed 1 of 3 with 12 points: 4 rounds"
+    assert any("1 to 9" in m for m in messages), messages
+    assert "steady#2 played" in s.text
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "p.sqlite") as db:
+        players, places = db.execute("SELECT players, seat_places FROM games").fetchone()
+    assert players == '["steady", "you", "steady#2"]' and places == "[2, 1, 2]"
+    r = subprocess.run([*launcher, "verify", "p.sqlite", "--jobs", "1"], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
     assert r.returncode == 0 and "1 identical" in r.stdout, r.stdout + r.stderr

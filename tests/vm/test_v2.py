@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kothkit.procs import contain
+from kothkit.procs import cgroups, probe
 from kothkit.procs.contain import capabilities, fair_cpu, jail_gaps
 
 WAY = os.environ.get("KOTHKIT_VM_WAY", "")
@@ -32,7 +32,7 @@ def own_group() -> Path:
 def test_the_containment_line_is_full():
     caps = capabilities()
     line = caps.summary()
-    who = "bots run as root in a user namespace" if WAY == "service" else f"bots run as uid {contain.BOT_UID}"
+    who = "bots run as root in a user namespace" if WAY == "service" else f"bots run as uid {probe.BOT_UID}"
     for part in ("PID namespace per bot (C init)", "minimal filesystem", who, "no capabilities", "seccomp filter",
                  "memory cgroup v2", "pids cgroup v2", "no network", "cores held by cpuset v2"):
         assert part in line, (part, line)
@@ -51,7 +51,7 @@ def test_the_judge_made_its_own_tree():
     if WAY == "root":
         assert here == base == Path("/sys/fs/cgroup")
     else:
-        assert here == base / contain.V2_LEAF
+        assert here == base / cgroups.V2_LEAF
         assert (base / "cgroup.procs").read_text() == ""  # no process left beside the bots' groups
     assert {"memory", "pids", "cpuset", "cpu"} <= set((base / "cgroup.subtree_control").read_text().split())
 
@@ -97,10 +97,10 @@ def test_a_group_delegated_to_the_judge_is_left_as_it_found_it(tmp_path):
         assert p.returncode == 0, p.stdout + p.stderr
         out = p.stdout
         assert f"base {unit} v2 v2 v2" in out, out
-        assert f"own 0::/{(unit / contain.V2_LEAF).relative_to('/sys/fs/cgroup')}" in out, out
+        assert f"own 0::/{(unit / cgroups.V2_LEAF).relative_to('/sys/fs/cgroup')}" in out, out
         assert "memory.max 67108864 pids.max 8 cpus 0" in out, out
         bot = next(l for l in out.splitlines() if l.startswith("bot "))
-        assert bot.startswith("bot 0 ['" + ("0" if WAY == "service" else str(contain.BOT_UID)) + "', '0::/']"), bot
+        assert bot.startswith("bot 0 ['" + ("0" if WAY == "service" else str(probe.BOT_UID)) + "', '0::/']"), bot
         assert [d.name for d in unit.iterdir() if d.is_dir()] == []
         assert (unit / "cgroup.subtree_control").read_text().split() == []
         assert (unit / "cgroup.procs").read_text() == ""
@@ -161,23 +161,92 @@ def test_serve_without_a_cgroup_refuses_the_course(tmp_path):
 
 
 @pytest.mark.skipif(WAY == "service", reason="bots of a service user run as root of a user namespace: no id-mapping")
-def test_a_state_folder_on_tmpfs_is_named(tmp_path):
-    """Linux 6.1's tmpfs takes no idmapped mount: a root judge's bots there would run as root."""
-    if contain._kernel() >= contain.TMPFS_IDMAP:
+def test_a_bot_folder_on_tmpfs_runs_as_the_bots_uid_over_a_copy(tmp_path):
+    """Linux 6.1's tmpfs takes no idmapped mount: a root judge's bot there runs as the bots' uid all
+    the same, over a copy of its folder owned by that uid (kothkit.procs.copies), and a host whose
+    state folder is there lacks nothing."""
+    if probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("tmpfs takes idmapped mounts on this kernel")
     state = Path("/dev/shm") / f"kk-state-{uuid.uuid4().hex[:8]}"
+    folder = state / "bots" / "keeper"
+    folder.mkdir(parents=True)
     try:
-        r = kothkit("serve", ROOT / "challenges" / "course12", "--state", state, "--port", "0")
-        assert r.returncode == 1, r.stdout + r.stderr
-        assert f"{state} is on tmpfs, which cannot be id-mapped on this kernel" in r.stderr, r.stderr
-        assert "put it on ext4, xfs or btrfs" in r.stderr
+        assert probe.folder_copied(folder)
+        assert jail_gaps(folders=(state,)) == []
+        assert "over a copy of their folder (it cannot be id-mapped here)" in probe.summary((state,))  # serve's line
+        from kothkit.limits import Limits
+        from kothkit.procs.contain import Jail
+
+        jail = Jail(Limits(memory_mb=64), writable=True, reuse_root=True)
+        jail.setup()
+        try:
+            argv = jail.wrap(["/bin/sh", "-c", "id -u; echo kept > kept.txt"], folder)
+            assert jail.copied is not None
+            p = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=120, pass_fds=jail.pass_fds)
+        finally:
+            jail.teardown()
+        assert (p.returncode, p.stdout.split()) == (0, [str(probe.BOT_UID)]), p.stderr
+        assert (folder / "kept.txt").read_text() == "kept\n"
     finally:
         subprocess.run(["rm", "-rf", str(state)], timeout=60)
 
 
-def test_run_from_tmpfs_says_the_bots_would_run_as_root(tmp_path):
-    if WAY == "service" or contain._kernel() >= contain.TMPFS_IDMAP:
+def test_run_from_tmpfs_says_the_bots_run_over_copies(tmp_path):
+    if WAY == "service" or probe._kernel() >= probe.TMPFS_IDMAP:
         pytest.skip("no id-mapping needed, or tmpfs takes it here")
-    r = subprocess.run([sys.executable, "-c", "from kothkit.procs.contain import jail_gaps; print(jail_gaps())"],
-                       capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "TMPDIR": "/dev/shm"})
-    assert "an unprivileged uid (bots would run as root: /dev/shm is on tmpfs" in r.stdout, r.stdout + r.stderr
+    code = "from kothkit.procs.contain import capabilities, jail_gaps; print(capabilities().summary()); print(jail_gaps())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       env={**os.environ, "TMPDIR": "/dev/shm"})
+    assert f"bots run as uid {probe.BOT_UID} over a copy of their folder (it cannot be id-mapped here)" in r.stdout, (
+        r.stdout + r.stderr)
+    assert r.stdout.splitlines()[-1] == "[]", r.stdout
+
+
+#: Spins two seconds in three processes, two of them setsid'd away from the bot.
+SPINNERS = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        os.setsid()
+        break
+t = time.time()
+while time.time() - t < 2:
+    pass
+"""
+
+
+def test_the_play_pages_quota_caps_the_bots_own_group(tmp_path):
+    """cgroup v2 gives a thread no group of its own: the jails a Play game's thread sets up cap
+    their bot's own group at PLAY_SHARE of a core (cpu.max), whatever it starts; then no more."""
+    from kothkit.limits import Limits
+    from kothkit.procs.cgroups import leave_cpu_quota, thread_cpu_quota
+    from kothkit.procs.contain import Jail
+    from kothkit.procs.cores import PLAY_SHARE
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    folder.chmod(0o755)
+    base = thread_cpu_quota(PLAY_SHARE)
+    assert base is not None and base == capabilities().cpu_dir
+    try:
+        jail = Jail(Limits(memory_mb=64), cpu=0)
+        jail.setup()
+        try:
+            g = jail.quota_group
+            assert g is not None and g in (jail.group, jail.pids_group)
+            assert (g / "cpu.max").read_text().split() == [str(int(100_000 * PLAY_SHARE)), "100000"]
+            p = subprocess.run(jail.wrap([sys.executable, "-S", "-c", SPINNERS], folder), cwd=folder,
+                               capture_output=True, text=True, timeout=120, pass_fds=jail.pass_fds)
+            stat = dict(line.split() for line in (g / "cpu.stat").read_text().splitlines())
+        finally:
+            jail.teardown()
+    finally:
+        leave_cpu_quota(base)
+    assert p.returncode == 0, p.stderr
+    assert int(stat["nr_throttled"]) > 0, stat
+    jail = Jail(Limits(memory_mb=64))
+    jail.setup()
+    try:
+        assert jail.quota_group is None and (jail.group / "cpu.max").read_text().split()[0] == "max"
+    finally:
+        jail.teardown()

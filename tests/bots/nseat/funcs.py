@@ -17,3 +17,15 @@ def sleeper(r, state):
     if r == 2:
         time.sleep(60)
     return 1, state
+
+
+def high(r, state):
+    return 9, state
+
+
+def middle(r, state):
+    return 5 if r % 2 else 6, state
+
+
+def low(r, state):
+    return 1, state

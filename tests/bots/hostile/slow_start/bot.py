@@ -1,4 +1,5 @@
-"""slow_start: sleeps 5 s before reading anything, then plays legally (verdict: timeout).
+"""slow_start: sleeps 60 s before reading anything (longer than any move time, KOTHKIT_TEST_SCALE
+ included), then plays legally (verdict: timeout).
 
 A hostile test bot for kothkit's containment tests (gomoku_swap2); it misbehaves on purpose.
 """
@@ -25,7 +26,7 @@ def reply(text):
     sys.stdout.flush()
 
 
-time.sleep(5)
+time.sleep(60)
 
 
 for n, raw in enumerate(iter(sys.stdin.readline, "")):

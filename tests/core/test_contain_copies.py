@@ -1,0 +1,216 @@
+"""A bot's folder copied for its jail where it cannot be id-mapped (kothkit.procs.copies): the bot runs
+as the unprivileged uid over a copy owned by it, a stateful bot's kept files come back to its folder,
+and nothing it plants there (a link, a set-id bit, a FIFO) is followed, kept or left as root's.
+
+This machine's file systems take an id-mapping, so the copies are forced here (KOTHKIT_JAIL_COPY=1);
+in the VM of tests/vm/ a folder on tmpfs (Linux 6.1) takes them by itself (tests/vm/test_v2.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kothkit.limits import Limits
+from kothkit.procs import copies, probe
+from kothkit.procs.contain import Jail, capabilities
+from kothkit.testing.procs import TIME_SCALE, processes_touching
+from tests.core.test_containment import make_bot
+
+CAPS = capabilities()
+pytestmark = pytest.mark.skipif(
+    not (CAPS.minimal and CAPS.user is not None and not CAPS.userns),
+    reason="bots do not run as a uid of their own here (a judge that is not root, or no C init): no copies")
+
+#: A stateful bot's two starts: it reads what it was given, keeps a file, and swaps the link it was
+#: given for a folder (as root, a copy back through that link would write outside its folder).
+FIRST = """
+echo "uid $(id -u) owner $(stat -c %u .)"
+echo "given $(cat given.txt)"
+echo "mode $(stat -c %a suid)"
+[ -e pipe ] && echo "pipe here" || echo "no pipe"
+echo "link $(readlink out)"
+echo kept > kept.txt
+ln -s /etc planted
+"""
+SECOND = """
+echo "kept $(cat kept.txt)"
+rm out && mkdir out && echo pwned > out/victim && echo swapped
+"""
+
+
+def run(jail: Jail, folder: Path, script: str) -> str:
+    argv = jail.wrap(["/bin/sh", "-c", script], folder)
+    assert jail.copied is not None and jail.copied[1] == folder.resolve()
+    done = subprocess.run(argv, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60 * TIME_SCALE, pass_fds=jail.pass_fds)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("reuse", [False, True], ids=["root-per-game", "prepared-root"])
+def test_a_stateful_bot_keeps_its_files_over_a_copy_and_plants_nothing(tmp_path, monkeypatch, reuse):
+    monkeypatch.setenv("KOTHKIT_JAIL_COPY", "1")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = tmp_path / "bots" / "keeper"
+    folder.mkdir(parents=True)
+    (folder / "given.txt").write_text("secret of its own\n")
+    (folder / "given.txt").chmod(0o600)  # root's, readable by root alone: its copy is the bot's
+    (folder / "suid").write_text("#!/bin/sh\n")
+    (folder / "suid").chmod(0o4755)
+    os.mkfifo(folder / "pipe")
+    (folder / "out").symlink_to(outside)
+    jail = Jail(Limits(), writable=True, reuse_root=reuse)
+    jail.setup()
+    try:
+        out = run(jail, folder, FIRST)
+        assert not (folder / "kept.txt").exists()  # it wrote its copy, not its folder
+    finally:
+        jail.teardown()
+    assert f"uid {probe.BOT_UID} owner {probe.BOT_UID}" in out, out
+    assert "given secret of its own" in out
+    assert "mode 755" in out and "no pipe" in out  # no set-id bit, no FIFO in its copy
+    assert f"link {outside}" in out  # a link is copied as a link
+    assert (folder / "kept.txt").read_text() == "kept\n"
+    assert (folder / "kept.txt").stat().st_uid == folder.stat().st_uid  # its folder's owner's, as it wrote it
+    assert os.readlink(folder / "planted") == "/etc" and (folder / "planted").is_symlink()
+    assert stat.S_IMODE((folder / "suid").stat().st_mode) == 0o755
+    assert not (folder / "pipe").exists()
+
+    jail = Jail(Limits(), writable=True, reuse_root=reuse)
+    jail.setup()
+    try:
+        out = run(jail, folder, SECOND)
+    finally:
+        jail.teardown()
+    assert "kept kept" in out and "swapped" in out, out
+    assert (folder / "out").is_dir() and not (folder / "out").is_symlink()
+    assert (folder / "out" / "victim").read_text() == "pwned\n"
+    assert list(outside.iterdir()) == []  # nothing went through the link it was given
+
+
+def test_a_read_only_bot_is_copied_once_and_cannot_write(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOTHKIT_JAIL_COPY", "1")
+    folder = tmp_path / "bots" / "reader"
+    folder.mkdir(parents=True)
+    (folder / "data").write_text("v1\n")
+    made = []
+    for _ in range(2):
+        jail = Jail(Limits())
+        jail.setup()
+        try:
+            out = run(jail, folder, "cat data; id -u; touch new 2>/dev/null && echo wrote || echo refused")
+            made.append(jail.copied)
+        finally:
+            jail.teardown()
+        assert out.split() == ["v1", str(probe.BOT_UID), "refused"]
+    assert made[0] == made[1]  # one copy for both starts
+    assert not (folder / "new").exists()
+
+
+def test_copies_stop_at_their_caps_and_never_follow_a_link(tmp_path):
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    deep = src / "/".join(["d"] * (copies.MAX_DEPTH + 2))
+    deep.mkdir(parents=True)
+    dst.mkdir()
+    with pytest.raises(OSError, match="nested more than"):
+        copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    (tmp_path / "target").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "target")
+    with pytest.raises(OSError):  # the top folder itself is opened without following a link
+        copies.mirror(link, dst, (os.getuid(), os.getgid()))
+
+
+def test_a_sparse_file_stays_sparse_and_the_bytes_are_capped(tmp_path, monkeypatch):
+    """A bot's sparse file costs no more disk in its folder than in its copy (a copy back that
+    filled the holes would let a bot's 16 KiB of disk become gigabytes in the judge's state)."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    dst.mkdir()
+    with open(src / "sparse", "wb") as f:
+        f.truncate(1 << 30)
+        f.seek(1 << 29)
+        f.write(b"data")
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    copied = (dst / "sparse").stat()
+    assert copied.st_size == 1 << 30 and copied.st_blocks * 512 < 1 << 20
+    with open(dst / "sparse", "rb") as f:
+        f.seek(1 << 29)
+        assert f.read(4) == b"data"
+    monkeypatch.setattr(copies, "MAX_BYTES", 1000)
+    (src / "big").write_bytes(b"x" * 5000)
+    with pytest.raises(OSError, match="more than"):
+        copies.mirror(src, dst, (os.getuid(), os.getgid()))
+
+
+def test_a_tournament_over_copies_says_so(cli, tmp_path):
+    """``kothkit run`` with the copies: its containment line says so, and a stateful bot's kept
+    file is in its folder after the run."""
+    bots = tmp_path / "bots"
+    make_bot(bots, "keeper", stateful=True, after="""
+    open("games.txt", "a").write("x")
+    """)
+    make_bot(bots, "plain")
+    out = tmp_path / "out.json"
+    scratch = tmp_path / "scratch"  # the judge's TMPDIR: its copies there, gone when it is
+    scratch.mkdir()
+    r = cli("run", "gomoku_swap2", "--bots", bots, "--seed", "2", "--jobs", "1", "--move-time", str(5 * TIME_SCALE),
+            "--db", tmp_path / "j.sqlite", "--json", out, env={"KOTHKIT_JAIL_COPY": "1", "TMPDIR": str(scratch)},
+            check=True)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("containment: "))
+    assert f"bots run as uid {probe.BOT_UID} over a copy of their folder (it cannot be id-mapped here)" in line
+    assert "JAIL INCOMPLETE" not in r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["played"] == 2 and all(g["fault"] is None for g in doc["games"]), doc["games"]
+    assert (bots / "keeper" / "games.txt").read_text() == "xx"
+    assert processes_touching(bots) == []
+    assert list(scratch.glob(f"{copies.HOME_PREFIX}*")) == []
+
+
+def test_a_killed_judges_copies_are_swept(tmp_path):
+    start = """
+import os, sys, time
+from pathlib import Path
+from kothkit.procs import copies
+os.environ["KOTHKIT_JAIL_COPY"] = "1"
+folder = Path(sys.argv[1])
+c = copies.copy_for(folder, False, (65534, 65534))
+print(c, flush=True)
+time.sleep(600)
+"""
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "f").write_text("x")
+    judge = subprocess.Popen([sys.executable, "-c", start, str(folder)], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        made = Path(judge.stdout.readline().strip())
+    finally:
+        judge.kill()
+        judge.wait(30)
+    assert (made / "f").read_text() == "x" and made.parent.parent == tmp_path
+    p = subprocess.run([sys.executable, "-c", "from kothkit.procs import copies; copies.sweep_copies()"],
+                       env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=60, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert not made.parent.exists()
+
+
+def test_a_build_over_a_copy_leaves_its_program_in_the_folder(tmp_path, monkeypatch):
+    """A build writes its folder as a stateful bot does: over a copy, its outputs come back."""
+    from kothkit.bots.build import build, is_built
+    from kothkit.bots.folders import load_bots
+    from tests.core.test_build import C_OK, folder
+
+    monkeypatch.setenv("KOTHKIT_JAIL_COPY", "1")
+    spec = load_bots([folder(tmp_path, C_OK)]).bots[0]
+    assert build(spec) == (True, None)
+    brain = spec.path / "brain"
+    assert brain.is_file() and is_built(spec)
+    assert subprocess.run([str(brain)], capture_output=True, text=True, timeout=30).stdout == "hi\n"
