@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from kothkit.cli.common import PlainGroup, app, err, fail, out, refuse_seats
+from kothkit.cli.common import PlainGroup, app, err, fail, out
 
 DEFAULT_STATE = Path("kothkit-host")
 
@@ -88,20 +88,6 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _two_seats_only(folders: list[Path]) -> None:
-    """Refuse a challenge of a game of more than two seats (refuse_seats), which the host cannot play
-    yet; a folder that does not load is left to the host, which names what is wrong."""
-    from kothkit.playing import challenge as challenges
-    from kothkit.plugins import PluginError, get_game
-
-    for c in folders:
-        try:
-            info = get_game(challenges.load(c).game)
-        except (challenges.ChallengeError, PluginError, OSError):
-            continue
-        refuse_seats(info, "serve", f"hosts challenges of two-seat games only, so far ({c})")
-
-
 @app.command()
 def serve(
     challenges: Annotated[list[Path], typer.Argument(help="Challenge folders (each with a kothkit.toml, whose serve table says how it is hosted).")],
@@ -147,7 +133,6 @@ def serve(
     for c in challenges:
         if not c.is_dir():
             fail(f"{c}: not a challenge folder")
-    _two_seats_only(challenges)
     from kothkit.serve.accounts import private_folder
 
     try:

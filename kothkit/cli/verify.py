@@ -326,8 +326,7 @@ def _tasks(games: list[GameRecord], game: str, usable: dict[tuple[str, str], Bot
         rules = dict(s["rules"])
         if OPENINGS_KEY in rules:  # a match's openings: this game's, from the run's seed and its slot
             run = settings.find_run(r)
-            a, b = sorted(r.players)
-            slot = settings._slot(run[1], a, b, r.seed) if run is not None else None
+            slot = settings.slot(r, run) if run is not None else None
             rules = game_rules(_game_info(game), rules, run[1] if run is not None else 0, slot)
         tasks.append(GameTask(id=r.id, game=game, players=players, seed=r.seed, limits=_limits(s["limits"]),
                               rules=rules, index=r.index, trusted=trusted))

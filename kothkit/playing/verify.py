@@ -122,20 +122,51 @@ class _Settings:
             return False
         if schedule_only and any(bots.get(n) != h for n, h in zip(r.players, r.hashes)):
             return False
-        if len(r.players) != 2:  # a table of a game of more seats: its round, as the schedule has it
-            slot_of = getattr(_schedule, "table_slot", None)
-            if slot_of is None:
-                return False
-            stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
-            found: int | None = slot_of(game, settings, tseed, stubs, r.seed, r.id,
-                                        rounds if rounds is not None else MAX_TABLE_ROUNDS)
-            return found is not None
+        if len(r.players) != 2 or r.seat_places is not None:  # a table (kothkit.playing.schedule.table_slot)
+            return self._table(r, run, schedule_only)
         a, b = sorted(r.players)
         k = self._slot(tseed, a, b, r.seed)
         if k is None or (schedule_only and rounds is not None and k >= 2 * rounds):
             return False
         stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
         return game_id(game, settings, stubs, (a, b, k, tseed)) == r.id
+
+    def _table(self, r: GameRecord, run: tuple, schedule_only: bool) -> bool:
+        """:meth:`matches` of a table's game: its round found from its seed and id; with
+        ``schedule_only``, also a table of that run's field (its bots all in the run, as checked, and
+        as many as a table of its field seats: a table of an earlier, smaller field is superseded)."""
+        if schedule_only and len(r.players) != self._table_size(run):
+            return False
+        return self._table_round(r, run) is not None
+
+    @staticmethod
+    def _table_size(run: tuple) -> int:
+        """The seats of a table of ``run``'s field: its bots, at most the game's most seats."""
+        from kothkit.plugins import PluginError, get_game
+
+        bots = len(run[4])
+        try:
+            most = get_game(run[0]).seat_range[1]
+        except PluginError:
+            return bots
+        return min(bots, most)
+
+    @staticmethod
+    def _table_round(r: GameRecord, run: tuple) -> int | None:
+        """The round of a table's game in ``run`` (its rounds, else :data:`MAX_TABLE_ROUNDS` tried)."""
+        game, tseed, settings, rounds, _bots = run
+        stubs = tuple(BotSpec(name=n, path=Path("."), hash=h) for n, h in zip(r.players, r.hashes))
+        return _schedule.table_slot(game, settings, tseed, stubs, r.seed, r.id,
+                                    rounds if rounds is not None else MAX_TABLE_ROUNDS)
+
+    def slot(self, r: GameRecord, run: tuple) -> int | None:
+        """``r``'s slot in ``run`` (found by :meth:`find_run`): its number k in its pair, or at a
+        table twice its round (what ``game_rules`` takes, as the schedule gives it); None if none."""
+        if len(r.players) != 2 or r.seat_places is not None:
+            found = self._table_round(r, run)
+            return None if found is None else 2 * found
+        a, b = sorted(r.players)
+        return self._slot(run[1], a, b, r.seed)
 
     def find_run(self, r: GameRecord) -> tuple | None:
         """The latest run that reproduces ``r``'s id, as (game, seed, settings, rounds, {bot: hash}), or None."""

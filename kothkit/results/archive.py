@@ -137,10 +137,8 @@ class Archive:
         found = finder.find_run(r)
         if found is None:
             return None, None
-        _, tseed, settings, _, _ = found
-        a, b = sorted(r.players)
-        slot = finder._slot(tseed, a, b, r.seed)
-        return settings, None if slot is None else slot // 2 + 1
+        slot = finder.slot(r, found)
+        return found[2], None if slot is None else slot // 2 + 1
 
 
     def run_seed_slot(self, r: GameRecord) -> tuple[int, int | None]:
@@ -149,8 +147,7 @@ class Archive:
         found = finder.find_run(r)
         if found is None:
             return 0, None
-        a, b = sorted(r.players)
-        return found[1], finder._slot(found[1], a, b, r.seed)
+        return found[1], finder.slot(r, found)
 
 
 def _limits_of(stored: object) -> Limits | None:

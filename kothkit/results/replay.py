@@ -8,9 +8,9 @@ own script draws as SVG, or the game's SVG) or, for a game without one, its
 The core owns the page and its controls: first / previous / next / last, a
 slider, autoplay, the arrow keys (Home, End, space); the move's number, reply
 and time; the last move marked; the outcome and the winning line or the verdict
-at the end; and a logs panel: each bot's kept lines (stderr, prints, diagnostic
-lines) with the move each came in, those of the move shown marked.  The page
-shows the logs its document holds: every bot's in a page made locally
+at the end (in a game of more seats, every seat's place, points and verdict); and a logs
+panel: each bot's kept lines (stderr, prints, diagnostic lines) with the move each came in,
+those of the move shown marked.  The page shows the logs its document holds: every bot's in a page made locally
 (``export``, ``report``); on a host, the caller gives it only the viewer's own
 bots' (:mod:`kothkit.serve.app` filters the record before the page is made).
 Every text is set as text, never as markup, and a Content-Security-Policy
@@ -62,6 +62,8 @@ def page_of(t: Transcript, nav: str = "", words: Mapping[str, str] | None = None
         data["heading"] = heading
     if finished is not None:
         data["game"]["finished_at"] = finished
+    if r.seat_places is not None:  # a game of more seats: every seat's place, points and verdict, best first
+        data["seats"] = seats_of(r)
     if words:
         data["words"] = dict(words)
     if said is not None:
@@ -80,7 +82,19 @@ WORDS = ("move {at} of {last}", "Before the first move. {players} ({bot} opens).
          "Late reply (not played): {bot} answered {reply} after {ms} ms", "pause", "play", "[end]", "[move {move}]",
          "No picture: {problem} (the board is shown as text)", "{game} game #{index}: {players}", "id {id}",
          "seed {seed}", "round {round}", "move", "Logs", "first (Home)", "previous (\u2190)", "play / pause (space)",
-         "next (\u2192)", "last (End)")
+         "next (\u2192)", "last (End)", "{place}. {bot}", "{place}. {bot}: {points} points",
+         "left the game: {verdict}")
+
+
+def seats_of(r: GameRecord) -> list[dict]:
+    """Every seat of a game of more seats, best place first (seat order among equals): its bot,
+    place, points (None where the game gave none) and verdict (None: it did not leave by a fault)."""
+    places, points, verdicts = r.seat_places or (), r.seat_points, r.seat_verdicts
+    rows = [{"seat": i, "bot": bot, "place": places[i],
+             "points": None if points is None else float(f"{points[i]:g}"),
+             "verdict": None if verdicts is None else verdicts[i]}
+            for i, bot in enumerate(r.players) if i < len(places)]
+    return sorted(rows, key=lambda x: (x["place"], x["seat"]))
 
 
 def _translate(data: dict, said: Callable[[str], str]) -> None:
@@ -90,6 +104,9 @@ def _translate(data: dict, said: Callable[[str], str]) -> None:
     for key in ("reason", "verdict"):
         if isinstance(outcome.get(key), str):
             outcome[key] = said(outcome[key])
+    for seat in data.get("seats") or ():
+        if isinstance(seat.get("verdict"), str):
+            seat["verdict"] = said(seat["verdict"])
     for step in game.get("steps") or ():
         if isinstance(step, dict) and isinstance(step.get("rejected"), str):
             step["rejected"] = said(step["rejected"])

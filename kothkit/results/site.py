@@ -42,7 +42,7 @@ from kothkit.results.archive import Archive, ArchiveError
 from kothkit.results.look import render
 from kothkit.results.public import private_record, private_transcript
 from kothkit.scoring import Scoring, Standing, Tally
-from kothkit.store.ratings import Ratings, games_of, rate
+from kothkit.store.ratings import Ratings, SkillRating, games_of, placed_above, rate, rate_tables
 from kothkit.store.records import GameRecord
 
 
@@ -68,6 +68,9 @@ class Board:
     finished: float | None = None
     #: What the run recorded of each bot: its ``author``, ``url`` and ``language`` (bot.toml's).
     about: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
+    #: Games of more than two seats: each bot's openskill rating (kothkit.store.ratings.rate_tables),
+    #: rated in the games' schedule order; empty otherwise.
+    skills: Mapping[str, SkillRating] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -135,8 +138,12 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
             names = sorted(shown.get(n, n) for n in names)
             standings = [attrs.evolve(st, bot=shown.get(st.bot, st.bot)) for st in standings]
             about = {shown.get(n, n): v for n, v in about.items()}
+        seated = any(r.seat_places is not None for r in games)
+        skills = ({x.bot: x for x in rate_tables(sorted(games, key=lambda r: (r.index, r.id)), names)}
+                  if seated else {})
         out_.append(Board(game, counting, tuple(names), tuple(games), tuple(standings), game_time,
-                          rate(games_of(games), names), public, title or summary, seed, finished, about))
+                          None if seated else rate(games_of(games), names), public, title or summary, seed,
+                          finished, about, skills))
     return out_
 
 
@@ -200,7 +207,7 @@ def _heads(board: Board) -> list[str]:
     counts = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if _matches(board)
               else ["wins", "draws", "losses", "games"])
     rated = board.ratings is not None and bool(board.ratings.ratings)
-    return [head, *(["mean ± error"] if _seated(board) else []), *counts,
+    return [head, *(["mean ± error", "rating (μ ± σ)"] if _seated(board) else []), *counts,
             *(["Elo", "±95%", "Elo rank"] if rated else [])]
 
 
@@ -208,7 +215,8 @@ def _cells(board: Board, s: Standing) -> list[str]:
     """The cells of :func:`_heads` for ``s``."""
     counts = [s.match_wins, s.match_draws, s.match_losses] if _matches(board) else []
     counts += [s.wins, s.draws, s.losses, s.games]
-    spread = [s.mean_error()] if _seated(board) else []
+    skill = board.skills.get(s.bot)
+    spread = [s.mean_error(), "-" if skill is None else f"{skill.mu:.3g} ± {skill.sigma:.2g}"] if _seated(board) else []
     return [_points(s, board.scoring), *spread, *map(str, counts), *(_elo_cells(board, s.bot) or ())]
 
 
@@ -329,15 +337,12 @@ def _index_parts(board: Board) -> dict[str, Any]:
     # The crosstable: the row bot's wins-draws-losses against the column bot (in games of more
     # seats: how often it placed above, level with and below the column bot).
     wdl: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    above = placed_above(r for r in board.games if r.seat_places is not None)
+    for (me, other), (n, games) in above.items():
+        below = above.get((other, me), (0, 0))[0]
+        wdl[me, other] = [n, games - n - below, below]
     for r in board.games:
-        if r.seat_places is not None:
-            for i, me in enumerate(r.players):
-                for j, other in enumerate(r.players):
-                    if i != j:
-                        mine, theirs = r.seat_places[i], r.seat_places[j]
-                        wdl[me, other][0 if mine < theirs else 1 if mine == theirs else 2] += 1
-            continue
-        if len(r.players) != 2:
+        if r.seat_places is not None or len(r.players) != 2:
             continue
         a, b = r.players
         for me, other in ((a, b), (b, a)):
@@ -348,10 +353,21 @@ def _index_parts(board: Board) -> dict[str, Any]:
         "heading": heading(board),
         "rated": rated is not None, "los": rated.los if rated is not None else {},
         "los_order": _los_order(board),
-        "notes": board.ratings.notes if board.ratings else (),
+        "notes": board.ratings.notes if board.ratings else
+        (["openskill (Plackett-Luce) from every seat's place, game after game: μ ± σ (docs/ratings.md)"]
+         if board.skills else ()),
+        "seated": _seated(board),
         "order": [s.bot for s in board.standings], "wdl": wdl,
-        "faults": sorted(Counter((r.offender, r.verdict) for r in board.games if r.verdict).items()),
+        "faults": sorted(Counter(fault for r in board.games for fault in _faults(r)).items()),
     }
+
+
+def _faults(r: GameRecord) -> list[tuple[str, str]]:
+    """(bot, verdict) of each fault of game ``r``: the offender's, or in a game of more seats each
+    seat's that left by a fault."""
+    if r.seat_verdicts is not None:
+        return [(p, v) for p, v in zip(r.players, r.seat_verdicts) if v]
+    return [(r.offender or "?", r.verdict)] if r.verdict else []
 
 
 def bot_stats(board: Board, bot: str) -> dict:
@@ -359,7 +375,7 @@ def bot_stats(board: Board, bot: str) -> dict:
     times = [m.ms for r in games for m in r.moves if r.players[m.seat] == bot]
     per_game = [sum(m.ms for m in r.moves if r.players[m.seat] == bot) / 1000 for r in games]
     stats = {"games": len(games), "replies": len(times),
-             "faults": Counter(r.verdict for r in games if r.offender == bot and r.verdict)}
+             "faults": Counter(v for r in games for p, v in _faults(r) if p == bot)}
     if times:
         stats.update(median=statistics.median(times), p95=percentile(times, 95), max=max(times))
     if per_game:

@@ -93,6 +93,14 @@ def points(p: float) -> str:
     return f"{p:g}"
 
 
+def plus_minus(value: float | None, error: float | None) -> str:
+    """A mean or a rating with its uncertainty, for a table of a game of more seats: "3.25 ± 0.41"
+    ("3.25 ± ?" where it is not known yet, "?" with no value)."""
+    if value is None:
+        return "?"
+    return f"{value:.3g} ± {'?' if error is None else f'{error:.2g}'}"
+
+
 def size_limit(n: int) -> str:
     """A size limit, said the same way on a form and in its refusal."""
     return _("at most %(bytes)s bytes", bytes=i18n.number(n))
@@ -183,7 +191,8 @@ def environment() -> jinja2.Environment:
     env.filters["points"] = points
     env.filters["status"] = status_label
     env.globals.update(size_limit=size_limit, kind_label=kind_label, markup=markup, phase_text=phase_text,
-                       language_label=language_label, language_name=language_name, strict_c=about.strict_c)
+                       language_label=language_label, language_name=language_name, strict_c=about.strict_c,
+                       plus_minus=plus_minus)
     return env
 
 
@@ -517,8 +526,15 @@ class Site:
                          "so_far": _("provisional, Elo %(elo)s", elo=_elo_text(s.elo, s.elo_error))
                          if s.provisional else "",
                          "note": _("provisional: %(n)s of %(due)s games counted", n=s.games, due=s.due)
-                         if s.provisional else ""})
-        data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows}
+                         if s.provisional else "",
+                         # A game of more seats: the mean per game ± its error, the openskill rating ± sigma.
+                         "mean": plus_minus(s.mean, s.error) if s.skill is not None else "",
+                         "rating": plus_minus(s.skill, s.skill_error) if s.skill is not None else ""})
+        if seated := self.host.seated(name):
+            for r in rows:
+                r["so_far"] = _("provisional") if r["provisional"] else ""
+        data = {"version": self.host.version(name), "queued": info.queued, "playing": info.playing, "rows": rows,
+                "seated": seated}
         # Rendered once a version, not once a visitor: 200 rows take most of a page's time.
         rows_html = self.templates.env.get_template("scoreboard_rows.html").render(c=info, board=data)
         return {**data, "json": json.dumps(data, separators=(",", ":")), "rows_html": markupsafe.Markup(rows_html)}

@@ -48,6 +48,12 @@ class Feedback:
     #: The brain's own faults, and its opponents' (in games against it), by verdict.
     own: tuple[Faults, ...]
     theirs: tuple[Faults, ...]
+    #: A game of more seats: the mean score per game ± its error, the openskill rating ± sigma (None
+    #: in a two-seat game).
+    mean: float = 0.0
+    error: float | None = None
+    skill: float | None = None
+    skill_error: float | None = None
 
     @property
     def own_faults(self) -> int:
@@ -73,9 +79,22 @@ def _by_verdict(games: Iterable[GameSummary], private: bool) -> tuple[Faults, ..
 def feedback(bot: str, standing: ScoreboardRow | None, games: list[GameSummary], played: int, total: int) -> Feedback:
     """The feedback of the brain playing as ``bot`` from its row of the standings and its games
     counted (``played`` of ``total`` due)."""
-    own = [g for g in games if g.offender == bot]
-    theirs = [g for g in games if g.offender is not None and g.offender != bot]
+    own, theirs = [], []
+    for g in games:
+        if g.seat_verdicts is not None:  # a game of more seats: each seat's own verdict (the brain's first seat's)
+            mine = g.seat_verdicts[g.bots.index(bot)] if bot in g.bots else None
+            if mine is not None:
+                own.append(attrs.evolve(g, verdict=mine))
+            other = next((v for b, v in zip(g.bots, g.seat_verdicts) if b != bot and v is not None), None)
+            if other is not None:
+                theirs.append(attrs.evolve(g, verdict=other))
+        elif g.offender == bot:
+            own.append(g)
+        elif g.offender is not None:
+            theirs.append(g)
     s = standing
     return Feedback(rank=s.rank if s else None, points=s.points if s else 0.0, wins=s.wins if s else 0,
                     draws=s.draws if s else 0, losses=s.losses if s else 0, played=played, total=total,
-                    own=_by_verdict(own, True), theirs=_by_verdict(theirs, False))
+                    own=_by_verdict(own, True), theirs=_by_verdict(theirs, False),
+                    mean=s.mean if s else 0.0, error=s.error if s else None, skill=s.skill if s else None,
+                    skill_error=s.skill_error if s else None)

@@ -392,6 +392,9 @@ def replay_words() -> dict[str, str]:
         "rejected: {why}": _("rejected: {why}"),
         "Winner: {bot}": _("Winner: {bot}"),
         "Draw": _("Draw"),
+        "{place}. {bot}": _("{place}. {bot}"),
+        "{place}. {bot}: {points} points": _("{place}. {bot}: {points} points"),
+        "left the game: {verdict}": _("left the game: {verdict}"),
         "Verdict: {verdict} against {bot}": _("Verdict: {verdict} against {bot}"),
         "Late reply (not played): {bot} answered {reply} after {ms} ms":
             _("Late reply (not played): {bot} answered {reply} after {ms} ms"),

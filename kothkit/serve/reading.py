@@ -26,6 +26,21 @@ if TYPE_CHECKING:
 
 
 
+@attrs.frozen
+class _Seated:
+    """A counted game as kothkit.store.ratings reads one: players, winner, every seat's place and points."""
+
+    id: str
+    players: tuple[str, ...]
+    winner: str | None
+    seat_places: tuple[int, ...] | None
+    seat_points: tuple[float, ...] | None
+
+    @classmethod
+    def of(cls, g: GameSummary) -> _Seated:
+        return cls(g.id, g.bots, g.winner, g.seat_places, g.seat_points)
+
+
 class Reading(Parts):
     """What the web's threads read of the host: challenges, standings, games, submissions, phases and
     its work (under the host's lock; never waiting for a game, but :meth:`wait`)."""
@@ -74,15 +89,39 @@ class Reading(Parts):
         rows = c.board.standings(self._submitted(c)) if c.board else []
         standings = []
         due = c.total_per_bot()
+        skills = c.skills[1] if c.skills is not None else {}
         for s in rows:
             owner = c.logins.get(s.bot) if c.kind == Kind.SUBMISSIONS else None
             provisional = s.games < due or self._pending(c, s.bot)
-            elo, error = performance(s.wins, s.draws, s.losses) if provisional else (None, None)
+            # Elo (a two-seat game's); a table's uncertainty is its openskill sigma instead.
+            elo, error = (performance(s.wins, s.draws, s.losses) if provisional and c.info.two_seats
+                          else (None, None))
+            skill = skills.get(s.bot)
             standings.append(ScoreboardRow(rank=s.rank, bot=s.bot, owner=owner, points=s.points, wins=s.wins,
                                            draws=s.draws, losses=s.losses, games=s.games, latest=c.latest.get(s.bot),
-                                           due=due, provisional=provisional, elo=elo, elo_error=error))
-        c.cache = (c.version, standings)
+                                           due=due, provisional=provisional, elo=elo, elo_error=error,
+                                           mean=s.mean, error=s.error, skill=skill.mu if skill else None,
+                                           skill_error=skill.sigma if skill else None))
+        if c.info.two_seats or (c.skills is not None and c.skills[0] == c.version):
+            c.cache = (c.version, standings)  # (ratings of an earlier version: worked out again when asked)
         return standings
+
+
+    def _rate(self, c: Served) -> None:
+        """Rate ``c``'s bots by openskill from its counted games in schedule order (a game of more
+        than two seats), once a version, without the lock held: thousands of tables take a second."""
+        if c.info.two_seats:
+            return
+        from kothkit.store.ratings import rate_tables
+
+        with self._lock:
+            if c.skills is not None and c.skills[0] == c.version:
+                return
+            version, games = c.version, sorted(c.counted.values(), key=lambda g: (g.index, g.id))
+        skills = {r.bot: r for r in rate_tables(_Seated.of(g) for g in games)}
+        with self._lock:
+            if c.skills is None or c.skills[0] < version:
+                c.skills = (version, skills)
 
 
     def challenges(self) -> list[ChallengeInfo]:
@@ -111,6 +150,12 @@ class Reading(Parts):
         return c.limits, c.settings, c.info
 
 
+    def seated(self, name: str) -> bool:
+        """Whether challenge ``name``'s game seats anything but exactly two (its games are tables: every
+        seat's place and points, a rating by openskill); KeyError if there is none."""
+        return not self._get(name).info.two_seats
+
+
     def journal_of(self, name: str) -> Path:
         """The journal of challenge ``name`` (read-only for others: kothkit.serve.publish reads it);
         KeyError if there is none."""
@@ -136,6 +181,7 @@ class Reading(Parts):
     def standings(self, name: str) -> list[ScoreboardRow]:
         """The Scoreboard: every bot in the current round robin, best first."""
         c = self._get(name)
+        self._rate(c)
         with self._lock:
             return list(self._standings(c))
 
@@ -143,11 +189,20 @@ class Reading(Parts):
     def crosstable(self, name: str) -> Crosstable:
         """Each pair's games counted in the standings, by bot."""
         c = self._get(name)
+        self._rate(c)
         with self._lock:
             if c.table is None or c.table[0] != c.version:
                 board = c.board
-                counts = dict(board.cells) if board is not None else {}
-                c.table = (c.version, Crosstable(bots=tuple(s.bot for s in self._standings(c)), counts=counts))
+                bots = tuple(s.bot for s in self._standings(c))
+                if c.info.two_seats:
+                    counts = dict(board.cells) if board is not None else {}
+                else:  # how often the row bot placed above, level with and below the column bot
+                    from kothkit.store.ratings import placed_above
+
+                    above = placed_above(_Seated.of(g) for g in c.counted.values())
+                    counts = {(a, b): (n, games - n - above.get((b, a), (0, 0))[0], above.get((b, a), (0, 0))[0])
+                              for (a, b), (n, games) in above.items()}
+                c.table = (c.version, Crosstable(bots=bots, counts=counts, placings=not c.info.two_seats))
             return c.table[1]
 
 

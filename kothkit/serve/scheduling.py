@@ -203,7 +203,7 @@ class Scheduling(Reading):
         assert c.seed is not None  # (the journal's or a fresh one: set by _open)
         full = c.plan is None
         base = c.plan or Planned.empty(Schedule(game=c.info.name, bots=(), seed=c.seed, rounds=c.rounds,
-                                                limits=c.limits, rules=c.rules, code=c.code))
+                                                limits=c.limits, rules=c.rules, code=c.code, seats=c.info.seats))
         plan, changes = base.change(bots)
         found, unplayed = [], []
         added = [t.id for t in changes.added]
@@ -225,7 +225,7 @@ class Scheduling(Reading):
         for t in plan.tasks(unplayed):
             if t.id in inflight:
                 skipped.append(t)
-            elif t.players[0].name in fresh or t.players[1].name in fresh:
+            elif any(b.name in fresh for b in t.players):
                 first.append(t)
             else:
                 rest.append(t)

@@ -116,6 +116,8 @@ class Served:
     #: (version, standings) and (version, crosstable), worked out when asked.
     cache: tuple | None = None
     table: tuple | None = None
+    #: (version, {bot: kothkit.store.ratings.SkillRating}): a game of more seats' openskill ratings.
+    skills: tuple | None = None
     #: The counted games, oldest first (games are stored as they finish: a new one goes last).
     recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:
@@ -139,7 +141,13 @@ class Served:
         return self.settings.kind
 
     def total_per_bot(self) -> int:
-        return 2 * self.rounds * max(0, len(self.bots) - 1)
+        """Games each bot has in the schedule: 2 * rounds against each other bot in a round robin of
+        pairs; k * rounds at tables of k seats (kothkit.playing.schedule), none while too few bots."""
+        n = len(self.bots)
+        if self.info.two_seats:
+            return 2 * self.rounds * max(0, n - 1)
+        fewest, most = self.info.seat_range
+        return min(n, most) * self.rounds if n >= max(fewest, 2) else 0
 
 
 @attrs.frozen

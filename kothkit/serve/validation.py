@@ -145,6 +145,9 @@ def load(state_dir: Path, sub_id: int) -> CheckResult | None:
 
 def settings_problem(info: Any, settings: Any) -> str | None:
     """What is wrong with a challenge's check settings for its game, or None."""
+    if settings.check and not info.two_seats:  # (a validation pair: one game in each of two seats)
+        return (f"check = true: {info.name} seats {info.seats_said()} players a game; the check before the "
+                "ladder plays games of two seats only")
     if settings.check_against is None:
         return None
     names = sorted(p.name for p in info.bots.iterdir() if p.is_dir()) if info.bots is not None else []

@@ -98,6 +98,14 @@ class ScoreboardRow:
     provisional: bool = False
     elo: float | None = None
     elo_error: float | None = None
+    #: The mean score per game and its standard error (None under two games): what the Scoreboard
+    #: of a game of more than two seats shows as "mean ± error".
+    mean: float = 0.0
+    error: float | None = None
+    #: A game of more than two seats: the bot's openskill rating (kothkit.store.ratings.rate_tables),
+    #: its mu and sigma (the uncertainty); None in a two-seat game.
+    skill: float | None = None
+    skill_error: float | None = None
 
 
 @attrs.frozen
@@ -117,8 +125,11 @@ class Cell:
 class Crosstable:
     #: Bots in Scoreboard order (rows and columns).
     bots: tuple[str, ...]
-    #: (row bot, column bot) -> (wins, draws, losses), for each pair with a game counted.
+    #: (row bot, column bot) -> (wins, draws, losses), for each pair with a game counted; in a game
+    #: of more than two seats (``placings``), the games in which the row bot placed above, level
+    #: with and below the column bot (kothkit.store.ratings.placed_above).
     counts: Mapping[tuple[str, str], tuple[int, int, int]] = attrs.field(factory=dict)
+    placings: bool = False
 
     def cell(self, row: str, column: str) -> Cell | None:
         """The row bot's games against the column bot, or None if they have none counted."""
@@ -192,18 +203,65 @@ class GameSummary:
     reason: str
     #: When the game was stored.
     time: float
-    #: Every seat's place and points in a game of more than two seats (None: from ``winner``).
+    #: Every seat's place (1 = first), points and verdict, in seat order, in a game of more than two
+    #: seats (the journal's seat columns); None in a two-seat game (``winner`` says all).
     seat_places: tuple[int, ...] | None = None
     seat_points: tuple[float, ...] | None = None
+    seat_verdicts: tuple[str | None, ...] | None = None
 
     @classmethod
     def of(cls, row: Summary | GameRow, index: int | None = None) -> GameSummary:
         """The summary of a journal row, as read back (:meth:`kothkit.store.journal.Journal.summaries`)
         or as written (a :class:`kothkit.store.journal.GameRow`), at ``index`` (default: the row's)."""
-        places = points = None
-        if row.seat_places is not None:
-            places = tuple(json.loads(row.seat_places))
-            points = None if row.seat_points is None else tuple(float(p) for p in json.loads(row.seat_points))
-        return cls(id=row.id, index=row.idx if index is None else index, bots=tuple(json.loads(row.players)),
+        bots = tuple(json.loads(row.players))
+        places = _seats(row.seat_places, len(bots), int)
+        return cls(id=row.id, index=row.idx if index is None else index, bots=bots,
                    winner=row.winner, verdict=row.verdict, offender=row.fault, reason=row.reason,
-                   time=row.finished_at, seat_places=places, seat_points=points)
+                   time=row.finished_at, seat_places=places,
+                   seat_points=_seats(row.seat_points, len(bots), float) if places is not None else None,
+                   seat_verdicts=_seats(row.seat_verdicts, len(bots), str) if places is not None else None)
+
+    @property
+    def seated(self) -> bool:
+        """Whether the game has every seat's result (a game of more than two seats)."""
+        return self.seat_places is not None
+
+    def seat_rows(self) -> list[tuple[str, int, float | None, str | None]]:
+        """Every seat's (bot, place, points, verdict), in seat order (a game of more than two seats)."""
+        places, points, verdicts = self.seat_places or (), self.seat_points, self.seat_verdicts
+        return [(b, places[i], points[i] if points else None, verdicts[i] if verdicts else None)
+                for i, b in enumerate(self.bots) if i < len(places)]
+
+    def place_of(self, bot: str) -> int | None:
+        """``bot``'s place in a game of more than two seats (its first seat), else None."""
+        if self.seat_places is None or bot not in self.bots:
+            return None
+        return self.seat_places[self.bots.index(bot)]
+
+    def points_of(self, bot: str) -> float | None:
+        """``bot``'s points in a game of more than two seats that gave points, else None."""
+        if self.seat_points is None or bot not in self.bots:
+            return None
+        return self.seat_points[self.bots.index(bot)]
+
+
+def _seats(text: str | None, n: int, kind: type) -> tuple | None:
+    """A seat column's JSON list of ``n`` values of ``kind`` (ints taken as floats; None allowed for
+    str); None for NULL or anything else."""
+    if not text:
+        return None
+    try:
+        values = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(values, list) or len(values) != n:
+        return None
+    out: list = []
+    for v in values:
+        if kind is float and type(v) in (int, float):
+            out.append(float(v))
+        elif type(v) is kind or (v is None and kind is str):
+            out.append(v)
+        else:
+            return None
+    return tuple(out)

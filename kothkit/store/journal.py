@@ -242,9 +242,10 @@ class Summary(NamedTuple):
     fault: str | None
     reason: str
     finished_at: float
-    #: JSON: every seat's place and points (a game of more than two seats), or None.
+    #: JSON: every seat's place, points and verdict (a game of more than two seats), or None.
     seat_places: str | None = None
     seat_points: str | None = None
+    seat_verdicts: str | None = None
 
 
 #: JSON of moves seen lately, by the move: a tournament's moves repeat (a seat, a column, a few
@@ -612,8 +613,9 @@ class Journal:
         scoreboard keeps of a game."""
         for i in range(0, len(ids), 500):
             chunk = list(ids[i : i + 500])
-            q = (f"SELECT {SUMMARY_COLUMNS}, {self._seat_select} FROM games "
-                 f"WHERE id IN ({','.join('?' * len(chunk))})")
+            q = (f"SELECT {SUMMARY_COLUMNS}, {self._seat_select}, "
+                 f"{'seat_verdicts' if self._seat_select[0] == 's' else 'NULL'} "
+                 f"FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
     def all(self, game: str | None = None) -> Iterator[GameRecord]:

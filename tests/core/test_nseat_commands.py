@@ -42,29 +42,6 @@ def test_commands_refuse_a_game_of_more_seats_by_name(tmp_path, command, args):
     assert not (tmp_path / "j.sqlite").exists()  # nothing played, nothing journaled
 
 
-def test_journals_and_challenges_of_a_game_of_more_seats_are_refused_too(tmp_path):
-    sys.path.insert(0, str(HERE))
-    from nseat_game import INFO, program
-
-    from kothkit.playing.referee import play_game
-    from kothkit.store.journal import Journal, row_of
-    from kothkit.store.records import GameTask
-
-    task = GameTask(id="g1", game=INFO.name, players=tuple(program(f"p{i}") for i in range(3)), seed=1,
-                    limits=INFO.limits)
-    with Journal(tmp_path / "j.sqlite") as j:
-        j.add_rows([row_of(play_game(task, info=INFO))])
-    if not TABLES:  # (then verify re-plays them: tests/core/test_nseat_run.py)
-        done = kothkit(tmp_path, "verify", "j.sqlite")
-        said = " ".join(done.stderr.split())
-        assert done.returncode == 2 and "nseat_sum seats 3-8 players a game; `kothkit verify`" in said, said
-    (tmp_path / "ch").mkdir()
-    (tmp_path / "ch" / "kothkit.toml").write_text('game = "nseat_sum"\n')
-    done = kothkit(tmp_path, "serve", "ch", "--state", "state", "--port", "0")
-    said = " ".join(done.stderr.split())
-    assert done.returncode == 2 and "nseat_sum seats 3-8 players a game; `kothkit serve`" in said, said
-
-
 def test_debug_plays_a_table_of_the_bot_and_its_opponents(tmp_path):
     done = kothkit(tmp_path, "debug", "nseat_sum", BOT, "--against", BOT, "--second")
     assert done.returncode == 0, done.stdout + done.stderr

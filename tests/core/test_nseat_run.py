@@ -1,8 +1,7 @@
 """``kothkit run`` of a game of more than two seats (issue 38): tables of the field, a bot that crashes
 losing alone in each of its games, every seat's result in the journal and in ``--json``, the table
 of standings with each bot's mean and its error; and ``kothkit verify`` re-playing the journal to the
-same results (a seat's place altered in the journal: a difference).  Needs the schedule's tables (``Schedule.seats``);
-until then ``run`` refuses the game (tests/core/test_nseat_refused.py)."""
+same results (a seat's place altered in the journal: a difference)."""
 
 from __future__ import annotations
 

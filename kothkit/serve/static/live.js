@@ -28,7 +28,12 @@
       tr.appendChild(name);
       // (the words come made in the page's language)
       var games = r.shown_games, sofar = r.so_far;
-      [r.points, r.wins, r.draws, r.losses, games].forEach(function (v) { cell(tr, v); });
+      cell(tr, r.points);
+      if (data.seated) {  // a game of more seats: the mean ± error, the rating ± sigma
+        cell(tr, r.mean).className = "mean";
+        cell(tr, r.rating).className = "rating";
+      }
+      [r.wins, r.draws, r.losses, games].forEach(function (v) { cell(tr, v); });
       cell(tr, sofar).className = "so-far";
       cell(tr, r.latest);
       if (r.provisional) {
