@@ -82,6 +82,10 @@ class HeadToHead:
     def decided(self) -> bool:
         return self.decision is not None
 
+    def ahead(self) -> int:
+        """Games finished but not counted yet (their pair waits for an earlier one, or for its other game)."""
+        return sum(s is not None for slot in self._waiting.values() for s in slot)
+
     def add(self, index: int, winner: str | None) -> bool:
         """Game ``index`` of the schedule ended with ``winner``; True if that completed pairs to count."""
         p, g = divmod(index, 2)
@@ -212,7 +216,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
         dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
                  stateful={b.name for b in bots if b.stateful}, batch=batch,
                  on_done=lambda tasks, rows: store(rows), rows=True,
-                 on_notice=on_notice, stop=lambda: h2h.decided)
+                 on_notice=on_notice, stop=lambda: h2h.decided, ahead=h2h.ahead)
         j.finish_run(run_id, played, reused)
     h2h.finish()
     again = repeats(whole)

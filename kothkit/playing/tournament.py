@@ -54,10 +54,16 @@ PROGRAM_BATCH = 64
 WIND_DOWN = 0.5
 
 
+def read_ahead(capacity: int, batch: int) -> int:
+    """How many games :func:`dispatch` reads of a schedule before they start (a match's is long, and
+    lazily made), past the games finished but not counted (its ``ahead``)."""
+    return max(64, capacity * batch * 4)
+
+
 def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable[[list[GameTask], list], None],
              executor: Executor | None = None, cores: Cores | None = None, batch: int = 1, first: int = 8,
              rows: bool = False, on_notice: Callable[[str], None] | None = None,
-             stop: Callable[[], bool] | None = None) -> None:
+             stop: Callable[[], bool] | None = None, ahead: Callable[[], int] | None = None) -> None:
     """Play ``tasks`` (consumed lazily, in schedule order) on ``executor`` (None: local workers
     made for them as ``cores`` says, by :func:`~kothkit.playing.executor.executor_for`; one
     unpinned job without it), in batches
@@ -75,18 +81,20 @@ def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable
 
     Once ``stop()`` is true (asked after each finished batch), no further game starts: the
     batches in flight finish and are handed to ``on_done`` (a match that its SPRT decided).
+    ``ahead()``: games finished but not counted yet (a match counts pairs in schedule order); the
+    schedule is read no further than the read-ahead window past them, so that while one worker's
+    batch is slow the others do not play on through games that a decision may leave uncounted.
     """
     notice = on_notice or (lambda text: None)
     if executor is None:
         with executor_for(cores or Cores(1, pin=False), on_notice=notice) as local:
             dispatch(tasks, stateful=stateful, on_done=on_done, executor=local, batch=batch, first=first,
-                     rows=rows, on_notice=notice, stop=stop)
+                     rows=rows, on_notice=notice, stop=stop, ahead=ahead)
         return
     work = Dispatcher(executor, run_policy(batch, first, bool(stateful)), rows=rows, on_notice=notice)
     work.lane(None, stateful=stateful)
     pending = iter(tasks)
-    # The schedule is read ahead this far (a match's is long, and lazily made).
-    window = max(64, executor.capacity() * batch * 4)
+    window = read_ahead(executor.capacity(), batch)
     exhausted = False
     interrupts = _catch_interrupts()
     try:
@@ -100,9 +108,12 @@ def dispatch(tasks: Iterable[GameTask], *, stateful: set[str], on_done: Callable
                 work.clear()
                 work.end()
             if not exhausted:
-                more = list(itertools.islice(pending, max(0, window - work.queued())))
+                room = window - work.queued() - (ahead() if ahead is not None else 0)
+                if room <= 0 and not work.queued() and not work.running:
+                    room = max(1, batch)  # nothing else would ever be counted: go on
+                more = list(itertools.islice(pending, max(0, room)))
                 work.submit(more)
-                if not more:
+                if not more and room > 0:
                     exhausted = True
                     work.end()
             done = work.poll()
