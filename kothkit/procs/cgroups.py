@@ -422,8 +422,14 @@ def listed(groups: list[Path]) -> set[int]:
     return pids
 
 
-def kill_groups(groups: list[Path], pids_group: Path | None = None, timeout: float = 2.0) -> bool:
-    """Kill every process in ``groups``; True once they are empty.
+#: Seconds a kill waits for a bot's groups to empty: it ends as soon as they do, but a fork bomb's
+#: hundreds of processes on a loaded machine (or in the emulator of tests/vm) take more than the 2 s
+#: once allowed to die, and those left would outlive their game.
+KILL_WAIT = 10.0
+
+
+def kill_groups(groups: list[Path], pids_group: Path | None = None, timeout: float = KILL_WAIT) -> bool:
+    """Kill every process in ``groups``; True once they are empty (waiting at most ``timeout``).
 
     Forks are blocked first (``pids_group``'s pids.max 0), and a PID is signalled through a pidfd
     only if it is still listed in the group after the pidfd was opened, so a PID reused by another

@@ -734,7 +734,7 @@ class Jail:
         except (OSError, ValueError):
             return None
 
-    def kill_all(self, timeout: float = 2.0, reaped: bool = False) -> bool:
+    def kill_all(self, timeout: float = cgroups.KILL_WAIT, reaped: bool = False) -> bool:
         """Kill every process left in the bot's cgroups; True once they are empty
         (:func:`kothkit.procs.cgroups.kill_groups`).
 
