@@ -25,14 +25,16 @@ trap 'rm -rf "$out"' EXIT
 echo "tests/vm/units: booting $kernel with systemd under qemu (no KVM: minutes)"
 # This machine is a container image: its /.dockerenv makes the VM's systemd believe it runs in a
 # container, where it ignores the kernel's command line; SYSTEMD_PROC_CMDLINE (the kernel hands a
-# parameter it does not know to init's environment) gives it one.  systemd-tmpfiles-setup walks the
-# 9p root for minutes under the emulator: masked.
+# parameter it does not know to init's environment) gives it one.  In that belief it starts a
+# console getty where virtme runs its init (and the test) from serial-getty@ttyS0: that one is
+# pulled in, the other masked.  systemd-tmpfiles-setup walks the 9p root for minutes under the
+# emulator: masked.
 status=0
-timeout --kill-after=30 "${KOTHKIT_VM_TIMEOUT:-1500}" nice -n 19 vng --run "$kernel" --disable-kvm --systemd \
+timeout --kill-after=30 "${KOTHKIT_VM_TIMEOUT:-1500}" nice -n 19 vng --verbose --run "$kernel" --disable-kvm --systemd \
     --cpus 2 --memory 3G --rwdir "$out" \
-    --append "SYSTEMD_PROC_CMDLINE=systemd.mask=systemd-tmpfiles-setup.service" \
+    --append "'SYSTEMD_PROC_CMDLINE=systemd.mask=systemd-tmpfiles-setup.service systemd.mask=console-getty.service systemd.mask=getty@tty1.service systemd.wants=serial-getty@ttyS0.service'"  # (vng splits it as a shell would) \
     --exec "bash $ROOT/tests/vm/units-inside.sh $out $kothkit > $out/log 2>&1" \
-    </dev/null > "$out/boot.log" 2>&1 || status=$?
+    </dev/null 2>&1 | cat > "$out/boot.log" || status=$?  # (through cat: vng truncates a file given as its output)
 cat "$out/log" 2>/dev/null || { echo "tests/vm/units: no log from the VM (exit $status); its console:"; tail -c 3000 "$out/boot.log"; }
 [ -f "$out/status" ] || { echo "tests/vm/units: the VM ended without a status (exit $status)" >&2; exit 1; }
 st=$(cat "$out/status")
