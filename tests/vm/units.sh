@@ -28,11 +28,11 @@ echo "tests/vm/units: booting $kernel with systemd under qemu (no KVM: minutes)"
 # parameter it does not know to init's environment) gives it one.  In that belief it starts a
 # console getty where virtme runs its init (and the test) from serial-getty@ttyS0: that one is
 # pulled in, the other masked.  systemd-tmpfiles-setup walks the 9p root for minutes under the
-# emulator: masked.
+# emulator: masked.  (vng splits --append as a shell would: the quotes keep it one parameter.)
 status=0
 timeout --kill-after=30 "${KOTHKIT_VM_TIMEOUT:-1500}" nice -n 19 vng --verbose --run "$kernel" --disable-kvm --systemd \
     --cpus 2 --memory 3G --rwdir "$out" \
-    --append "'SYSTEMD_PROC_CMDLINE=systemd.mask=systemd-tmpfiles-setup.service systemd.mask=console-getty.service systemd.mask=getty@tty1.service systemd.wants=serial-getty@ttyS0.service'"  # (vng splits it as a shell would) \
+    --append "'SYSTEMD_PROC_CMDLINE=systemd.mask=systemd-tmpfiles-setup.service systemd.mask=console-getty.service systemd.mask=getty@tty1.service systemd.wants=serial-getty@ttyS0.service'" \
     --exec "bash $ROOT/tests/vm/units-inside.sh $out $kothkit > $out/log 2>&1" \
     </dev/null 2>&1 | cat > "$out/boot.log" || status=$?  # (through cat: vng truncates a file given as its output)
 cat "$out/log" 2>/dev/null || { echo "tests/vm/units: no log from the VM (exit $status); its console:"; tail -c 3000 "$out/boot.log"; }
