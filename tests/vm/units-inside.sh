@@ -67,19 +67,20 @@ wait_line() {  # SECONDS CMD...: wait until CMD prints a containment line
     done
     return 1
 }
-systemctl daemon-reload
+# (no daemon-reload: in this VM it did not return in 8 minutes; systemd 252 loads a unit file new
+# in its paths when it is first asked for)
 echo "units: === systemctl start kothkit ==="
-systemctl start kothkit
+timeout 120 systemctl start kothkit || echo "units: systemctl start kothkit: exit $?"
 wait_line 600 journalctl -u kothkit -o cat --no-pager
 sleep 5
 echo "units: --- journalctl -u kothkit ---"
 journalctl -u kothkit -o cat --no-pager | tee "$out/service.log"
-systemctl status kothkit --no-pager | head -20
+timeout 60 systemctl status kothkit --no-pager | head -20
 echo "units: kothkit.service's group: $(find /sys/fs/cgroup/system.slice/kothkit.service -type d | tr '\n' ' ')"
 got=$(grep -m1 -o 'containment: .*' "$out/service.log")
 if [ "$got" = "$want" ]; then echo "units: service: the doc's line: OK"; else
     echo "units: service: NOT the doc's line"; echo "  got:  $got"; echo "  want: $want"; fail=1; fi
-systemctl stop kothkit
+timeout 120 systemctl stop kothkit
 left=$(find /sys/fs/cgroup/system.slice/kothkit.service -mindepth 1 -type d 2>/dev/null)
 [ -z "$left" ] || { echo "units: left in kothkit.service: $left"; fail=1; }
 
@@ -90,7 +91,7 @@ mkdir -p /srv/kothkit/root-tmp
     "$kothkit" run gomoku_swap2 --rounds 1 --quiet --db /srv/kothkit/root-tmp/run.db > "$out/run.log" 2>&1) &
 wait_line 600 cat "$out/run.log"
 sleep 2
-systemctl stop kothkit-run.scope 2>/dev/null
+timeout 120 systemctl stop kothkit-run.scope 2>/dev/null
 wait
 cat "$out/run.log" | head -20
 got=$(grep -m1 -o 'containment: .*' "$out/run.log")
