@@ -5,6 +5,7 @@
 # and the containment tests run there (tests/vm/inside.sh) three ways: as root in the root group (a
 # root session), as root in a group delegated to it (as systemd-run --scope -p Delegate=yes makes),
 # as the service user kothkit in a group delegated to it (a unit's User=kothkit, Delegate=yes).
+# docs/hosting.md's unit itself, under a real systemd in the VM: tests/vm/units.sh (run by hand).
 #
 # Needs: qemu-system-x86_64, a Debian kernel (/boot/vmlinuz-*-amd64: linux-image-amd64), a static
 # busybox (busybox-static: virtme-ng's initramfs), virtme-ng (pip; installed into the active venv
