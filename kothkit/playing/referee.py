@@ -728,7 +728,10 @@ class Referee:
     def _death(self, s: Seat) -> Fault:
         proc = s.proc
         assert proc is not None  # a seat's process ended
-        proc.wait_exit(0.25)
+        # The reason is part of the game's result: "exited with code 3" and "closed its output" must
+        # not depend on how soon a loaded machine reaps a process that closed its output on the way
+        # out (0.25 s was not enough under load).  A bot that closes it and lives on costs this once.
+        proc.wait_exit(2.0)
         code = proc.poll()
         for _ in range(16):  # what the bot (and its jail's init) wrote last, bounded
             before = len(proc.err_log) + proc.err_dropped
