@@ -92,16 +92,6 @@ def scoring_of(info: GameInfo, challenge: Challenge | None = None) -> Scoring:
     return attrs.evolve(info.scoring, **challenge.scoring)
 
 
-def scoring_in(info: GameInfo, folder: Path) -> Scoring:
-    """How ``info``'s results count in the challenge folder ``folder`` (the host's, which it loaded
-    and checked when it started): :func:`scoring_of` its ``kothkit.toml``, read again (a file made
-    wrong since, or gone, leaves the game's scoring)."""
-    try:
-        return scoring_of(info, challenges.load(folder))
-    except (challenges.ChallengeError, OSError, TypeError, ValueError):
-        return info.scoring
-
-
 def game_of(info: GameInfo, challenge: Challenge | None = None, rules: Mapping[str, Any] | None = None) -> Game:
     """``info`` with the ``challenge``'s rules and limits, and ``rules`` (``--rules``) over its rules,
     each checked by the game; a :class:`SettingsError` names the file and line, or the option."""

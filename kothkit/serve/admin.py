@@ -41,7 +41,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kothkit.playing.settings import scoring_in
 from kothkit.serve.accounts import AccountError, Session, generate_password
 from kothkit.serve.errors import Refused as _Refused
 from kothkit.serve.errors import SubmitError
@@ -278,8 +277,7 @@ class Admin:
         phase = host.phase(name)
         standings = host.standings(name)
         brains = host.brains(name)
-        _limits, _settings, game = host.terms(name)
-        unit = points_unit(scoring_in(game, host.challenge(name).folder))
+        unit = points_unit(host.scoring(name))
         users = {u.login: u for u in accounts.users()}
         roster = accounts.roster()
         extras: list[str] = []  # the roster's other columns, in their order, none twice

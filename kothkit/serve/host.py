@@ -197,7 +197,8 @@ class Host(Building):
             journal = ch.journal or self.state_dir / "journals" / f"{name}.sqlite"
         else:  # where kothkit run keeps the challenge's games
             journal = journal_path(info.name, ch)
-        return Served(name=name, folder=ch.folder, settings=settings, info=info, limits=game.limits,
+        return Served(name=name, folder=ch.folder, settings=settings, info=info, scoring=game.scoring,
+                      limits=game.limits,
                        rules=dict(game.rules), rounds=ch.rounds or info.rounds, seed=ch.seed,
                        journal_path=Path(journal), entries=[str(b) for b in ch.bots],
                        # Versions go on growing across restarts: a page open before one waits for a

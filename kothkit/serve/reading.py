@@ -22,6 +22,7 @@ from kothkit.serve.views import ChallengeInfo, Crosstable, GameSummary, Scoreboa
 if TYPE_CHECKING:
     from kothkit.game import GameInfo
     from kothkit.limits import Limits
+    from kothkit.scoring import Scoring
 
 
 
@@ -149,6 +150,10 @@ class Reading(Parts):
         c = self._get(name)
         return c.limits, c.settings, c.info
 
+
+    def scoring(self, name: str) -> Scoring:
+        """How challenge ``name``'s results count (:attr:`Served.scoring`); KeyError if there is none."""
+        return self._get(name).scoring
 
     def seated(self, name: str) -> bool:
         """Whether challenge ``name``'s game seats anything but exactly two (its games are tables: every

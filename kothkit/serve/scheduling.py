@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from kothkit.playing.settings import scoring_in
 from kothkit.scoring import Tally
 from kothkit.serve.reading import Reading
 from kothkit.serve.served import Plan, Served, folder_time, recent_key
@@ -267,7 +266,7 @@ class Scheduling(Reading):
         names = [b.name for b in bots]
         with self._lock:
             if plan.full or c.board is None:
-                counted, board, unplayed = {}, Tally(scoring_in(c.info, c.folder), names), set()
+                counted, board, unplayed = {}, Tally(c.scoring, names), set()
                 recent: list[GameSummary] = []
             else:
                 counted, board, unplayed, recent = c.counted, c.board, c.unplayed, c.recent

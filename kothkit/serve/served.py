@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from kothkit.scoring import Tally
+from kothkit.scoring import Scoring, Tally
 from kothkit.serve.errors import SubmitError
 from kothkit.serve.settings import ServeSettings
 from kothkit.serve.views import GameSummary
@@ -77,6 +77,9 @@ class Served:
     folder: Path
     settings: ServeSettings
     info: GameInfo
+    #: How its results count: the game's scoring with the challenge's ``[scoring]`` over it, as
+    #: loaded and checked at start (``Game.scoring``).
+    scoring: Scoring
     limits: Limits
     rules: dict
     rounds: int
