@@ -35,7 +35,7 @@ if ! id -u kothkit >/dev/null 2>&1; then
         echo "kothkit:x:$uid:" >> /etc/group
     }
 fi
-echo "units: user $(id kothkit)"
+echo "units: user $(id kothkit); group by name: $(getent group kothkit)"
 # A Python under a folder the user may not enter (pyenv's in /root, 0700): /root opened to it.
 if [ "$(stat -c %a /root)" = 700 ] && ! setpriv --reuid=kothkit --regid=kothkit --init-groups -- "$kothkit" --help >/dev/null 2>&1; then
     overlay /root && chmod 711 /root
@@ -63,6 +63,10 @@ wait_line() {  # SECONDS CMD...: wait until CMD prints a containment line
     local i
     for ((i = 0; i < $1; i++)); do
         "${@:2}" 2>/dev/null | grep -m1 -q '^containment: \|containment: ' && return 0
+        if ((i % 60 == 59)); then  # what it is doing meanwhile
+            echo "units: ${i}s: $(timeout 20 systemctl is-active kothkit 2>&1); processes of kothkit: $(ps -u kothkit -o pid=,stat=,etime=,args= 2>&1 | head -5 | tr '\n' ';')"
+            timeout 20 journalctl -u kothkit -o cat --no-pager 2>&1 | tail -5
+        fi
         sleep 1
     done
     return 1

@@ -21,7 +21,7 @@ kernel=$(compgen -G '/boot/vmlinuz-*-amd64' | sort -V | tail -1 || true)
 command -v vng >/dev/null || { echo "tests/vm/units: no vng (pip install virtme-ng)" >&2; exit 1; }
 kothkit=$(command -v kothkit) || { echo "tests/vm/units: no kothkit on PATH (activate the venv)" >&2; exit 1; }
 out=$(mktemp -d "$ROOT/.vm-run-XXXXXX")
-trap 'rm -rf "$out"' EXIT
+trap '[ -n "${KOTHKIT_VM_KEEP:-}" ] || rm -rf "$out"' EXIT
 echo "tests/vm/units: booting $kernel with systemd under qemu (no KVM: minutes)"
 # This machine is a container image: its /.dockerenv makes the VM's systemd believe it runs in a
 # container, where it ignores the kernel's command line; SYSTEMD_PROC_CMDLINE (the kernel hands a
