@@ -9,7 +9,9 @@ field's ``k % n``-th bot) and counted in that order, whatever order they finish
 in: the numbers, and where an SPRT stops, are the same at any ``--jobs``.
 Games are played through the tournament's dispatcher and stored in the
 journal like a round robin's (the same game ids, so ``kothkit verify`` checks
-them); run again, a match reuses its games and resumes where it stopped.
+them); run again, a match reuses its games and resumes where it stopped.  As in ``run``, a
+stateful bot is the code it was given, not the files it keeps (the journal's ``kept`` records),
+and each bot's folder is recorded with the run (``kothkit verify`` finds it there).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import attrs
 from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
+from kothkit.playing.keeping import Keeper
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import Openings, as_setting, game_rules, repeats
 from kothkit.playing.schedule import game_key, id_maker, settings_of
@@ -157,15 +160,15 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     Returns the count, and how many games were played and reused.  ``on_notice`` hears, at the end,
     how many of the pairs played repeated an earlier pair move for move.
     """
-    from kothkit.playing.tournament import FAST_BATCH, dispatch
+    from kothkit.playing.tournament import FAST_BATCH, dispatch, run_bots
 
     h2h = HeadToHead(new.name, [o.name for o in opponents], sprt)
     played = reused = 0
-    bots = [new, *opponents]
     with Journal(journal) as j:
+        keeper, bots = _kept(j, journal, new, opponents)
+        new, opponents = bots[0], bots[1:]
         booked = rules if openings is None else {**rules, OPENINGS_KEY: as_setting(openings)}
-        run_id = j.start_run(info.name, seed, settings_of(limits, booked),
-                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
+        run_id = j.start_run(info.name, seed, settings_of(limits, booked), run_bots(bots, journal), kind="match")
         seatings: dict[str, tuple[str, ...]] = {}
 
         def note(moved: bool) -> None:
@@ -201,6 +204,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 note(h2h.add(row.idx, result_of(row, seatings).winner))
                 p, g = divmod(row.idx, 2)
@@ -213,10 +217,13 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
         batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         # a core per seat for a game that allows pondering, as kothkit run lays it out
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
-                 stateful={b.name for b in bots if b.stateful}, batch=batch,
-                 on_done=lambda tasks, rows: store(rows), rows=True,
-                 on_notice=on_notice, stop=lambda: h2h.decided, ahead=h2h.ahead)
+        try:
+            dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     on_done=lambda tasks, rows: store(rows), rows=True,
+                     on_notice=on_notice, stop=lambda: h2h.decided, ahead=h2h.ahead)
+        finally:
+            keeper.played(keeper.keys)  # (games cut short by Ctrl-C included, as run does)
         j.finish_run(run_id, played, reused)
     h2h.finish()
     again = repeats(whole)
@@ -228,9 +235,12 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     return h2h, played, reused
 
 
-# -- printing -----------------------------------------------------------------------------
-
-
+def _kept(j: Journal, journal: Path, new: BotSpec, opponents: Sequence[BotSpec]) -> tuple[Keeper, list[BotSpec]]:
+    """As ``run`` does (:class:`~kothkit.playing.keeping.Keeper`): each stateful bot under the identity
+    the journal's record of its folder gives it (the code it was given, not the files it kept: a
+    rerun reuses its games), recorded again after each batch of its games."""
+    keeper = Keeper(j, Path(journal), [new, *opponents])
+    return keeper, list(keeper.bots)
 
 
 # -- a gauntlet of a game of more than two seats: tables, no pairs ------------------------------
@@ -295,14 +305,14 @@ def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, s
     """Play (or reuse from ``journal``) a gauntlet's ``games`` tables (:func:`table_tasks`); the
     candidate's results, and how many games were played and reused.  ``scoring``: how the results
     count (default: the game's; a challenge's ``[scoring]``, :attr:`kothkit.playing.settings.Game.scoring`)."""
-    from kothkit.playing.tournament import FAST_BATCH, dispatch
+    from kothkit.playing.tournament import FAST_BATCH, dispatch, run_bots
 
     result = TableGauntlet(new.name, scoring or info.scoring)
     played = reused = 0
-    bots = [new, *opponents]
     with Journal(journal) as j:
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
-                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
+        keeper, bots = _kept(j, journal, new, opponents)
+        new, opponents = bots[0], bots[1:]
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules), run_bots(bots, journal), kind="match")
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
@@ -322,14 +332,18 @@ def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, s
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row)
                 result.add(r.players, r.winner, r.seat_places, r.seat_points)
 
         batch = FAST_BATCH if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
-                 stateful={b.name for b in bots if b.stateful}, batch=batch,
-                 on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        try:
+            dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        finally:
+            keeper.played(keeper.keys)
         j.finish_run(run_id, played, reused)
     return result, played, reused

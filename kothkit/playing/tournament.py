@@ -271,13 +271,7 @@ def run_tournament(
         schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
                             rules=rules, trusted=trusted, code=code, seats=info.seats)
         _notice_changed_code(j, schedule, on_notice)
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
-                               **({"submitted": b.submitted} if b.submitted else {}),
-                               # (what a leaderboard shows of each: kothkit report --markdown)
-                               **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
-                              for b in bots],
-                             rounds=rounds)
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code), run_bots(bots, jpath), rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == BotKind.FUNCTION for b in bots) else PROGRAM_BATCH
         if cluster is not None:
             # A batch to another machine costs a millisecond or so: batches of any game grow
@@ -345,6 +339,17 @@ def run_tournament(
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
                             reused=reused, total=schedule.total, journal=jpath, schedule=schedule,
                             **_rated(tables, pairs, [b.name for b in bots]))
+
+
+def run_bots(bots: Sequence[BotSpec], jpath: Path) -> list[dict[str, Any]]:
+    """The bots as a run of the journal ``jpath`` records them (its ``runs`` table): each one's name,
+    content hash and where it was loaded from (``kothkit verify`` looks there, and a stateful bot's
+    record of its folder is kept under it), its submitted date and what a leaderboard shows of it."""
+    return [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
+             **({"submitted": b.submitted} if b.submitted else {}),
+             # (what a leaderboard shows of each: kothkit report --markdown)
+             **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
+            for b in bots]
 
 
 def _rated(tables: dict[int, GameResult] | None, pairs: PairTally, names: list[str]) -> dict[str, Any]:
