@@ -7,14 +7,8 @@ The answers are test_kept_files' Swap2 answers that keep a diary beside their co
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
-
 from kothkit.store.journal import stored_count
-from tests.core.test_kept_files import answer
+from tests.core.test_kept_files import answer, ctrl_c
 
 
 def test_a_match_and_a_gauntlet_reuse_the_games_of_answers_that_wrote_their_folders(cli, tmp_path):
@@ -55,22 +49,7 @@ def test_a_match_cut_short_by_ctrl_c_resumes_without_replaying_what_it_kept(cli,
     db = tmp_path / "journal.sqlite"
     args = ["match", "gomoku_swap2", str(bots / "diary"), str(bots / "ledger"), "--games", "8", "--seed", "5",
             "--jobs", "1", "--move-time", "5", "--db", str(db), "-q"]
-    judge = subprocess.Popen([sys.executable, "-m", "kothkit", *args], cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    try:
-        until = time.monotonic() + 120
-        while not (db.exists() and stored_count(db) >= 1):
-            assert time.monotonic() < until and judge.poll() is None, "no games stored"
-            time.sleep(0.1)
-        time.sleep(1.0)  # into the next game
-        os.killpg(judge.pid, signal.SIGINT)
-        out, err = judge.communicate(timeout=60)
-    finally:
-        if judge.poll() is None:
-            os.killpg(judge.pid, signal.SIGKILL)
-            judge.wait()
-    assert judge.returncode == 130, (out, err)
-    assert "run again to resume" in err
+    assert "run again to resume" in ctrl_c(args, db, tmp_path)
     kept = stored_count(db)
     assert 1 <= kept < 8
     for name in ("diary", "ledger"):
