@@ -447,7 +447,8 @@ def extract() -> Catalog:
         options = {"**.html": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}}
         for filename, lineno, message, comments, context in extract_from_dir(
                 root / folder, [(pattern, func)], options_map=options, keywords={"_": None, "N_": None, "gettext": None,
-                                                                                  "ngettext": (1, 2)}):
+                                                                                  "ngettext": (1, 2),
+                                                                                  "pgettext": ((1, "c"), 2)}):
             if "/" in filename and folder == "serve" and not filename.endswith(".py"):
                 continue
             catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,
