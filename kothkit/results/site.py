@@ -62,7 +62,8 @@ def N_(message: str) -> str:
 #: The ratings' notes (kothkit.store.ratings and this module's), with ``{name}`` where a value goes:
 #: a page in another language fits a note to them (a note none fits is shown as it is).
 NOTES = (N_("ratings need at least two bots"), N_("too few game pairs for an error estimate"),
-         N_("ratings left out: {why}"), N_("{bots} played no games"), N_("some bots never met, directly or through others"),
+         N_("ratings left out: {why}"), N_("{bots} played no games"),
+         N_("some bots never met, directly or through others"),
          N_("{n} games of more than two seats are not rated (the Bradley-Terry model rates two-player games)"),
          N_("openskill (Plackett-Luce) from every seat's place, game after game: μ ± σ (docs/ratings.md)"))
 
