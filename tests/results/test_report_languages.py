@@ -128,3 +128,17 @@ def test_a_table_games_report_in_chinese(tmp_path):
     assert re.search(r"\(第 \d 名，-?\d+ 分\)", index) and "丙 离场：崩溃" in index, index
     assert "在两者都参加的对局中，行中的程序名次高于、等于、低于列中程序的次数" in index
     assert "<th>平均 ± 误差</th><th>评分（μ ± σ）</th>" in index
+
+
+def test_the_ratings_notes_are_said_in_chinese():
+    """Each note kothkit.store.ratings writes (English, its values in it) is fitted to a message
+    of the catalogs, so a Chinese page says it in Chinese (a note the code changed would not be)."""
+    from kothkit.results.site import Words
+    from kothkit.store.ratings import rate
+
+    words = Words(i18n.languages()["zh_CN"].translations, None, "zh_CN")
+    notes = [*rate([], ["a"]).notes, *rate([], ["a", "b"]).notes, *rate([(("a", "b"), "a")], ["a", "b", "c"]).notes,
+             *rate([(("a", "b"), "a"), (("c", "d"), "c")]).notes, *rate([(("a", "b"), "a")]).notes]
+    said = [words.note(n) for n in notes]
+    assert said[:3] == ["评分至少需要两个程序", "未给出评分：a, b 没有下过一局", "未给出评分：c 没有下过一局"], said
+    assert "未给出评分：有些程序之间从未直接或间接交手" in said and "成对的对局太少，无法估计误差" in said, (notes, said)
