@@ -284,7 +284,7 @@ def when(board: Board) -> str:
 
 def heading(board: Board, words: Words = ENGLISH) -> str:
     """The line under a board's title: its date, seed and games (the report's and the post's)."""
-    if words is ENGLISH:
+    if words.translations is None:  # (English: "1 game", "2 games")
         parts = [f"standings of {when(board)}" if board.finished else "standings"]
         if board.seed is not None:
             parts.append(f"seed {board.seed}")
@@ -449,8 +449,10 @@ def bot_stats(board: Board, bot: str) -> dict:
 def _bot_page(board: Board, bot: str, links: dict[str, Any], words: Words = ENGLISH) -> str:
     st = bot_stats(board, bot)
     rank = next((s.rank for s in board.standings if s.bot == bot), None)
-    counts = (f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}" if words is ENGLISH
-              else words(N_("%(games)s games, %(replies)s replies"), games=st["games"], replies=st["replies"]))
+    if words.translations is None:  # (English: "1 game", "2 games")
+        counts = f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}"
+    else:
+        counts = words(N_("%(games)s games, %(replies)s replies"), games=st["games"], replies=st["replies"])
     return render("report/bot.html", words.translations, board=board, bot=bot, rank=rank, st=st, counts=counts,
                   games=[r for r in board.games if bot in r.players], **_page_words(words), **links)
 
