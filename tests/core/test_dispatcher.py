@@ -162,6 +162,9 @@ def test_a_game_put_off_as_often_as_the_policy_allows_is_left_out(tmp_path, monk
     with LocalExecutor(2, pin_cpu=False) as pool:
         d = Dispatcher(pool, Policy(retries=0, isolate=False, later=0.05, later_max=0.1, later_rounds=2,
                                     retry_errors=True), on_notice=said.append)
+        # The two games share a stateful bot, so they are never in flight together: the other game is
+        # not lost with the doomed one's pool (on a busy machine it was, each time, and left out too).
+        d.lane("koth", stateful={"constant_player"})
         d.submit(tasks, "koth")
         done = _drain(d)
     assert [t.id for x in done for t in x.tasks] == [tasks[1].id]
