@@ -108,3 +108,31 @@ def test_a_game_that_names_its_outcome_modules_is_replayed_for_those(cli, tmp_pa
     assert "games: 0 played, 2 reused, 2 in all" in text and "will be played again" not in text, text
     _edit(pkg / "engine.py", "DIRECTIONS = 4", "DIRECTIONS = 2")
     assert "mnk's code changed since the journal's games: 2 games will be played again" in mnk()
+
+
+def test_a_matchs_ids_hold_the_games_code_as_a_runs_do(cli, tmp_path):
+    """``kothkit match`` and ``gauntlet`` too: an edited picture reuses a match's games, edited rules
+    play them again with run's notice; a gauntlet finds the match's games (the same ids), and
+    ``kothkit verify`` finds every game identical."""
+    pkg, env = _plugin(tmp_path)
+    db = tmp_path / "mnk.sqlite"
+
+    def match(*extra: str) -> str:
+        return cli("match", "mnk", "random", "blocker", "--games", "2", "--db", db, "--jobs", "1", "-q", *extra,
+                   env=env, check=True).stdout
+
+    assert "games: 2 played, 0 reused, 2 counted" in match("--seed", "3")
+    _edit(pkg / "views.py", '"#f4f4f4"', '"#ffffff"')
+    text = match()
+    assert "games: 0 played, 2 reused, 2 counted" in text and "will be played again" not in text, text
+
+    _edit(pkg / "rules.py", "((0, 1), (1, 0), (1, 1), (1, -1))", "((0, 1), (1, 0))")  # no diagonals
+    text = match()
+    assert "mnk's code changed since the journal's games: 2 games will be played again" in text, text
+    assert "games: 2 played, 0 reused, 2 counted" in text
+
+    gauntlet = cli("gauntlet", "mnk", "random", "--games", "2", "--db", db, "--jobs", "1", "-q", env=env, check=True)
+    assert "games: 0 played, 2 reused, 2 counted" in gauntlet.stdout  # (its field: blocker)
+    r = cli("verify", db, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "4 identical, 0 differ, 0 not verifiable" in r.stdout, r.stdout
