@@ -209,9 +209,14 @@ class Store:
         if not data:
             raise SubmitError(_("the file is empty"))
         now = time.time() if now is None else now
-        # The disk walk, before the write transaction (and without the store's lock).
+        # The disk walk, before the write transaction (and without the store's lock); so is the key's
+        # first read (made and synced to disk the first time).
         sizes = self._measured(self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?",
                                           (challenge, login)), {})
+        if self._key is None:
+            from kothkit.serve.privacy import load_key
+
+            self._key = load_key(self.root)
         with self._lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
@@ -221,11 +226,7 @@ class Store:
                 # before keyed names: their login), else gets a keyed one (keyed_bot_name).
                 had = db.execute("SELECT bot FROM submissions WHERE challenge=? AND login=? ORDER BY id LIMIT 1",
                                  (challenge, login)).fetchone()
-                if had is None and self._key is None:
-                    from kothkit.serve.privacy import load_key
-
-                    self._key = load_key(self.root)
-                bot = had[0] if had else keyed_bot_name(self._key or b"", login)
+                bot = had[0] if had else keyed_bot_name(self._key, login)
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
                 times = [t for t, _b in recent]
