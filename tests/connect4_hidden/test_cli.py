@@ -219,13 +219,13 @@ def test_a_trusted_bot_that_ends_its_worker_loses_by_crash_and_the_tournament_go
     # it is played isolated from then on.
     args = ["--bots", str(BOTS / "exiter.py:hard_exit"), "--bots", str(BOTS / "exiter.py:late_exit"),
             "--bots", str(BUNDLED / "better_constant_player"), "--bots", str(BUNDLED / "random_player"),
-            "--rounds", "6", "--seed", "4", "--jobs", "2"]
+            "--rounds", "4", "--seed", "4", "--jobs", "2"]
     trusted = run(tmp_path, *args, "--trusted", name="trusted")
     isolated = run(tmp_path, *args, name="isolated")
-    assert len(trusted["games"]) == 72
+    assert len(trusted["games"]) == 48
     assert games(trusted) == games(isolated)
     found = verdicts(trusted)
-    assert found[("hard_exit", "crash")] == 36 and found[("late_exit", "crash")] == 24, found
+    assert found[("hard_exit", "crash")] == 24 and found[("late_exit", "crash")] == 16, found
     said = trusted["_stdout"]
     deaths = said.count("games in flight are played again, their bots isolated")
     unmasked = [line for line in said.splitlines() if line.endswith("lost by a fault where a worker died: played isolated from now on")]
