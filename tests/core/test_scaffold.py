@@ -211,7 +211,6 @@ def test_installed_with_pip_it_is_listed_played_and_checked(pip_no_compile):
     assert "perfect passed all" in checked
 
 
-@pytest.mark.slow
 def _link_or_copy(src: str, dst: str) -> None:
     try:
         os.link(src, dst)
@@ -258,6 +257,7 @@ def requirements_view(view: Path) -> list[str]:
     return sorted(names)
 
 
+@pytest.mark.slow
 def test_its_printed_steps_pass_in_a_fresh_venv_with_only_kothkit(pip_no_compile):
     """A plugin author's first minutes: kothkit alone in a new venv, `kothkit new-game`, then its steps as printed.
 
