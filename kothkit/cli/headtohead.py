@@ -25,6 +25,7 @@ from kothkit.cli.common import (
 from kothkit.game import GameInfo
 from kothkit.playing.challenge import Challenge
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
+from kothkit.playing.openings import Openings, OpeningsError, chosen
 from kothkit.playing.settings import Options, Settings, resolve
 from kothkit.store.ratings import (
     SPRT,
@@ -81,16 +82,18 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
     return info, sprt, ch, settled(lambda: resolve(played, given))
 
 
-def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
-         per_opponent_cap: bool, openings: str | None = None, openings_order: str | None = None,
-         ch: Challenge | None = None) -> None:
-    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
-    from kothkit.playing.openings import OpeningsError, chosen
-
-    try:  # --openings, else the challenge file's, else (gomocup) one drawn a pair
-        book = chosen(info, dict(s.rules), ch, openings, openings_order, drawn_default=True)
+def _book(info: GameInfo, ch: Challenge | None, s: Settings, openings: str | None,
+          order: str | None) -> Openings | None:
+    """The match's openings: ``--openings``, else the challenge file's, else (gomocup) one drawn a pair."""
+    try:
+        return chosen(info, dict(s.rules), ch, openings, order, drawn_default=True)
     except OpeningsError as e:
         fail(str(e))
+
+
+def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
+         per_opponent_cap: bool, book: Openings | None = None) -> None:
+    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
@@ -293,11 +296,12 @@ def match(
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
+    book = _book(info, ch, s, openings, openings_order)
     a, b = resolve_bot(info, bot_a, ch), resolve_bot(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
     _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False,
-         openings=openings, openings_order=openings_order, ch=ch)
+         book=book)
 
 
 @app.command()
@@ -326,6 +330,7 @@ def gauntlet(
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given, "gauntlet", openings is not None)
+    book = _book(info, ch, s, openings, openings_order) if info.two_seats else None
     me = resolve_bot(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
@@ -339,4 +344,4 @@ def gauntlet(
         _run_tables(info, me, field, s, games_cap=games, quiet=quiet, json_path=json_path)
         return
     _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True,
-         openings=openings, openings_order=openings_order, ch=ch)
+         book=book)

@@ -75,9 +75,9 @@ def run(
     # The rules settings are checked here, once: a bad value is reported before any game runs.
     game = game_target(target, rules)
     info, ch = game.info, game.challenge
-    specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(game, given))
-    book = _openings(info, ch, s, openings, openings_order)
+    book = _openings(info, ch, s, openings, openings_order)  # (a bad book: before any bot is built)
+    specs, errors = _field(info, ch, bots, build_time)
     pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
