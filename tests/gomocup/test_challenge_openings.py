@@ -46,7 +46,7 @@ def test_run_match_verify_and_show_play_the_challenge_s_openings_and_the_option_
     assert "4 identical, 0 differ" in arena.kothkit("verify", str(db), "--bots", str(arena.root / "bots")).stdout
     first = records(db)[0]
     shown = arena.kothkit("show", str(db), first.id[:12]).stdout
-    assert "position" in shown or "7,7 8,8 6,6" in shown or "opening" in shown.lower(), shown
+    assert "stones: 3" in shown, shown  # the board before the first move: the opening
 
     # A match of the challenge: its book, not openings drawn from the seed.
     m = arena.root / "m.sqlite"
@@ -112,6 +112,14 @@ def test_serve_plays_the_challenge_s_openings_as_run_does(arena, tmp_path):
                 break
             assert time.monotonic() < end, f"timed out: {info}"
             version = host.wait("c", version, 2.0)
+        # Its game pages re-play each game from its opening (the board before the first move).
+        from kothkit.results.archive import transcript
+        from kothkit.results.gametext import game_text
+
+        for g in host.games("c"):
+            archive, record, game_info = host.stored_game("c", g.id)
+            shown = game_text(transcript(archive, record, info=game_info))
+            assert "stones: 3" in shown and "stones: 1 " not in shown, shown
     finally:
         host.stop()
     db = ch / "j.sqlite"
