@@ -89,6 +89,11 @@ def test_a_bad_openings_key_or_book_is_refused_naming_the_file_and_line(arena, g
         assert proc.returncode != 0 and re.search(said, proc.stderr), proc.stderr
         assert "Traceback" not in proc.stderr
     assert not (arena.root / "j.sqlite").exists()
+    from kothkit.serve.host import Host
+    from kothkit.serve.settings import SettingsError
+
+    with pytest.raises(SettingsError, match=said):  # and the host refuses to start with it
+        Host([arena.root / "c"], arena.root / "state")
 
 
 def test_serve_plays_the_challenge_s_openings_as_run_does(arena, tmp_path):
