@@ -1,5 +1,5 @@
 """A challenge file's openings (``openings = "FILE"``, ``openings_order``): ``run``, ``match``,
-``verify`` and ``show`` play and replay them, ``--openings`` overrides them, a bad key or book is
+``gauntlet``, ``verify`` and ``show`` play and replay them, ``--openings`` overrides them, a bad key or book is
 refused naming its file and line, and ``kothkit serve`` plays the same games as ``run`` (the same
 ids, the same opening stones).  Real engines (the probe, over the Piskvork protocol), real journals."""
 
@@ -34,7 +34,7 @@ def starts(arena, db) -> dict:
     return by_pair
 
 
-def test_run_match_verify_and_show_play_the_challenge_s_openings_and_the_option_overrides_them(arena):
+def test_run_match_gauntlet_verify_and_show_play_the_challenge_s_openings_and_the_option_overrides_them(arena):
     arena.engine("alpha")
     arena.engine("beta", "crlf")
     top = booked(arena)
@@ -54,6 +54,11 @@ def test_run_match_verify_and_show_play_the_challenge_s_openings_and_the_option_
                          str(arena.root / "bots" / "beta"), "--games", "2", "--db", str(m))
     assert re.search(r"openings: 2 \(.*book.txt, sequential\)", proc.stdout)
     assert [s for g in starts(arena, m).values() for s in g] == [OPENINGS[0]] * 2
+    gdb = arena.root / "g.sqlite"
+    proc = arena.kothkit("gauntlet", str(arena.root / "c"), str(arena.root / "bots" / "alpha"), "--games", "2",
+                         "--db", str(gdb))
+    assert re.search(r"openings: 2 \(.*book.txt, sequential\)", proc.stdout)
+    assert [s for g in starts(arena, gdb).values() for s in g] == [OPENINGS[0]] * 2
 
     # --openings none: from the empty board (other games: none of the book's reused).
     proc = arena.run("--rounds", "1", "--openings", "none", "--db", str(arena.root / "none.sqlite"), top=top)
