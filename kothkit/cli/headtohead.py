@@ -23,7 +23,9 @@ from kothkit.cli.common import (
     settled,
 )
 from kothkit.game import GameInfo
+from kothkit.playing.challenge import Challenge
 from kothkit.playing.headtohead import DEFAULT_GAMES, HeadToHead, play
+from kothkit.playing.openings import Openings, OpeningsError, chosen
 from kothkit.playing.settings import Options, Settings, resolve
 from kothkit.store.ratings import (
     SPRT,
@@ -80,15 +82,18 @@ def _setup(game: str, sprt_text: str | None, model: str, games: int | None, rule
     return info, sprt, ch, settled(lambda: resolve(played, given))
 
 
-def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
-         per_opponent_cap: bool, openings: str | None = None, openings_order: str = "sequential") -> None:
-    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
-    from kothkit.playing.openings import OpeningsError, choose
-
+def _book(info: GameInfo, ch: Challenge | None, s: Settings, openings: str | None,
+          order: str | None) -> Openings | None:
+    """The match's openings: ``--openings``, else the challenge file's, else (gomocup) one drawn a pair."""
     try:
-        book = choose(info, dict(info.rules), openings, openings_order)
+        return chosen(info, dict(s.rules), ch, openings, order, drawn_default=True)
     except OpeningsError as e:
-        fail(f"--openings: {e}")
+        fail(str(e))
+
+
+def _run(info: GameInfo, new: BotSpec, opponents: list[BotSpec], s: Settings, *, sprt, games_cap, quiet, json_path,
+         per_opponent_cap: bool, book: Openings | None = None) -> None:
+    """Play the match or gauntlet in game pairs, its statistics printed as they come, then the report."""
 
     if games_cap is None and sprt is None:
         games_cap = DEFAULT_GAMES
@@ -259,8 +264,8 @@ Db = Annotated[Optional[Path], typer.Option("--db", help="The SQLite journal (de
 JsonPath = Annotated[Optional[Path], typer.Option("--json", help="Write the statistics here.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only the final report.")]
 Rules = Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)]
-OpeningsFile = Annotated[Optional[str], typer.Option("--openings", help="Openings, each played from both seats in a game pair: a file of one opening a line in the game's own format (gomocup: x,y x,y ...), or a Piskvork .psq; 'none': no openings. Default: a game that draws openings from the seed (gomocup) gets one a pair.")]
-OpeningsOrder = Annotated[str, typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed).")]
+OpeningsFile = Annotated[Optional[str], typer.Option("--openings", help="Openings, each played from both seats in a game pair: a file of one opening a line in the game's own format (gomocup: x,y x,y ...), or a Piskvork .psq; 'none': no openings. Default: the challenge file's openings, else, for a game that draws openings from the seed (gomocup), one a pair.")]
+OpeningsOrder = Annotated[Optional[str], typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed). Default: the challenge file's openings_order, else sequential.")]
 
 
 @app.command()
@@ -283,7 +288,7 @@ def match(
     quiet: Quiet = False,
     rules: Rules = None,
     openings: OpeningsFile = None,
-    openings_order: OpeningsOrder = "sequential",
+    openings_order: OpeningsOrder = None,
 ) -> None:
     """Play BOT_A against BOT_B in game pairs and print Elo, nElo, LOS and the pentanomial as it goes."""
     if bot_b is None:
@@ -291,11 +296,12 @@ def match(
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given)
+    book = _book(info, ch, s, openings, openings_order)
     a, b = resolve_bot(info, bot_a, ch), resolve_bot(info, bot_b, ch)
     if a.name == b.name:  # the same bot twice, or two versions under one name: tell them apart
         a, b = attrs.evolve(a, name=f"{a.name}#1"), attrs.evolve(b, name=f"{b.name}#2")
     _run(info, a, [b], s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=False,
-         openings=openings, openings_order=openings_order)
+         book=book)
 
 
 @app.command()
@@ -318,12 +324,13 @@ def gauntlet(
     quiet: Quiet = False,
     rules: Rules = None,
     openings: OpeningsFile = None,
-    openings_order: OpeningsOrder = "sequential",
+    openings_order: OpeningsOrder = None,
 ) -> None:
     """Play NEW against each bot of the field in game pairs: the match statistics per opponent and overall."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, trusted=trusted, db=db,
                     limits={"move_time": move_time, "game_time": game_time, "memory_mb": memory_mb})
     info, test, ch, s = _setup(game, sprt, sprt_model, games, rules, given, "gauntlet", openings is not None)
+    book = _book(info, ch, s, openings, openings_order) if info.two_seats else None
     me = resolve_bot(info, new, ch)
     entries = ([str(b) for b in bots] if bots else [str(b) for b in ch.bots] if ch is not None else
                [str(info.bots)] if info.bots else [])
@@ -337,4 +344,4 @@ def gauntlet(
         _run_tables(info, me, field, s, games_cap=games, quiet=quiet, json_path=json_path)
         return
     _run(info, me, field, s, sprt=test, games_cap=games, quiet=quiet, json_path=json_path, per_opponent_cap=True,
-         openings=openings, openings_order=openings_order)
+         book=book)

@@ -64,8 +64,8 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress.")] = False,
     progress_every: Annotated[float, typer.Option(help="When output is not a terminal: seconds between plain progress lines.")] = 10.0,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
-    openings: Annotated[Optional[str], typer.Option("--openings", help="Openings for a game that takes them (gomocup): a file of one a line in the game's format, or a Piskvork .psq; round r of every pair starts its two games (each bot black once) from the r-th.")] = None,
-    openings_order: Annotated[str, typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed).")] = "sequential",
+    openings: Annotated[Optional[str], typer.Option("--openings", help="Openings for a game that takes them (gomocup): a file of one a line in the game's format, or a Piskvork .psq; round r of every pair starts its two games (each bot black once) from the r-th. Default: the challenge file's openings; 'none': no openings.")] = None,
+    openings_order: Annotated[Optional[str], typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by the seed). Default: the challenge file's openings_order, else sequential.")] = None,
 ) -> None:
     """Run a round-robin tournament and print the standings."""
     given = Options(seed=seed, new_seed=new_seed, jobs=jobs, rounds=rounds, trusted=trusted, db=db,
@@ -75,9 +75,9 @@ def run(
     # The rules settings are checked here, once: a bad value is reported before any game runs.
     game = game_target(target, rules)
     info, ch = game.info, game.challenge
-    specs, errors = _field(info, ch, bots, build_time)
     s = settled(lambda: resolve(game, given))
-    book = _openings(info, openings, openings_order)
+    book = _openings(info, ch, s, openings, openings_order)  # (a bad book: before any bot is built)
+    specs, errors = _field(info, ch, bots, build_time)
     pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
     _print_plan(info, specs, s, jobs, f"cluster {cluster} ({jobs} workers)" if pool is not None else None)
@@ -136,18 +136,17 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
         out.print(f"cpu: {layout.note}", markup=False)
 
 
-def _openings(info, path: str | None, order: str):
-    """The tournament's openings (``--openings``), or None."""
-    if path is None:
-        return None
-    from kothkit.playing.openings import OpeningsError, load
+def _openings(info, ch, s: Settings, path: str | None, order: str | None):
+    """The tournament's openings (``--openings``, else the challenge file's), or None."""
+    from kothkit.playing.openings import OpeningsError, chosen
 
     try:
-        book = load(Path(path), info, dict(info.rules), order)
+        book = chosen(info, dict(s.rules), ch, path, order, drawn_default=False)
     except OpeningsError as e:
-        fail(f"--openings: {e}")
-    out.print(f"openings: {len(book.texts)} ({book.source}, {book.order}), each played from both seats",
-              markup=False)
+        fail(str(e))
+    if book is not None:
+        out.print(f"openings: {len(book.texts)} ({book.source}, {book.order}), each played from both seats",
+                  markup=False)
     return book
 
 

@@ -10,6 +10,8 @@ key or value is reported with the file and line.  Example::
     jobs = 2
     journal = "kothkit.sqlite" # default: kothkit.sqlite beside this file
     trusted = false            # function bots in-process
+    openings = "openings.txt"  # a game that takes openings (gomocup): its book, relative to this file
+    openings_order = "random"  # "sequential" (the default) or "random" (shuffled by the seed)
 
     [limits]                   # any field of kothkit.limits.Limits
     move_time = 2.0
@@ -47,7 +49,9 @@ MAX_SEED = (1 << 63) - 1
 MAX_ROUNDS = 1 << 31
 MAX_JOBS = 1024
 TOP_KEYS = {"game", "bots", "seed", "rounds", "games_per_pair", "jobs", "journal", "trusted", "limits", "rules",
-            "serve", "env", "scoring"}
+            "serve", "env", "scoring", "openings", "openings_order"}
+#: How a run takes a book's openings (kothkit.playing.openings.ORDERS).
+OPENINGS_ORDERS = ("sequential", "random")
 #: The keys of ``[scoring]``: any field of :class:`kothkit.scoring.Scoring` but ``forfeit`` (a
 #: leaver's points are part of each game's record, so they stay the game's).
 SCORING_KEYS = ("counts", "by_place", "mean", "win", "draw", "loss", "unit", "tiebreak")
@@ -71,6 +75,10 @@ class Challenge:
     rules: dict[str, Any] = attrs.field(factory=dict)
     #: ``[scoring]``: fields of :class:`kothkit.scoring.Scoring` over the game's (checked).
     scoring: dict[str, Any] = attrs.field(factory=dict)
+    #: ``openings``: the book of openings (relative to the file; loaded and checked against the
+    #: game by kothkit.playing.openings.of_challenge), and ``openings_order``.
+    openings: Path | None = None
+    openings_order: str | None = None
 
     @property
     def folder(self) -> Path:
@@ -171,10 +179,20 @@ def load(path: str | Path) -> Challenge:
     if not isinstance(trusted, bool):
         raise err("trusted must be true or false", "trusted")
     journal = data.get("journal")
+    book = data.get("openings")
+    if book is not None and not (isinstance(book, str) and book.strip()):
+        raise err("openings must be the path of a file of openings (relative to this file)", "openings")
+    order = data.get("openings_order")
+    if order is not None and order not in OPENINGS_ORDERS:
+        raise err(f"openings_order must be one of {', '.join(map(repr, OPENINGS_ORDERS))}, got {order!r}",
+                  "openings_order")
+    if order is not None and book is None:
+        raise err("openings_order without openings (the file of openings it orders)", "openings_order")
     return Challenge(
         path=p, game=data["game"], bots=tuple((p.parent / b) for b in bots), seed=seed, rounds=rounds,
         jobs=intkey("jobs", 1, MAX_JOBS), journal=(p.parent / journal) if journal else None, trusted=trusted,
-        limits=limits, rules=rules, scoring=scoring,
+        limits=limits, rules=rules, scoring=scoring, openings=(p.parent / book) if book else None,
+        openings_order=order,
     )
 
 
@@ -221,6 +239,15 @@ def rules_place(ch: Challenge, key: str | None = None) -> str:
         line = text.count("\n", 0, m.start()) + 1 if m else None
     else:
         line = _line(text, key, "rules")
+    return f"{ch.path}:{line}" if line else str(ch.path)
+
+
+def place(ch: Challenge, key: str) -> str:
+    """``FILE:LINE`` of the top-level key ``key`` of the challenge's file (``FILE`` if not found)."""
+    text = ch.path.read_text(encoding="utf-8", errors="replace")
+    # (a top-level key comes before the first table)
+    first = re.search(r"^\s*\[", text, re.M)
+    line = _line(text[:first.start()] if first else text, key)
     return f"{ch.path}:{line}" if line else str(ch.path)
 
 

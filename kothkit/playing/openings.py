@@ -4,9 +4,10 @@ from the same position rather than copies of one game between deterministic bots
 
 A game takes openings if it names the rules setting an opening goes into
 (``GameInfo.opening_rule``, e.g. gomocup's ``position``).  The openings come from a file
-(``--openings FILE``): one opening a line in the game's own format (``#`` starts a comment line),
-or a Piskvork ``.psq`` file (its stones: one opening).  Without a file, a game that draws openings
-from a seed (``GameInfo.random_opening``) gets a fresh one for each pair, from the match's seed.
+(``--openings FILE``, or a challenge file's ``openings = "FILE"``): one opening a line in the
+game's own format (``#`` starts a comment line), or a Piskvork ``.psq`` file (its stones: one
+opening).  Without a file, a match of a game that draws openings from a seed
+(``GameInfo.random_opening``) gets a fresh one for each pair, from the match's seed.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 import attrs
 
 from kothkit.game import GameInfo
+from kothkit.playing.challenge import OPENINGS_ORDERS, Challenge, place
 from kothkit.playing.seeding import derive
 
-ORDERS = ("sequential", "random")
+ORDERS = OPENINGS_ORDERS
 #: The key of a match run's rules settings that holds its openings ({"texts": [...], "order": ...}):
 #: in the run's settings, so in its games' ids, and read back by replays and ``kothkit verify``,
 #: which find a game's opening from it and the game's slot (:func:`game_rules`).  A game never sees it.
@@ -107,16 +109,36 @@ def drawn(info: GameInfo, rules: Mapping[str, Any]) -> Openings | None:
     return Openings((), "seed", "drawn from the seed")
 
 
-def choose(info: GameInfo, rules: Mapping[str, Any], path: str | None, order: str) -> Openings | None:
-    """A match's openings: the file ``path`` ("none": no openings), else those drawn from the seed
-    for a game that draws them; OpeningsError names what is wrong."""
+def of_challenge(info: GameInfo, ch: Challenge | None, rules: Mapping[str, Any]) -> Openings | None:
+    """The openings the challenge file ``ch`` names (``openings``, ``openings_order``), checked by
+    ``info``'s game under ``rules`` (the run's); None if it names none.  An OpeningsError names the
+    challenge file and its line, and the book's file and line when the book is wrong."""
+    if ch is None or ch.openings is None:
+        return None
+    try:
+        return load(ch.openings, info, rules, ch.openings_order or "sequential")
+    except OpeningsError as e:
+        raise OpeningsError(f"{place(ch, 'openings')}: openings: {e}") from None
+
+
+def chosen(info: GameInfo, rules: Mapping[str, Any], ch: Challenge | None, path: str | None,
+           order: str | None, *, drawn_default: bool) -> Openings | None:
+    """The openings of a command: ``path`` (``--openings``; "none": none) in ``order``
+    (``--openings-order``), else the challenge's (in ``order`` if given, else its own), else, with
+    ``drawn_default`` (a match), those drawn from the seed for a game that draws them."""
+    if order is not None and order not in ORDERS:
+        raise OpeningsError(f"--openings-order: one of {', '.join(ORDERS)}, got {order!r}")
     if path == "none":
         return None
     if path is not None:
-        return load(Path(path), info, rules, order)
-    if order not in ORDERS:
-        raise OpeningsError(f"--openings-order: one of {', '.join(ORDERS)}, got {order!r}")
-    return drawn(info, rules)
+        try:
+            return load(Path(path), info, rules, order or "sequential")
+        except OpeningsError as e:
+            raise OpeningsError(f"--openings: {e}") from None
+    book = of_challenge(info, ch, rules)
+    if book is not None:
+        return book if order is None else attrs.evolve(book, order=order)
+    return drawn(info, rules) if drawn_default else None
 
 
 def opening_of(openings: Openings, info: GameInfo, seed: int, k: int, rules: Mapping[str, Any]) -> str:

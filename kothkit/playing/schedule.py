@@ -341,7 +341,12 @@ class Planned:
         p, k = self._pair_of(game_id)
         seats, gid, game_seed = self.pairs[p].games[k]
         s = self.schedule
-        return GameTask(id=gid, game=s.game, players=seats, seed=game_seed, limits=s.limits, rules=dict(s.rules),
+        rules = dict(s.rules)
+        if OPENINGS_KEY in rules:  # openings: the game's own rules (its round's opening), as Schedule's
+            from kothkit.plugins import get_game
+
+            rules = game_rules(get_game(s.game), rules, s.seed, k)
+        return GameTask(id=gid, game=s.game, players=seats, seed=game_seed, limits=s.limits, rules=rules,
                         index=self.index(gid), trusted=s.trusted)
 
     def tasks(self, ids: Iterable[str]) -> list[GameTask]:

@@ -183,6 +183,12 @@ class Host(Building):
             game = game_of(info, ch)
         except Unplayable as e:
             raise SettingsError(str(e)) from None
+        from kothkit.playing.openings import OpeningsError, of_challenge
+
+        try:  # its openings as kothkit run plays them
+            book = of_challenge(info, ch, game.rules)
+        except OpeningsError as e:
+            raise SettingsError(str(e)) from None
         from kothkit.serve import validation
 
         problem = validation.settings_problem(info, settings)
@@ -200,7 +206,7 @@ class Host(Building):
         return Served(name=name, folder=ch.folder, settings=settings, info=info, scoring=game.scoring,
                       limits=game.limits,
                        rules=dict(game.rules), rounds=ch.rounds or info.rounds, seed=ch.seed,
-                       journal_path=Path(journal), entries=[str(b) for b in ch.bots],
+                       journal_path=Path(journal), entries=[str(b) for b in ch.bots], openings=book,
                        # Versions go on growing across restarts: a page open before one waits for a
                        # version above the one it saw, and gets it.
                        version=time.time_ns() // 1_000_000)

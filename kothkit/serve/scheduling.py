@@ -202,7 +202,8 @@ class Scheduling(Reading):
         assert c.seed is not None  # (the journal's or a fresh one: set by _open)
         full = c.plan is None
         base = c.plan or Planned.empty(Schedule(game=c.info.name, bots=(), seed=c.seed, rounds=c.rounds,
-                                                limits=c.limits, rules=c.rules, code=c.code, seats=c.info.seats))
+                                                limits=c.limits, rules=c.played_rules, code=c.code,
+                                                seats=c.info.seats))
         plan, changes = base.change(bots)
         found, unplayed = [], []
         added = [t.id for t in changes.added]
@@ -251,7 +252,7 @@ class Scheduling(Reading):
                       **({"submitted": dates[b.name]} if b.name in dates else {})} for b in bots]
         if len(bots) >= 2 and [(b["name"], b["hash"]) for b in described] != c.run_bots:
             last = j.last_run(c.info.name)
-            settings = settings_of(c.limits, c.rules, c.code)
+            settings = settings_of(c.limits, c.played_rules, c.code)
             same = (last is not None
                     and [(b["name"], b["hash"]) for b in json.loads(last["bots"])]
                     == [(b["name"], b["hash"]) for b in described]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from kothkit.limits import Limits
     from kothkit.playing.dispatcher import Dispatcher
     from kothkit.playing.executor import Executor
+    from kothkit.playing.openings import Openings
     from kothkit.playing.schedule import Changes, Planned
     from kothkit.serve.submissions import Store
     from kothkit.store.journal import Journal
@@ -87,6 +88,8 @@ class Served:
     journal_path: Path
     #: Folder challenges: where the bots are (the challenge's ``bots``).
     entries: list[str]
+    #: The challenge file's openings (``openings``: kothkit.playing.openings), or None.
+    openings: Openings | None = None
     #: The bots in the round robin now, and when each last changed (its submission's time, or its
     #: folder's latest change).
     bots: dict = attrs.field(factory=dict)
@@ -142,6 +145,16 @@ class Served:
     @property
     def kind(self) -> str:
         return self.settings.kind
+
+    @property
+    def played_rules(self) -> dict:
+        """The rules its schedule and its run are made of: ``rules`` with its openings (if any) under
+        kothkit.playing.openings.KEY, as kothkit run keeps them (so the same games, the same ids)."""
+        if self.openings is None:
+            return dict(self.rules)
+        from kothkit.playing.openings import KEY, as_setting
+
+        return {**self.rules, KEY: as_setting(self.openings)}
 
     def total_per_bot(self) -> int:
         """Games each bot has in the schedule: 2 * rounds against each other bot in a round robin of

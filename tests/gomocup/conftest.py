@@ -40,11 +40,13 @@ class Arena:
         return folder
 
     def run(self, *args: str, limits: str = "", rules: str = "", group: str = "bots", ok: bool = True,
-            name: str = "c") -> subprocess.CompletedProcess:
+            name: str = "c", top: str = "") -> subprocess.CompletedProcess:
+        """``kothkit run`` of a challenge ``name`` of the engines of ``group`` (``top``: more of
+        its top-level keys)."""
         challenge = self.root / name
         challenge.mkdir(exist_ok=True)
         (challenge / "kothkit.toml").write_text(
-            f'game = "gomocup"\nbots = ["../{group}"]\nseed = 3\njournal = "j.sqlite"\n'
+            f'game = "gomocup"\nbots = ["../{group}"]\nseed = 3\njournal = "j.sqlite"\n{top}'
             f"[limits]\n{limits}\n[rules]\n{rules}\n")
         proc = subprocess.run([sys.executable, "-m", "kothkit", "run", str(challenge), "-q", *args], cwd=self.root,
                               capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
