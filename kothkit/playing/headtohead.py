@@ -9,14 +9,17 @@ field's ``k % n``-th bot) and counted in that order, whatever order they finish
 in: the numbers, and where an SPRT stops, are the same at any ``--jobs``.
 Games are played through the tournament's dispatcher and stored in the
 journal like a round robin's (the same game ids, so ``kothkit verify`` checks
-them); run again, a match reuses its games and resumes where it stopped.
+them); run again, a match reuses its games and resumes where it stopped.  As in ``run``, a
+stateful bot is the code it was given, not the files it keeps (the journal's ``kept`` records),
+each bot's folder is recorded with the run (``kothkit verify`` finds it there), and a game's id
+holds the game's code: an edited game plays its games again, with a notice.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,13 @@ import attrs
 from kothkit.bots.folders import BotKind, BotSpec
 from kothkit.game import GameInfo
 from kothkit.limits import Limits
+from kothkit.playing.keeping import Keeper
 from kothkit.playing.openings import KEY as OPENINGS_KEY
 from kothkit.playing.openings import Openings, as_setting, game_rules, repeats
 from kothkit.playing.schedule import game_key, id_maker, settings_of
 from kothkit.playing.seeding import derive
 from kothkit.playing.settings import cores_of
+from kothkit.plugins import game_code
 from kothkit.scoring import Scoring, game_scores, mean_and_error
 from kothkit.store.journal import GameRow, Journal, result_of
 from kothkit.store.ratings import SPRT, MatchStats, Pentanomial, match_stats
@@ -122,13 +127,14 @@ class HeadToHead:
 
 
 def pair_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
-               rules: dict[str, Any], trusted: bool,
-               pairs: int | None, openings: Openings | None = None) -> Iterator[tuple[GameTask, GameTask]]:
+               rules: dict[str, Any], trusted: bool, pairs: int | None, openings: Openings | None = None,
+               code: Mapping[str, Any] | None = None) -> Iterator[tuple[GameTask, GameTask]]:
     """The schedule: pair k against ``opponents[k % n]``, its seed slot that of a round robin's game
     ``2 * (k // n)`` between the two bots (both games of the pair share it); ``pairs`` caps it.
-    With ``openings``, both games of pair k start from its opening (in the rules, so in the ids)."""
+    With ``openings``, both games of pair k start from its opening (in the rules, so in the ids).
+    ``code``: the game's code (:func:`kothkit.plugins.game_code`), in the ids as in a round robin's."""
     booked = rules if openings is None else {**rules, OPENINGS_KEY: as_setting(openings)}
-    key = game_key(info.name, settings_of(limits, booked))
+    key = game_key(info.name, settings_of(limits, booked, code))
     n = len(opponents)
     plans = []
     for opp in opponents:
@@ -157,15 +163,24 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     Returns the count, and how many games were played and reused.  ``on_notice`` hears, at the end,
     how many of the pairs played repeated an earlier pair move for move.
     """
-    from kothkit.playing.tournament import FAST_BATCH, dispatch
+    from kothkit.playing.tournament import FAST_BATCH, dispatch, notice_changed_code, run_bots
 
     h2h = HeadToHead(new.name, [o.name for o in opponents], sprt)
     played = reused = 0
-    bots = [new, *opponents]
+    code = game_code(info)
     with Journal(journal) as j:
+        keeper, bots = _kept(j, journal, new, opponents)
+        new, opponents = bots[0], bots[1:]
+
+        def stale(old: Any) -> Iterator[list[str]]:  # the schedule's ids under the journal's last code
+            pairs_then = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs, openings, old)
+            while chunk := [t.id for pair in itertools.islice(pairs_then, CHUNK) for t in pair]:
+                yield chunk
+
+        notice_changed_code(j, info.name, code, stale, on_notice, until_empty=True)
         booked = rules if openings is None else {**rules, OPENINGS_KEY: as_setting(openings)}
-        run_id = j.start_run(info.name, seed, settings_of(limits, booked),
-                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
+        run_id = j.start_run(info.name, seed, settings_of(limits, booked, code), run_bots(bots, journal),
+                             kind="match")
         seatings: dict[str, tuple[str, ...]] = {}
 
         def note(moved: bool) -> None:
@@ -174,7 +189,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs, openings)
+            schedule = pair_tasks(info, new, opponents, seed, limits, rules, trusted, pairs, openings, code)
             while not h2h.decided:
                 chunk = [t for pair in itertools.islice(schedule, CHUNK) for t in pair]
                 if not chunk:
@@ -201,6 +216,7 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 note(h2h.add(row.idx, result_of(row, seatings).winner))
                 p, g = divmod(row.idx, 2)
@@ -213,10 +229,13 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
         batch = (FAST_BATCH if sprt is None else SPRT_BATCH) if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         # a core per seat for a game that allows pondering, as kothkit run lays it out
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
-                 stateful={b.name for b in bots if b.stateful}, batch=batch,
-                 on_done=lambda tasks, rows: store(rows), rows=True,
-                 on_notice=on_notice, stop=lambda: h2h.decided, ahead=h2h.ahead)
+        try:
+            dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     on_done=lambda tasks, rows: store(rows), rows=True,
+                     on_notice=on_notice, stop=lambda: h2h.decided, ahead=h2h.ahead)
+        finally:
+            keeper.played(keeper.keys)  # (games cut short by Ctrl-C included, as run does)
         j.finish_run(run_id, played, reused)
     h2h.finish()
     again = repeats(whole)
@@ -228,9 +247,12 @@ def play(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, seed: in
     return h2h, played, reused
 
 
-# -- printing -----------------------------------------------------------------------------
-
-
+def _kept(j: Journal, journal: Path, new: BotSpec, opponents: Sequence[BotSpec]) -> tuple[Keeper, list[BotSpec]]:
+    """As ``run`` does (:class:`~kothkit.playing.keeping.Keeper`): each stateful bot under the identity
+    the journal's record of its folder gives it (the code it was given, not the files it kept: a
+    rerun reuses its games), recorded again after each batch of its games."""
+    keeper = Keeper(j, Path(journal), [new, *opponents])
+    return keeper, list(keeper.bots)
 
 
 # -- a gauntlet of a game of more than two seats: tables, no pairs ------------------------------
@@ -270,13 +292,14 @@ class TableGauntlet:
 
 
 def table_tasks(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], seed: int, limits: Limits,
-                rules: dict[str, Any], trusted: bool, games: int) -> Iterator[GameTask]:
+                rules: dict[str, Any], trusted: bool, games: int,
+                code: Mapping[str, Any] | None = None) -> Iterator[GameTask]:
     """The schedule of a gauntlet at tables: game g seats the candidate (in seat ``g % k``, so that
     it sits in every seat in turn) with the next ``k - 1`` bots of the field in turn, k being the
     game's table size among the candidate and the field; ids and seeds from the seed, the game's
-    number and the bots' names."""
+    number and the bots' names; ``code`` (the game's) in the ids, as in :func:`pair_tasks`."""
     k = info.table_size(len(opponents) + 1)
-    key = game_key(info.name, settings_of(limits, rules))
+    key = game_key(info.name, settings_of(limits, rules, code))
     n = len(opponents)
     for g in range(games):
         others = [opponents[(g * (k - 1) + j) % n] for j in range(k - 1)]
@@ -295,18 +318,22 @@ def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, s
     """Play (or reuse from ``journal``) a gauntlet's ``games`` tables (:func:`table_tasks`); the
     candidate's results, and how many games were played and reused.  ``scoring``: how the results
     count (default: the game's; a challenge's ``[scoring]``, :attr:`kothkit.playing.settings.Game.scoring`)."""
-    from kothkit.playing.tournament import FAST_BATCH, dispatch
+    from kothkit.playing.tournament import FAST_BATCH, dispatch, notice_changed_code, run_bots
 
     result = TableGauntlet(new.name, scoring or info.scoring)
     played = reused = 0
-    bots = [new, *opponents]
+    code = game_code(info)
     with Journal(journal) as j:
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules),
-                             [{"name": b.name, "hash": b.hash} for b in bots], kind="match")
+        keeper, bots = _kept(j, journal, new, opponents)
+        new, opponents = bots[0], bots[1:]
+        notice_changed_code(j, info.name, code, lambda old: [[t.id for t in table_tasks(
+            info, new, opponents, seed, limits, rules, trusted, games, old)]], on_notice)
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code), run_bots(bots, journal),
+                             kind="match")
 
         def unplayed() -> Iterator[GameTask]:
             nonlocal reused
-            tasks = list(table_tasks(info, new, opponents, seed, limits, rules, trusted, games))
+            tasks = list(table_tasks(info, new, opponents, seed, limits, rules, trusted, games, code))
             for i in range(0, len(tasks), CHUNK):
                 chunk = tasks[i:i + CHUNK]
                 found = {r.id: r for r in j.results([t.id for t in chunk])}
@@ -322,14 +349,18 @@ def play_tables(info: GameInfo, new: BotSpec, opponents: Sequence[BotSpec], *, s
             nonlocal played
             j.add_rows(rows)
             played += len(rows)
+            keeper.played(n for row in rows for n in json.loads(row.players))
             for row in rows:
                 r = result_of(row)
                 result.add(r.players, r.winner, r.seat_places, r.seat_points)
 
         batch = FAST_BATCH if all(b.kind == BotKind.FUNCTION for b in bots) else 1
         programs = any(b.kind != BotKind.FUNCTION for b in bots)
-        dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
-                 stateful={b.name for b in bots if b.stateful}, batch=batch,
-                 on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        try:
+            dispatch(unplayed(), cores=cores_of(info, jobs, limits.pin_cpu, programs),
+                     stateful={b.name for b in bots if b.stateful}, batch=batch,
+                     on_done=lambda tasks, rows: store(rows), rows=True, on_notice=on_notice)
+        finally:
+            keeper.played(keeper.keys)
         j.finish_run(run_id, played, reused)
     return result, played, reused

@@ -20,7 +20,7 @@ import itertools
 import json
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,23 +210,38 @@ def build_bots(bots: Sequence[BotSpec], on_build: Callable[[BotSpec], None] | No
 def _notice_changed_code(j: Journal, schedule: Schedule, on_notice: Callable[[str], None] | None) -> None:
     """Tell the host when games are played again because the game's code (or version) is not the
     one the journal's last run of it had: the journal's games under the old code no longer count."""
-    last = j.last_run(schedule.game)
+    notice_changed_code(j, schedule.game, schedule.code,
+                        lambda old: _chunks(attrs.evolve(schedule, code=old).ids(), 500), on_notice)
+
+
+def notice_changed_code(j: Journal, game: str, code: Mapping[str, Any] | None,
+                        stale: Callable[[Any], Iterable[list[str]]], on_notice: Callable[[str], None] | None,
+                        until_empty: bool = False) -> None:
+    """Say how many of the journal's games are played again because ``game``'s ``code`` is not the
+    one its last run had: ``stale(old code)`` gives the ids the games had under it, in chunks
+    (``until_empty``: the journal holds none past the first chunk of which it holds none, as a
+    match's schedule, which may not end)."""
+    last = j.last_run(game)
     if last is None or on_notice is None:
         return
     old = json.loads(last["settings"]).get("game")
-    if old == schedule.code:
+    if old == code:
         return
-    stale = attrs.evolve(schedule, code=old)
-    n = sum(1 for chunk in _chunks(stale.ids(), 500) for _ in j.results(chunk))
+    n = 0
+    for chunk in stale(old):
+        found = sum(1 for _ in j.results(chunk))
+        n += found
+        if until_empty and not found:
+            break
     if not n:
         return
-    name, new = schedule.game, schedule.code or {}
+    new = code or {}
     if old is None:
-        why = f"the journal's games of {name} were played before their ids held the game's code"
+        why = f"the journal's games of {game} were played before their ids held the game's code"
     elif old.get("plugin") != new.get("plugin"):
-        why = f"{name} is now {new.get('plugin') or 'registered in code'} (the journal's games: {old.get('plugin')})"
+        why = f"{game} is now {new.get('plugin') or 'registered in code'} (the journal's games: {old.get('plugin')})"
     else:
-        why = f"{name}'s code changed since the journal's games"
+        why = f"{game}'s code changed since the journal's games"
     on_notice(f"{why}: {n} games will be played again")
 
 
@@ -271,13 +286,7 @@ def run_tournament(
         schedule = Schedule(game=info.name, bots=tuple(bots), seed=seed, rounds=rounds, limits=limits,
                             rules=rules, trusted=trusted, code=code, seats=info.seats)
         _notice_changed_code(j, schedule, on_notice)
-        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code),
-                             [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
-                               **({"submitted": b.submitted} if b.submitted else {}),
-                               # (what a leaderboard shows of each: kothkit report --markdown)
-                               **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
-                              for b in bots],
-                             rounds=rounds)
+        run_id = j.start_run(info.name, seed, settings_of(limits, rules, code), run_bots(bots, jpath), rounds=rounds)
         batch = FAST_BATCH if bots and all(b.kind == BotKind.FUNCTION for b in bots) else PROGRAM_BATCH
         if cluster is not None:
             # A batch to another machine costs a millisecond or so: batches of any game grow
@@ -345,6 +354,17 @@ def run_tournament(
     return TournamentResult(game=info.name, seed=seed, bots=tuple(bots), standings=table, played=played,
                             reused=reused, total=schedule.total, journal=jpath, schedule=schedule,
                             **_rated(tables, pairs, [b.name for b in bots]))
+
+
+def run_bots(bots: Sequence[BotSpec], jpath: Path) -> list[dict[str, Any]]:
+    """The bots as a run of the journal ``jpath`` records them (its ``runs`` table): each one's name,
+    content hash and where it was loaded from (``kothkit verify`` looks there, and a stateful bot's
+    record of its folder is kept under it), its submitted date and what a leaderboard shows of it."""
+    return [{"name": b.name, "hash": b.hash, "where": journal_entry(b, jpath),
+             **({"submitted": b.submitted} if b.submitted else {}),
+             # (what a leaderboard shows of each: kothkit report --markdown)
+             **{k: v for k in ("author", "url", "language") if (v := getattr(b, k))}}
+            for b in bots]
 
 
 def _rated(tables: dict[int, GameResult] | None, pairs: PairTally, names: list[str]) -> dict[str, Any]:

@@ -12,6 +12,12 @@ name and text from a bot is escaped.  A report anyone may read (``boards_of``'s 
 each bot by a public name and holds no bot's logs or stderr.  ``--markdown`` prints the
 leaderboard as a Markdown table, ready to paste into a challenge post.
 
+The index and bot pages are in English, or in the language of the gettext translations given
+to :func:`write_site` (the report ``kothkit serve``'s admin downloads, in the admin's language):
+the templates' words and this module's (marked with :func:`N_`; ``kothkit.serve.i18n``
+extracts both into the site's catalogs), the verdicts' names, the ratings' notes, and the
+games' reasons (``said``); the bots' names are as they are.
+
 The games counted are those of the journal's last tournament run of each game
 (the bots it had, with their content hashes, its seed, settings and rounds), as
 ``kothkit run`` counted them, ranked as it ranks them (the game's tie-breaks,
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gettext
 import math
 import re
 import shutil
@@ -37,6 +44,7 @@ from typing import Any
 
 import attrs
 
+from kothkit.messages import fill, match, ordered
 from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError
 from kothkit.results.look import render
@@ -44,6 +52,53 @@ from kothkit.results.public import private_record, private_transcript
 from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.ratings import Ratings, SkillRating, games_of, placed_above, rate, rate_tables
 from kothkit.store.records import GameRecord
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the site's catalogs; it is translated where a page shows it (:class:`Words`)."""
+    return message
+
+
+#: The ratings' notes (kothkit.store.ratings and this module's), with ``{name}`` where a value goes:
+#: a page in another language fits a note to them (a note none fits is shown as it is).
+NOTES = (N_("ratings need at least two bots"), N_("too few game pairs for an error estimate"),
+         N_("ratings left out: {why}"), N_("{bots} played no games"),
+         N_("some bots never met, directly or through others"),
+         N_("{n} games of more than two seats are not rated (the Bradley-Terry model rates two-player games)"),
+         N_("openskill (Plackett-Luce) from every seat's place, game after game: μ ± σ (docs/ratings.md)"))
+
+
+@attrs.frozen
+class Words:
+    """The words of the index and bot pages: English (no ``translations``), or those of gettext's
+    ``translations``; ``said``: a game's text (its reason) in that language, given the game."""
+
+    translations: gettext.NullTranslations | None = None
+    said: Callable[[str, str], str] | None = None
+    #: The language's code (``zh_CN``: ``<html lang>``).
+    lang: str = "en"
+
+    def __call__(self, message: str, **values: object) -> str:
+        """``message`` in the pages' language, ``%(name)s`` filled from ``values``."""
+        text = message if self.translations is None else self.translations.gettext(message)
+        return text % values if values else text
+
+    def told(self, text: str, game: str) -> str:
+        """A game's reason or outcome in the pages' language."""
+        return text if self.said is None else self.said(text, game)
+
+    def note(self, text: str) -> str:
+        """A ratings' note (:data:`NOTES`) in the pages' language."""
+        if self.translations is None:
+            return text
+        found = match(text, ordered(NOTES)) if text not in NOTES else (text, {})
+        if found is None:
+            return text
+        msgid, values = found
+        return fill(self(msgid), {k: self.note(v) for k, v in values.items()})
+
+
+ENGLISH = Words()
 
 
 @attrs.frozen
@@ -203,12 +258,12 @@ def _heads(board: Board) -> list[str]:
     """The leaderboard's headings after "#" and "bot", as ``kothkit run``'s table has them: where
     points are per match, the matches won, drawn and lost, then the games; in games of more seats,
     each bot's mean score per game with its standard error."""
-    head = "score" if board.scoring.mean else "match points" if _matches(board) else "points"
-    counts = (["matches won", "drawn", "lost", "games won", "drawn", "lost", "games"] if _matches(board)
-              else ["wins", "draws", "losses", "games"])
+    head = N_("score") if board.scoring.mean else N_("match points") if _matches(board) else N_("points")
+    counts = ([N_("matches won"), N_("drawn"), N_("lost"), N_("games won"), N_("drawn"), N_("lost"), N_("games")]
+              if _matches(board) else [N_("wins"), N_("draws"), N_("losses"), N_("games")])
     rated = board.ratings is not None and bool(board.ratings.ratings)
-    return [head, *(["mean ± error", "rating (μ ± σ)"] if _seated(board) else []), *counts,
-            *(["Elo", "±95%", "Elo rank"] if rated else [])]
+    return [head, *([N_("mean ± error"), N_("rating (μ ± σ)")] if _seated(board) else []), *counts,
+            *(["Elo", "±95%", N_("Elo rank")] if rated else [])]
 
 
 def _cells(board: Board, s: Standing) -> list[str]:
@@ -227,13 +282,19 @@ def when(board: Board) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(board.finished))
 
 
-def heading(board: Board) -> str:
+def heading(board: Board, words: Words = ENGLISH) -> str:
     """The line under a board's title: its date, seed and games (the report's and the post's)."""
-    parts = [f"standings of {when(board)}" if board.finished else "standings"]
+    if words.translations is None:  # (English: "1 game", "2 games")
+        parts = [f"standings of {when(board)}" if board.finished else "standings"]
+        if board.seed is not None:
+            parts.append(f"seed {board.seed}")
+        parts.append(f"{counted(len(board.games), 'game')} played by {counted(len(board.bots), 'bot')}")
+        return ", ".join(parts)
+    parts = [words(N_("standings of %(when)s"), when=when(board)) if board.finished else words(N_("standings"))]
     if board.seed is not None:
-        parts.append(f"seed {board.seed}")
-    parts.append(f"{counted(len(board.games), 'game')} played by {counted(len(board.bots), 'bot')}")
-    return ", ".join(parts)
+        parts.append(words(N_("seed %(seed)s"), seed=board.seed))
+    parts.append(words(N_("%(games)s games played by %(bots)s bots"), games=len(board.games), bots=len(board.bots)))
+    return words(N_(", ")).join(parts)
 
 
 def elo_says_something(board: Board) -> bool:
@@ -331,7 +392,7 @@ def _los_order(board: Board) -> list[str]:
                                   key=lambda r: (-round(r.elo, 6), place.get(r.bot, len(place)), r.bot))]
 
 
-def _index_parts(board: Board) -> dict[str, Any]:
+def _index_parts(board: Board, words: Words = ENGLISH) -> dict[str, Any]:
     """What ``report/index.html`` shows of ``board``, worked out."""
     rated = board.ratings if board.ratings is not None and board.ratings.ratings else None
     # The crosstable: the row bot's wins-draws-losses against the column bot (in games of more
@@ -348,14 +409,13 @@ def _index_parts(board: Board) -> dict[str, Any]:
         for me, other in ((a, b), (b, a)):
             wdl[me, other][0 if r.winner == me else 1 if r.winner is None else 2] += 1
     return {
-        "board": board, "heads": _heads(board), "rows": [(s, _cells(board, s)) for s in board.standings],
-        "counts": f"{counted(len(board.games), 'game')}, {counted(len(board.bots), 'bot')}",
-        "heading": heading(board),
+        "board": board, "heads": [words(h) for h in _heads(board)],
+        "rows": [(s, _cells(board, s)) for s in board.standings],
+        "heading": heading(board, words),
         "rated": rated is not None, "los": rated.los if rated is not None else {},
         "los_order": _los_order(board),
-        "notes": board.ratings.notes if board.ratings else
-        (["openskill (Plackett-Luce) from every seat's place, game after game: μ ± σ (docs/ratings.md)"]
-         if board.skills else ()),
+        "notes": [words.note(n) for n in board.ratings.notes] if board.ratings else
+        ([words.note(NOTES[-1])] if board.skills else ()),
         "seated": _seated(board),
         "order": [s.bot for s in board.standings], "wdl": wdl,
         "faults": sorted(Counter(fault for r in board.games for fault in _faults(r)).items()),
@@ -386,12 +446,20 @@ def bot_stats(board: Board, bot: str) -> dict:
     return stats
 
 
-def _bot_page(board: Board, bot: str, links: dict[str, Any]) -> str:
+def _bot_page(board: Board, bot: str, links: dict[str, Any], words: Words = ENGLISH) -> str:
     st = bot_stats(board, bot)
     rank = next((s.rank for s in board.standings if s.bot == bot), None)
-    return render("report/bot.html", board=board, bot=bot, rank=rank, st=st,
-                  counts=f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}",
-                  games=[r for r in board.games if bot in r.players], **links)
+    if words.translations is None:  # (English: "1 game", "2 games")
+        counts = f"{counted(st['games'], 'game')}, {counted(st['replies'], 'reply', 'replies')}"
+    else:
+        counts = words(N_("%(games)s games, %(replies)s replies"), games=st["games"], replies=st["replies"])
+    return render("report/bot.html", words.translations, board=board, bot=bot, rank=rank, st=st, counts=counts,
+                  games=[r for r in board.games if bot in r.players], **_page_words(words), **links)
+
+
+def _page_words(words: Words) -> dict[str, Any]:
+    """What the index and bot pages' templates are given of their language."""
+    return {"tr": words, "told": words.told, "lang": words.lang.replace("_", "-")}
 
 
 def _told(said: Callable[[str, str], str], game: str, text: str) -> str:
@@ -400,10 +468,12 @@ def _told(said: Callable[[str, str], str], game: str, text: str) -> str:
 
 def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = True,
                words: Mapping[str, str] | None = None, lang: str = "en",
-               said: Callable[[str, str], str] | None = None) -> int:
+               said: Callable[[str, str], str] | None = None,
+               translations: gettext.NullTranslations | None = None) -> int:
     """Write the site into ``dest`` (made afresh); returns the number of replay pages.  ``words``,
     ``lang`` and ``said`` (a text of the game named by its second argument, in ``lang``): the replay
-    pages in another language than English (kothkit.results.replay.page_of)."""
+    pages in another language than English (kothkit.results.replay.page_of); ``translations``
+    (gettext's, in ``lang``) and ``said``: the index and bot pages in it (:class:`Words`)."""
     from kothkit.results.archive import transcript
     from kothkit.results.replay import page_name, page_of, replay_page
 
@@ -414,13 +484,15 @@ def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = 
     (dest / "bots").mkdir(parents=True)
     (dest / "games").mkdir()
     links: dict[str, Any] = {"bot_file": _Names(), "replay_file": page_name if pages else None}
+    language = Words(translations, said, lang) if translations is not None else ENGLISH
     written = 0
     for board in boards:
         for bot in board.bots:
-            (dest / "bots" / links["bot_file"](bot)).write_text(_bot_page(board, bot, links), encoding="utf-8")
+            (dest / "bots" / links["bot_file"](bot)).write_text(_bot_page(board, bot, links, language),
+                                                                 encoding="utf-8")
         if pages:
             for r in board.games:
-                nav = render("report/replay_nav.html", game=board.game, players=r.players, **links)
+                nav = render("report/replay_nav.html", translations, game=board.game, players=r.players, **links)
                 told = functools.partial(_told, said, board.game) if said is not None else None
                 if board.public is None:
                     page = replay_page(archive, r, nav) if words is None else page_of(
@@ -430,6 +502,7 @@ def write_site(archive: Archive, dest: Path, boards: list[Board], pages: bool = 
                                                       board.public.rename, (), pictures=True), nav, words, lang, told)
                 (dest / "games" / page_name(r)).write_text(page, encoding="utf-8")
                 written += 1
-    (dest / "index.html").write_text(render("report/index.html", boards=[_index_parts(b) for b in boards],
-                                            nan=math.nan, **links), encoding="utf-8")
+    (dest / "index.html").write_text(render("report/index.html", translations,
+                                            boards=[_index_parts(b, language) for b in boards], nan=math.nan,
+                                            **_page_words(language), **links), encoding="utf-8")
     return written

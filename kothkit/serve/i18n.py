@@ -50,8 +50,9 @@ DEFAULT = "en"
 COOKIE = "lang"
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "kothkit"
-#: Where the messages are: (folder under kothkit/, extraction method).
-SOURCES = (("serve", "python"), ("serve/templates", "jinja2"))
+#: Where the messages are: (folder under kothkit/, extraction method); the report's index and bot
+#: pages (kothkit.results.site, which marks its words with ``N_``, and its templates) are the site's too.
+SOURCES = (("serve", "python"), ("serve/templates", "jinja2"), ("results", "python"), ("templates/report", "jinja2"))
 #: The core's modules that write texts for people with :func:`kothkit.messages.say` (a verdict's
 #: reason): their messages are in the site's catalogs too, and are what :func:`reason` fits a text to.
 SAY_SOURCES = ("game.py", "human.py", "bots/functions.py", "playing/referee.py", "playing/seats.py",
@@ -446,7 +447,8 @@ def extract() -> Catalog:
         options = {"**.html": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}}
         for filename, lineno, message, comments, context in extract_from_dir(
                 root / folder, [(pattern, func)], options_map=options, keywords={"_": None, "N_": None, "gettext": None,
-                                                                                  "ngettext": (1, 2)}):
+                                                                                  "ngettext": (1, 2),
+                                                                                  "pgettext": ((1, "c"), 2)}):
             if "/" in filename and folder == "serve" and not filename.endswith(".py"):
                 continue
             catalog.add(message, None, [(f"kothkit/{folder}/{filename}", lineno)], auto_comments=comments,

@@ -17,11 +17,13 @@ games are shown as they are.  The renaming and cutting of a record is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
@@ -39,19 +41,38 @@ _ID = re.compile(r"b[0-9a-f]{16}")
 
 
 def load_key(state_dir: Path) -> bytes:
-    """The state folder's key of the public ids, made (private to the host's user) the first time."""
+    """The state folder's key of the public ids, made (private to the host's user) the first time.
+
+    Made whole before it has its name (a temporary file in the same folder, written, synced, then
+    hard-linked to the name, which fails if another process won the race): a process that finds
+    the file finds all of it, and every process gets the same key."""
     path = Path(state_dir) / KEY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(prefix=f".{KEY_FILE}.", dir=path.parent)  # (mode 0600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+                f.flush()
+                os.fsync(f.fileno())
+            with contextlib.suppress(FileExistsError):  # (another process made it first: theirs is read)
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+        _sync_folder(path.parent)
+    key = path.read_bytes()
+    if len(key) >= 16:
+        return key
+    raise RuntimeError(f"{path}: the key of the public bot ids is damaged (delete it: bots get new ids)")
+
+
+def _sync_folder(folder: Path) -> None:
+    """The folder's entries to disk (the key's name survives a crash as its bytes do)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        key = path.read_bytes()
-        if len(key) >= 16:
-            return key
-        raise RuntimeError(f"{path}: the key of the public bot ids is damaged (delete it: bots get new ids)") from None
-    with os.fdopen(fd, "wb") as f:
-        f.write(secrets.token_bytes(32))
-    return path.read_bytes()
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def public_id(key: bytes, bot: str) -> str:

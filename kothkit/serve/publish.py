@@ -52,8 +52,8 @@ def state_names(state_dir: Path, challenge: str) -> Names:
 
 def report_zip(archive: Archive, rename: dict[str, str], folder: str, translated: bool = False) -> bytes:
     """The report site of ``archive``'s standings, its bots renamed by ``rename``, as a zip whose
-    files are under ``folder/``; ``translated``: its replay pages in the request's language
-    (kothkit.serve.i18n: the admin's download), else in English."""
+    files are under ``folder/``; ``translated``: its pages (index, bots, replays) in the request's
+    language (kothkit.serve.i18n: the admin's download), else in English."""
     from kothkit.results.site import boards_of, write_site
     from kothkit.serve import i18n
 
@@ -65,7 +65,8 @@ def report_zip(archive: Archive, rename: dict[str, str], folder: str, translated
         translated = translated and i18n.current() != i18n.DEFAULT
         words = dict(i18n.replay_words()) if translated else None
         write_site(archive, site, boards, pages=len(archive.records) <= MAX_PAGES, words=words,
-                   lang=i18n.current() if translated else "en", said=i18n.reason if translated else None)
+                   lang=i18n.current() if translated else "en", said=i18n.reason if translated else None,
+                   translations=i18n.languages()[i18n.current()].translations if translated else None)
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             for path in sorted(site.rglob("*")):
                 if path.is_file():

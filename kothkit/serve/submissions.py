@@ -6,7 +6,9 @@ size, its status, the build's output) and a folder
 fixed name and a ``bot.toml`` written by the host.  An author's bot is named by an HMAC of their
 login (:func:`keyed_bot_name`), never by the login itself.  Rate limits are checked and
 the row inserted in one transaction, so two submissions at once cannot both
-slip through; when :meth:`Store.add` raises, nothing is stored.
+slip through; when :meth:`Store.add` raises, nothing is stored.  The author's folders are
+measured before that transaction (a walk of many files must not hold SQLite's write lock, which
+every writer of the host waits for); inside it only a folder that came in meanwhile is walked.
 
 Statuses stored: ``queued`` (waiting for its build), ``building``,
 ``build-failed``, ``active`` (the author's newest brain that built: it plays),
@@ -207,6 +209,14 @@ class Store:
         if not data:
             raise SubmitError(_("the file is empty"))
         now = time.time() if now is None else now
+        # The disk walk, before the write transaction (and without the store's lock); so is the key's
+        # first read (made and synced to disk the first time).
+        sizes = self._measured(self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?",
+                                          (challenge, login)), {})
+        if self._key is None:
+            from kothkit.serve.privacy import load_key
+
+            self._key = load_key(self.root)
         with self._lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
@@ -216,11 +226,7 @@ class Store:
                 # before keyed names: their login), else gets a keyed one (keyed_bot_name).
                 had = db.execute("SELECT bot FROM submissions WHERE challenge=? AND login=? ORDER BY id LIMIT 1",
                                  (challenge, login)).fetchone()
-                if had is None and self._key is None:
-                    from kothkit.serve.privacy import load_key
-
-                    self._key = load_key(self.root)
-                bot = had[0] if had else keyed_bot_name(self._key or b"", login)
+                bot = had[0] if had else keyed_bot_name(self._key, login)
                 recent = db.execute("SELECT time, build_seconds FROM submissions WHERE challenge=? AND login=? "
                                     "AND time>? ORDER BY time", (challenge, login, now - DAY)).fetchall()
                 times = [t for t, _b in recent]
@@ -232,7 +238,11 @@ class Store:
                     wait = times[len(times) - settings.per_day] + DAY - now
                     raise RateLimited(_("at most %(n)s submissions in 24 hours: you can submit again in %(wait)s",
                                         n=settings.per_day, wait=_wait_text(wait)), wait)
-                kept = self.kept(challenge, login)
+                # The rows again, under the write lock: a submission of the author's that came in
+                # since the walk (another thread or process) is walked now (its source: small).
+                rows = [Submission(*r) for r in db.execute(
+                    f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?", (challenge, login))]
+                kept = sum(self._measured(rows, sizes).values())
                 if kept + len(data) > settings.keep_mb << 20:
                     raise SubmitError(_("your submissions of this challenge keep %(kept)s MiB on the host, and this "
                                         "challenge allows %(most)s MiB an author: ask an admin",
@@ -270,10 +280,19 @@ class Store:
         return row
 
     def kept(self, challenge: str, login: str) -> int:
-        """Bytes on disk that ``login``'s submissions of ``challenge`` keep."""
-        rows = self.db.execute(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?",
-                               (challenge, login)).fetchall()
-        return sum(disk_use(self.folder(Submission(*r)))[0] for r in rows)
+        """Bytes on disk that ``login``'s submissions of ``challenge`` keep (walked outside any
+        transaction)."""
+        rows = self._rows(f"SELECT {COLUMNS} FROM submissions WHERE challenge=? AND login=?", (challenge, login))
+        return sum(self._measured(rows, {}).values())
+
+    def _measured(self, rows: builtins.list[Submission], sizes: dict[int, int]) -> dict[int, int]:
+        """``sizes`` (bytes on disk by submission id) of ``rows``: those not in it yet are walked."""
+        out = {}
+        for row in rows:
+            if row.id not in sizes:
+                sizes[row.id] = disk_use(self.folder(row))[0]
+            out[row.id] = sizes[row.id]
+        return out
 
     def keep(self, row: Submission, settings: ServeSettings, plays: bool) -> str | None:
         """After ``row``'s build: what its folder may keep.  ``plays``: its build went well (else

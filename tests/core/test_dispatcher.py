@@ -162,6 +162,9 @@ def test_a_game_put_off_as_often_as_the_policy_allows_is_left_out(tmp_path, monk
     with LocalExecutor(2, pin_cpu=False) as pool:
         d = Dispatcher(pool, Policy(retries=0, isolate=False, later=0.05, later_max=0.1, later_rounds=2,
                                     retry_errors=True), on_notice=said.append)
+        # The two games share a stateful bot, so they are never in flight together: the other game is
+        # not lost with the doomed one's pool (on a busy machine it was, each time, and left out too).
+        d.lane("koth", stateful={"constant_player"})
         d.submit(tasks, "koth")
         done = _drain(d)
     assert [t.id for x in done for t in x.tasks] == [tasks[1].id]
@@ -207,3 +210,25 @@ def test_a_stateful_bot_gives_the_same_games_at_jobs_1_and_2(tmp_path):
         results.append((games, [(s.bot, s.points, s.wins) for s in r.standings], (bot / "seen.txt").read_text()))
     assert results[0] == results[1]
     assert results[0][2] == str(2 * 2 * 3)  # its 12 games, each seen once
+
+
+def test_a_replay_holding_the_workers_while_the_read_ahead_is_full_loses_no_game(tmp_path, monkeypatch):
+    """``run``'s dispatch reads its schedule at most a window ahead.  A worker dies on an early game:
+    its pool's batches are played again, isolated, and while they play nothing else starts, so the
+    queue stays full and the next look at the schedule has no room.  That is not its end (the old
+    dispatch took an empty read for one and left the games past the window unplayed): every game
+    of a schedule longer than the window is played, once."""
+    from kothkit.playing.tournament import dispatch, read_ahead
+
+    window = read_ahead(2, 1)
+    tasks = _tasks(rounds=-(-(window + 8) // 6))  # (3 bots: 6 games a round)
+    assert len(tasks) > window
+    _doom(monkeypatch, tasks[0], tmp_path / "tries", 1)
+    played: list[str] = []
+    said: list[str] = []
+    with LocalExecutor(2, pin_cpu=False) as pool:
+        dispatch(iter(tasks), stateful=set(), executor=pool, batch=1, first=1, on_notice=said.append,
+                 on_done=lambda ts, records: played.extend(t.id for t in ts))
+    assert any(s.startswith("a worker died") for s in said)
+    assert (tmp_path / "tries").read_text() == "2"  # (died once, then played isolated)
+    assert sorted(played) == sorted(t.id for t in tasks) and len(set(played)) == len(played)

@@ -81,6 +81,28 @@ def run(cli, bots: Path, db: Path, out: Path, *extra: str) -> tuple[dict, str]:
     return json.loads(out.read_text()), r.stdout
 
 
+def ctrl_c(args: list[str], db: Path, cwd: Path) -> str:
+    """``kothkit ARGS`` (storing its games in ``db``), given Ctrl-C a second into its game after the
+    first one stored (as a terminal gives it: to the whole process group); its stderr.  It must
+    end as interrupted (130)."""
+    judge = subprocess.Popen([sys.executable, "-m", "kothkit", *args], cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        until = time.monotonic() + 120
+        while not (db.exists() and stored_count(db) >= 1):
+            assert time.monotonic() < until and judge.poll() is None, "no games stored"
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the next game
+        os.killpg(judge.pid, signal.SIGINT)
+        out, err = judge.communicate(timeout=60)
+    finally:
+        if judge.poll() is None:
+            os.killpg(judge.pid, signal.SIGKILL)
+            judge.wait()
+    assert judge.returncode == 130, (out, err)
+    return err
+
+
 def test_answers_that_keep_files_are_not_replayed_for_what_they_wrote(cli, tmp_path):
     bots = answers(tmp_path)
     db, out = tmp_path / "journal.sqlite", tmp_path / "out.json"
@@ -149,23 +171,8 @@ def test_a_run_cut_short_by_ctrl_c_resumes_without_replaying_what_it_kept(cli, t
         (bots / b / "state").mkdir(exist_ok=True)
         (bots / b / "state" / "delay").write_text("0.2")
     db = tmp_path / "journal.sqlite"
-    judge = subprocess.Popen([sys.executable, "-m", "kothkit", "run", "gomoku_swap2", "--bots", str(bots), "--rounds",
-                              "3", "--seed", "5", "--jobs", "2", "--move-time", "5", "--db", str(db), "-q"], cwd=tmp_path,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                             start_new_session=True)
-    try:
-        until = time.monotonic() + 120
-        while not (db.exists() and stored_count(db) >= 1):
-            assert time.monotonic() < until and judge.poll() is None, "no games stored"
-            time.sleep(0.1)
-        time.sleep(1.0)  # into the next game
-        os.killpg(judge.pid, signal.SIGINT)
-        out, err = judge.communicate(timeout=60)
-    finally:
-        if judge.poll() is None:
-            os.killpg(judge.pid, signal.SIGKILL)
-            judge.wait()
-    assert judge.returncode == 130, (out, err)
+    ctrl_c(["run", "gomoku_swap2", "--bots", str(bots), "--rounds", "3", "--seed", "5", "--jobs", "2", "--move-time",
+            "5", "--db", str(db), "-q"], db, tmp_path)
     kept = stored_count(db)
     assert 1 <= kept < 18
     for b in ("diary", "ledger", "tally"):

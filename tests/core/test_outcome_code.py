@@ -55,6 +55,18 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def _reused_then_replayed_for_the_rules(pkg: Path, play, whole: str) -> None:
+    """``play()`` (a command's output, on the journal of its 2 games, the picture edited since):
+    the games reused without a word; then, the rules edited, played again with the notice.
+    ``whole``: the end of the command's line of counts."""
+    text = play()
+    assert f"games: 0 played, 2 reused, 2 {whole}" in text and "will be played again" not in text, text
+    _edit(pkg / "rules.py", "((0, 1), (1, 0), (1, 1), (1, -1))", "((0, 1), (1, 0))")  # no diagonals
+    text = play()
+    assert "mnk's code changed since the journal's games: 2 games will be played again" in text, text
+    assert f"games: 2 played, 0 reused, 2 {whole}" in text
+
+
 def test_a_changed_picture_replays_nothing_and_changed_rules_replay_the_games(cli, tmp_path):
     pkg, env = _plugin(tmp_path)
 
@@ -69,13 +81,7 @@ def test_a_changed_picture_replays_nothing_and_changed_rules_replay_the_games(cl
     _edit(pkg / "plugin.py", "    return picture(match)", "    # Drawn by views.py.\n    return picture(match)")
     _edit(pkg / "plugin.py", "default 3,3,3: tic-tac-toe", "3,3,3 by default: tic-tac-toe")
     (pkg / "README.md").write_text("# mnk\n\nk in a row wins.\n")
-    text = mnk()
-    assert "games: 0 played, 2 reused, 2 in all" in text and "will be played again" not in text, text
-
-    _edit(pkg / "rules.py", "((0, 1), (1, 0), (1, 1), (1, -1))", "((0, 1), (1, 0))")  # no diagonals
-    text = mnk()
-    assert "mnk's code changed since the journal's games: 2 games will be played again" in text, text
-    assert "games: 2 played, 0 reused, 2 in all" in text
+    _reused_then_replayed_for_the_rules(pkg, mnk, "in all")
 
     # A helper the rules import is part of them (found by reading the imports), the picture's
     # module still is not.
@@ -108,3 +114,25 @@ def test_a_game_that_names_its_outcome_modules_is_replayed_for_those(cli, tmp_pa
     assert "games: 0 played, 2 reused, 2 in all" in text and "will be played again" not in text, text
     _edit(pkg / "engine.py", "DIRECTIONS = 4", "DIRECTIONS = 2")
     assert "mnk's code changed since the journal's games: 2 games will be played again" in mnk()
+
+
+def test_a_matchs_ids_hold_the_games_code_as_a_runs_do(cli, tmp_path):
+    """``kothkit match`` and ``gauntlet`` too: an edited picture reuses a match's games, edited rules
+    play them again with run's notice; a gauntlet finds the match's games (the same ids), and
+    ``kothkit verify`` finds every game identical."""
+    pkg, env = _plugin(tmp_path)
+    db = tmp_path / "mnk.sqlite"
+
+    def match(*extra: str) -> str:
+        return cli("match", "mnk", "random", "blocker", "--games", "2", "--db", db, "--jobs", "1", "-q", *extra,
+                   env=env, check=True).stdout
+
+    assert "games: 2 played, 0 reused, 2 counted" in match("--seed", "3")
+    _edit(pkg / "views.py", '"#f4f4f4"', '"#ffffff"')
+    _reused_then_replayed_for_the_rules(pkg, match, "counted")
+
+    gauntlet = cli("gauntlet", "mnk", "random", "--games", "2", "--db", db, "--jobs", "1", "-q", env=env, check=True)
+    assert "games: 0 played, 2 reused, 2 counted" in gauntlet.stdout  # (its field: blocker)
+    r = cli("verify", db, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "4 identical, 0 differ, 0 not verifiable" in r.stdout, r.stdout

@@ -266,7 +266,7 @@ def test_the_nickname_form_does_not_tell_whether_a_login_exists(served):
         assert "小明" in c.get("/account").text  # nothing was changed
 
 
-def test_the_public_reports_replays_are_in_the_admins_language(served):
+def test_the_public_report_is_in_the_admins_language(served):
     import io
     import zipfile
 
@@ -293,3 +293,6 @@ def test_the_public_reports_replays_are_in_the_admins_language(served):
         page = files.read(pages[0]).decode()
         assert '<html lang="zh-CN"' in page and "胜者：{bot}" in page, page[:500]
         assert "小明.html" in " ".join(files.namelist())  # a Chinese nickname keeps its page's name
+        # Its index and bot pages too (tests/results/test_report_languages.py reads them in a browser).
+        index = files.read(next(n for n in files.namelist() if n.endswith("/index.html"))).decode()
+        assert '<html lang="zh-CN"' in index and "<h2>排行榜</h2>" in index and "Leaderboard" not in index, index[:800]

@@ -8,6 +8,14 @@
 # the doc's root variant.  Writes OUT/status: 0 when both lines are the doc's.
 set -uo pipefail
 out=$1 kothkit=$2
+# virtme runs this script in a mount namespace of its own: mounts made here (the ext4 state folder,
+# /root opened) would not be systemd's, and the unit would not see them.  The script goes on in PID
+# 1's namespace; OUT is reached through a process left in the first one.
+if [ -z "${UNITS_IN_INIT_NS:-}" ] && [ "$(readlink /proc/1/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ]; then
+    echo "units: moving to PID 1's mount namespace"
+    sleep 100000 &
+    UNITS_IN_INIT_NS=1 exec nsenter -t 1 -m -- bash "$0" "/proc/$!/root$out" "$kothkit"
+fi
 main() {
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 doc=$ROOT/docs/hosting.md
@@ -25,15 +33,14 @@ overlay() {  # DIR: writable over a tmpfs upper layer
 }
 touch /etc/.units-probe 2>/dev/null && rm -f /etc/.units-probe || overlay /etc || { echo "units: /etc stays read-only"; exit 1; }
 
-# The service user, as the doc's useradd makes it (virtme's /etc/shadow may not be writable: then
-# the passwd and group lines are enough).
+# The service user, as the doc's useradd makes it.  (useradd itself is not used: in virtme's /etc it
+# wrote the user but not its group, leaving a primary group with no name; the passwd and group lines
+# it would write are enough.)
 if ! id -u kothkit >/dev/null 2>&1; then
-    useradd --system --home-dir /srv/kothkit --shell /usr/sbin/nologin kothkit 2>/dev/null || {
-        uid=990
-        while getent passwd $uid >/dev/null || getent group $uid >/dev/null; do uid=$((uid - 1)); done
-        echo "kothkit:x:$uid:$uid:kothkit:/srv/kothkit:/usr/sbin/nologin" >> /etc/passwd
-        echo "kothkit:x:$uid:" >> /etc/group
-    }
+    uid=990
+    while getent passwd $uid >/dev/null || getent group $uid >/dev/null; do uid=$((uid - 1)); done
+    echo "kothkit:x:$uid:$uid:kothkit:/srv/kothkit:/usr/sbin/nologin" >> /etc/passwd
+    echo "kothkit:x:$uid:" >> /etc/group
 fi
 echo "units: user $(id kothkit); group by name: $(getent group kothkit)"
 # A Python under a folder the user may not enter (pyenv's in /root, 0700): /root opened to it.
@@ -63,6 +70,9 @@ wait_line() {  # SECONDS CMD...: wait until CMD prints a containment line
     local i
     for ((i = 0; i < $1; i++)); do
         "${@:2}" 2>/dev/null | grep -m1 -q '^containment: \|containment: ' && return 0
+        if [ "$2" = journalctl ] && [ "$(timeout 20 systemctl is-active kothkit 2>&1)" = failed ]; then
+            echo "units: ${i}s: kothkit.service failed"; return 1
+        fi
         if ((i % 60 == 59)); then  # what it is doing meanwhile
             echo "units: ${i}s: $(timeout 20 systemctl is-active kothkit 2>&1); processes of kothkit: $(ps -u kothkit -o pid=,stat=,etime=,args= 2>&1 | head -5 | tr '\n' ';')"
             timeout 20 journalctl -u kothkit -o cat --no-pager 2>&1 | tail -5
@@ -73,6 +83,7 @@ wait_line() {  # SECONDS CMD...: wait until CMD prints a containment line
 }
 # (no daemon-reload: in this VM it did not return in 8 minutes; systemd 252 loads a unit file new
 # in its paths when it is first asked for)
+echo "units: the user can run it: $(setpriv --reuid=kothkit --regid=kothkit --init-groups -- "$kothkit" serve --help 2>&1 | head -3 | tr '\n' ' ')"
 echo "units: === systemctl start kothkit ==="
 timeout 120 systemctl start kothkit || echo "units: systemctl start kothkit: exit $?"
 wait_line 600 journalctl -u kothkit -o cat --no-pager
