@@ -101,6 +101,17 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
     return t
 
 
+def memory_peaks(records: Iterable[GameRecord]) -> dict[str, int]:
+    """Each bot's highest memory peak over ``records`` (MiB, its memory cgroup's in each game); a bot
+    with none known (no cgroup, a journal from before peaks were kept) is left out."""
+    peaks: dict[str, int] = {}
+    for r in records:
+        for bot, mib in zip(r.players, r.memory or ()):
+            if mib is not None and mib > peaks.get(bot, -1):
+                peaks[bot] = mib
+    return peaks
+
+
 def above_table(above: dict[tuple[str, str], tuple[int, int]], bots: Sequence[str], title: str) -> Table:
     """The crosstable of a game of more than two seats (kothkit.store.ratings.placed_above): the cell
     of row a and column b is "above/games", in how many of the games a and b played together a placed
