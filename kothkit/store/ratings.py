@@ -772,8 +772,10 @@ class TableRater:
     the start.  The ratings are those of :func:`rate_tables` over the games in key order, to the
     last bit, whatever the order the games came in."""
 
-    #: Games between two states kept (a state: every bot's rating, a few kilobytes).
+    #: Games between two states kept (a state: every bot's rating, a few kilobytes), and the most
+    #: states kept (past it, every other one goes, and the states are kept twice as far apart).
     every: int = 64
+    most: int = 64
     #: The rated games' keys, seats and places, in order.
     keys: list[Any] = attrs.field(factory=list)
     #: Games rated by the last :meth:`update`; updates that rated on top of all the kept ratings,
@@ -787,6 +789,10 @@ class TableRater:
     _games: dict[str, int] = attrs.field(factory=dict)
     #: (games rated, ratings, games) at every ``every``-th game.
     _kept: list[tuple[int, dict[str, Any], dict[str, int]]] = attrs.field(factory=list)
+    _stride: int = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._stride = self.every
 
     def update(self, keyed: Iterable[tuple[Any, Any]], bots: Iterable[str] | None = None) -> list[SkillRating]:
         """The ratings of ``keyed`` ((key, result) of every game counted now, in any order), as
@@ -818,8 +824,11 @@ class TableRater:
         self.rated = len(games) - start
         for i in range(start, len(games)):
             _rate_one(self._model, self._ratings, self._games, games[i][1])
-            if (i + 1) % self.every == 0:
+            if (i + 1) % self._stride == 0:
                 self._kept.append((i + 1, dict(self._ratings), dict(self._games)))
+                if len(self._kept) > self.most:  # every other one goes: twice as far apart from now on
+                    self._kept = self._kept[1::2]
+                    self._stride *= 2
         self.keys = keys
         return _skills(self._model, self._ratings, self._games, bots)
 

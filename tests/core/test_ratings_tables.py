@@ -145,3 +145,19 @@ def test_the_kept_ratings_rate_only_new_games_and_equal_a_full_recompute():
     counted = dict(schedule[150:170])  # every game another: from the start
     same(counted)
     assert rater.restarts == restarts + 1 and rater.rated == 20
+
+
+def test_the_kept_states_are_thinned_and_still_give_the_same_ratings():
+    from kothkit.store.ratings import TableRater
+
+    rng = random.Random(9)
+    names = [f"b{i}" for i in range(6)]
+    games = {(i, f"g{i:03d}"): Table(p := tuple(rng.sample(names, 3)), seat_places=tuple(rng.randint(1, 3) for _ in p))
+             for i in range(200)}
+    rater = TableRater(every=1, most=16)
+    keys = sorted(games)
+    for k in keys[:150] + keys[151:]:  # one game late
+        rater.update({key: games[key] for key in keys if key <= k and key != keys[150]}.items())
+    assert len(rater._kept) <= 16
+    late = rater.update(games.items())
+    assert late == rate_tables(games[k] for k in keys) and rater.from_kept == 1 and rater.rated < 100
