@@ -1,7 +1,7 @@
 """``kothkit report``'s leaderboard gives each bot's highest memory peak over its games (the journal's
 ``memory`` column, kept where a bot's memory cgroup measures it), in ``--markdown`` and on the site's
-index; a journal that kept no peak (a machine without memory cgroups, or from before they were
-kept) has no such column."""
+index, and so does ``kothkit run``'s table on the terminal; a journal that kept no peak (a machine
+without memory cgroups, or from before they were kept) has no such column."""
 
 from __future__ import annotations
 
@@ -52,3 +52,23 @@ def test_the_leaderboard_gives_each_bots_highest_memory_peak(classic12, tmp_path
     kothkit("report", db, "--out", tmp_path / "site", "--no-pages", cwd=tmp_path)
     index = (tmp_path / "site" / "index.html").read_text()
     assert "<th>memory peak</th>" in index and f"{want['steady']} MiB" in index
+
+
+def test_runs_table_gives_each_bots_highest_memory_peak(classic12, tmp_path):
+    db = tmp_path / "j.sqlite"
+    shutil.copy(classic12, db)
+    with closing(sqlite3.connect(db)) as con, con:
+        for n, (gid, players) in enumerate(list(con.execute("SELECT id, players FROM games ORDER BY idx"))):
+            mem = [{"steady": 30 + n, "tardy": 5}.get(bot) for bot in json.loads(players)]
+            con.execute("UPDATE games SET memory = ? WHERE id = ?", (json.dumps(mem), gid))
+    want = peaks_of(db)
+    # The same tournament again: every game is reused from the journal, peaks and all.
+    done = kothkit("run", "gomoku_classic12", "--bots", classic12.parent / "bots", "--seed", "5", "--move-time", "0.3",
+                   "--db", db, "-q", cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    head = next(line for line in lines if line.startswith("┃") and "bot" in line)
+    assert [c.strip() for c in head.strip("┃").split("┃")][-1] == "memory peak", done.stdout
+    last = {c[1]: c[-1] for line in lines if line.startswith("│")
+            for c in [[x.strip() for x in line.strip("│").split("│")]]}
+    assert last == {"steady": f"{want['steady']} MiB", "tardy": f"{want['tardy']} MiB", "malformed": "-",
+                    "out_of_turn": "-"}, done.stdout
