@@ -87,6 +87,10 @@ class Limits:
     #: Seconds for a reply to a prompt with ``clock="start"`` (an engine's start-up, e.g. Piskvork's
     #: START -> OK), never charged to ``game_time``; None: ``first_reply_time``.
     startup_time: float | None = attrs.field(default=None, validator=_seconds(True))
+    #: Seconds a Python function bot's file has to load (an isolated bot's host included: its start
+    #: and its first request), before its first move and never charged to it; None: the first
+    #: reply's time, at least 20 s (kothkit.playing.seats.load_time).
+    load_time: float | None = attrs.field(default=None, validator=_seconds(True))
     #: Seconds the core waits, after a bot's reply, before it writes to that bot again (some
     #: engines drop a command that comes within milliseconds of their move); 0: none.  At most 1.
     guard: float = attrs.field(default=0.0, validator=[_seconds(False), attrs.validators.le(1.0)])
@@ -140,4 +144,4 @@ class Limits:
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(Limits))
 #: Limits added after journals existed: left out of a game's identity while at their defaults
 #: (kothkit.playing.schedule.settings_of), so that the games played before keep their ids.
-LATER_LIMITS = ("network", "env", "startup_time", "guard")
+LATER_LIMITS = ("network", "env", "startup_time", "guard", "load_time")

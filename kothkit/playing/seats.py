@@ -50,7 +50,8 @@ from kothkit.store.records import GameTask, Move
 # A call request's line is this, the prompt's payload as a JSON array, and "}".
 _CALL_HEAD = '{"op":"call","args":'
 
-#: Seconds a new function host may take to start and answer its first request (not a move).
+#: Seconds a new function host may take to start and answer its first request (not a move), unless
+#: the limits say otherwise (:func:`load_time`).
 HOST_START_TIME = 20.0
 #: Seconds a seat thinks before the seats that wait are frozen (kothkit.playing.referee.FREEZE_AFTER's
 #: value, for a function host's own wait; seats do not import the referee, which imports them).
@@ -463,7 +464,7 @@ class HostSeat(Seat):
         if fresh:
             # A host just started: its interpreter start-up must not count against the first move.
             try:
-                self.request(new_game, max(limits.first_time, HOST_START_TIME))
+                self.request(new_game, load_time(limits))
             except Stop as stop:
                 self.start_error = stop.fault.reason
         else:
@@ -706,9 +707,9 @@ class FunctionSeat(Seat):
     def start(self) -> None:
         limits = self.ref.limits
         # Loading gets what an isolated bot's host gets to start.
-        load_time = max(limits.first_time, HOST_START_TIME)
+        allowed = load_time(limits)
         try:
-            self.func = func = function_cache(self.spec, load_time)
+            self.func = func = function_cache(self.spec, allowed)
             # Deriving a seed costs a hash: only bots that use randomness get one.
             func.new_game(bot_seed(self.ref.task.seed, self.index) if func.uses_random else 0)
             func.out_cap = limits.stderr_cap
@@ -718,7 +719,7 @@ class FunctionSeat(Seat):
             return
         except overtime.Overtime:
             self.start_error = say("{entry} took more than {limit} s to load", entry=self.spec.entry,
-                                   limit=f"{load_time:g}")
+                                   limit=f"{allowed:g}")
             return
         except Exception as e:  # a module that fails to import
             self.start_error = say("cannot load {entry}: {error}", entry=self.spec.entry,
@@ -814,6 +815,13 @@ def _line_moves(data: bytes, marks: list[tuple[int, int]], moves: int) -> list[i
 
 
 _FUNCTIONS: dict[tuple[str, str, str], FunctionBot] = {}
+
+
+def load_time(limits: Limits) -> float:
+    """Seconds a function bot's file has to load, in the judge's process or in its host (the host's
+    start and first request included): the limits' ``load_time``, else the first reply's time, at
+    least :data:`HOST_START_TIME`."""
+    return limits.load_time if limits.load_time is not None else max(limits.first_time, HOST_START_TIME)
 
 
 def function_cache(spec: BotSpec, load_time: float) -> FunctionBot:

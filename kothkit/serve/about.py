@@ -46,10 +46,10 @@ def process_cap(limits: Any) -> int | None:
 
 def load_time(limits: Any) -> float:
     """Seconds a Python function bot's file has to load before its first move, as the judge gives
-    them (kothkit.playing.seats: the first reply's time, at least ``HOST_START_TIME``)."""
-    from kothkit.playing.seats import HOST_START_TIME
+    them (:func:`kothkit.playing.seats.load_time`)."""
+    from kothkit.playing.seats import load_time as judges
 
-    return max(limits.first_time, HOST_START_TIME)
+    return judges(limits)
 
 
 #: A strict ISO C standard in a C build's flags: POSIX names are hidden then.

@@ -143,25 +143,36 @@ def test_a_match_resumes_from_its_journal(tmp_path):
 
 
 def test_a_killed_match_resumes_to_the_same_result(tmp_path):
-    args = ["match", "connect4_hidden", bot("q75_slow"), bot("q50"), "--sprt", "0,10", "--games", "400",
+    # An SPRT that decides after 170 games (184 played: some finish past the decision); the
+    # reference match is played beside the one that is killed (each judge on a core of its own).
+    args = ["match", "connect4_hidden", bot("q75_slow"), bot("q50"), "--sprt", "0,20", "--games", "400",
             "--seed", "8", "--jobs", "1", "-q"]
-    ref = kothkit(tmp_path, *args, "--db", str(tmp_path / "ref.sqlite"), "--json", str(tmp_path / "ref.json"))
+    ref = subprocess.Popen([sys.executable, "-m", "kothkit", *args, "--db", str(tmp_path / "ref.sqlite"),
+                            "--json", str(tmp_path / "ref.json")], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
     db = tmp_path / "k.sqlite"
     p = subprocess.Popen([sys.executable, "-m", "kothkit", *args, "--db", str(db)], cwd=tmp_path,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while p.poll() is None and stored_count(db) < 20 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert p.poll() is None, "the match ended before it could be killed"
-    p.send_signal(signal.SIGKILL)
-    p.wait(timeout=60)
+    try:
+        deadline = time.monotonic() + 120
+        while p.poll() is None and stored_count(db) < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert p.poll() is None, "the match ended before it could be killed"
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=60)
+        _, err = ref.communicate(timeout=300)
+        assert ref.returncode == 0, err
+    finally:
+        for proc in (p, ref):
+            proc.kill()
+            proc.wait()
     stored = stored_count(db)
     assert stored >= 20
     again = kothkit(tmp_path, *args, "--db", str(db), "--json", str(tmp_path / "k.json"))
     doc, want = json.loads((tmp_path / "k.json").read_text()), json.loads((tmp_path / "ref.json").read_text())
     assert doc["reused"] == stored and doc["played"] > 0
     assert (doc["counted"], doc["overall"], doc["sprt"]) == (want["counted"], want["overall"], want["sprt"])
-    assert ref.returncode == again.returncode == 0
+    assert want["sprt"]["decision"] is not None and again.returncode == 0, want["sprt"]
 
 
 def test_a_gauntlet_reports_each_opponent_and_the_field(tmp_path):

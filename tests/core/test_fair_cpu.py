@@ -17,14 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_HOST = ROOT / "tests" / "bots" / "hostile_host"
 CAPS = capabilities()
 
-#: A connect4_hidden function bot that thinks 0.3 s of its own CPU time a move (3 s a move allowed):
-#: beside 30 spinning children on its core it would get a thirty-first of it.
+#: A connect4_hidden function bot that thinks 0.1 s of its own CPU time a move (1.5 s a move allowed):
+#: beside 30 spinning children on its core it would get a thirty-first of it, 0.1 s in 3.1 s.
 THINKER = '''
 import time
 
 
 def thinker(view, turn, state):
-    end = time.process_time() + 0.3
+    end = time.process_time() + 0.1
     while time.process_time() < end:
         pass
     for j in range(7):
@@ -34,7 +34,7 @@ def thinker(view, turn, state):
 
 
 def test_a_function_host_that_leaves_busy_children_is_frozen_while_its_opponent_thinks(cli, tmp_path):
-    """spawner_function starts 30 busy children; its opponent thinks 0.3 s a move.  Frozen while it
+    """spawner_function starts 30 busy children; its opponent thinks 0.1 s a move (1.5 s allowed).  Frozen while it
     waits (its host's whole cgroup), it takes none of the opponent's core: no game is lost on time.
     Not frozen (no cgroups: the control), the thinker loses on time."""
     if CAPS.freezer_version is None or not CAPS.namespaces:
@@ -45,7 +45,7 @@ def test_a_function_host_that_leaves_busy_children_is_frozen_while_its_opponent_
     (bots / "thinker" / "bot.py").write_text(THINKER)
     (bots / "thinker" / "bot.toml").write_text('name = "thinker"\nentry = "bot.py:thinker"\n')
     args = ["run", "connect4_hidden", "--bots", bots, "--seed", "3", "--jobs", "1", "--rounds", "1",
-            "--move-time", "3", "-q"]
+            "--move-time", "1.5", "-q"]
     cli(*args, "--db", tmp_path / "a.sqlite", "--json", tmp_path / "a.json", check=True, timeout=300)
     games = json.loads((tmp_path / "a.json").read_text())["games"]
     assert games and all(g["fault"] is None for g in games), games

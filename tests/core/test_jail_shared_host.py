@@ -229,6 +229,7 @@ def test_the_new_limits_leave_game_ids_as_they_were_at_their_defaults():
     """network and env are part of a game's identity only when a challenge sets them: the games of
     journals played before they existed keep their ids (incremental runs, verify)."""
     plain = settings_of(Limits(), {})["limits"]
-    assert "network" not in plain and "env" not in plain
+    assert "network" not in plain and "env" not in plain and "load_time" not in plain
+    assert settings_of(Limits(load_time=2), {})["limits"]["load_time"] == 2
     assert settings_of(Limits(network=True), {})["limits"]["network"] is True
     assert [list(p) for p in settings_of(Limits(env={"A": "b"}), {})["limits"]["env"]] == [["A", "b"]]

@@ -5,6 +5,7 @@ within its own clock, from program bots and from function bots in their hosts al
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -70,15 +71,23 @@ def test_a_line_written_out_of_turn_is_never_taken_for_the_next_rounds_reply():
 
 @pytest.mark.parametrize("sleeper", ["program", "function"])
 def test_a_seat_that_sleeps_past_its_clock_costs_the_round_its_own_timeout(sleeper):
-    # Seven bots that think 0.4 s every round: one after another, four rounds would take 11 s
-    # and more; at once, under 2 s.  The sleeper's timeout (1 s) is paid once.
+    # Seven bots that think 0.4 s every round, each saying on its stderr as soon as it has its
+    # prompt.  A Round's prompts all go out before any of its bots' output is read: no seat waits
+    # for another's reply, or for the sleeper's timeout, to be asked.  (How much faster that is
+    # than asking in turn: benchmarks/bench_rounds.py.)
     players = [program(f"p{i}", "slow") for i in range(5)] + [function(f"f{i}", "slow") for i in range(2)]
     players.insert(3, program("sleeper", "sleep2") if sleeper == "program" else function("sleeper", "sleeper"))
-    rec = play_game(_task(players), info=INFO)
+    events: list[tuple[str, int, str]] = []
+    rec = play_game(_task(players), info=INFO, on_event=lambda kind, seat, text, ms: events.append((kind, seat, text)))
     assert rec.seat_verdicts == (None, None, None, "timeout", None, None, None, None)
     assert rec.reason == "4 rounds" and rec.seat_places[3] == 8
     assert all(sum(1 for m in rec.moves if m.seat == s) == 4 for s in range(8) if s != 3)
-    assert rec.seconds < 9, rec.seconds  # generous: the sum of the thinking alone is 11 s
+    for r in range(1, 5):
+        asked = [i for i, (kind, _, text) in enumerate(events) if kind == "send" and re.search(rf"\b{r}\b", text)]
+        got = [i for i, (kind, _, text) in enumerate(events) if kind == "stderr" and text.strip() == f"got ROUND {r}"]
+        seats = {events[i][1] for i in asked}
+        assert seats == set(range(8)) - ({3} if r > 2 else set()), (r, events)
+        assert len(got) == 7 and max(asked) < min(got), (r, events)  # every prompt out before a bot's word is read
 
 
 def test_trusted_function_seats_play_rounds_in_turn_and_leave_alone():

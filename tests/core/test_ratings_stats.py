@@ -49,9 +49,14 @@ def ref_tilt(a, p, constraints):
             return np.inf, np.zeros_like(l), np.zeros((len(l), len(l)))
         return -float(p @ np.log(d)), -(g / d) @ p, (g / d) @ np.diag(p) @ (g / d).T
 
+    # Where no distribution on the support meets the constraints (a sigma too large or too small for
+    # the mean), the tilt has no maximum: it grows like log |l| without end and the search would run
+    # to any maxiter.  Every feasible search here stops (by gtol or lost precision) within 80 steps;
+    # after 200 an unbounded one is far above every feasible value, which is all the outer search
+    # (a minimum over sigma of the tilt) needs: the LLRs are the same to the last bit as with 5000.
     res = optimize.minimize(lambda l: neg(l)[0], np.zeros(len(constraints)), jac=lambda l: neg(l)[1],
                             hess=lambda l: neg(l)[2], method="trust-exact",
-                            options={"gtol": 1e-15, "maxiter": 5000})
+                            options={"gtol": 1e-15, "maxiter": 200})
     return -res.fun
 
 
@@ -159,7 +164,6 @@ def test_llr_of_fastchess_vectors(model, kind, counts, elo0, elo1, published):
         assert SPRT(elo0, elo1, model=model).llr(Pentanomial(*c)) == got
 
 
-@pytest.mark.slow  # the reference search is slow where the regularization dominates (seconds)
 def test_llr_of_one_sided_results_follows_the_definition():
     """Two more of sprt_test.cpp's inputs: 104 pairs all won ([0, 5]) and 16,700 draws ([0, 5]).
     fastchess's test expects 2.94 and 2.97; the definition gives 2.09 and -3.45.  Every class but one is

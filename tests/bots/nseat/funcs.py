@@ -1,6 +1,7 @@
 """Function bots of tests/core/nseat_game.py's game: called with the round number, each returns
 (its number, its state)."""
 
+import sys
 import time
 
 
@@ -9,6 +10,7 @@ def steady(r, state):
 
 
 def slow(r, state):
+    print(f"got ROUND {r}", file=sys.stderr, flush=True)  # as soon as it is called (see steady/bot.py)
     time.sleep(0.4)
     return 1 + r % 2, state
 

@@ -1,7 +1,8 @@
 """A bot of tests/core/nseat_game.py's game (``ROUND r`` in, a number out), misbehaving as its first
 argument says: steady (always 1), crash3 (exits at round 3), sleep2 (sleeps past any clock at
 round 2), chatter2 (writes a second line after its reply at round 2), bad2 (replies "x" at round
-2), slow (thinks 0.4 s each round, within its clock)."""
+2), slow (writes "got ROUND r" to stderr as soon as it has the prompt, then thinks 0.4 s each
+round, within its clock)."""
 
 import sys
 import time
@@ -17,6 +18,8 @@ for raw in iter(sys.stdin.readline, ""):
     if mode == "sleep2" and r == 2:
         time.sleep(60)
     if mode == "slow":
+        sys.stderr.write(f"got ROUND {r}\n")
+        sys.stderr.flush()
         time.sleep(0.4)
     sys.stdout.write("x\n" if mode == "bad2" and r == 2 else f"{1 + r % 2}\n")
     if mode == "chatter2" and r == 2:
