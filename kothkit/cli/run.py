@@ -192,9 +192,13 @@ def _print_results(info, s: Settings, result, faults, errors) -> None:
     notes, a game of more seats' crosstable of places, the game's own report, the faults, the counts
     of games, and the bots left out."""
     from kothkit.results.report import above_table, standings_table
+    from kothkit.store.journal import Journal
 
+    with Journal(s.journal) as j:  # (each bot's highest memory peak, where its memory cgroup kept one)
+        peaks = j.memory_peaks(list(result.schedule.ids()))
     print_table(standings_table(result.standings, f"{info.name} — seed {s.seed.value}", mean=s.game.scoring.mean,
-                                ratings=result.ratings, spread=not info.two_seats, skills=result.skills))
+                                ratings=result.ratings, spread=not info.two_seats, skills=result.skills,
+                                memory=peaks))
     for note in result.ratings.notes if result.ratings else ():
         out.print(f"ratings: {note}", markup=False)
     if result.skills is not None:

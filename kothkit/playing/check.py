@@ -11,6 +11,11 @@ fault rules and process handling as a tournament), in three kinds of runs:
    seat against a seeded random opponent;
 3. games against the game's bundled bots, one per seat.
 
+A game of a range of seats (lowbid: 3 to 10) is checked at its fewest seats, the bot in every
+seat, and at its most, the bot in the first and the last seat (a bot that sizes its tables for
+three players fails there); each run's title says at how many seats it played.  The game's own
+scenarios are scripted for its fewest seats and played there only.
+
 In scripted runs the opponent answers at once, so a bot that writes more
 than it should would have its extra line taken as its next reply; instead,
 after each of the bot's first replies the check waits a moment (``quiet``)
@@ -108,6 +113,8 @@ class Run:
     #: Prompts the bot was sent (0: the game ended before its turn; None: not known), and how the game ended.
     asked: int | None = None
     ended: str = ""
+    #: Seats at the table (0: not known, the game's rules did not make a match).
+    seats: int = 0
 
     @property
     def never_asked(self) -> bool:
@@ -366,6 +373,8 @@ class _Transcript:
         self.replies: list[tuple[str, float | None]] = []
         self.stderr: list[str] = []
         self.extra: str | None = None
+        #: The bot left the game (its verdict): the other seats' play after it says nothing of it.
+        self.left = False
 
     def __call__(self, kind: str, seat: int, text: str, ms: float | None = None) -> None:
         mine = seat == self.me
@@ -380,7 +389,7 @@ class _Transcript:
         elif kind == "reply" and mine:
             self.replies.append((text, ms))
             self.lines.append(f"{self.name} -> judge: {text}" + (f"   ({ms:.0f} ms)" if ms is not None else ""))
-        elif kind in ("reply", "opponent") and not mine:
+        elif kind in ("reply", "opponent") and not mine and not self.left:
             self.lines.append(f"opponent (seat {seat}) plays: {text}")
         elif kind == "resign":
             self.lines.append(f"opponent (seat {seat}) resigns")
@@ -395,6 +404,7 @@ class _Transcript:
             self.extra = text
             self.lines.append(f"{self.name} -> judge: {text}   <- not expected")
         elif kind == "verdict" and mine:
+            self.left = True
             self.lines.append(f"VERDICT: {text}")
 
 
@@ -478,14 +488,20 @@ def explain(kind: str, reason: str, t: _Transcript, limits: Limits, first_clock:
 def _findings_of(record: GameRecord, ref: CheckGame, t: _Transcript, me: int, spec: BotSpec,
                  limits: Limits) -> list[Finding]:
     out: list[Finding] = []
-    if record.offender == record.players[me]:
+    # At a table the bot's fault is its own (the game went on without it, another seat may have
+    # faulted first, and the record's reason is the game's end): the referee's ruling on its seat.
+    own = ref.ref.faults.get(me) if ref.ref is not None and len(record.players) > 2 else None
+    if own is not None or record.offender == record.players[me]:
+        verdict, reason = ((str(own.verdict), own.reason) if own is not None
+                           else (record.verdict or "", _reason(record.reason, record.verdict)))
         first_clock = ref.last_clock == Clock.FIRST
-        text = explain(record.verdict or "", _reason(record.reason, record.verdict), t, limits, first_clock,
-                       ref.partial, spec.kind == BotKind.FUNCTION, ref.late, ref.slow)
-        out.append(Finding(FAULT, text, record.verdict, f"{record.verdict}: {_reason(record.reason, record.verdict)}"))
+        text = explain(verdict, reason, t, limits, first_clock, ref.partial, spec.kind == BotKind.FUNCTION, ref.late,
+                       ref.slow)
+        out.append(Finding(FAULT, text, verdict, f"{verdict}: {reason}"))
         return out
     if record.offender is not None:
-        out.append(Finding(WARNING, f"the opponent {record.offender} lost by a fault "
+        who = "the opponent" if len(record.players) == 2 else "the bot of another seat,"
+        out.append(Finding(WARNING, f"{who} {record.offender} lost by a fault "
                                     f"({record.verdict}: {record.reason}); that is not your bot's doing"))
     if t.replies and t.replies[0][1] is not None:
         allowed = (limits.first_time if limits.first_reply_time is not None else limits.move_time) * 1000
@@ -536,17 +552,25 @@ def _run(info: GameInfo, spec: BotSpec, me: int, players: Sequence[BotSpec], see
         record = ref.run()
     except ScenarioBroken as e:
         return Run(title, description, me, len(t.replies), None, (Finding(ERROR, f"{e}; tell the game's author"),),
-                   tuple(t.lines[-TRANSCRIPT_LINES:])), ref
+                   tuple(t.lines[-TRANSCRIPT_LINES:]), seats=len(players)), ref
     findings = _findings_of(record, ref, t, me, spec, limits)
     first = t.replies[0][1] if t.replies else None
     return Run(title, description, me, len(t.replies), first, tuple(findings), tuple(t.lines[-TRANSCRIPT_LINES:]),
-               asked=len(t.prompts), ended=record.reason), ref
+               asked=len(t.prompts), ended=record.reason, seats=len(players)), ref
 
 
-def _players(info: GameInfo, spec: BotSpec, me: int, other: BotSpec | None = None) -> list[BotSpec]:
+def _players(info: GameInfo, spec: BotSpec, me: int, n: int | None = None) -> list[BotSpec]:
+    """The bot in seat ``me`` of a table of ``n`` (the game's fewest seats), scripted seats around it."""
     name = "opponent" if spec.name != "opponent" else "opponent2"
-    return [spec if i == me else (other or _dummy(name if info.seat_range[0] == 2 else f"{name}{i}"))
-            for i in range(info.seat_range[0])]
+    return [spec if i == me else _dummy(name if info.two_seats else f"{name}{i}")
+            for i in range(n or info.seat_range[0])]
+
+
+def _tables(info: GameInfo) -> list[tuple[int, list[int]]]:
+    """The tables the check seats the bot at: (seats, the bot's seats there).  Every seat of the
+    fewest; at a game's most seats, when it seats more, the first and the last."""
+    low, high = info.seat_range
+    return [(low, list(range(low)))] + ([(high, [0, high - 1])] if high > low else [])
 
 
 def game_scenarios(info: GameInfo) -> list[Scenario]:
@@ -556,30 +580,42 @@ def game_scenarios(info: GameInfo) -> list[Scenario]:
     return scenarios_of(info)
 
 
-def _seat_name(info: GameInfo, seat: int) -> str:
-    return f"seat {seat}" + (" (opens)" if seat == 0 else "")
+def _seat_name(info: GameInfo, seat: int, n: int) -> str:
+    """A two-seat game's "seat 0 (opens)"; a table's "seat 2 of 10"."""
+    if info.two_seats:
+        return f"seat {seat}" + (" (opens)" if seat == 0 else "")
+    return f"seat {seat} of {n}"
 
 
 def _explore(info: GameInfo, spec: BotSpec, me: int, limits: Limits, seed: int, quiet: float,
-             depth: int, limit: int) -> list[Run]:
-    """Every combination of reply kinds the opponent can give at its first ``depth`` prompts (up to ``limit`` runs)."""
+             depth: int, limit: int, n: int | None = None) -> list[Run]:
+    """Every combination of reply kinds the opponent can give at its first ``depth`` prompts (up to
+    ``limit`` runs), at a table of ``n`` (the game's fewest seats)."""
+    n = n or info.seat_range[0]
+    seat = _seat_name(info, me, n)
     runs: list[Run] = []
     queue: list[tuple[int, ...]] = [()]
     while queue and len(runs) < limit:
         path = queue.pop(0)
         branch = path + (0,) * (depth - len(path))
-        sc = Scenario(name="explore", seat=me, branch=branch, then="resign", seed=seed)
-        run, ref = _run(info, spec, me, _players(info, spec, me), seed, limits, {}, sc, "", "", quiet)
+        # At a table the other seats' prompts come many a round (and before the bot's): they play on
+        # and resign once the bot has given ``depth`` replies, rather than after their own ``depth``.
+        sc = (Scenario(name="explore", seat=me, branch=branch, then="resign", seed=seed) if info.two_seats else
+              Scenario(name="explore", seat=me, branch=branch, then="random", bot_replies=depth, seed=seed))
+        run, ref = _run(info, spec, me, _players(info, spec, me, n), seed, limits, {}, sc, "", "", quiet)
         if ref is None:  # the game's default rules do not make a match: reported once, nothing to explore
-            runs.append(attrs.evolve(run, title=f"as {_seat_name(info, me)}: the opening"))
+            runs.append(attrs.evolve(run, title=f"as {seat}: the opening"))
             break
         opponent = ref.opponent
         assert opponent is not None  # a game with a scenario has its opponent
         taken = opponent.taken
-        title = f"as {_seat_name(info, me)}: " + (
-            "the opponent answers " + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening")
-        desc = (f"You play {_seat_name(info, me)}; the opponent answers its first {depth} prompts with moves of "
-                "its choice and then resigns, so you also get the end-of-game message.")
+        answers = "the opponent answers " if info.two_seats else "the other seats answer "
+        title = f"as {seat}: " + (answers + ", then ".join(_quote(s) for _, s in taken) if taken else "the opening")
+        desc = (f"You play {seat}; the opponent answers its first {depth} prompts with moves of its choice and "
+                "then resigns, so you also get the end-of-game message." if info.two_seats else
+                f"You play {seat}; the other seats answer their first {depth} prompts with moves of their choice, "
+                f"then random ones, and one of them resigns once you have given {depth} replies, which ends the game, "
+                "so you also get the end-of-game message.")
         runs.append(attrs.evolve(run, title=title, description=desc))
         for i in range(len(path), len(opponent.kinds)):
             for j in range(1, opponent.kinds[i]):
@@ -623,32 +659,44 @@ def check_bot(game: str | GameInfo, bot: str | Path | BotSpec, *, seed: int = 1,
             on_run(run)
 
     for sc in (game_scenarios(info) if scenarios is None else list(scenarios)):
+        # (a table game's scenario says where it seats the bot: its script is for the fewest seats)
+        title = sc.name if info.two_seats else f"{sc.name} (as {_seat_name(info, sc.seat, info.seat_range[0])})"
         run, _ = _run(info, spec, sc.seat, _players(info, spec, sc.seat), sc.seed, limits, dict(sc.rules), sc,
-                      sc.name, sc.description, quiet)
+                      title, sc.description, quiet)
         add(run)
-    for me in range(info.seat_range[0]):
-        for run in _explore(info, spec, me, limits, seed, quiet, DEPTH, MAX_BRANCHES):
-            add(run)
+    tables = _tables(info)
+    for n, mine in tables:
+        for me in mine:
+            for run in _explore(info, spec, me, limits, seed, quiet, DEPTH, MAX_BRANCHES, n):
+                add(run)
     if quick:
         return Report(info.name, spec.name, tuple(runs))
-    for me in range(info.seat_range[0]):
-        sc = Scenario(name="whole game", seat=me, then="random", seed=seed + 1)
-        run, _ = _run(info, spec, me, _players(info, spec, me), seed + 1, limits, {}, sc,
-                      f"as {_seat_name(info, me)}: a whole game against a random player",
-                      "A complete game against an opponent that plays random legal moves, up to the end message.",
-                      quiet)
-        add(run)
+    for n, mine in tables:
+        for me in mine:
+            sc = Scenario(name="whole game", seat=me, then="random", seed=seed + 1)
+            run, _ = _run(info, spec, me, _players(info, spec, me, n), seed + 1, limits, {}, sc,
+                          f"as {_seat_name(info, me, n)}: a whole game against "
+                          + ("a random player" if info.two_seats else "random players"),
+                          "A complete game against an opponent that plays random legal moves, up to the end message."
+                          if info.two_seats else
+                          "A complete game against other seats that play random legal moves, up to the end message.",
+                          quiet)
+            add(run)
     opponents = list(against) if against is not None else _bundled(info, spec)
     if opponents:
-        for me in range(info.seat_range[0]):
-            other = opponents[me % len(opponents)]
-            if other.name == spec.name:
-                other = attrs.evolve(other, name=f"{other.name}-bundled")
-            players = [spec if i == me else other for i in range(info.seat_range[0])]
-            run, _ = _run(info, spec, me, players, seed + 2 + me, limits, {}, None,
-                          f"as {_seat_name(info, me)}: a game against the bundled bot {other.name}",
-                          f"A real game against {other.name}, with the game's time limits.", quiet)
-            add(run)
+        for n, mine in tables:
+            for me in mine:
+                other = opponents[me % len(opponents)]
+                if other.name == spec.name:
+                    other = attrs.evolve(other, name=f"{other.name}-bundled")
+                players = [spec if i == me else other for i in range(n)]
+                if n > 2:  # (every other seat the same bot, each under a name of its own)
+                    players = [p if i == me else attrs.evolve(p, name=f"{p.name}#{i}") for i, p in enumerate(players)]
+                run, _ = _run(info, spec, me, players, seed + 2 + me, limits, {}, None,
+                              f"as {_seat_name(info, me, n)}: a game against the bundled bot {other.name}"
+                              + ("" if info.two_seats else " in every other seat"),
+                              f"A real game against {other.name}, with the game's time limits.", quiet)
+                add(run)
     return Report(info.name, spec.name, tuple(runs))
 
 

@@ -631,7 +631,9 @@ class Referee:
                 oproc = other.proc
                 if oproc is None:
                     continue
-                if other is not s and other.lines and oproc.out_buf:
+                # (a seat whose Round prompt is out, while this one is asked in turn, is awaited: its
+                # line is its reply, read when the round's replies are collected)
+                if other is not s and other.lines and oproc.out_buf and other.asked_at is None:
                     try:
                         extra = self._pop(other, awaited=False)
                         if extra is not None:

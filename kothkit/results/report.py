@@ -55,12 +55,14 @@ def _num(x: float):
 
 
 def standings_table(rows: list[Standing], title: str, mean: bool = False, ratings: Ratings | None = None,
-                    spread: bool = False, skills: Sequence[SkillRating] | None = None) -> Table:
+                    spread: bool = False, skills: Sequence[SkillRating] | None = None,
+                    memory: dict[str, int] | None = None) -> Table:
     """The standings; where points are per match (a pair's games together), the matches won, drawn
     and lost come first and the games after, each under its own heading.  With ``ratings``, each
     bot's Elo, its 95% interval and its Elo rank beside the points (the rank is shared, "=", where
     intervals overlap).  With ``spread`` (a game of more than two seats), each bot's mean score per
-    game with its standard error, "mean ± error"."""
+    game with its standard error, "mean ± error".  With ``memory`` (:func:`memory_peaks`, not empty),
+    each bot's highest memory peak, last."""
     matches = bool(rows) and rows[0].match_wins is not None
     # Names are the bots' own: Text, so that "[red]" in one is shown, not taken for markup.
     t = Table(title=Text(title))
@@ -83,6 +85,8 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
     if skill is not None:
         t.add_column("skill ± σ", justify="right")
         t.add_column("ordinal", justify="right")
+    if memory:
+        t.add_column("memory peak", justify="right")
     for s in rows:
         pts = f"{s.points:.3f}" if mean else str(_num(s.points))
         counts = [s.match_wins, s.match_draws, s.match_losses] if matches else []
@@ -97,8 +101,21 @@ def standings_table(rows: list[Standing], title: str, mean: bool = False, rating
         if skill is not None:
             k = skill.get(s.bot)
             cells += [f"{k.mu:.1f} ± {k.sigma:.1f}", f"{k.ordinal:.1f}"] if k is not None else ["-", "-"]
+        if memory:
+            cells.append(f"{memory[s.bot]} MiB" if s.bot in memory else "-")
         t.add_row(*cells)
     return t
+
+
+def memory_peaks(records: Iterable[GameRecord]) -> dict[str, int]:
+    """Each bot's highest memory peak over ``records`` (MiB, its memory cgroup's in each game); a bot
+    with none known (no cgroup, a journal from before peaks were kept) is left out."""
+    peaks: dict[str, int] = {}
+    for r in records:
+        for bot, mib in zip(r.players, r.memory or ()):
+            if mib is not None and mib > peaks.get(bot, -1):
+                peaks[bot] = mib
+    return peaks
 
 
 def above_table(above: dict[tuple[str, str], tuple[int, int]], bots: Sequence[str], title: str) -> Table:

@@ -49,6 +49,7 @@ from kothkit.playing.progress import counted
 from kothkit.results.archive import Archive, ArchiveError
 from kothkit.results.look import render
 from kothkit.results.public import private_record, private_transcript
+from kothkit.results.report import memory_peaks
 from kothkit.scoring import Scoring, Standing, Tally
 from kothkit.store.ratings import Ratings, SkillRating, games_of, placed_above, rate, rate_tables
 from kothkit.store.records import GameRecord
@@ -126,6 +127,9 @@ class Board:
     #: Games of more than two seats: each bot's openskill rating (kothkit.store.ratings.rate_tables),
     #: rated in the games' schedule order; empty otherwise.
     skills: Mapping[str, SkillRating] = attrs.field(factory=dict)
+    #: Each bot's highest memory peak in its games, MiB (kothkit.results.report.memory_peaks);
+    #: empty where no game kept one.
+    memory: Mapping[str, int] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -198,7 +202,7 @@ def boards_of(archive: Archive, all_games: bool = False, rename: Mapping[str, st
                   if seated else {})
         out_.append(Board(game, counting, tuple(names), tuple(games), tuple(standings), game_time,
                           None if seated else rate(games_of(games), names), public, title or summary, seed,
-                          finished, about, skills))
+                          finished, about, skills, memory=memory_peaks(games)))
     return out_
 
 
@@ -263,7 +267,7 @@ def _heads(board: Board) -> list[str]:
               if _matches(board) else [N_("wins"), N_("draws"), N_("losses"), N_("games")])
     rated = board.ratings is not None and bool(board.ratings.ratings)
     return [head, *([N_("mean ± error"), N_("rating (μ ± σ)")] if _seated(board) else []), *counts,
-            *(["Elo", "±95%", N_("Elo rank")] if rated else [])]
+            *([N_("memory peak")] if board.memory else []), *(["Elo", "±95%", N_("Elo rank")] if rated else [])]
 
 
 def _cells(board: Board, s: Standing) -> list[str]:
@@ -272,7 +276,9 @@ def _cells(board: Board, s: Standing) -> list[str]:
     counts += [s.wins, s.draws, s.losses, s.games]
     skill = board.skills.get(s.bot)
     spread = [s.mean_error(), "-" if skill is None else f"{skill.mu:.3g} ± {skill.sigma:.2g}"] if _seated(board) else []
-    return [_points(s, board.scoring), *spread, *map(str, counts), *(_elo_cells(board, s.bot) or ())]
+    # (a bot's highest memory peak in its games, where its memory cgroup kept one)
+    memory = ([f"{board.memory[s.bot]} MiB" if s.bot in board.memory else "-"] if board.memory else [])
+    return [_points(s, board.scoring), *spread, *map(str, counts), *memory, *(_elo_cells(board, s.bot) or ())]
 
 
 def when(board: Board) -> str:

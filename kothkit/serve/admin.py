@@ -62,6 +62,9 @@ BRAIN_ACTIONS = ("rejudge", "disable", "enable")
 #: The grades CSV's columns; the roster's other columns (a real name...) come after the nickname.
 GRADE_COLUMNS = ("login", "nickname", "rank", "points", "points_unit", "games", "wins", "draws", "losses",
                  "brain_hash", "submission", "submitted", "standings", "note")
+#: A table challenge's (a game of more than two seats) more columns, after ``points_unit``: the
+#: Scoreboard's mean points a game ± its standard error and openskill rating μ ± σ.
+TABLE_COLUMNS = ("mean", "mean_error", "rating", "rating_sigma")
 #: The sources export's index.
 SOURCE_COLUMNS = ("submission", "login", "nickname", "time", "language", "file", "status", "bytes", "sha256",
                   "same_source_as", "same_but_spacing_as")
@@ -71,6 +74,22 @@ BOM = "\ufeff"
 
 def points_unit(scoring: Any) -> str:
     """What the grades' points count, in words (a kothkit.scoring.Scoring)."""
+    counts = str(scoring.counts)
+    if counts != "outcome":  # (a game of more seats counting its seats' points, places or first places)
+        if counts == "points":
+            what = _("the game's own points")
+        elif counts == "wins":
+            what = _("first places (1 for a seat alone in first place)")
+        elif scoring.by_place:
+            what = _("points by place (%(points)s for first, second...)",
+                     points=", ".join(f"{p:g}" for p in scoring.by_place))
+        else:
+            what = _("points by place (the number of seats less the place)")
+        if scoring.mean:
+            return _("mean points a game: %(what)s; games count tables, wins first places alone, draws shared "
+                     "first places, losses the other places", what=what)
+        return _("points: %(what)s, added up; games count tables, wins first places alone, draws shared first "
+                 "places, losses the other places", what=what)
     values = {"win": f"{scoring.win:g}", "draw": f"{scoring.draw:g}", "loss": f"{scoring.loss:g}"}
     if scoring.unit == "match":
         return _("match points: %(win)s a match won, %(draw)s drawn, %(loss)s lost (a match: all the games of "
@@ -92,6 +111,11 @@ def _cell(text: str) -> str:
     """A text cell of the grades CSV, never read as a formula by a spreadsheet (a nickname is the
     student's own text): one that would be starts with a quote."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _number(x: float | None) -> str:
+    """A mean, rating or error of the grades CSV to six significant digits ("" where not known yet)."""
+    return "" if x is None else f"{x:.6g}"
 
 
 def _iso(t: float | None) -> str:
@@ -278,12 +302,14 @@ class Admin:
         standings = host.standings(name)
         brains = host.brains(name)
         unit = points_unit(host.scoring(name))
+        seated = host.seated(name)
+        columns = (*GRADE_COLUMNS[:5], *TABLE_COLUMNS, *GRADE_COLUMNS[5:]) if seated else GRADE_COLUMNS
         users = {u.login: u for u in accounts.users()}
         roster = accounts.roster()
         extras: list[str] = []  # the roster's other columns, in their order, none twice
         for login in users:
             for k in roster.get(login, {}):
-                if k not in extras and k.lower() not in GRADE_COLUMNS:
+                if k not in extras and k.lower() not in columns:
                     extras.append(k)
         latest: dict[str, Any] = {}
         for sub in host.submissions(name):  # (newest first)
@@ -291,7 +317,7 @@ class Admin:
         final = "final" if phase.final else "provisional"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\r\n")
-        w.writerow([*GRADE_COLUMNS[:2], *map(_cell, extras), *GRADE_COLUMNS[2:]])
+        w.writerow([*columns[:2], *map(_cell, extras), *columns[2:]])
 
         def person(login: str) -> list[str]:
             u = users.get(login)
@@ -303,7 +329,8 @@ class Admin:
             brain_hash, sid, when = brains.get(r.bot, ("", "", r.latest))
             login = r.owner or r.bot
             listed.add(login)
-            w.writerow([*person(login), r.rank, f"{r.points:g}", unit, r.games, r.wins, r.draws, r.losses,
+            table = [_number(r.mean), _number(r.error), _number(r.skill), _number(r.skill_error)] if seated else []
+            w.writerow([*person(login), r.rank, f"{r.points:g}", unit, *table, r.games, r.wins, r.draws, r.losses,
                         brain_hash, sid, _iso(when), final, ""])
         for login in sorted(set(users) - listed):
             u = users[login]
@@ -315,7 +342,8 @@ class Admin:
             else:
                 note = _("no brain in the standings (latest submission %(id)s: %(status)s)", id=sub.id,
                          status=status_label(sub.status))
-            w.writerow([*person(login), "", "", unit, "", "", "", "", "", sub.id if sub else "",
+            w.writerow([*person(login), "", "", unit, *[""] * (len(TABLE_COLUMNS) if seated else 0), "", "", "", "", "",
+                        sub.id if sub else "",
                         _iso(sub.time) if sub else "", final, note])
         return buf.getvalue()
 

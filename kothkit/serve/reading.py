@@ -110,19 +110,26 @@ class Reading(Parts):
 
     def _rate(self, c: Served) -> None:
         """Rate ``c``'s bots by openskill from its counted games in schedule order (a game of more
-        than two seats), once a version, without the lock held: thousands of tables take a second."""
+        than two seats), once a version, without the host's lock held: only the games counted since
+        the last version, on top of the ratings kept (:class:`kothkit.store.ratings.TableRater`; all
+        again from an earlier place when a game came before one rated or a bot's games went)."""
         if c.info.two_seats:
             return
-        from kothkit.store.ratings import rate_tables
+        from kothkit.store.ratings import TableRater
 
         with self._lock:
             if c.skills is not None and c.skills[0] == c.version:
                 return
-            version, games = c.version, sorted(c.counted.values(), key=lambda g: (g.index, g.id))
-        skills = {r.bot: r for r in rate_tables(_Seated.of(g) for g in games)}
-        with self._lock:
-            if c.skills is None or c.skills[0] < version:
-                c.skills = (version, skills)
+            version, games = c.version, [((g.index, g.id), _Seated.of(g)) for g in c.counted.values()]
+        with c.rating:
+            if c.skills is not None and c.skills[0] >= version:
+                return  # (another thread rated this version, or a later one, meanwhile)
+            if c.rater is None:
+                c.rater = TableRater()
+            skills = {r.bot: r for r in c.rater.update(games)}
+            with self._lock:
+                if c.skills is None or c.skills[0] < version:
+                    c.skills = (version, skills)
 
 
     def challenges(self) -> list[ChallengeInfo]:

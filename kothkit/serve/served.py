@@ -124,6 +124,10 @@ class Served:
     table: tuple | None = None
     #: (version, {bot: kothkit.store.ratings.SkillRating}): a game of more seats' openskill ratings.
     skills: tuple | None = None
+    #: The ratings kept game by game (kothkit.store.ratings.TableRater) and its lock: the web's
+    #: threads rate new games on top of them, one at a time.
+    rater: Any = None
+    rating: threading.Lock = attrs.field(factory=threading.Lock)
     #: The counted games, oldest first (games are stored as they finish: a new one goes last).
     recent: list = attrs.field(factory=list)
     # Owned by the dispatcher thread:

@@ -618,6 +618,19 @@ class Journal:
                  f"FROM games WHERE id IN ({','.join('?' * len(chunk))})")
             yield from (_new_tuple(Summary, r) for r in self.db.execute(q, chunk))
 
+    def memory_peaks(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each bot's highest memory peak (MiB) over the stored games among ``ids``; a bot with none
+        known (no memory cgroup, games from before peaks were kept) is left out."""
+        peaks: dict[str, int] = {}
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            q = f"SELECT players, memory FROM games WHERE memory IS NOT NULL AND id IN ({','.join('?' * len(chunk))})"
+            for players, memory in self.db.execute(q, chunk):
+                for bot, mib in zip(_json_list(players) or (), _json_list(memory) or ()):
+                    if type(mib) is int and isinstance(bot, str) and mib > peaks.get(bot, -1):
+                        peaks[bot] = mib
+        return peaks
+
     def all(self, game: str | None = None) -> Iterator[GameRecord]:
         q = "SELECT * FROM games" + (" WHERE game = ?" if game else "") + " ORDER BY idx, id"
         for row in self.db.execute(q, (game,) if game else ()):

@@ -733,14 +733,24 @@ def rate_tables(results: Iterable[Any], bots: Iterable[str] | None = None) -> li
     ratings: dict[str, Any] = {}
     games: dict[str, int] = {}
     for result in results:
-        players = tuple(result.players)
-        if len(players) < 2 or len(set(players)) != len(players):
-            continue
-        teams = [[ratings[p] if p in ratings else model.rating(name=p)] for p in players]
-        new = model.rate(teams, ranks=[float(x) for x in result_places(result)])
-        for p, team in zip(players, new):
-            ratings[p] = team[0]
-            games[p] = games.get(p, 0) + 1
+        _rate_one(model, ratings, games, result)
+    return _skills(model, ratings, games, bots)
+
+
+def _rate_one(model: Any, ratings: dict[str, Any], games: dict[str, int], result: Any) -> None:
+    """Rate one game on top of ``ratings`` and ``games`` (a bot's ratings and games rated so far)."""
+    players = tuple(result.players)
+    if len(players) < 2 or len(set(players)) != len(players):
+        return
+    teams = [[ratings[p] if p in ratings else model.rating(name=p)] for p in players]
+    new = model.rate(teams, ranks=[float(x) for x in result_places(result)])
+    for p, team in zip(players, new):
+        ratings[p] = team[0]
+        games[p] = games.get(p, 0) + 1
+
+
+def _skills(model: Any, ratings: dict[str, Any], games: dict[str, int],
+            bots: Iterable[str] | None = None) -> list[SkillRating]:
     names = list(dict.fromkeys(bots)) if bots is not None else sorted(ratings)
     out = []
     for n in names:
@@ -748,6 +758,79 @@ def rate_tables(results: Iterable[Any], bots: Iterable[str] | None = None) -> li
         out.append(SkillRating(bot=n, mu=float(r.mu), sigma=float(r.sigma), ordinal=float(r.ordinal()),
                                games=games.get(n, 0)))
     return sorted(out, key=lambda r: (-r.ordinal, r.bot))
+
+
+@attrs.define
+class TableRater:
+    """:func:`rate_tables` kept up to date as games are counted (the host's Scoreboard): each
+    :meth:`update` is given every counted game with its key (the order to rate them in: a game's
+    schedule index, then its id) and rates only what changed on top of the ratings kept.  Games
+    that come after every rated one (the usual case: the schedule's next games) are rated on top
+    of the kept ratings; a game that comes before one already rated (games finish out of order
+    at ``--jobs`` > 1) or a game gone or moved (a bot dropped or replaced) makes it rate again
+    from the last state kept at or before that place (one every :attr:`every` games), else from
+    the start.  The ratings are those of :func:`rate_tables` over the games in key order, to the
+    last bit, whatever the order the games came in."""
+
+    #: Games between two states kept (a state: every bot's rating, a few kilobytes), and the most
+    #: states kept (past it, every other one goes, and the states are kept twice as far apart).
+    every: int = 64
+    most: int = 64
+    #: The rated games' keys, seats and places, in order.
+    keys: list[Any] = attrs.field(factory=list)
+    #: Games rated by the last :meth:`update`; updates that rated on top of all the kept ratings,
+    #: from an earlier state kept, and from the start (with games rated before: a full recompute).
+    rated: int = 0
+    on_top: int = 0
+    from_kept: int = 0
+    restarts: int = 0
+    _model: Any = None
+    _ratings: dict[str, Any] = attrs.field(factory=dict)
+    _games: dict[str, int] = attrs.field(factory=dict)
+    #: (games rated, ratings, games) at every ``every``-th game.
+    _kept: list[tuple[int, dict[str, Any], dict[str, int]]] = attrs.field(factory=list)
+    _stride: int = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._stride = self.every
+
+    def update(self, keyed: Iterable[tuple[Any, Any]], bots: Iterable[str] | None = None) -> list[SkillRating]:
+        """The ratings of ``keyed`` ((key, result) of every game counted now, in any order), as
+        :func:`rate_tables` of the results in key order gives them."""
+        if self._model is None:
+            from openskill.models import PlackettLuce
+
+            self._model = PlackettLuce(tau=0.0)
+        games = sorted(keyed, key=lambda kr: kr[0])
+        # (a game is the same while its key, seats and places are: one placed again is rated again)
+        keys = [(k, tuple(r.players), result_places(r)) for k, r in games]
+        same = 0  # the rated games still in their places
+        for old, new in zip(self.keys, keys):
+            if old != new:
+                break
+            same += 1
+        if same < len(self.keys):  # rate again from the last state kept before the first change
+            while self._kept and self._kept[-1][0] > same:
+                self._kept.pop()
+            start, ratings, counts = self._kept[-1] if self._kept else (0, {}, {})
+            self._ratings, self._games = dict(ratings), dict(counts)
+            if start:
+                self.from_kept += 1
+            else:
+                self.restarts += 1
+        else:
+            start = len(self.keys)
+            self.on_top += start > 0
+        self.rated = len(games) - start
+        for i in range(start, len(games)):
+            _rate_one(self._model, self._ratings, self._games, games[i][1])
+            if (i + 1) % self._stride == 0:
+                self._kept.append((i + 1, dict(self._ratings), dict(self._games)))
+                if len(self._kept) > self.most:  # every other one goes: twice as far apart from now on
+                    self._kept = self._kept[1::2]
+                    self._stride *= 2
+        self.keys = keys
+        return _skills(self._model, self._ratings, self._games, bots)
 
 
 def placed_above(results: Iterable[Any]) -> dict[tuple[str, str], tuple[int, int]]:

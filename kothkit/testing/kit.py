@@ -793,8 +793,8 @@ class Kit:
         prop()
 
     def check_bundled_bots(self, games: int = 2) -> None:
-        """Bundled bots (two, or a table of as many as a game seats) play ``games`` real games through
-        the referee without a fault."""
+        """Bundled bots (two, or tables at a game's fewest and most seats, turn about) play ``games``
+        real games (at least one at each number of seats) through the referee without a fault."""
         from kothkit.bots.folders import load_bots
         from kothkit.playing.referee import play_game
         from kothkit.playing.schedule import game_id, settings_of
@@ -811,21 +811,24 @@ class Kit:
             return
         import attrs
 
-        # A table of as many bots as a game seats (two for a board game), a bot again under another
-        # name where there are too few; each game turns the seats round by one.
-        n = self.info.table_size(max(len(specs), self.info.seat_range[0]))
-        table = [specs[i] if i < len(specs) else attrs.evolve(specs[i % len(specs)],
-                                                               name=f"{specs[i % len(specs)].name}-{i + 1}")
-                 for i in range(n)]
+        # A table at the game's fewest seats and one at its most (two for a board game), a bot
+        # again under another name where there are too few; each game turns the seats round by one.
+        low, high = self.info.seat_range
+        counts = (low,) if low == high else (low, high)
         rules = {**self.info.rules, **self.rules}
-        for k in range(games):
+        for k in range(max(games, len(counts))):
+            n = counts[k % len(counts)]
+            table = [specs[i] if i < len(specs) else attrs.evolve(specs[i % len(specs)],
+                                                                   name=f"{specs[i % len(specs)].name}-{i + 1}")
+                     for i in range(n)]
             seats = tuple(table[k % n:] + table[:k % n])
             task = GameTask(id=game_id(self.name, settings_of(self.info.limits, rules), seats, ("kit", k)),
                             game=self.name, players=seats, seed=1000 + k, limits=self.info.limits, rules=rules)
             record = play_game(task, info=self.info)
             if record.verdict is not None:
+                at = "" if n == 2 else f" at a table of {n}"
                 raise ConformanceError(f"{self.name}: bundled bot {record.offender} lost a game to a fault "
-                                       f"({record.reason}) playing {' vs '.join(record.players)} (seat 0 first)")
+                                       f"({record.reason}) playing {' vs '.join(record.players)} (seat 0 first){at}")
 
     #: Every check, in the order :meth:`run` runs them (cheap first).
     CHECKS = ("check_info", "check_playouts", "check_other_legal_replies", "check_determinism",

@@ -101,6 +101,20 @@ INFO = GameInfo(name="nseat_sum", summary="numbers summed, all seats at once", m
                 scoring=Scoring(counts="points", mean=True))
 
 
+class NarrowMatch(SumMatch):
+    """nseat_sum, deliberately broken at its larger tables: it says it seats 3 to 6, but takes no
+    number from a seat past the fourth (kothkit check must find it at its most seats, saying so)."""
+
+    def play(self, seat: int, reply: object) -> Rejected | None:
+        if seat >= 4 and not self.not_due(seat):
+            return Rejected(Verdict.ILLEGAL_MOVE, f"seat {seat}: the table has room for four")
+        return super().play(seat, reply)
+
+
+NARROW = attrs.evolve(INFO, name="nseat_narrow", summary="nseat_sum, broken past four seats", match=NarrowMatch,
+                      seats=(3, 6))
+
+
 def program(name: str, mode: str = "steady") -> BotSpec:
     """The program bot of tests/bots/nseat/steady, named ``name``, in ``mode`` (see its bot.py)."""
     spec = load_bots([BOTS / "steady"]).bots[0]
@@ -128,7 +142,7 @@ def _plugin() -> object:
     class NseatPlugin:
         @hookimpl
         def kothkit_games(self) -> list[GameInfo]:
-            return [INFO]
+            return [INFO, NARROW]
 
     return NseatPlugin()
 

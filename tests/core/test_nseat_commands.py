@@ -71,15 +71,37 @@ def test_a_person_plays_one_seat_of_a_table_of_bots(tmp_path):
 
 
 def test_check_plays_the_bot_in_every_seat_and_finds_its_crash(tmp_path):
+    """A game of 3 to 8 seats: every seat of a table of three, the first and last of a table of
+    eight, each run's title naming its table; the opening lets the bot answer three rounds."""
     done = kothkit(tmp_path, "check", "nseat_sum", BOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "as seat 2: a whole game against a random player" in done.stdout and "passed all 6 runs" in done.stdout
+    out = done.stdout
+    for title in ("as seat 2 of 3: a whole game against random players", "as seat 0 of 8: the opening  [3 replies",
+                  "as seat 7 of 8: a whole game against random players"):
+        assert title in out, out
+    assert "of 8" not in out.replace("seat 0 of 8", "").replace("seat 7 of 8", "") and "passed all 10 runs" in out
+    assert "(opens)" not in out and "never asked" not in out
     crashy = tmp_path / "crashy"
     shutil.copytree(BOT, crashy)
     (crashy / "bot.toml").write_text('name = "crashy"\ncommand = ["python3", "-S", "bot.py", "crash3"]\n')
     done = kothkit(tmp_path, "check", "nseat_sum", str(crashy))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "VERDICT: crash: exited with code 3" in done.stdout and "3 problems in 3 of 6 runs" in done.stdout
+    assert "VERDICT: crash: exited with code 3" in done.stdout and "10 problems in 10 of 10 runs" in done.stdout
+
+
+def test_check_finds_a_game_broken_at_its_most_seats_and_says_where(tmp_path):
+    """nseat_narrow (tests/core/nseat_game.py) seats 3 to 6 but takes no number past the fourth
+    seat: the check passes it at three seats and blames the game at six, each run saying its table."""
+    done = kothkit(tmp_path, "check", "nseat_narrow", BOT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    runs = [line for line in done.stdout.splitlines() if line.startswith(("  ok ", "  FAIL", "  -- "))]
+    assert len(runs) == 10, runs
+    assert all(r.startswith("  ok ") for r in runs if " of 3: " in r), runs
+    failed = [r for r in runs if r.startswith("  FAIL")]
+    assert len(failed) == 4 and all(" of 6: " in r for r in failed), runs
+    assert ("scenario error: the game rejected the scripted reply" in done.stdout
+            and "seat 4: the table has room for four; tell the game's author" in done.stdout)
+    assert "4 broken scenarios (the game's, not your bot's) in 4 of 10 runs" in done.stdout
 
 
 def test_gauntlet_seats_the_candidate_at_tables_of_the_field_and_resumes(tmp_path):

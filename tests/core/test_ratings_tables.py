@@ -96,3 +96,68 @@ def test_places_that_do_not_match_the_seats_are_refused_by_game():
 
     with pytest.raises(ValueError, match="game g7: 2 seat_places for 3 seats"):
         rate_tables([Bad("g7", ("a", "b", "c"), seat_places=(1, 2))])
+
+
+def test_the_kept_ratings_rate_only_new_games_and_equal_a_full_recompute():
+    """TableRater (the host's ratings, kept game by game): games appended after the rated ones are
+    rated on top of the kept ratings; a game that comes before a rated one (finished out of
+    order), one placed again, and a bot's games gone make it rate again from a state kept before
+    the change; every update equals rate_tables over the games in key order, to the last bit."""
+    from kothkit.store.ratings import TableRater
+
+    rng = random.Random(5)
+    names = [f"b{i}" for i in range(8)]
+    schedule = []
+    for index in range(300):
+        players = tuple(rng.sample(names, 4))
+        schedule.append(((index, f"g{index:03d}"), Table(players, seat_places=tuple(rng.randint(1, 4) for _ in players))))
+    rater = TableRater(every=16)
+
+    def same(counted):
+        got = rater.update(counted.items())
+        full = rate_tables(r for _, r in sorted(counted.items()))
+        assert got == full  # (mu and sigma to the last bit: the same games, in the same order)
+
+    counted: dict = {}
+    for key, table in schedule[:100]:  # appended in schedule order: always on top
+        counted[key] = table
+        same(counted)
+        assert rater.rated == 1
+    assert rater.on_top == 99 and rater.from_kept == rater.restarts == 0
+    for key, table in schedule[110:150]:  # games 100-109 not done yet: later games first
+        counted[key] = table
+        same(counted)
+    for key, table in schedule[100:110]:  # come in now, before rated games: from a kept state
+        counted[key] = table
+        same(counted)
+        assert rater.rated < 60
+    assert rater.from_kept == 10 and rater.restarts == 0
+    key, table = schedule[120]  # placed again: rated again from before it
+    counted[key] = Table(table.players, seat_places=tuple(reversed(table.seat_places)))
+    same(counted)
+    assert rater.from_kept == 11 and rater.rated == 150 - 112
+    for key in [k for k, t in counted.items() if "b3" in t.players]:  # a bot dropped: its games gone
+        del counted[key]
+    same(counted)
+    assert all(r.bot != "b3" for r in rater.update(counted.items()))
+    assert rater.from_kept + rater.restarts == 12
+    restarts = rater.restarts
+    counted = dict(schedule[150:170])  # every game another: from the start
+    same(counted)
+    assert rater.restarts == restarts + 1 and rater.rated == 20
+
+
+def test_the_kept_states_are_thinned_and_still_give_the_same_ratings():
+    from kothkit.store.ratings import TableRater
+
+    rng = random.Random(9)
+    names = [f"b{i}" for i in range(6)]
+    games = {(i, f"g{i:03d}"): Table(p := tuple(rng.sample(names, 3)), seat_places=tuple(rng.randint(1, 3) for _ in p))
+             for i in range(200)}
+    rater = TableRater(every=1, most=16)
+    keys = sorted(games)
+    for k in keys[:150] + keys[151:]:  # one game late
+        rater.update({key: games[key] for key in keys if key <= k and key != keys[150]}.items())
+    assert len(rater._kept) <= 16
+    late = rater.update(games.items())
+    assert late == rate_tables(games[k] for k in keys) and rater.from_kept == 1 and rater.rated < 100

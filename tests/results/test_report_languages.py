@@ -21,7 +21,7 @@ EVIL = "<script>alert(1)</script>\"x' onmouseover='alert(2)"
 NAMES = {"steady": "小明", "tardy": EVIL, "malformed": "李雷", "out_of_turn": "Mallory"}
 #: Latin words a Chinese page may hold: names (Elo, Bradley–Terry), the protocol's commands the
 #: game's summary names, the time zone.
-KEPT = {"Elo", "Bradley", "Terry", "UTC", "START", "PLACE", "TURN", "END"}
+KEPT = {"Elo", "Bradley", "Terry", "UTC", "START", "PLACE", "TURN", "END", "MiB"}  # (MiB: the catalogs keep the unit)
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

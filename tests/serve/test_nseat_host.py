@@ -9,8 +9,11 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+
+from kothkit.store.ratings import rate_tables
 
 from tests.serve.test_host import settled, until
 from tests.serve.webserver import kothkit
@@ -56,6 +59,23 @@ def seat_rows(journal: Path) -> list[tuple]:
         return list(db.execute("SELECT players, seat_places, seat_points, seat_verdicts FROM games"))
 
 
+def rated_as_by_a_full_recompute(host) -> None:
+    """The Scoreboard's ratings (kept game by game, kothkit.store.ratings.TableRater) are those of
+    every counted game rated again in schedule order, to the last bit."""
+    table = {s.bot: (s.skill, s.skill_error) for s in host.standings("lowbid")}
+    games = sorted(host.games("lowbid"), key=lambda g: (g.index, g.id))
+    full = {r.bot: (r.mu, r.sigma) for r in rate_tables(Seated(g.bots, g.winner, g.seat_places, g.seat_points)
+                                                         for g in games)}
+    assert table == {bot: full[bot] for bot in table} and set(table) <= set(full), (table, full)
+
+
+class Seated(NamedTuple):
+    players: tuple[str, ...]
+    winner: str | None
+    seat_places: tuple[int, ...] | None
+    seat_points: tuple[float, ...] | None
+
+
 def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hosts):
     ch = lowbid_challenge(tmp_path)
     host = hosts([ch], tmp_path / "state", jobs=2)
@@ -75,6 +95,7 @@ def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hos
             want[bot] = want.get(bot, 0.0) + points
     assert got == pytest.approx({b: p / 3 for b, p in want.items()})
     assert all(s.skill is not None and s.skill_error is not None and s.error is not None for s in table)
+    rated_as_by_a_full_recompute(host)
     cross = host.crosstable("lowbid")
     assert cross.placings and all(cross.cell(a, b) is not None for a in got for b in got if a != b)
     above, level, below = cross.counts[("one", "tracker")]
@@ -91,14 +112,20 @@ def test_a_folder_challenge_of_tables_is_played_changed_and_scored(tmp_path, hos
         assert rows["crasher"] == (4, 0.0, "crash"), rows
         assert all(v is None and p < 4 for b, (p, _pts, v) in rows.items() if b != "crasher")
         assert g.offender == "crasher" and g.verdict == "crash"
+    rated_as_by_a_full_recompute(host)
 
     # Replaced (same name, new code): its tables again; dropped: back to tables of three.
     shutil.rmtree(ch / "bots" / "crasher")
     python_bot(ch / "bots", "crasher", CRASHER.replace("n == 2", "n == 99"))
     until(host, "lowbid", lambda: all(g.verdict is None for g in host.games("lowbid"))
           and len(host.games("lowbid")) == 4 and settled(host, "lowbid"), timeout=120)
+    rated_as_by_a_full_recompute(host)
     shutil.rmtree(ch / "bots" / "crasher")
     until(host, "lowbid", lambda: len(host.games("lowbid")) == 3 and settled(host, "lowbid"), timeout=120)
+    rated_as_by_a_full_recompute(host)
+    # The ratings were kept: new games rated on top of them as they came, all again when games went.
+    rater = host._get("lowbid").rater
+    assert rater.on_top >= 1 and rater.from_kept + rater.restarts >= 2, rater
     # The first three tables were found again in the journal, not played again.
     assert len(seat_rows(ch / "kothkit.sqlite")) == 3 + 4 + 4
     # The report counts the current tables only (a table of the earlier field of four is superseded).

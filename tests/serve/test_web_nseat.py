@@ -10,6 +10,8 @@ the others' never (a table game's logs per seat are their authors', as in two-se
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import shutil
 
@@ -22,7 +24,8 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc (
 
 NAME = "bids"
 ANN, BEN, CAT = "20250001", "20250002", "20250003"
-NICKS = {ANN: "Ann", BEN: "Ben", CAT: "Cat"}
+ADMIN = "root"
+NICKS = {ANN: "Ann", BEN: "Ben", CAT: "Cat", ADMIN: "Root"}
 
 #: A Python brain of lowbid: bids ``BID`` (2 + its seat, at most max_bid), says a marker on stderr;
 #: with CRASH_AT, says a secret on stderr and exits in that round.
@@ -70,7 +73,8 @@ def site(tmp_path_factory):
     koth = bundled(d / "lowbid")
     ch = course(d / NAME)
     state = d / "state"
-    roster(state, d, [ANN, BEN, CAT])
+    roster(state, d, [ANN, BEN, CAT, ADMIN])
+    assert kothkit("users", "admin", ADMIN, "--state", state, cwd=d).returncode == 0
     server = Server([koth, ch], state, d, jobs=2)
     server.state, server.folders = state, (koth, ch)
     try:
@@ -110,6 +114,28 @@ def test_the_scoreboard_shows_mean_error_and_rating(site):
         assert set(rows) == {"Ann", "Ben", "Cat"}
         # Ann's brain leaves every game in round 2: last, with no points.
         assert rows["Ann"]["rank"] == 3 and rows["Ann"]["points"] == "0"
+
+
+def test_the_grades_of_a_table_challenge_hold_the_scoreboards_mean_and_rating(site):
+    """The admin's grades CSV of a table challenge: the Scoreboard's mean ± standard error and
+    openskill rating μ ± σ as four more columns after ``points_unit``, which says what the points
+    count (the game's own, a mean a game), every row as the Scoreboard has it."""
+    with user(site, ADMIN, NICKS[ADMIN]) as root, client(site) as anyone:
+        board = {r["name"]: r for r in anyone.get(f"/c/{NAME}/standings.json").json()["rows"]}
+        r = root.get(f"/admin/c/{NAME}/grades.csv")
+        assert r.status_code == 200
+        grades = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
+    assert list(grades[0]) == ["login", "nickname", "rank", "points", "points_unit", "mean", "mean_error", "rating",
+                               "rating_sigma", "games", "wins", "draws", "losses", "brain_hash", "submission",
+                               "submitted", "standings", "note"]
+    assert [g["login"] for g in grades] == sorted((ANN, BEN, CAT), key=lambda x: board[NICKS[x]]["rank"])
+    for g in grades:
+        b = board[g["nickname"]]
+        assert (g["rank"], g["points"], g["games"]) == (str(b["rank"]), b["points"], str(b["games"]))
+        for value, error, shown in (("mean", "mean_error", b["mean"]), ("rating", "rating_sigma", b["rating"])):
+            assert f"{float(g[value]):.3g} ± {float(g[error]):.2g}" == shown, (g, b)
+        assert g["points_unit"].startswith("mean points a game: the game's own points; games count tables")
+    assert (grades[-1]["login"], grades[-1]["mean"], grades[-1]["mean_error"]) == (ANN, "0", "0")
 
 
 def test_a_students_game_and_feedback_show_every_seat_and_her_own_log_only(site):
