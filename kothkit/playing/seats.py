@@ -656,12 +656,15 @@ class HostSeat(Seat):
 
     def _rest(self) -> None:
         """Between games a kept host is frozen with all it started (it has no opponent to think
-        for, and would take the next game's core), and a stateful bot's folder defused."""
+        for, and would take the next game's core), and a stateful bot's folder updated from its
+        copy where it runs over one (kothkit.procs.copies: as a program bot's after its game, not
+        only when the host ends) and defused."""
         jail = self.ref.hosts.jail(self.spec)
         if jail is None or jail is not self.jail:
-            return  # discarded: its jail is gone with it
+            return  # discarded: its jail is gone with it (its teardown copied its folder back)
         jail.freeze()
         if self.spec.stateful:
+            jail.keep_copy()  # (frozen, or idle between calls: it is not writing its copy)
             defuse(self.spec.workdir or self.spec.path.parent)
 
     def _stop(self) -> Exit:

@@ -764,10 +764,17 @@ class Jail:
             cgroups.remove_group(g)
         self.group = self.pids_group = self.freezer_group = self.cpuset_group = self.quota_group = None
         self._keepable.clear()
-        copied, self.copied = self.copied, None
-        if copied is not None and self.writable:
+        self.keep_copy()
+        self.copied = None
+
+    def keep_copy(self) -> None:
+        """What a writable bot left in the copy of its folder, if it runs over one, back in its
+        folder now: at its teardown, and after each game of a bot whose process outlives a game
+        (an isolated function host, kothkit.playing.seats.HostSeat), so that its folder holds what
+        its finished games wrote even if the judge is killed later."""
+        if self.copied is not None and self.writable:
             try:
-                copies.copy_back(*copied)
+                copies.copy_back(*self.copied)
             except OSError:
                 pass  # (nested too deep, too many files: its folder keeps what was copied back)
 

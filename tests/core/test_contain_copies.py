@@ -12,6 +12,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from kothkit.limits import Limits
 from kothkit.procs import copies, probe
 from kothkit.procs.contain import Jail, capabilities
 from kothkit.testing.procs import TIME_SCALE, processes_touching
-from tests.core.test_containment import make_bot
+from tests.core.test_containment import make_bot, wait_gone
 
 CAPS = capabilities()
 pytestmark = pytest.mark.skipif(
@@ -214,3 +215,63 @@ def test_a_build_over_a_copy_leaves_its_program_in_the_folder(tmp_path, monkeypa
     brain = spec.path / "brain"
     assert brain.is_file() and is_built(spec)
     assert subprocess.run([str(brain)], capture_output=True, text=True, timeout=30).stdout == "hi\n"
+
+
+#: A stateful function bot (connect4_hidden) that adds a line to a file of its folder at each game's
+#: first call, then takes a while, so that its judge is killed between two of its games.
+COUNTER = """
+import time
+
+
+def counter(view, turn, state):
+    if state is None:
+        with open("games.txt", "a") as f:
+            f.write("game\\n")
+        time.sleep(0.2)
+    return turn % 7, 0
+"""
+
+
+def test_a_stateful_function_bots_files_come_back_after_each_game(tmp_path):
+    """An isolated function bot's host serves all its games, over one copy of its folder: what each
+    game wrote is copied back as the game ends, not only when the host does, so a judge killed by
+    SIGKILL after some games leaves the folder holding what every stored game wrote."""
+    from kothkit.store.journal import Journal
+    from tests.connect4_hidden.test_isolated_hosts import CONSTANT
+
+    bot = tmp_path / "counter"
+    bot.mkdir()
+    (bot / "bot.py").write_text(COUNTER)
+    (bot / "bot.toml").write_text('name = "counter"\nentry = "bot.py:counter"\nstateful = true\n')
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    db = tmp_path / "j.sqlite"
+    judge = subprocess.Popen(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--rounds", "5", "--seed", "2", "--jobs", "1", "--db", str(db), "-q"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "KOTHKIT_JAIL_COPY": "1", "TMPDIR": str(scratch)})
+
+    def stored() -> int:
+        if not db.exists():
+            return 0
+        with Journal(db) as j:
+            return len(list(j.all("connect4_hidden")))
+
+    try:
+        deadline = time.monotonic() + 120 * TIME_SCALE
+        while stored() < 2:
+            assert judge.poll() is None, judge.stderr.read() if judge.stderr else ""
+            assert time.monotonic() < deadline, "no two games stored"
+            time.sleep(0.05)
+        judge.kill()  # between its games (of ten): the host never ends by itself
+    finally:
+        judge.kill()
+        judge.wait(30)
+        if judge.stderr:
+            judge.stderr.close()
+    assert wait_gone(bot) == []
+    played = stored()
+    assert 2 <= played < 10
+    # Each stored game's line is there; one more if the judge died between a game's end and its store.
+    assert (bot / "games.txt").read_text().count("game\n") in (played, played + 1)
