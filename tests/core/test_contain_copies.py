@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -275,3 +276,43 @@ def test_a_stateful_function_bots_files_come_back_after_each_game(tmp_path):
     assert 2 <= played < 10
     # Each stored game's line is there; one more if the judge died between a game's end and its store.
     assert (bot / "games.txt").read_text().count("game\n") in (played, played + 1)
+
+
+def test_a_file_rewritten_within_a_clock_tick_is_copied_again(tmp_path):
+    """A file's time is the kernel's coarse clock: a bot's counter rewritten ("1", then "2") within
+    one tick keeps its size and time, and is copied all the same while it is fresh."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    dst.mkdir()
+    (src / "games.txt").write_text("1")
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    then = (src / "games.txt").stat()
+    (src / "games.txt").write_text("2")
+    os.utime(src / "games.txt", ns=(then.st_atime_ns, then.st_mtime_ns))  # (as within the same tick)
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    assert (dst / "games.txt").read_text() == "2"
+
+
+def test_a_stateful_function_bot_played_by_two_workers_keeps_every_game(tmp_path):
+    """With two workers, a stateful function bot's games go to either worker's host, each over a copy
+    of its own: each brings its copy up to date before a game and copies it back after, and neither
+    copies an older state back when it ends, so its counter counts every game."""
+    from tests.connect4_hidden.test_isolated_hosts import BOTS, CONSTANT
+
+    bot = tmp_path / "keeper"
+    shutil.copytree(BOTS / "keeper", bot)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    field = CONSTANT.parent
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--bots", str(field / "random_player"), "--bots", str(field / "better_constant_player"), "--rounds", "2",
+         "--seed", "2", "--jobs", "2", "--db", str(tmp_path / "j.sqlite"), "-q", "--json", str(out)],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240 * TIME_SCALE,
+        env={**os.environ, "KOTHKIT_JAIL_COPY": "1", "TMPDIR": str(scratch)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = json.loads(out.read_text())["games"]
+    played = sum("keeper" in g["players"] for g in games)
+    assert played == 12 and all(g["fault"] is None for g in games)
+    assert (bot / "games.txt").read_text() == str(played)
