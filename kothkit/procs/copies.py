@@ -6,7 +6,8 @@ folder id-mapped to it (jailinit.c).  Some file systems take no id-mapping (tmpf
 it (:func:`copy_for`), which the init mounts at the folder's own path (``source=``).  A read-only
 bot's copy is made once per judge process; a stateful bot's (and a build's) is brought up to date
 before each game and copied back after it (:func:`copy_back`), so that its folder holds what it
-kept, as where the folder is id-mapped.
+kept, as where the folder is id-mapped (an isolated function host, which outlives a game, too:
+kothkit.procs.contain.Jail.refresh_copy and keep_copy).
 
 Both ways the walk (:func:`mirror`) goes by descriptors and never follows a symbolic link (one a bot
 planted is copied as a link, never opened), stops at another file system's mount point, copies only
