@@ -261,7 +261,7 @@ def debug(
     if book is not None:
         booked = {**task_rules, OPENINGS_KEY: as_setting(book)}
         task_rules = game_rules(info, booked, seed, 2 * (opening - 1))
-        out.print(f"opening {opening}: {task_rules[info.opening_rule]}", markup=False)
+        out.print(f"opening {opening}: {task_rules.get(info.opening_rule or '')}", markup=False)
     elif opening != 1:
         fail(f"--opening {opening}: this game has no openings here")
     specs, _ = load_and_build([bot], info)

@@ -67,7 +67,8 @@ _HOME: dict[int, Path] = {}
 def mirror(src: Path, dst: Path, owner: tuple[int, int]) -> None:
     """Make folder ``dst`` hold what folder ``src`` holds (see the module's docstring), what it
     writes owned by ``owner`` (uid, gid).  Files whose size, time, mode and owner already match are
-    not copied again (unless modified in the last :data:`FRESH_NS`).  An OSError beyond :data:`MAX_DEPTH`, :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
+    not copied again (unless modified in the last :data:`FRESH_NS`).  An OSError beyond
+    :data:`MAX_DEPTH`, :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
     s = os.open(src, _DIR)
     try:
         d = os.open(dst, _DIR)
