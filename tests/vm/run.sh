@@ -5,7 +5,7 @@
 # and the containment tests run there (tests/vm/inside.sh) three ways: as root in the root group (a
 # root session), as root in a group delegated to it (as systemd-run --scope -p Delegate=yes makes),
 # as the service user kothkit in a group delegated to it (a unit's User=kothkit, Delegate=yes).
-# docs/hosting.md's unit itself, under a real systemd in the VM: tests/vm/units.sh (run by hand).
+# docs/hosting.md's unit itself, under a real systemd in the VM: tests/vm/units.sh (.ci/run runs it next).
 #
 # Needs: qemu-system-x86_64, a Debian kernel (/boot/vmlinuz-*-amd64: linux-image-amd64), a static
 # busybox (busybox-static: virtme-ng's initramfs), virtme-ng (pip; installed into the active venv
@@ -20,34 +20,7 @@ main() {
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
-skip() {
-    echo "tests/vm: skipped: $*" >&2
-    [ "${KOTHKIT_VM_REQUIRED:-0}" = 1 ] && exit 1
-    exit 0
-}
-
-if [ "${KOTHKIT_VM_INSTALL:-0}" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    want=()
-    command -v qemu-system-x86_64 >/dev/null || want+=(qemu-system-x86)
-    compgen -G '/boot/vmlinuz-*-amd64' >/dev/null || want+=(linux-image-amd64)
-    dpkg -s busybox-static >/dev/null 2>&1 || want+=(busybox-static)
-    if [ "${#want[@]}" -gt 0 ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" \
-            >/dev/null || skip "apt-get could not install ${want[*]}"
-    fi
-fi
-[ "$(uname -m)" = x86_64 ] || skip "not an x86_64 machine"
-command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-kernel=$(compgen -G '/boot/vmlinuz-*-amd64' | sort -V | tail -1 || true)
-[ -n "$kernel" ] && [ -r "$kernel" ] || skip "no Debian kernel in /boot (apt-get install linux-image-amd64)"
-python=$(command -v python3)
-"$python" -c 'import kothkit' 2>/dev/null || skip "kothkit is not installed in $python (pip install -e '.[test]')"
-if ! command -v vng >/dev/null; then
-    "$python" -m pip install -q virtme-ng >/dev/null 2>&1 || skip "virtme-ng could not be installed (pip install virtme-ng)"
-fi
-command -v vng >/dev/null || skip "no vng (pip install virtme-ng)"
-free_mb=$(awk '/MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
-[ "$free_mb" -ge 3500 ] || skip "$free_mb MB of memory available; the VM needs 3 GB"
+. tests/vm/needs.sh
 
 # A folder of the checkout (the VM sees this machine's files; its /tmp is its own) for the logs.
 out=$(mktemp -d "$ROOT/.vm-run-XXXXXX")

@@ -126,6 +126,27 @@ left=$(find /sys/fs/cgroup -name 'kothkit*' -type d 2>/dev/null)
 got=$(grep -m1 -o 'containment: .*' "$out/run.log")
 if [ "$got" = "$want_root" ]; then echo "units: scope: the doc's line: OK"; else
     echo "units: scope: NOT the doc's line"; echo "  got:  $got"; echo "  want: $want_root"; fail=1; fi
+echo "units: === systemd-run --uid kothkit -p Delegate=yes kothkit run gomoku_swap2 (the service user, a whole round) ==="
+# The doc's own check of the service user's jail, played to its end: every game a real one (no bot
+# lost by a fault of the jail), the full line, and nothing left of its groups afterwards.
+cp -r "$ROOT/plugins/gomoku_swap2/bots" /srv/kothkit/user-bots && chown -R kothkit: /srv/kothkit/user-bots
+(cd /srv/kothkit && timeout 1200 systemd-run --quiet --wait --pipe --uid kothkit --gid kothkit -p Delegate=yes \
+    -p WorkingDirectory=/srv/kothkit -E TMPDIR=/srv/kothkit/tmp -E XDG_CACHE_HOME=/srv/kothkit/cache -E COLUMNS=200 \
+    "$kothkit" run gomoku_swap2 --bots /srv/kothkit/user-bots --rounds 1 --db /srv/kothkit/tmp/user.db \
+    > "$out/user.log" 2>&1 </dev/null)
+echo "units: (exit $?)"
+grep -v '^\s*$' "$out/user.log" | tail -25
+got=$(grep -m1 -o 'containment: .*' "$out/user.log")
+if [ "$got" = "$want" ]; then echo "units: service user: the doc's line: OK"; else
+    echo "units: service user: NOT the doc's line"; echo "  got:  $got"; echo "  want: $want"; fail=1; fi
+query() { "$(dirname "$kothkit")/python" -c 'import sqlite3, sys
+for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print(*row)' /srv/kothkit/tmp/user.db "$1" 2>&1; }
+games=$(query "SELECT count(*) FROM games")
+faults=$(query "SELECT reason FROM games WHERE fault IS NOT NULL")
+if [ "$games" = 6 ] && [ -z "$faults" ]; then echo "units: service user: 6 games played, none lost to a fault: OK"; else
+    echo "units: service user: $games games (want 6); faults: $faults"; fail=1; fi
+left=$(find /sys/fs/cgroup -name 'kothkit*' -type d 2>/dev/null)
+[ -z "$left" ] || { echo "units: cgroups left after the service user's judge: $left"; fail=1; }
 echo "$fail" > "$out/status"
 }
 main "$@"
