@@ -122,7 +122,10 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
-    out.print(f"containment: {summary(tuple(b.path for b in specs))}", markup=False)
+    # (a function bot's folder: its file's, or its private one; a file's probe would fail, and say so
+    # for its whole file system, whose bots would then all run over copies)
+    folders = tuple(b.workdir or b.path.parent if b.kind == BotKind.FUNCTION else b.path for b in specs)
+    out.print(f"containment: {summary(folders)}", markup=False)
     gaps = jail_gaps() if cluster is None else []  # (a cluster's workers have their own jail)
     if gaps:
         err.print(gaps_line(gaps), style="bold red", markup=False)

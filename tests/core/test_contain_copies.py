@@ -316,3 +316,23 @@ def test_a_stateful_function_bot_played_by_two_workers_keeps_every_game(tmp_path
     played = sum("keeper" in g["players"] for g in games)
     assert played == 12 and all(g["fault"] is None for g in games)
     assert (bot / "games.txt").read_text() == str(played)
+
+
+def test_function_bots_folders_are_probed_not_their_files(tmp_path):
+    """``run``'s containment line probes a function bot's folder, not its file: a file takes no
+    id-mapping, and its probe failing would put its whole file system's bots over copies."""
+    from tests.connect4_hidden.test_isolated_hosts import BOTS, CONSTANT
+
+    if probe.folder_copied(tmp_path):
+        pytest.skip("this machine's scratch takes no id-mapping: its bots run over copies anyway")
+    bot = tmp_path / "keeper"
+    shutil.copytree(BOTS / "keeper", bot)
+    env = {k: v for k, v in os.environ.items() if k != "KOTHKIT_JAIL_COPY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--rounds", "1", "--seed", "2", "--jobs", "1", "--db", str(tmp_path / "j.sqlite"), "-q"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240 * TIME_SCALE, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(l for l in done.stdout.splitlines() if l.startswith("containment: "))
+    assert f"bots run as uid {probe.BOT_UID}," in line and "over a copy" not in line, line
+    assert (bot / "games.txt").read_text() == "2"
