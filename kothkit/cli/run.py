@@ -76,7 +76,7 @@ def run(
     game = game_target(target, rules)
     info, ch = game.info, game.challenge
     s = settled(lambda: resolve(game, given))
-    book = _openings(info, ch, s, openings, openings_order)  # (a bad book: before any bot is built)
+    book = _openings(info, ch, s.rules, openings, openings_order)  # (a bad book: before any bot is built)
     specs, errors = _field(info, ch, bots, build_time)
     pool = _connect(cluster, cluster_certs, info, specs)
     jobs = pool.capacity() if pool is not None else s.jobs
@@ -122,7 +122,10 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
 
     out.print(f"{info.name}: {len(specs)} bots, seed {s.seed.value}{s.seed.note()}, {cluster or f'jobs {jobs}'}, "
               f"journal {s.journal}", markup=False)
-    out.print(f"containment: {summary(tuple(b.path for b in specs))}", markup=False)
+    # (a function bot's folder: its file's, or its private one; a file's probe would fail, and say so
+    # for its whole file system, whose bots would then all run over copies)
+    folders = tuple(b.workdir or b.path.parent if b.kind == BotKind.FUNCTION else b.path for b in specs)
+    out.print(f"containment: {summary(folders)}", markup=False)
     gaps = jail_gaps() if cluster is None else []  # (a cluster's workers have their own jail)
     if gaps:
         err.print(gaps_line(gaps), style="bold red", markup=False)
@@ -136,17 +139,18 @@ def _print_plan(info, specs, s: Settings, jobs: int, cluster: str | None) -> Non
         out.print(f"cpu: {layout.note}", markup=False)
 
 
-def _openings(info, ch, s: Settings, path: str | None, order: str | None):
-    """The tournament's openings (``--openings``, else the challenge file's), or None."""
+def _openings(info, ch, rules, path: str | None, order: str | None, both: bool = True):
+    """The tournament's openings (``--openings``, else the challenge file's), or None (``both``: the
+    line saying so says that each is played from both seats)."""
     from kothkit.playing.openings import OpeningsError, chosen
 
     try:
-        book = chosen(info, dict(s.rules), ch, path, order, drawn_default=False)
+        book = chosen(info, dict(rules), ch, path, order, drawn_default=False)
     except OpeningsError as e:
         fail(str(e))
     if book is not None:
-        out.print(f"openings: {len(book.texts)} ({book.source}, {book.order}), each played from both seats",
-                  markup=False)
+        out.print(f"openings: {len(book.texts)} ({book.source}, {book.order})"
+                  + (", each played from both seats" if both else ""), markup=False)
     return book
 
 
@@ -241,14 +245,28 @@ def debug(
     move_time: Annotated[Optional[float], typer.Option(help="Seconds allowed for one reply.")] = None,
     boards: Annotated[bool, typer.Option(help="Show the game's board after every move.")] = True,
     rules: Annotated[Optional[list[str]], typer.Option("--rules", help=RULES_HELP)] = None,
+    openings: Annotated[Optional[str], typer.Option("--openings", help="Openings for a game that takes them (gomocup): a file of one a line in the game's format, or a Piskvork .psq. Default: the challenge file's openings; 'none': no opening.")] = None,
+    openings_order: Annotated[Optional[str], typer.Option("--openings-order", help="sequential (the file's order) or random (shuffled by --seed). Default: the challenge file's openings_order, else sequential.")] = None,
+    opening: Annotated[int, typer.Option("--opening", min=1, help="With openings: start from the N-th of their order, the one `run` plays in round N (its seed: --seed).")] = 1,
 ) -> None:
     """Play one game against a bundled bot and show the whole transcript."""
+    from kothkit.playing.openings import KEY as OPENINGS_KEY
+    from kothkit.playing.openings import as_setting, game_rules
     from kothkit.playing.referee import play_game
     from kothkit.playing.schedule import game_id, settings_of
     from kothkit.store.records import GameTask
 
     played = game_target(game, rules)
     info, ch = played.info, played.challenge
+    # The game starts from an opening as run's game of that round does (pair N-1 of the book's order).
+    task_rules = dict(played.rules)
+    book = _openings(info, ch, task_rules, openings, openings_order, both=False)
+    if book is not None:
+        booked = {**task_rules, OPENINGS_KEY: as_setting(book)}
+        task_rules = game_rules(info, booked, seed, 2 * (opening - 1))
+        out.print(f"opening {opening}: {task_rules.get(info.opening_rule or '')}", markup=False)
+    elif opening != 1:
+        fail(f"--opening {opening}: this game has no openings here")
     specs, _ = load_and_build([bot], info)
     if not specs:
         fail(f"cannot load {bot}")
@@ -267,8 +285,8 @@ def debug(
         seats = _table(me, opponents, info, second)
     names = [s.name if seats.count(s) == 1 else f"{s.name}#{i}" for i, s in enumerate(seats)]
     limits = played.limits.replace(move_time=move_time)
-    task = GameTask(id=game_id(info.name, settings_of(limits, played.rules), seats, ("debug", seed)), game=info.name,
-                    players=seats, seed=seed, limits=limits, rules=dict(played.rules))
+    task = GameTask(id=game_id(info.name, settings_of(limits, task_rules), seats, ("debug", seed)), game=info.name,
+                    players=seats, seed=seed, limits=limits, rules=task_rules)
     def show(kind, seat, text, ms):
         who = names[seat]
         t = f" ({ms:.1f} ms)" if ms is not None else ""

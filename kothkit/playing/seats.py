@@ -656,12 +656,15 @@ class HostSeat(Seat):
 
     def _rest(self) -> None:
         """Between games a kept host is frozen with all it started (it has no opponent to think
-        for, and would take the next game's core), and a stateful bot's folder defused."""
+        for, and would take the next game's core), and a stateful bot's folder updated from its
+        copy where it runs over one (kothkit.procs.copies: as a program bot's after its game, not
+        only when the host ends) and defused."""
         jail = self.ref.hosts.jail(self.spec)
         if jail is None or jail is not self.jail:
-            return  # discarded: its jail is gone with it
+            return  # discarded: its jail is gone with it (its teardown copied its folder back)
         jail.freeze()
         if self.spec.stateful:
+            jail.keep_copy()  # (frozen, or idle between calls: it is not writing its copy)
             defuse(self.spec.workdir or self.spec.path.parent)
 
     def _stop(self) -> Exit:
@@ -905,8 +908,9 @@ class HostPool:
         read-only besides the bot's own, such as the game plugin's, see :func:`plugin_folders`)."""
         key = _host_key(spec)
         found = self._hosts.get(key)
-        if found is not None and (found[0].eof or found[0].poll() is not None):
-            self.discard(spec)
+        if found is not None and (found[0].eof or found[0].poll() is not None
+                                  or spec.stateful and not found[1].refresh_copy()):
+            self.discard(spec, between=True)
             found = None
         if found is not None:
             self._hosts[key] = self._hosts.pop(key)  # now the last used
@@ -915,7 +919,7 @@ class HostPool:
                 # The game's other bot was got just before this one: it is never the first.
                 old = next(iter(self._hosts))
                 self._fresh.discard(old)
-                _end_host(*self._hosts.pop(old), self._writes.pop(old, None))
+                _end_host(*self._hosts.pop(old), self._writes.pop(old, None), between=True)
             folder = spec.workdir or spec.path.parent
             if spec.workdir is not None:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -950,23 +954,27 @@ class HostPool:
         found = self._hosts.get(_host_key(spec))
         return found[1] if found else None
 
-    def discard(self, spec: BotSpec) -> None:
+    def discard(self, spec: BotSpec, between: bool = False) -> None:
+        """End ``spec``'s host: in a game (``between``: between two, see :func:`_end_host`)."""
         key = _host_key(spec)
         found = self._hosts.pop(key, None)
         if found is not None:
-            _end_host(*found, self._writes.pop(key, None))
+            _end_host(*found, self._writes.pop(key, None), between=between)
 
     def close(self) -> None:
         for key, (p, jail) in self._hosts.items():
-            _end_host(p, jail, self._writes.get(key))
+            _end_host(p, jail, self._writes.get(key), between=True)
         self._hosts.clear()
         self._writes.clear()
 
 
-def _end_host(p: LineProcess, jail: Jail, writes: Path | None = None) -> None:
+def _end_host(p: LineProcess, jail: Jail, writes: Path | None = None, between: bool = False) -> None:
+    """``between``: ended between games, its copy of its folder (where it runs over one) went back
+    after its last game (HostSeat._rest) and is not copied back again: another worker's host of
+    the same stateful bot may have played since, and written the folder."""
     p.drain_stderr()  # what the bot printed last is its game's log (read by the referee after)
     p.kill()
-    jail.teardown()
+    jail.teardown(keep=not between)
     if writes is not None:
         defuse(writes)  # a stateful bot's folder: no set-id bit or world-write left behind, nothing root's
 

@@ -751,9 +751,11 @@ class Jail:
         self.thaw()  # a frozen process does not die of SIGKILL until it is thawed
         return cgroups.kill_groups(groups, self.pids_group, timeout)
 
-    def teardown(self, reaped: bool = False) -> None:
+    def teardown(self, reaped: bool = False, keep: bool = True) -> None:
         """Empty the bot's groups and keep or remove them, ``reaped``: see :meth:`kill_all`; then
-        what a writable bot left in the copy of its folder goes back to its folder."""
+        what a writable bot left in the copy of its folder goes back to its folder, with ``keep``
+        (not for a process ended between games, whose copy went back after its last game: another
+        worker's copy of the same bot may have written the folder since)."""
         groups = self._groups()
         empty = not groups or self.kill_all(reaped=reaped)
         for g in groups:
@@ -764,10 +766,33 @@ class Jail:
             cgroups.remove_group(g)
         self.group = self.pids_group = self.freezer_group = self.cpuset_group = self.quota_group = None
         self._keepable.clear()
-        copied, self.copied = self.copied, None
-        if copied is not None and self.writable:
+        if keep:
+            self.keep_copy()
+        self.copied = None
+
+    def refresh_copy(self) -> bool:
+        """A writable bot's copy of its folder, if it runs over one, brought up to date with its
+        folder before a game of a bot whose process outlives a game (an isolated function host):
+        its last game may have been played by another worker's host of the same bot, over a copy of
+        its own.  False if it cannot be (too deep, too many files): the copy is gone then, and the
+        caller ends the bot (its next start copies afresh, or says why it cannot)."""
+        if self.copied is None or not self.writable:
+            return True
+        user = self.caps.user
+        assert user is not None  # (a copy is made only for a bot that runs as a uid of its own)
+        try:
+            return copies.copy_for(self.copied[1], True, (user, user)) == self.copied[0]
+        except OSError:
+            return False
+
+    def keep_copy(self) -> None:
+        """What a writable bot left in the copy of its folder, if it runs over one, back in its
+        folder now: at its teardown, and after each game of a bot whose process outlives a game
+        (an isolated function host, kothkit.playing.seats.HostSeat), so that its folder holds what
+        its finished games wrote even if the judge is killed later."""
+        if self.copied is not None and self.writable:
             try:
-                copies.copy_back(*copied)
+                copies.copy_back(*self.copied)
             except OSError:
                 pass  # (nested too deep, too many files: its folder keeps what was copied back)
 

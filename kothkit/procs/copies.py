@@ -6,7 +6,8 @@ folder id-mapped to it (jailinit.c).  Some file systems take no id-mapping (tmpf
 it (:func:`copy_for`), which the init mounts at the folder's own path (``source=``).  A read-only
 bot's copy is made once per judge process; a stateful bot's (and a build's) is brought up to date
 before each game and copied back after it (:func:`copy_back`), so that its folder holds what it
-kept, as where the folder is id-mapped.
+kept, as where the folder is id-mapped (an isolated function host, which outlives a game, too:
+kothkit.procs.contain.Jail.refresh_copy and keep_copy).
 
 Both ways the walk (:func:`mirror`) goes by descriptors and never follows a symbolic link (one a bot
 planted is copied as a link, never opened), stops at another file system's mount point, copies only
@@ -24,6 +25,7 @@ import shutil
 import stat
 import tempfile
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -38,6 +40,11 @@ MAX_ENTRIES = 100_000
 #: Most bytes of data one copy writes (holes are kept as holes: a sparse file costs no more than
 #: in the bot's copy).  A stateful bot's folder over its disk_mb loses its next game anyway.
 MAX_BYTES = 2 << 30
+#: A file modified less than this long ago (ns) is copied even if its size and time match its copy's:
+#: a file's time is the kernel's coarse clock (a tick of up to 10 ms), and a bot's file written twice
+#: within a tick, in its copy and then by another worker's copy of the same bot, keeps its size and
+#: time (a counter's "1" then "2"); a walk of the folder skipping it would lose the second write.
+FRESH_NS = 2_000_000_000
 #: The prefix of a judge process's folder of copies in TMPDIR (then its owner's name, see
 #: :func:`kothkit.procs.cgroups.group_name`, so that a dead judge's are told apart).
 HOME_PREFIX = "kothkit-copies."
@@ -60,7 +67,8 @@ _HOME: dict[int, Path] = {}
 def mirror(src: Path, dst: Path, owner: tuple[int, int]) -> None:
     """Make folder ``dst`` hold what folder ``src`` holds (see the module's docstring), what it
     writes owned by ``owner`` (uid, gid).  Files whose size, time, mode and owner already match are
-    not copied again.  An OSError beyond :data:`MAX_DEPTH`, :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
+    not copied again (unless modified in the last :data:`FRESH_NS`).  An OSError beyond
+    :data:`MAX_DEPTH`, :data:`MAX_ENTRIES` or :data:`MAX_BYTES`."""
     s = os.open(src, _DIR)
     try:
         d = os.open(dst, _DIR)
@@ -84,6 +92,7 @@ def _mirror(s: int, d: int, dev: int, owner: tuple[int, int], depth: int, seen: 
     if seen[0] > MAX_ENTRIES:
         raise OSError(errno.EFBIG, f"more than {MAX_ENTRIES} files and folders")
     wanted = set(names)
+    fresh = time.time_ns() - FRESH_NS
     for name in os.listdir(d):
         if name not in wanted:
             _remove(d, name)
@@ -119,7 +128,8 @@ def _mirror(s: int, d: int, dev: int, owner: tuple[int, int], depth: int, seen: 
             finally:
                 os.close(s2)
         elif kind == stat.S_IFREG:
-            if old is None or (old.st_size, old.st_mtime_ns, stat.S_IMODE(old.st_mode), old.st_uid, old.st_gid) != (
+            if old is None or st.st_mtime_ns > fresh or (
+                    old.st_size, old.st_mtime_ns, stat.S_IMODE(old.st_mode), old.st_uid, old.st_gid) != (
                     st.st_size, st.st_mtime_ns, mode, *owner):
                 _copy_file(s, d, name, st, mode, owner, seen)
         else:

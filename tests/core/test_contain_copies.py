@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ from kothkit.limits import Limits
 from kothkit.procs import copies, probe
 from kothkit.procs.contain import Jail, capabilities
 from kothkit.testing.procs import TIME_SCALE, processes_touching
-from tests.core.test_containment import make_bot
+from tests.core.test_containment import make_bot, wait_gone
 
 CAPS = capabilities()
 pytestmark = pytest.mark.skipif(
@@ -214,3 +216,123 @@ def test_a_build_over_a_copy_leaves_its_program_in_the_folder(tmp_path, monkeypa
     brain = spec.path / "brain"
     assert brain.is_file() and is_built(spec)
     assert subprocess.run([str(brain)], capture_output=True, text=True, timeout=30).stdout == "hi\n"
+
+
+#: A stateful function bot (connect4_hidden) that adds a line to a file of its folder at each game's
+#: first call, then takes a while, so that its judge is killed between two of its games.
+COUNTER = """
+import time
+
+
+def counter(view, turn, state):
+    if state is None:
+        with open("games.txt", "a") as f:
+            f.write("game\\n")
+        time.sleep(0.2)
+    return turn % 7, 0
+"""
+
+
+def test_a_stateful_function_bots_files_come_back_after_each_game(tmp_path):
+    """An isolated function bot's host serves all its games, over one copy of its folder: what each
+    game wrote is copied back as the game ends, not only when the host does, so a judge killed by
+    SIGKILL after some games leaves the folder holding what every stored game wrote."""
+    from kothkit.store.journal import Journal
+    from tests.connect4_hidden.test_isolated_hosts import CONSTANT
+
+    bot = tmp_path / "counter"
+    bot.mkdir()
+    (bot / "bot.py").write_text(COUNTER)
+    (bot / "bot.toml").write_text('name = "counter"\nentry = "bot.py:counter"\nstateful = true\n')
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    db = tmp_path / "j.sqlite"
+    judge = subprocess.Popen(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--rounds", "5", "--seed", "2", "--jobs", "1", "--db", str(db), "-q"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "KOTHKIT_JAIL_COPY": "1", "TMPDIR": str(scratch)})
+
+    def stored() -> int:
+        if not db.exists():
+            return 0
+        with Journal(db) as j:
+            return len(list(j.all("connect4_hidden")))
+
+    try:
+        deadline = time.monotonic() + 120 * TIME_SCALE
+        while stored() < 2:
+            assert judge.poll() is None, judge.stderr.read() if judge.stderr else ""
+            assert time.monotonic() < deadline, "no two games stored"
+            time.sleep(0.05)
+        judge.kill()  # between its games (of ten): the host never ends by itself
+    finally:
+        judge.kill()
+        judge.wait(30)
+        if judge.stderr:
+            judge.stderr.close()
+    assert wait_gone(bot) == []
+    played = stored()
+    assert 2 <= played < 10
+    # Each stored game's line is there; one more if the judge died between a game's end and its store.
+    assert (bot / "games.txt").read_text().count("game\n") in (played, played + 1)
+
+
+def test_a_file_rewritten_within_a_clock_tick_is_copied_again(tmp_path):
+    """A file's time is the kernel's coarse clock: a bot's counter rewritten ("1", then "2") within
+    one tick keeps its size and time, and is copied all the same while it is fresh."""
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    dst.mkdir()
+    (src / "games.txt").write_text("1")
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    then = (src / "games.txt").stat()
+    (src / "games.txt").write_text("2")
+    os.utime(src / "games.txt", ns=(then.st_atime_ns, then.st_mtime_ns))  # (as within the same tick)
+    copies.mirror(src, dst, (os.getuid(), os.getgid()))
+    assert (dst / "games.txt").read_text() == "2"
+
+
+def test_a_stateful_function_bot_played_by_two_workers_keeps_every_game(tmp_path):
+    """With two workers, a stateful function bot's games go to either worker's host, each over a copy
+    of its own: each brings its copy up to date before a game and copies it back after, and neither
+    copies an older state back when it ends, so its counter counts every game."""
+    from tests.connect4_hidden.test_isolated_hosts import BOTS, CONSTANT
+
+    bot = tmp_path / "keeper"
+    shutil.copytree(BOTS / "keeper", bot)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    field = CONSTANT.parent
+    out = tmp_path / "out.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--bots", str(field / "random_player"), "--bots", str(field / "better_constant_player"), "--rounds", "2",
+         "--seed", "2", "--jobs", "2", "--db", str(tmp_path / "j.sqlite"), "-q", "--json", str(out)],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240 * TIME_SCALE,
+        env={**os.environ, "KOTHKIT_JAIL_COPY": "1", "TMPDIR": str(scratch)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = json.loads(out.read_text())["games"]
+    played = sum("keeper" in g["players"] for g in games)
+    assert played == 12 and all(g["fault"] is None for g in games)
+    assert (bot / "games.txt").read_text() == str(played)
+
+
+def test_function_bots_folders_are_probed_not_their_files(tmp_path):
+    """``run``'s containment line probes a function bot's folder, not its file: a file takes no
+    id-mapping, and its probe failing would put its whole file system's bots over copies."""
+    from tests.connect4_hidden.test_isolated_hosts import BOTS, CONSTANT
+
+    if probe.folder_copied(tmp_path):
+        pytest.skip("this machine's scratch takes no id-mapping: its bots run over copies anyway")
+    bot = tmp_path / "keeper"
+    shutil.copytree(BOTS / "keeper", bot)
+    env = {k: v for k, v in os.environ.items() if k != "KOTHKIT_JAIL_COPY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kothkit", "run", "connect4_hidden", "--bots", str(bot), "--bots", str(CONSTANT),
+         "--rounds", "1", "--seed", "2", "--jobs", "1", "--db", str(tmp_path / "j.sqlite"), "-q"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240 * TIME_SCALE, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(l for l in done.stdout.splitlines() if l.startswith("containment: "))
+    assert f"bots run as uid {probe.BOT_UID}," in line and "over a copy" not in line, line
+    assert (bot / "games.txt").read_text() == "2"
