@@ -68,4 +68,5 @@ def test_the_bundled_bots_pass_the_bot_check_and_its_scenarios(name):
     report = check_bot(INFO, INFO.bots / name, quick=True)
     assert report.ok, [f.text for r in report.runs for f in r.findings]
     assert [(r.title, r.replies) for r in report.runs[:3]] == [
-        ("first bid", 1), ("last round's bids", 2), ("another max bid", 3)]
+        ("first bid (as seat 1 of 3)", 1), ("last round's bids (as seat 0 of 3)", 2),
+        ("another max bid (as seat 2 of 3)", 3)]  # (each scenario says the table it was played at)
