@@ -12,7 +12,7 @@
 #
 # Needs what tests/vm/run.sh needs (tests/vm/needs.sh: installed with KOTHKIT_VM_INSTALL=1, else
 # skipped saying why), and systemd.  KOTHKIT_VM_TIMEOUT (s, default 1500) caps the run;
-# KOTHKIT_VM_KEEP=1 keeps its folder (.vm-run-*: the VM's log and console).  About 13 minutes under
+# KOTHKIT_VM_KEEP=1 keeps its folder (.vm-run-*: the VM's log and console).  About 4 minutes under
 # the emulator on a quiet machine.  Exit 0 when every line is the doc's and the round was played.
 set -euo pipefail
 main() {
