@@ -448,6 +448,8 @@ class Referee:
         got: dict[int, tuple[Any, int]] = {}
         faults: dict[int, Fault] = {}
         for p in in_turn:  # functions called in this process, people: one after another
+            if p.seat in self.faults:
+                continue  # it left while another was asked (ruled on then)
             _, allowed_ns, late = rules[p.seat]
             try:
                 got[p.seat] = seats[p.seat].ask(match, p, allowed_ns, late)
@@ -458,6 +460,8 @@ class Referee:
             self._collect(waiting, got, faults)
         budget = lim.game_time is not None
         for seat in sorted(set(rules) | set(faults)):
+            if seat in self.faults:
+                continue  # it left during the round (ruled on then): a reply it gave is not played
             s = seats[seat]
             fault = faults.get(seat)
             if fault is None and seat in got:
@@ -524,6 +528,11 @@ class Referee:
         clock_ns = time.perf_counter_ns
         freeze_at = clock_ns() + int(FREEZE_AFTER * 1e9) if self.idle else None
         freezes = not self.info.pondering
+        # A seat that left meanwhile (ruled on while a seat in turn was asked) is not waited for: the
+        # pass below reads and times live seats only, and would wait for it without end, spinning.
+        live = {s.index for s in self.live}
+        for i in [i for i in waiting if i not in live]:
+            del waiting[i]
         while True:
             pending = False
             for other in self.live:
