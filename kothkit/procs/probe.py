@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -415,9 +416,13 @@ def folder_copied(folder: Path) -> bool:
     if os.environ.get("KOTHKIT_JAIL_COPY") == "1":
         return True
     try:
-        dev = os.stat(folder).st_dev
+        st = os.stat(folder)
+        if not stat.S_ISDIR(st.st_mode):  # (a function bot's file: its folder is what is mapped; the
+            folder = folder.parent       # init's probe of a file fails, and would say so for its file system)
+            st = os.stat(folder)
     except OSError:
         return False  # (its start says what is wrong with it)
+    dev = st.st_dev
     if dev not in _IDMAPS:
         opts = [f"folder={folder}", f"parent={os.getpid()}", "probe=1", "fs=1", "folder_rw=0", f"user={BOT_UID}"]
         try:

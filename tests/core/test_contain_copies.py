@@ -319,8 +319,9 @@ def test_a_stateful_function_bot_played_by_two_workers_keeps_every_game(tmp_path
 
 
 def test_function_bots_folders_are_probed_not_their_files(tmp_path):
-    """``run``'s containment line probes a function bot's folder, not its file: a file takes no
-    id-mapping, and its probe failing would put its whole file system's bots over copies."""
+    """``run``'s containment line probes a function bot's folder, not its file, and the probe takes a
+    file for its folder: a file takes no id-mapping, and its probe failing would put its whole file
+    system's bots over copies."""
     from tests.connect4_hidden.test_isolated_hosts import BOTS, CONSTANT
 
     if probe.folder_copied(tmp_path):
@@ -336,3 +337,9 @@ def test_function_bots_folders_are_probed_not_their_files(tmp_path):
     line = next(l for l in done.stdout.splitlines() if l.startswith("containment: "))
     assert f"bots run as uid {probe.BOT_UID}," in line and "over a copy" not in line, line
     assert (bot / "games.txt").read_text() == "2"
+    # The probe itself takes a file for its folder (a fresh process: its answers are kept per file system).
+    asked = subprocess.run(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from kothkit.procs import probe;"
+         "print(probe.folder_copied(Path(sys.argv[1])))", str(next(bot.glob("*.py")))],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60 * TIME_SCALE, env=env)
+    assert asked.stdout.split() == ["False"], asked.stdout + asked.stderr
