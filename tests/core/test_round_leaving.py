@@ -70,3 +70,31 @@ def test_a_seat_that_leaves_during_a_round_is_neither_awaited_nor_played(when):
     assert [seat for seat, _ in rec["moves"]].count(2) == 1
     assert [seat for seat, _ in rec["moves"]].count(0) == [seat for seat, _ in rec["moves"]].count(1) == 4
     assert rec["points"] == [6.0, 6.0, 0.0]  # (a seat that left scores nothing)
+
+
+#: The child: seats 0 and 1 trusted function bots called in this process, each taking 0.4 s of its
+#: 0.5 s, seat 2 a program bot that replies at once.
+CHARGED = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from nseat_game import INFO, function, program
+import attrs
+from kothkit.playing.referee import play_game
+from kothkit.store.records import GameTask
+
+players = (function("f0", "slow"), function("f1", "slow"), program("p2"))
+task = GameTask(id="t", game=INFO.name, players=players, seed=7, trusted=True, rules={"rounds": 2},
+                limits=attrs.evolve(INFO.limits, move_time=0.5, first_reply_time=0.5))
+rec = play_game(task, info=INFO)
+print(json.dumps({"verdicts": rec.seat_verdicts, "moves": [[m.seat, m.ms] for m in rec.moves]}))
+"""
+
+
+def test_a_program_bot_in_a_round_is_not_charged_the_time_of_the_functions_called_in_turn():
+    # Before, the functions were called first and the program bot's reply read after them both:
+    # 0.8 s charged to it, a timeout.
+    done = subprocess.run([sys.executable, "-c", CHARGED, str(HERE)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    rec = json.loads(done.stdout.splitlines()[-1])
+    assert rec["verdicts"] == [None, None, None]
+    assert [seat for seat, _ in rec["moves"]] == [0, 1, 2, 0, 1, 2]
