@@ -1,6 +1,7 @@
-"""A seat that leaves a Round while the round is under way (real bots over real pipes, at a table of
-nseat_sum): the round ends within its clocks with a verdict against that seat alone, and its reply is
-not played.
+"""A Round with seats asked in turn (real bots over real pipes, at a table of nseat_sum): a seat that
+leaves while the round is under way is neither waited for nor played, the round ending within its
+clocks with a verdict against that seat alone; and a program bot is not charged the time of the
+functions called in turn in this process.
 
 The seat asked in turn here is deliberately broken: it rules seat 2 out of turn while seat 2's prompt
 is out, as the referee's out-of-turn check once did to the replies of the others while kothkit check's
