@@ -447,17 +447,24 @@ class Referee:
                 in_turn.append(p)
         got: dict[int, tuple[Any, int]] = {}
         faults: dict[int, Fault] = {}
+        # The replies whose prompts are out first: a reply's time is taken when it is read, and
+        # nothing reads while a function is called in this process (or a person types), so a
+        # seat waited for after those would be charged their time too.
+        waiting = {p.seat: rules[p.seat] for p in prompts if p not in in_turn}
+        if waiting:
+            self._collect(waiting, got, faults)
         for p in in_turn:  # functions called in this process, people: one after another
+            if p.seat in self.faults or p.seat in faults:
+                continue  # it left while another was asked (ruled on then), or wrote out of turn
             _, allowed_ns, late = rules[p.seat]
             try:
                 got[p.seat] = seats[p.seat].ask(match, p, allowed_ns, late)
             except Stop as stop:
                 faults.setdefault(stop.fault.seat, stop.fault)
-        waiting = {p.seat: rules[p.seat] for p in prompts if p not in in_turn}
-        if waiting:
-            self._collect(waiting, got, faults)
         budget = lim.game_time is not None
         for seat in sorted(set(rules) | set(faults)):
+            if seat in self.faults:
+                continue  # it left during the round (ruled on then): a reply it gave is not played
             s = seats[seat]
             fault = faults.get(seat)
             if fault is None and seat in got:
@@ -524,6 +531,12 @@ class Referee:
         clock_ns = time.perf_counter_ns
         freeze_at = clock_ns() + int(FREEZE_AFTER * 1e9) if self.idle else None
         freezes = not self.info.pondering
+        # A seat that already left is not waited for: the pass below reads and times live seats only,
+        # and would wait for it without end, spinning (as it once did for seats ruled out of turn
+        # while kothkit check's bot, asked in turn, was asked first).
+        live = {s.index for s in self.live}
+        for i in [i for i in waiting if i not in live]:
+            del waiting[i]
         while True:
             pending = False
             for other in self.live:
