@@ -128,6 +128,7 @@ def test_a_table_games_report_in_chinese(tmp_path):
     assert re.search(r"\(第 \d 名，-?\d+ 分\)", index) and "丙 离场：崩溃" in index, index
     assert "在两者都参加的对局中，行中的程序名次高于、等于、低于列中程序的次数" in index
     assert "<th>平均 ± 误差</th><th>评分（μ ± σ）</th>" in index
+    assert "<th>程序（按座位）</th>" in index and "先行者" not in index  # (nobody opens at a table)
 
 
 def test_the_ratings_notes_are_said_in_chinese():

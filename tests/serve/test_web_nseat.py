@@ -169,6 +169,7 @@ def test_a_students_game_and_feedback_show_every_seat_and_her_own_log_only(site)
         # A folder challenge's tables are public: every seat's result on its games' pages.
         bot = anyone.get("/c/lowbid/bot/one").text
         assert re.search(r"place \d of 4, \d+ points", bot), bot[-2000:]
+        assert "<th>bots (by seat)</th>" in bot and "first opens" not in bot  # (nobody opens at a table)
 
 
 def test_the_host_journal_reads_back_every_seat(site, tmp_path):
